@@ -1,0 +1,36 @@
+# t10-xdsl developer targets.  Everything runs from the project venv in .venv, which is
+# (re)built only when pyproject.toml changes (stamp file .venv/.installed).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+BUILD  := build
+
+.PHONY: venv demo test lint bench clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -e '.[dev]'
+	touch $(STAMP)
+
+# End-to-end: generate the example MLP, compile it for the IPU MK2, simulate, check numerics.
+demo: venv
+	mkdir -p $(BUILD)
+	$(BIN)/python -m t10.examples mlp -o $(BUILD)/mlp.onnx
+	$(BIN)/t10 run $(BUILD)/mlp.onnx --chip ipu-mk2 --check
+
+test: venv
+	$(BIN)/lit -v tests/filecheck
+	$(BIN)/pytest -q tests/unit
+
+lint: venv
+	$(BIN)/ruff check .
+
+bench: venv
+	$(BIN)/python benchmarks/matmul_plans.py
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,515 @@
+"""Chip descriptions as data: the `ChipSpec` model and its JSON loader.
+
+A chip file is a JSON object; its format and every field (with units) are documented in
+`docs/chips.md`.  Built-in chips live in `t10/sim/chips/<name>.json` and are read with
+`importlib.resources`, so they work from an installed wheel as well as from a checkout.
+
+`load_chip("ipu-mk2")` loads a built-in by name; `load_chip("my-chip.json")` loads a file.
+Every problem with a chip file raises `T10Error` naming the file, the field and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, NoReturn
+
+from t10.errors import T10Error
+
+__all__ = [
+    "AllToAllTopology",
+    "ChipSpec",
+    "ElementwiseCosts",
+    "FlopsTable",
+    "MatmulCosts",
+    "MeshTopology",
+    "MultiChipTopology",
+    "Topology",
+    "builtin_chip_names",
+    "chip_from_dict",
+    "load_chip",
+]
+
+#: Precisions a chip may list under `flops_per_cycle_per_core`.
+KNOWN_PRECISIONS: tuple[str, ...] = ("fp8", "fp16", "bf16", "fp32", "fp64")
+
+#: Element-type spellings accepted as aliases of the precision keys.
+PRECISION_ALIASES: dict[str, str] = {
+    "f8": "fp8",
+    "f16": "fp16",
+    "f32": "fp32",
+    "f64": "fp64",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+
+class FlopsTable(Mapping[str, float]):
+    """Read-only, hashable mapping precision (`"fp32"`, `"fp16"`, ...) -> FLOP/cycle/core."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, float]) -> None:
+        self._items: dict[str, float] = dict(items)
+
+    def __getitem__(self, key: str) -> float:
+        return self._items[PRECISION_ALIASES.get(key, key)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        return PRECISION_ALIASES.get(key, key) in self._items
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._items.items())))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FlopsTable):
+            return self._items == other._items
+        if isinstance(other, Mapping):
+            return self._items == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FlopsTable({self._items!r})"
+
+
+@dataclass(frozen=True)
+class MatmulCosts:
+    """Fitted per-core matmul cost constants (see `t10.sim.costs.matmul_cycles`).
+
+    cycles = b·(B·inner·⌈m/row_block⌉·⌈k·B/k_bytes_block⌉·⌈n/col_block⌉
+                + k_cycles·⌈k·B/k_bytes_block⌉·⌈n/col_block⌉
+                + col_cycles·⌈n/col_block⌉ + fixed_cycles)
+    """
+
+    row_block: int  # rows of the left operand per inner block (elements)
+    k_bytes_block: int  # bytes of the reduction dimension per block
+    col_block: int  # columns of the right operand per block (elements)
+    inner_cycles: float  # cycles per (byte of element) × row-block × k-block × col-block
+    k_cycles: float  # cycles per k-block × col-block
+    col_cycles: float  # cycles per col-block
+    fixed_cycles: float  # cycles per call (per batch entry)
+
+
+@dataclass(frozen=True)
+class ElementwiseCosts:
+    """Per-core cost of an element-wise kernel: `cycles_per_element·N + fixed_cycles`."""
+
+    cycles_per_element: float
+    fixed_cycles: float
+
+
+@dataclass(frozen=True)
+class AllToAllTopology:
+    """Every core reaches every other core at the same cost (the IPU exchange)."""
+
+    kind: Literal["all-to-all"] = "all-to-all"
+
+
+@dataclass(frozen=True)
+class MeshTopology:
+    """A 2-D mesh of `rows × cols` cores; a transfer pays `cycles_per_hop` per hop."""
+
+    rows: int
+    cols: int
+    cycles_per_hop: float
+    kind: Literal["mesh"] = "mesh"
+
+    def coords(self, core: int) -> tuple[int, int]:
+        """(row, col) of core id `core` (row-major numbering)."""
+        return divmod(core, self.cols)
+
+    def hops(self, src: int, dst: int) -> int:
+        """Manhattan distance between two core ids."""
+        (r0, c0), (r1, c1) = self.coords(src), self.coords(dst)
+        return abs(r0 - r1) + abs(c0 - c1)
+
+
+@dataclass(frozen=True)
+class MultiChipTopology:
+    """`chips` identical chips; cores are numbered chip by chip (all-to-all within a chip).
+
+    Bytes crossing a chip boundary cost `inter_chip_cycles_per_byte` instead of the on-chip
+    `exchange_cycles_per_byte`.
+    """
+
+    chips: int
+    inter_chip_cycles_per_byte: float
+    kind: Literal["multi-chip"] = "multi-chip"
+
+
+Topology = AllToAllTopology | MeshTopology | MultiChipTopology
+
+
+@dataclass(frozen=True)
+class ChipSpec:
+    """One chip (or system of chips) as the planner and the simulator see it.
+
+    Units: bytes, cycles, Hz, FLOP.  All per-core figures are for one core.
+    """
+
+    name: str
+    cores: int
+    sram_bytes_per_core: int
+    clock_hz: float
+    flops_per_cycle_per_core: FlopsTable
+    exchange_cycles_per_byte: float
+    sync_cycles: int
+    matmul: MatmulCosts
+    elementwise: ElementwiseCosts
+    relu: ElementwiseCosts
+    topology: Topology = field(default_factory=AllToAllTopology)
+    description: str = ""
+
+    @property
+    def total_sram_bytes(self) -> int:
+        """SRAM of all cores together (bytes)."""
+        return self.cores * self.sram_bytes_per_core
+
+    @property
+    def cores_per_chip(self) -> int:
+        """Cores of one chip (all cores unless the topology is multi-chip)."""
+        if isinstance(self.topology, MultiChipTopology):
+            return self.cores // self.topology.chips
+        return self.cores
+
+    def peak_flops_per_cycle(self, precision: str = "fp32") -> float:
+        """Peak FLOP per cycle of one core at `precision` (`"fp32"`/`"f32"`, `"fp16"`, ...)."""
+        key = PRECISION_ALIASES.get(precision, precision)
+        if key not in self.flops_per_cycle_per_core:
+            known = ", ".join(self.flops_per_cycle_per_core)
+            raise T10Error(
+                f"chip '{self.name}' has no peak figure for precision '{precision}'; "
+                f"it lists: {known}"
+            )
+        return self.flops_per_cycle_per_core[key]
+
+    def cycles_to_seconds(self, cycles: float) -> float:
+        """Convert a cycle count to seconds at this chip's clock."""
+        return cycles / self.clock_hz
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this chip (inverse of `chip_from_dict`)."""
+        m, e, r = self.matmul, self.elementwise, self.relu
+        out: dict[str, Any] = {"name": self.name}
+        if self.description:
+            out["description"] = self.description
+        out.update(
+            {
+                "cores": self.cores,
+                "sram_bytes_per_core": self.sram_bytes_per_core,
+                "clock_hz": self.clock_hz,
+                "flops_per_cycle_per_core": dict(self.flops_per_cycle_per_core),
+                "exchange_cycles_per_byte": self.exchange_cycles_per_byte,
+                "sync_cycles": self.sync_cycles,
+                "matmul": {
+                    "row_block": m.row_block,
+                    "k_bytes_block": m.k_bytes_block,
+                    "col_block": m.col_block,
+                    "inner_cycles": m.inner_cycles,
+                    "k_cycles": m.k_cycles,
+                    "col_cycles": m.col_cycles,
+                    "fixed_cycles": m.fixed_cycles,
+                },
+                "elementwise": {
+                    "cycles_per_element": e.cycles_per_element,
+                    "fixed_cycles": e.fixed_cycles,
+                },
+                "relu": {
+                    "cycles_per_element": r.cycles_per_element,
+                    "fixed_cycles": r.fixed_cycles,
+                },
+            }
+        )
+        topo = self.topology
+        if isinstance(topo, MeshTopology):
+            out["topology"] = {
+                "kind": "mesh",
+                "rows": topo.rows,
+                "cols": topo.cols,
+                "cycles_per_hop": topo.cycles_per_hop,
+            }
+        elif isinstance(topo, MultiChipTopology):
+            out["topology"] = {
+                "kind": "multi-chip",
+                "chips": topo.chips,
+                "inter_chip_cycles_per_byte": topo.inter_chip_cycles_per_byte,
+            }
+        else:
+            out["topology"] = {"kind": "all-to-all"}
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Typed access to one JSON object, raising errors that name the file and the field."""
+
+    def __init__(self, source: str, obj: object, prefix: str = "") -> None:
+        self.source = source
+        self.prefix = prefix
+        if not isinstance(obj, dict):
+            what = f"field '{prefix[:-1]}'" if prefix else "the top level"
+            self.fail_raw(f"{what} must be a JSON object, got {_show(obj)}")
+        self.obj: dict[str, Any] = obj  # type: ignore[assignment]
+
+    def fail_raw(self, problem: str) -> NoReturn:
+        raise T10Error(f"chip file '{self.source}': {problem}")
+
+    def fail(self, key: str, problem: str) -> NoReturn:
+        self.fail_raw(f"field '{self.prefix}{key}' {problem}")
+
+    def _get(self, key: str) -> Any:
+        if key not in self.obj:
+            self.fail(key, "is missing")
+        return self.obj[key]
+
+    def has(self, key: str) -> bool:
+        return key in self.obj
+
+    def string(self, key: str) -> str:
+        v = self._get(key)
+        if not isinstance(v, str) or not v.strip():
+            self.fail(key, f"must be a non-empty string, got {_show(v)}")
+        return v
+
+    def integer(self, key: str, *, allow_zero: bool = False) -> int:
+        v = self._get(key)
+        ok = isinstance(v, int) and not isinstance(v, bool) and (v > 0 or (allow_zero and v == 0))
+        if not ok:
+            kind = "a non-negative integer" if allow_zero else "a positive integer"
+            self.fail(key, f"must be {kind}, got {_show(v)}")
+        return v
+
+    def number(self, key: str, *, allow_zero: bool = False) -> float:
+        v = self._get(key)
+        ok = (
+            isinstance(v, int | float)
+            and not isinstance(v, bool)
+            and math.isfinite(v)
+            and (v > 0 or (allow_zero and v == 0))
+        )
+        if not ok:
+            kind = "a non-negative number" if allow_zero else "a positive number"
+            self.fail(key, f"must be {kind}, got {_show(v)}")
+        return v
+
+    def sub(self, key: str) -> _Reader:
+        return _Reader(self.source, self._get(key), f"{self.prefix}{key}.")
+
+    def allow(self, *keys: str) -> None:
+        """Reject any key not in `keys` (checked first, so a typo is not reported as missing)."""
+        for k in self.obj:
+            if k not in keys:
+                self.fail(k, f"is unknown; allowed fields here: {', '.join(keys)}")
+
+
+def _show(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    if isinstance(v, dict):
+        return "an object"
+    if isinstance(v, list):
+        return "a list"
+    return json.dumps(v) if isinstance(v, str) else repr(v)
+
+
+def _elementwise(r: _Reader) -> ElementwiseCosts:
+    r.allow("cycles_per_element", "fixed_cycles")
+    return ElementwiseCosts(
+        cycles_per_element=r.number("cycles_per_element"),
+        fixed_cycles=r.number("fixed_cycles", allow_zero=True),
+    )
+
+
+def _topology(top: _Reader, cores: int) -> Topology:
+    if not top.has("topology"):
+        return AllToAllTopology()
+    r = top.sub("topology")
+    kind = r.string("kind")
+    topo: Topology
+    if kind == "all-to-all":
+        r.allow("kind")
+        topo = AllToAllTopology()
+    elif kind == "mesh":
+        r.allow("kind", "rows", "cols", "cycles_per_hop")
+        topo = MeshTopology(
+            rows=r.integer("rows"),
+            cols=r.integer("cols"),
+            cycles_per_hop=r.number("cycles_per_hop", allow_zero=True),
+        )
+        if topo.rows * topo.cols != cores:
+            r.fail_raw(
+                f"field 'topology' is a {topo.rows}x{topo.cols} mesh "
+                f"({topo.rows * topo.cols} cores) but 'cores' is {cores}"
+            )
+    elif kind == "multi-chip":
+        r.allow("kind", "chips", "inter_chip_cycles_per_byte")
+        topo = MultiChipTopology(
+            chips=r.integer("chips"),
+            inter_chip_cycles_per_byte=r.number("inter_chip_cycles_per_byte"),
+        )
+        if cores % topo.chips:
+            r.fail_raw(
+                f"field 'topology.chips' ({topo.chips}) must divide 'cores' ({cores}) "
+                f"so that every chip has the same number of cores"
+            )
+    else:
+        r.fail("kind", f'must be one of "all-to-all", "mesh", "multi-chip", got {_show(kind)}')
+    return topo
+
+
+_TOP_LEVEL_FIELDS = (
+    "name",
+    "description",
+    "cores",
+    "sram_bytes_per_core",
+    "clock_hz",
+    "flops_per_cycle_per_core",
+    "exchange_cycles_per_byte",
+    "sync_cycles",
+    "matmul",
+    "elementwise",
+    "relu",
+    "topology",
+)
+_MATMUL_FIELDS = (
+    "row_block",
+    "k_bytes_block",
+    "col_block",
+    "inner_cycles",
+    "k_cycles",
+    "col_cycles",
+    "fixed_cycles",
+)
+
+
+def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
+    """Validate a decoded chip JSON object and build its `ChipSpec`.
+
+    `source` names the file in error messages.
+    """
+    r = _Reader(source, obj)
+    r.allow(*_TOP_LEVEL_FIELDS)
+    name = r.string("name")
+    description = r.string("description") if r.has("description") else ""
+    cores = r.integer("cores")
+    sram = r.integer("sram_bytes_per_core")
+    clock = r.number("clock_hz")
+
+    fr = r.sub("flops_per_cycle_per_core")
+    flops: dict[str, float] = {}
+    for key in fr.obj:
+        if key not in KNOWN_PRECISIONS:
+            fr.fail(key, f"is not a known precision; use one of {', '.join(KNOWN_PRECISIONS)}")
+        flops[key] = fr.number(key)
+    if "fp32" not in flops:
+        fr.fail("fp32", "is missing (every chip needs an fp32 peak)")
+
+    exchange = r.number("exchange_cycles_per_byte")
+    sync = r.integer("sync_cycles", allow_zero=True)
+
+    mr = r.sub("matmul")
+    mr.allow(*_MATMUL_FIELDS)
+    matmul = MatmulCosts(
+        row_block=mr.integer("row_block"),
+        k_bytes_block=mr.integer("k_bytes_block"),
+        col_block=mr.integer("col_block"),
+        inner_cycles=mr.number("inner_cycles", allow_zero=True),
+        k_cycles=mr.number("k_cycles", allow_zero=True),
+        col_cycles=mr.number("col_cycles", allow_zero=True),
+        fixed_cycles=mr.number("fixed_cycles", allow_zero=True),
+    )
+    elementwise = _elementwise(r.sub("elementwise"))
+    relu = _elementwise(r.sub("relu"))
+    topology = _topology(r, cores)
+    return ChipSpec(
+        name=name,
+        cores=cores,
+        sram_bytes_per_core=sram,
+        clock_hz=clock,
+        flops_per_cycle_per_core=FlopsTable(flops),
+        exchange_cycles_per_byte=exchange,
+        sync_cycles=sync,
+        matmul=matmul,
+        elementwise=elementwise,
+        relu=relu,
+        topology=topology,
+        description=description,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------
+
+
+def _chips_dir() -> Any:
+    return resources.files("t10.sim").joinpath("chips")
+
+
+def builtin_chip_names() -> list[str]:
+    """Names of the chips shipped in `t10/sim/chips/` (sorted)."""
+    return sorted(
+        p.name[: -len(".json")]
+        for p in _chips_dir().iterdir()
+        if p.name.endswith(".json") and p.is_file()
+    )
+
+
+def _parse_text(text: str, source: str) -> ChipSpec:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise T10Error(
+            f"chip file '{source}': not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
+        ) from None
+    return chip_from_dict(obj, source)
+
+
+def load_chip(name_or_path: str | Path) -> ChipSpec:
+    """Load a chip: a built-in name (see `builtin_chip_names()`) or a path to a JSON file."""
+    arg = str(name_or_path)
+    if not isinstance(name_or_path, Path) and arg in builtin_chip_names():
+        text = _chips_dir().joinpath(f"{arg}.json").read_text(encoding="utf-8")
+        return _parse_text(text, f"t10/sim/chips/{arg}.json")
+    path = Path(arg)
+    looks_like_path = (
+        isinstance(name_or_path, Path) or arg.endswith(".json") or "/" in arg or "\\" in arg
+    )
+    if path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise T10Error(f"chip file '{arg}': cannot be read: {e}") from None
+        return _parse_text(text, arg)
+    if path.exists():
+        raise T10Error(f"chip file '{arg}' is not a file")
+    if looks_like_path:
+        raise T10Error(
+            f"chip file '{arg}' does not exist; "
+            f"built-in chips are: {', '.join(builtin_chip_names())}"
+        )
+    raise T10Error(
+        f"unknown chip '{arg}': built-in chips are {', '.join(builtin_chip_names())}; "
+        f"a path to a .json chip file works too (format: docs/chips.md)"
+    )

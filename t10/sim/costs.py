@@ -1,0 +1,114 @@
+"""Per-core cost functions (in cycles) of a `ChipSpec`, shared by the planner and the simulator.
+
+Source of the formulas and constants: the per-core cost model fitted on a real Graphcore IPU
+MK2 and published in the T10 authors' public artifacts (platformxlab/elk, yiqiliu2/voxelsim);
+the chip file carries the constants (`docs/chips.md`), this module only combines them.
+
+All functions are pure and return whole cycles: a fractional total is rounded **up**.  The
+arithmetic is exact (decimal chip constants such as 0.28 are taken as the decimal they spell,
+not as the nearest binary float), so `exchange_cycles(chip, 100)` is 28, not 29.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+from t10.errors import T10Error
+from t10.sim.chip_spec import ChipSpec
+
+__all__ = [
+    "elementwise_cycles",
+    "exchange_cycles",
+    "matmul_cycles",
+    "peak_flops_per_cycle",
+    "sync_cycles",
+]
+
+
+@lru_cache(maxsize=256)
+def _exact(x: float) -> Fraction:
+    """The decimal a chip constant spells (`repr` is the shortest round-tripping decimal)."""
+    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
+def _count(name: str, v: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+    return v
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def matmul_cycles(chip: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes: int) -> int:
+    """Cycles of one core multiplying `batch` pairs of (m×k)·(k×n) matrices.
+
+    With B = `elem_bytes` and the chip's `matmul` constants (IPU MK2 values in brackets):
+
+        b·( B·inner·⌈m/row_block⌉·⌈k/(k_bytes_block/B)⌉·⌈n/col_block⌉      [inner=12, row_block=6]
+            + k_cycles·⌈k/(k_bytes_block/B)⌉·⌈n/col_block⌉       [k_cycles=514, k_bytes_block=32]
+            + col_cycles·⌈n/col_block⌉                           [col_cycles=113, col_block=16]
+            + fixed_cycles )                                     [fixed_cycles=173]
+
+    `⌈k/(k_bytes_block/B)⌉` is computed as `⌈k·B/k_bytes_block⌉` (the number of
+    `k_bytes_block`-byte chunks of a row of A).  Any zero size (batch, m, k or n) costs 0.
+    """
+    b, m, k, n = (_count(x, v) for x, v in (("batch", batch), ("m", m), ("k", k), ("n", n)))
+    if isinstance(elem_bytes, bool) or not isinstance(elem_bytes, int) or elem_bytes <= 0:
+        raise ValueError(f"elem_bytes must be a positive integer, got {elem_bytes!r}")
+    if b == 0 or m == 0 or k == 0 or n == 0:
+        return 0
+    c = chip.matmul
+    rows = _ceil_div(m, c.row_block)
+    kblocks = _ceil_div(k * elem_bytes, c.k_bytes_block)
+    cols = _ceil_div(n, c.col_block)
+    per_batch = (
+        elem_bytes * _exact(c.inner_cycles) * rows * kblocks * cols
+        + _exact(c.k_cycles) * kblocks * cols
+        + _exact(c.col_cycles) * cols
+        + _exact(c.fixed_cycles)
+    )
+    return math.ceil(b * per_batch)
+
+
+def elementwise_cycles(chip: ChipSpec, n_elements: int, relu_like: bool = False) -> int:
+    """Cycles of one core applying an element-wise kernel to `n_elements` elements.
+
+    `⌈cycles_per_element·N + fixed_cycles⌉` with the chip's `elementwise` constants
+    (IPU MK2: 0.5·N + 300), or its `relu` constants when `relu_like` (IPU MK2: 0.5·N + 200).
+    Zero elements cost 0.
+    """
+    n = _count("n_elements", n_elements)
+    if n == 0:
+        return 0
+    c = chip.relu if relu_like else chip.elementwise
+    return math.ceil(_exact(c.cycles_per_element) * n + _exact(c.fixed_cycles))
+
+
+def exchange_cycles(chip: ChipSpec, nbytes: int) -> int:
+    """Cycles for one core to send or receive `nbytes` bytes over the on-chip exchange.
+
+    `⌈nbytes·exchange_cycles_per_byte⌉` (IPU MK2: 0.28 cycles/byte).  Zero bytes cost 0.
+    Does not include the BSP sync (`sync_cycles`) that ends an exchange phase.
+    """
+    nb = _count("nbytes", nbytes)
+    return math.ceil(_exact(chip.exchange_cycles_per_byte) * nb)
+
+
+def sync_cycles(chip: ChipSpec) -> int:
+    """Cycles of one BSP synchronisation across the chip (IPU MK2: 118)."""
+    return chip.sync_cycles
+
+
+def peak_flops_per_cycle(chip: ChipSpec, precision: str = "fp32") -> float:
+    """Peak FLOP per cycle of **one core** at `precision` (`"fp32"`/`"f32"`, `"fp16"`, ...).
+
+    IPU MK2: fp32 32, fp16 128.  Multiply by `chip.cores` for the whole chip and by
+    `chip.clock_hz` for FLOP/s.  An unknown precision raises `T10Error`.
+    """
+    if not isinstance(precision, str):
+        raise T10Error(f"precision must be a string such as 'fp32', got {precision!r}")
+    return chip.peak_flops_per_cycle(precision)

@@ -1,0 +1,261 @@
+"""ChipSpec loading and validation."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from t10.errors import T10Error
+from t10.sim.chip_spec import (
+    AllToAllTopology,
+    ChipSpec,
+    MeshTopology,
+    MultiChipTopology,
+    builtin_chip_names,
+    chip_from_dict,
+    load_chip,
+)
+
+
+def test_builtin_names() -> None:
+    assert builtin_chip_names() == ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16"]
+
+
+@pytest.mark.parametrize("name", ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16"])
+def test_every_builtin_loads_and_roundtrips(name: str) -> None:
+    chip = load_chip(name)
+    assert isinstance(chip, ChipSpec)
+    assert chip.name == name
+    assert chip_from_dict(chip.to_dict()) == chip
+    hash(chip)  # frozen and hashable: usable as a cache key
+
+
+def test_ipu_mk2_figures() -> None:
+    c = load_chip("ipu-mk2")
+    assert c.cores == 1472
+    assert c.sram_bytes_per_core == 624 * 1024 == 638976
+    assert c.clock_hz == 1.325e9
+    assert c.flops_per_cycle_per_core["fp32"] == 32
+    assert c.flops_per_cycle_per_core["fp16"] == 128
+    assert c.flops_per_cycle_per_core["f32"] == 32  # element-type alias
+    assert c.exchange_cycles_per_byte == 0.28
+    assert c.sync_cycles == 118
+    m = c.matmul
+    assert (m.row_block, m.k_bytes_block, m.col_block) == (6, 32, 16)
+    assert (m.inner_cycles, m.k_cycles, m.col_cycles, m.fixed_cycles) == (12, 514, 113, 173)
+    assert (c.elementwise.cycles_per_element, c.elementwise.fixed_cycles) == (0.5, 300)
+    assert (c.relu.cycles_per_element, c.relu.fixed_cycles) == (0.5, 200)
+    assert c.topology == AllToAllTopology()
+    assert c.total_sram_bytes == 1472 * 638976
+    assert c.cores_per_chip == 1472
+
+
+def test_test16_is_small_ipu() -> None:
+    small, ipu = load_chip("test-16"), load_chip("ipu-mk2")
+    assert small.cores == 16
+    assert small.sram_bytes_per_core == 256 * 1024
+    assert small.matmul == ipu.matmul
+    assert small.exchange_cycles_per_byte == ipu.exchange_cycles_per_byte
+    assert small.topology == AllToAllTopology()
+
+
+def test_pod4_is_multichip() -> None:
+    c = load_chip("ipu-pod4")
+    assert c.cores == 5888
+    assert isinstance(c.topology, MultiChipTopology)
+    assert c.topology.chips == 4
+    assert c.cores_per_chip == 1472
+    assert c.topology.inter_chip_cycles_per_byte > c.exchange_cycles_per_byte
+
+
+def test_mesh64() -> None:
+    c = load_chip("mesh-64")
+    assert c.cores == 64
+    assert c.sram_bytes_per_core == 262144
+    topo = c.topology
+    assert isinstance(topo, MeshTopology)
+    assert (topo.rows, topo.cols, topo.cycles_per_hop) == (8, 8, 1)
+    assert topo.coords(9) == (1, 1)
+    assert topo.hops(0, 63) == 14
+
+
+def test_peak_flops_unknown_precision() -> None:
+    c = load_chip("test-16")
+    with pytest.raises(T10Error, match="no peak figure for precision 'fp8'.*fp32, fp16"):
+        c.peak_flops_per_cycle("fp8")
+
+
+# ---------------------------------------------------------------------------- files and names
+
+
+def _good() -> dict[str, Any]:
+    return copy.deepcopy(load_chip("test-16").to_dict())
+
+
+def _write(tmp_path: Path, obj: object, name: str = "x.json") -> str:
+    p = tmp_path / name
+    p.write_text(json.dumps(obj) if not isinstance(obj, str) else obj)
+    return str(p)
+
+
+def test_load_from_path(tmp_path: Path) -> None:
+    d = _good()
+    d["name"] = "my-chip"
+    d["cores"] = 4
+    chip = load_chip(_write(tmp_path, d, "my.json"))
+    assert chip.name == "my-chip" and chip.cores == 4
+    assert load_chip(tmp_path / "my.json") == chip  # a Path works too
+
+
+def test_topology_defaults_to_all_to_all(tmp_path: Path) -> None:
+    d = _good()
+    del d["topology"]
+    del d["description"]
+    chip = load_chip(_write(tmp_path, d))
+    assert chip.topology == AllToAllTopology()
+    assert chip.description == ""
+
+
+def test_unknown_name_lists_builtins() -> None:
+    with pytest.raises(T10Error) as e:
+        load_chip("ipu-mk3")
+    msg = str(e.value)
+    assert "unknown chip 'ipu-mk3'" in msg
+    for n in builtin_chip_names():
+        assert n in msg
+    assert ".json" in msg
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    p = str(tmp_path / "nope.json")
+    with pytest.raises(T10Error, match=r"chip file '.*nope\.json' does not exist"):
+        load_chip(p)
+
+
+def test_directory_is_not_a_file(tmp_path: Path) -> None:
+    with pytest.raises(T10Error, match="is not a file"):
+        load_chip(str(tmp_path))
+
+
+def test_bad_json(tmp_path: Path) -> None:
+    p = _write(tmp_path, '{"name": "x",', "broken.json")
+    with pytest.raises(T10Error, match=r"broken\.json': not valid JSON: .* line 1"):
+        load_chip(p)
+
+
+# ---------------------------------------------------------------------------- validation
+
+
+def _expect(tmp_path: Path, d: object, pattern: str) -> None:
+    p = _write(tmp_path, d)
+    with pytest.raises(T10Error, match=pattern) as e:
+        load_chip(p)
+    assert f"chip file '{p}'" in str(e.value)
+
+
+def test_negative_cores_message(tmp_path: Path) -> None:
+    d = _good()
+    d["cores"] = -3
+    p = _write(tmp_path, d)
+    with pytest.raises(T10Error) as e:
+        load_chip(p)
+    assert str(e.value) == f"chip file '{p}': field 'cores' must be a positive integer, got -3"
+
+
+@pytest.mark.parametrize(
+    "field, value, pattern",
+    [
+        ("cores", 0, "'cores' must be a positive integer, got 0"),
+        ("cores", 16.0, "'cores' must be a positive integer, got 16.0"),
+        ("cores", "16", "'cores' must be a positive integer, got \"16\""),
+        ("cores", True, "'cores' must be a positive integer, got true"),
+        ("sram_bytes_per_core", None, "'sram_bytes_per_core' must be a positive integer, got null"),
+        ("clock_hz", 0, "'clock_hz' must be a positive number"),
+        ("clock_hz", -1.0, "'clock_hz' must be a positive number, got -1.0"),
+        ("exchange_cycles_per_byte", 0.0, "'exchange_cycles_per_byte' must be a positive number"),
+        ("sync_cycles", -1, "'sync_cycles' must be a non-negative integer, got -1"),
+        ("sync_cycles", 1.5, "'sync_cycles' must be a non-negative integer, got 1.5"),
+        ("name", "", "'name' must be a non-empty string"),
+        ("name", 3, "'name' must be a non-empty string, got 3"),
+        ("matmul", [], "field 'matmul' must be a JSON object, got a list"),
+        ("flops_per_cycle_per_core", {}, "'flops_per_cycle_per_core.fp32' is missing"),
+        ("flops_per_cycle_per_core", {"fp32": 0}, "'flops_per_cycle_per_core.fp32' must be"),
+        ("flops_per_cycle_per_core", {"fp32": 1, "fp4": 1}, "'flops_per_cycle_per_core.fp4'"),
+        ("topology", {"kind": "torus"}, "'topology.kind' must be one of"),
+        ("topology", {"kind": "mesh", "rows": 4, "cols": 2, "cycles_per_hop": 1}, "4x2 mesh"),
+        ("topology", {"kind": "mesh", "rows": 4, "cols": 4}, "'topology.cycles_per_hop' is"),
+        (
+            "topology",
+            {"kind": "multi-chip", "chips": 3, "inter_chip_cycles_per_byte": 1},
+            r"'topology.chips' \(3\) must divide 'cores' \(16\)",
+        ),
+        (
+            "topology",
+            {"kind": "multi-chip", "chips": 2, "inter_chip_cycles_per_byte": 0},
+            "'topology.inter_chip_cycles_per_byte' must be a positive number",
+        ),
+        ("topology", {"kind": "all-to-all", "rows": 4}, "'topology.rows' is unknown"),
+    ],
+)
+def test_bad_field(tmp_path: Path, field: str, value: object, pattern: str) -> None:
+    d = _good()
+    d[field] = value
+    _expect(tmp_path, d, pattern)
+
+
+@pytest.mark.parametrize(
+    "section, key, value, pattern",
+    [
+        ("matmul", "row_block", 0, "'matmul.row_block' must be a positive integer, got 0"),
+        ("matmul", "k_bytes_block", 2.5, "'matmul.k_bytes_block' must be a positive integer"),
+        ("matmul", "inner_cycles", -12, "'matmul.inner_cycles' must be a non-negative number"),
+        ("matmul", "extra", 1, "'matmul.extra' is unknown; allowed fields here: row_block"),
+        ("elementwise", "cycles_per_element", 0, "'elementwise.cycles_per_element' must be"),
+        ("relu", "fixed_cycles", "200", "'relu.fixed_cycles' must be a non-negative number"),
+    ],
+)
+def test_bad_nested_field(
+    tmp_path: Path, section: str, key: str, value: object, pattern: str
+) -> None:
+    d = _good()
+    d[section][key] = value
+    _expect(tmp_path, d, pattern)
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["name", "cores", "sram_bytes_per_core", "clock_hz", "flops_per_cycle_per_core", "matmul"],
+)
+def test_missing_field(tmp_path: Path, field: str) -> None:
+    d = _good()
+    del d[field]
+    _expect(tmp_path, d, f"field '{field}' is missing")
+
+
+def test_missing_nested_field(tmp_path: Path) -> None:
+    d = _good()
+    del d["matmul"]["col_cycles"]
+    _expect(tmp_path, d, "field 'matmul.col_cycles' is missing")
+
+
+def test_unknown_field_reported_before_missing(tmp_path: Path) -> None:
+    d = _good()
+    d["core"] = d.pop("cores")  # a typo
+    _expect(tmp_path, d, "field 'core' is unknown; allowed fields here: name, description, cores")
+
+
+def test_top_level_not_object(tmp_path: Path) -> None:
+    _expect(tmp_path, [1, 2], "the top level must be a JSON object, got a list")
+
+
+def test_zero_overheads_allowed(tmp_path: Path) -> None:
+    d = _good()
+    d["sync_cycles"] = 0
+    d["matmul"]["fixed_cycles"] = 0
+    d["relu"]["fixed_cycles"] = 0
+    chip = load_chip(_write(tmp_path, d))
+    assert chip.sync_cycles == 0 and chip.matmul.fixed_cycles == 0
