@@ -1,0 +1,259 @@
+"""Compute-shift plans and the distributed layouts they give each tensor.
+
+A plan for a tensor expression with loop dims d0..dn-1 is:
+
+- `factors` F_op: one spatial partition factor per loop dim. The cores form a grid with one
+  axis per loop dim (axis d has F[d] cores); core (x0, .., xn-1) computes the sub-operator
+  whose loop ranges are the x-th tiles. Tiles are ceil(size / F) long; padding is counted.
+- optionally a `temporal_dim` d and `steps` N: the sub-operator's range of d is cut into N
+  chunks computed one per step. Inputs that read d either hold all N chunks, or *rotate*:
+  they hold a window of W = N / f_t chunks and slide it one chunk per step along a ring of
+  f_t cores that runs along a grid axis the input does not read (the cores that would
+  otherwise hold copies of the same sub-tensor).
+
+Alignment (the initial skew): core x computes chunk `k(x, t) = (o(x) + t) mod N` at step t
+with `o(x) = sum over rotations r of (N / f_r) * (x[ring_r] mod f_r)`. A rotating input's
+window at ring position p starts at o(x), so the next ring member's window starts exactly W
+chunks later; each step every core passes the chunk it just used to the previous ring member
+and receives the chunk W ahead. With one rotation per ring axis this is Cannon's algorithm
+generalised (2-D matmul with f = F[m] = F[n] is Cannon exactly).
+
+```
+  ring along grid axis n (f_t = 3), window W = 1:   core n=0   core n=1   core n=2
+  step 0   A chunks held                               k0         k1         k2
+  step 1   (each sends its chunk to n-1)               k1         k2         k0
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil, lcm, prod
+
+from t10.passes.tensor_expr import Access, ExprKind, TensorExpr
+from t10.sim import costs
+from t10.sim.chip_spec import ChipSpec
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """Input `operand` rotates along the temporal dim in rings of `pieces` cores on grid
+    axis `ring_dim` (a loop dim the operand does not read)."""
+
+    operand: int
+    ring_dim: int
+    pieces: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    factors: tuple[int, ...]
+    temporal_dim: int | None = None
+    steps: int = 1
+    rotations: tuple[Rotation, ...] = ()
+
+    @property
+    def cores(self) -> int:
+        return prod(self.factors)
+
+    def rotation_of(self, operand: int) -> Rotation | None:
+        return next((r for r in self.rotations if r.operand == operand), None)
+
+    def skew(self) -> tuple[tuple[int, int, int], ...]:
+        """(grid axis, modulus, weight) terms of the start chunk o(x)."""
+        return tuple((r.ring_dim, r.pieces, self.steps // r.pieces) for r in self.rotations)
+
+
+@dataclass(frozen=True)
+class Rotating:
+    """The temporal part of a layout: tensor dim `dim` is cut into `steps` chunks per tile; each
+    core holds a window of steps/pieces chunks starting at chunk o(x) (see `Plan.skew`), in a
+    buffer of `slots` chunk slots (the window plus one incoming chunk)."""
+
+    dim: int
+    ring_axis: int
+    pieces: int
+    steps: int
+    skew: tuple[tuple[int, int, int], ...]
+
+    @property
+    def window(self) -> int:
+        return self.steps // self.pieces
+
+    @property
+    def slots(self) -> int:
+        return self.window + 1
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a tensor of `shape` lies on a core grid: tensor dim i is split along grid axis
+    `axes[i]` (None: not split) into tiles of `tile[i]` elements (padded). Cores that differ
+    only on grid axes no tensor dim uses hold copies, unless the tensor is `rotating`."""
+
+    shape: tuple[int, ...]
+    grid: tuple[int, ...]
+    axes: tuple[int | None, ...]
+    tile: tuple[int, ...]
+    rotating: Rotating | None = None
+
+    @property
+    def cores(self) -> int:
+        return prod(self.grid)
+
+    def local_shape(self) -> tuple[int, ...]:
+        """Shape of the buffer each core holds."""
+        if self.rotating is None:
+            return self.tile
+        r = self.rotating
+        local = list(self.tile)
+        local[r.dim] = self.tile[r.dim] // r.steps * r.slots
+        return tuple(local)
+
+    def local_elements(self) -> int:
+        return prod(self.local_shape())
+
+
+def tile_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
+    """Per-core loop extents, padded so that the temporal dim splits into whole chunks."""
+    tiles = []
+    for d, (size, f) in enumerate(zip(expr.loop_sizes, plan.factors, strict=True)):
+        tile = ceil(size / f)
+        if d == plan.temporal_dim:
+            tile = ceil(tile / plan.steps) * plan.steps
+        tiles.append(tile)
+    return tuple(tiles)
+
+
+def operand_layout(expr: TensorExpr, plan: Plan, access: Access, operand: int | None) -> Layout:
+    """The layout the plan gives one operand (`operand` is the input index, None = output)."""
+    tiles = tile_sizes(expr, plan)
+    rotating = None
+    rot = plan.rotation_of(operand) if operand is not None else None
+    if rot is not None:
+        assert plan.temporal_dim is not None
+        rotating = Rotating(
+            dim=access.dims.index(plan.temporal_dim),
+            ring_axis=rot.ring_dim,
+            pieces=rot.pieces,
+            steps=plan.steps,
+            skew=plan.skew(),
+        )
+    return Layout(
+        shape=access.shape,
+        grid=plan.factors,
+        axes=tuple(d if d is not None and plan.factors[d] > 1 else None for d in access.dims),
+        tile=tuple(1 if d is None else tiles[d] for d in access.dims),
+        rotating=rotating,
+    )
+
+
+def input_layouts(expr: TensorExpr, plan: Plan) -> tuple[Layout, ...]:
+    return tuple(operand_layout(expr, plan, a, i) for i, a in enumerate(expr.inputs))
+
+
+def output_layout(expr: TensorExpr, plan: Plan) -> Layout:
+    return operand_layout(expr, plan, expr.output, None)
+
+
+def step_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
+    """Loop extents of the sub-operator one core computes in one step."""
+    tiles = list(tile_sizes(expr, plan))
+    if plan.temporal_dim is not None:
+        tiles[plan.temporal_dim] //= plan.steps
+    return tuple(tiles)
+
+
+def kernel_cycles(chip: ChipSpec, expr: TensorExpr, sizes: tuple[int, ...]) -> int:
+    """Cycles of one sub-operator with the given loop extents on one core."""
+    if expr.kind is ExprKind.CONTRACTION:
+        b, m, k, n = expr.matmul_dims(sizes)
+        return costs.matmul_cycles(chip, b, m, k, n, expr.elem_bytes)
+    return costs.elementwise_cycles(chip, prod(sizes), expr.relu_like)
+
+
+def reduction_group(expr: TensorExpr, plan: Plan) -> int:
+    """How many cores hold partial sums of the same output tile."""
+    return prod(plan.factors[d] for d in expr.reduction_dims)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    compute_cycles: int
+    exchange_cycles: int
+    sync_cycles: int
+    sram_bytes: int
+
+    @property
+    def cycles(self) -> int:
+        return self.compute_cycles + self.exchange_cycles + self.sync_cycles
+
+
+def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
+    """Analytical time and per-core memory of a plan (the search's cost model).
+
+    Time: every step is a BSP superstep (compute, then the shift of every rotating input,
+    then a sync); the last step does not shift. A reduction dim split over R cores ends with
+    an all-reduce: a reduce-scatter and an all-gather superstep, each moving (R-1)/R of the
+    output tile, plus the additions.
+    Memory: every input's local buffer (rotating ones hold their window plus one incoming
+    chunk), the output tile, and the all-reduce's receive buffer.
+    """
+    eb = expr.elem_bytes
+    layouts = input_layouts(expr, plan)
+    out_tile = prod(output_layout(expr, plan).tile)
+    compute = plan.steps * kernel_cycles(chip, expr, step_sizes(expr, plan))
+    shift_bytes = sum(
+        lay.local_elements() // lay.rotating.slots * eb for lay in layouts if lay.rotating
+    )
+    exchange = (plan.steps - 1) * costs.exchange_cycles(chip, shift_bytes) if shift_bytes else 0
+    syncs = plan.steps
+    memory = sum(lay.local_elements() for lay in layouts) * eb + out_tile * eb
+    group = reduction_group(expr, plan)
+    if group > 1:
+        part = ceil(out_tile / group)
+        moved = (group - 1) * part * eb
+        exchange += 2 * costs.exchange_cycles(chip, moved)
+        compute += costs.elementwise_cycles(chip, (group - 1) * part, False)
+        syncs += 2
+        memory += moved
+    return Estimate(compute, exchange, syncs * costs.sync_cycles(chip), memory)
+
+
+def rotation_choices(expr: TensorExpr, factors: tuple[int, ...], temporal: int):
+    """All ways to rotate the inputs that read `temporal`: per input, no rotation or a ring on
+    a distinct grid axis it does not read, with f_t dividing that axis (f_t > 1)."""
+
+    def choices(i: int, used: frozenset[int]):
+        if i == len(expr.inputs):
+            yield ()
+            return
+        acc = expr.inputs[i]
+        yield from choices(i + 1, used)
+        if not acc.uses(temporal):
+            return
+        for g, fg in enumerate(factors):
+            if g in used or acc.uses(g) or fg == 1:
+                continue
+            for pieces in range(2, fg + 1):
+                if fg % pieces == 0:
+                    for rest in choices(i + 1, used | {g}):
+                        yield (Rotation(i, g, pieces), *rest)
+
+    yield from choices(0, frozenset())
+
+
+def temporal_plans(expr: TensorExpr, factors: tuple[int, ...], rotate: bool):
+    """Every plan with these spatial factors: no temporal split, and (if `rotate`) every
+    temporal dim with every rotation choice, at the common pace N = lcm of the f_t."""
+    yield Plan(factors)
+    if not rotate:
+        return
+    for d in range(expr.rank):
+        for rots in rotation_choices(expr, factors, d):
+            if not rots:
+                continue
+            steps = lcm(*(r.pieces for r in rots))
+            if steps > ceil(expr.loop_sizes[d] / factors[d]):
+                continue  # chunks would be empty
+            yield Plan(factors, d, steps, rots)

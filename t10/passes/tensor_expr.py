@@ -1,0 +1,223 @@
+"""The tensor-expression view of a `linalg.generic` that the planner and the lowerings share.
+
+An operator is a loop nest over named loop dims with affine accesses, e.g. matmul
+`C[d0,d1] += A[d0,d2] * B[d2,d1]`. Each operand dim is read at one loop dim, or at the
+constant 0 (a broadcast dim of size 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from math import prod
+
+from xdsl.dialects import arith, linalg
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    Float16Type,
+    Float32Type,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
+
+from t10.errors import T10Error
+
+
+class ExprKind(Enum):
+    CONTRACTION = "contraction"
+    ELEMENTWISE = "elementwise"
+
+
+@dataclass(frozen=True)
+class Access:
+    """How one operand is read: per tensor dim, its loop dim (None = broadcast constant 0)."""
+
+    dims: tuple[int | None, ...]
+    shape: tuple[int, ...]
+
+    def uses(self, loop_dim: int) -> bool:
+        return loop_dim in self.dims
+
+
+@dataclass(frozen=True)
+class TensorExpr:
+    name: str
+    loop_sizes: tuple[int, ...]
+    parallel: tuple[bool, ...]
+    inputs: tuple[Access, ...]
+    output: Access
+    kind: ExprKind
+    elem_bytes: int
+    relu_like: bool
+
+    @property
+    def rank(self) -> int:
+        return len(self.loop_sizes)
+
+    @property
+    def reduction_dims(self) -> tuple[int, ...]:
+        return tuple(d for d, par in enumerate(self.parallel) if not par)
+
+    def matmul_dims(self, sizes: tuple[int, ...]) -> tuple[int, int, int, int]:
+        """(batch, m, k, n) of a contraction whose loop dims have the given sizes.
+
+        batch: parallel dims read by both inputs; m: parallel dims only the first input reads;
+        n: parallel dims only the second reads; k: reduction dims.
+        """
+        a, b = self.inputs
+        batch = m = n = k = 1
+        for d, size in enumerate(sizes):
+            if not self.parallel[d]:
+                k *= size
+            elif a.uses(d) and not b.uses(d):
+                m *= size
+            elif b.uses(d) and not a.uses(d):
+                n *= size
+            else:
+                batch *= size
+        return batch, m, k, n
+
+    def flops(self) -> int:
+        return 2 * prod(self.loop_sizes) if self.kind is ExprKind.CONTRACTION else 0
+
+
+def _access(map_attr: AffineMapAttr, shape: tuple[int, ...], what: str) -> Access:
+    dims: list[int | None] = []
+    for expr in map_attr.data.results:
+        if isinstance(expr, AffineDimExpr):
+            dims.append(expr.position)
+        elif isinstance(expr, AffineConstantExpr) and expr.value == 0:
+            dims.append(None)
+        else:
+            raise T10Error(
+                f"{what}: indexing map result '{expr}' is not a loop dim or the constant 0; "
+                "only projected permutations with broadcast dims are supported"
+            )
+    return Access(tuple(dims), shape)
+
+
+def _shape(type_: Attribute, what: str) -> tuple[int, ...]:
+    if not isinstance(type_, TensorType):
+        raise T10Error(f"{what}: expected a ranked tensor, got {type_}")
+    shape = tuple(type_.get_shape())
+    if any(s < 0 for s in shape):
+        raise T10Error(f"{what}: dynamic shape {type_} is not supported; use static shapes")
+    return shape
+
+
+def element_bytes(type_: Attribute, what: str) -> int:
+    if isinstance(type_, Float32Type):
+        return 4
+    if isinstance(type_, Float16Type):
+        return 2
+    raise T10Error(f"{what}: element type {type_} is not supported (f32 or f16)")
+
+
+ELEMENTWISE_BODY_OPS = (
+    arith.AddfOp,
+    arith.SubfOp,
+    arith.MulfOp,
+    arith.DivfOp,
+    arith.MaximumfOp,
+    arith.MinimumfOp,
+    arith.NegfOp,
+    arith.ConstantOp,
+)
+
+
+def _is_mul_add(body: Block) -> bool:
+    ops = list(body.ops)
+    if len(ops) != 3:
+        return False
+    mul, add, yld = ops
+    a, b, acc = body.args
+    return (
+        isinstance(mul, arith.MulfOp)
+        and {mul.lhs, mul.rhs} == {a, b}
+        and isinstance(add, arith.AddfOp)
+        and {add.lhs, add.rhs} == {acc, mul.result}
+        and isinstance(yld, linalg.YieldOp)
+        and tuple(yld.operands) == (add.result,)
+    )
+
+
+def _is_relu_like(body: Block) -> bool:
+    return any(isinstance(op, arith.MaximumfOp | arith.MinimumfOp) for op in body.ops)
+
+
+def op_name(op: Operation) -> str:
+    name = op.attributes.get("t10.name")
+    return name.data if isinstance(name, StringAttr) else op.name
+
+
+def tensor_expr_of(
+    op: Operation,
+    indexing_maps: ArrayAttr[AffineMapAttr],
+    parallel: tuple[bool, ...],
+    input_types: tuple[Attribute, ...],
+    output_type: Attribute,
+    body: Block,
+) -> TensorExpr:
+    """Build the tensor expression from the parts a generic-like op has."""
+    name = op_name(op)
+    what = f"operator '{name}'"
+    maps = tuple(indexing_maps.data)
+    if len(maps) != len(input_types) + 1:
+        raise T10Error(f"{what}: expected one indexing map per operand")
+    inputs = tuple(
+        _access(m, _shape(t, what), f"{what} input #{i}")
+        for i, (m, t) in enumerate(zip(maps, input_types, strict=False))
+    )
+    output = _access(maps[-1], _shape(output_type, what), f"{what} output")
+    loop_sizes = [0] * len(parallel)
+    for acc in (*inputs, output):
+        for d, size in zip(acc.dims, acc.shape, strict=True):
+            if d is not None:
+                if loop_sizes[d] not in (0, size):
+                    raise T10Error(f"{what}: loop dim d{d} has sizes {loop_sizes[d]} and {size}")
+                loop_sizes[d] = size
+            elif size != 1:
+                raise T10Error(f"{what}: a broadcast (constant 0) dim must have size 1")
+    if 0 in loop_sizes:
+        raise T10Error(f"{what}: every loop dim must be read by some operand")
+    if any(d is None for d in output.dims):
+        raise T10Error(f"{what}: the output may not have broadcast dims")
+    elem = output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
+    if all(parallel):
+        for body_op in body.ops:
+            if not isinstance(body_op, (*ELEMENTWISE_BODY_OPS, linalg.YieldOp)):
+                raise T10Error(f"{what}: element-wise body op '{body_op.name}' is not supported")
+        kind = ExprKind.ELEMENTWISE
+    elif len(inputs) == 2 and _is_mul_add(body):
+        kind = ExprKind.CONTRACTION
+    else:
+        raise T10Error(
+            f"{what}: only element-wise ops and multiply-accumulate contractions are supported"
+        )
+    return TensorExpr(
+        name=name,
+        loop_sizes=tuple(loop_sizes),
+        parallel=parallel,
+        inputs=inputs,
+        output=output,
+        kind=kind,
+        elem_bytes=element_bytes(elem, what),
+        relu_like=_is_relu_like(body),
+    )
+
+
+def linalg_tensor_expr(op: linalg.GenericOp) -> TensorExpr:
+    parallel = tuple(
+        it.data == linalg.IteratorType.PARALLEL for it in op.iterator_types.data
+    )
+    return tensor_expr_of(
+        op,
+        op.indexing_maps,
+        parallel,
+        tuple(v.type for v in op.inputs),
+        op.outputs[0].type,
+        op.body.block,
+    )

@@ -1,0 +1,484 @@
+"""rtensor: distributed (rotating) tensors, the level where every operator carries its plan.
+
+A value of type `!rtensor.tensor<SHAPE x T, LAYOUT>` is one logical tensor spread over the
+cores of a grid (one grid axis per loop dim of the operator that uses it). The layout says
+which grid axis splits each tensor dim, the per-core tile, and whether the tensor rotates:
+
+```
+  #rtensor.layout<grid [2, 2, 1] axes [d0, -] tile [32, 64] rotate 1 ring d1 x 2 steps 2
+                  skew [(d1, 2, 1), (d0, 2, 1)]>
+
+  A[64 x 64], cores (x0, x1):   (0,0): A[0:32, k0]  (0,1): A[0:32, k1]   <- ring along d1
+                                (1,0): A[32:64, k1] (1,1): A[32:64, k0]     window of 1 chunk,
+                                                                           skewed by x0
+```
+
+Plans are attributes the plan search writes and users can read, edit or pin:
+`#rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    IntAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from t10.passes.plan import Layout, Plan, Rotating, Rotation
+from t10.t10_dialects.syntax import (
+    encode_optional,
+    ints,
+    optional_values,
+    parse_dim,
+    parse_dim_list,
+    parse_int_list,
+    print_dim_list,
+    print_int_list,
+    values,
+)
+
+
+@irdl_attr_definition
+class PlanAttr(ParametrizedAttribute):
+    """A compute-shift plan: spatial factors per loop dim, optional temporal dim and steps,
+    and the rotating inputs as (input index, ring grid axis, pieces)."""
+
+    name = "rtensor.plan"
+
+    factors: ArrayAttr[IntAttr]
+    temporal: IntAttr
+    steps: IntAttr
+    rotations: ArrayAttr[ArrayAttr[IntAttr]]
+
+    @staticmethod
+    def from_plan(plan: Plan) -> PlanAttr:
+        return PlanAttr(
+            ints(plan.factors),
+            IntAttr(-1 if plan.temporal_dim is None else plan.temporal_dim),
+            IntAttr(plan.steps),
+            ArrayAttr(ints((r.operand, r.ring_dim, r.pieces)) for r in plan.rotations),
+        )
+
+    def to_plan(self) -> Plan:
+        return Plan(
+            factors=values(self.factors),
+            temporal_dim=None if self.temporal.data < 0 else self.temporal.data,
+            steps=self.steps.data,
+            rotations=tuple(Rotation(*values(r)) for r in self.rotations.data),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        plan = self.to_plan()
+        printer.print_string("<grid ")
+        print_int_list(printer, plan.factors)
+        if plan.temporal_dim is not None:
+            printer.print_string(f" shift d{plan.temporal_dim} steps {plan.steps} rotate [")
+            printer.print_string(
+                ", ".join(f"({r.operand}, d{r.ring_dim}, {r.pieces})" for r in plan.rotations)
+            )
+            printer.print_string("]")
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        parser.parse_keyword("grid")
+        factors = parse_int_list(parser)
+        temporal, steps, rotations = None, 1, []
+        if parser.parse_optional_keyword("shift") is not None:
+            temporal = parse_dim(parser)
+            parser.parse_keyword("steps")
+            steps = parser.parse_integer()
+            parser.parse_keyword("rotate")
+
+            def rotation() -> Rotation:
+                parser.parse_punctuation("(")
+                operand = parser.parse_integer()
+                parser.parse_punctuation(",")
+                ring = parse_dim(parser)
+                parser.parse_punctuation(",")
+                pieces = parser.parse_integer()
+                parser.parse_punctuation(")")
+                return Rotation(operand, ring, pieces)
+
+            rotations = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, rotation)
+        parser.parse_punctuation(">")
+        attr = cls.from_plan(Plan(tuple(factors), temporal, steps, tuple(rotations)))
+        return (attr.factors, attr.temporal, attr.steps, attr.rotations)
+
+    def verify(self) -> None:
+        plan = self.to_plan()
+        if not plan.factors or any(f < 1 for f in plan.factors):
+            raise VerifyException(f"plan factors must be positive integers, got {plan.factors}")
+        rank = len(plan.factors)
+        if plan.temporal_dim is None:
+            if plan.steps != 1 or plan.rotations:
+                raise VerifyException("a plan without a shift dim has 1 step and no rotations")
+            return
+        if not 0 <= plan.temporal_dim < rank:
+            raise VerifyException(f"plan shift dim d{plan.temporal_dim} is not a loop dim")
+        rings = [r.ring_dim for r in plan.rotations]
+        if len(set(rings)) != len(rings):
+            raise VerifyException("rotations of a plan must use distinct ring dims")
+        for r in plan.rotations:
+            if not 0 <= r.ring_dim < rank or r.ring_dim == plan.temporal_dim:
+                raise VerifyException(f"rotation ring dim d{r.ring_dim} is not a valid ring")
+            if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
+                raise VerifyException(
+                    f"rotation of input {r.operand} in {r.pieces} pieces must divide the "
+                    f"factor {plan.factors[r.ring_dim]} of its ring dim d{r.ring_dim}"
+                )
+            if plan.steps % r.pieces:
+                raise VerifyException(
+                    f"plan steps {plan.steps} must be a multiple of every rotation's pieces "
+                    f"({r.pieces}): paces must align"
+                )
+
+
+ESTIMATE_FIELDS = ("cycles", "compute", "exchange", "sync", "bytes")
+
+
+@irdl_attr_definition
+class EstimateAttr(ParametrizedAttribute):
+    """The plan search's estimate for the chosen plan (cycles and bytes per core)."""
+
+    name = "rtensor.estimate"
+
+    cycles: IntAttr
+    compute: IntAttr
+    exchange: IntAttr
+    sync: IntAttr
+    bytes: IntAttr
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(
+            "<" + ", ".join(f"{f} = {getattr(self, f).data}" for f in ESTIMATE_FIELDS) + ">"
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        found: list[Attribute] = []
+        for i, field in enumerate(ESTIMATE_FIELDS):
+            if i:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(field)
+            parser.parse_punctuation("=")
+            found.append(IntAttr(parser.parse_integer()))
+        parser.parse_punctuation(">")
+        return found
+
+
+@irdl_attr_definition
+class LayoutAttr(ParametrizedAttribute):
+    """Where a tensor's tiles live on a core grid; see the module docstring."""
+
+    name = "rtensor.layout"
+
+    grid: ArrayAttr[IntAttr]
+    axes: ArrayAttr[IntAttr]
+    tile: ArrayAttr[IntAttr]
+    rotating: ArrayAttr[IntAttr]
+    """Empty, or (dim, ring axis, pieces, steps)."""
+    skew: ArrayAttr[ArrayAttr[IntAttr]]
+
+    @staticmethod
+    def from_layout(layout: Layout) -> LayoutAttr:
+        r = layout.rotating
+        return LayoutAttr(
+            ints(layout.grid),
+            encode_optional(layout.axes),
+            ints(layout.tile),
+            ints(() if r is None else (r.dim, r.ring_axis, r.pieces, r.steps)),
+            ArrayAttr(ints(s) for s in (() if r is None else r.skew)),
+        )
+
+    def to_layout(self, shape: Sequence[int]) -> Layout:
+        rotating = None
+        if self.rotating.data:
+            dim, ring, pieces, steps = values(self.rotating)
+            skew = tuple(values(s) for s in self.skew.data)
+            rotating = Rotating(dim, ring, pieces, steps, skew)  # type: ignore[arg-type]
+        return Layout(
+            shape=tuple(shape),
+            grid=values(self.grid),
+            axes=optional_values(self.axes),
+            tile=values(self.tile),
+            rotating=rotating,
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<grid ")
+        print_int_list(printer, values(self.grid))
+        printer.print_string(" axes ")
+        print_dim_list(printer, optional_values(self.axes))
+        printer.print_string(" tile ")
+        print_int_list(printer, values(self.tile))
+        if self.rotating.data:
+            dim, ring, pieces, steps = values(self.rotating)
+            printer.print_string(f" rotate {dim} ring d{ring} x {pieces} steps {steps} skew [")
+            printer.print_string(
+                ", ".join(f"(d{a}, {m}, {w})" for a, m, w in (values(s) for s in self.skew.data))
+            )
+            printer.print_string("]")
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        parser.parse_keyword("grid")
+        grid = parse_int_list(parser)
+        parser.parse_keyword("axes")
+        axes = parse_dim_list(parser)
+        parser.parse_keyword("tile")
+        tile = parse_int_list(parser)
+        rotating: list[int] = []
+        skew: list[tuple[int, int, int]] = []
+        if parser.parse_optional_keyword("rotate") is not None:
+            dim = parser.parse_integer()
+            parser.parse_keyword("ring")
+            ring = parse_dim(parser)
+            parser.parse_keyword("x")
+            pieces = parser.parse_integer()
+            parser.parse_keyword("steps")
+            steps = parser.parse_integer()
+            parser.parse_keyword("skew")
+
+            def term() -> tuple[int, int, int]:
+                parser.parse_punctuation("(")
+                axis = parse_dim(parser)
+                parser.parse_punctuation(",")
+                modulus = parser.parse_integer()
+                parser.parse_punctuation(",")
+                weight = parser.parse_integer()
+                parser.parse_punctuation(")")
+                return axis, modulus, weight
+
+            skew = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, term)
+            rotating = [dim, ring, pieces, steps]
+        parser.parse_punctuation(">")
+        return (
+            ints(grid),
+            encode_optional(axes),
+            ints(tile),
+            ints(rotating),
+            ArrayAttr(ints(s) for s in skew),
+        )
+
+    def verify(self) -> None:
+        grid = values(self.grid)
+        if not grid or any(g < 1 for g in grid):
+            raise VerifyException(f"layout grid must be positive integers, got {list(grid)}")
+        axes = optional_values(self.axes)
+        tile = values(self.tile)
+        if len(axes) != len(tile):
+            raise VerifyException("layout needs one axis entry and one tile size per tensor dim")
+        for a in axes:
+            if a is not None and not 0 <= a < len(grid):
+                raise VerifyException(f"layout axis d{a} is not an axis of grid {list(grid)}")
+        used = [a for a in axes if a is not None]
+        if len(set(used)) != len(used):
+            raise VerifyException("two tensor dims of a layout cannot split along one grid axis")
+        if self.rotating.data:
+            if len(self.rotating.data) != 4:
+                raise VerifyException("layout rotation needs (dim, ring, pieces, steps)")
+            dim, ring, pieces, steps = values(self.rotating)
+            if not 0 <= dim < len(tile):
+                raise VerifyException(f"rotating dim {dim} is not a tensor dim")
+            if not 0 <= ring < len(grid) or ring in used:
+                raise VerifyException(f"ring axis d{ring} must be a grid axis the tensor does "
+                                      "not split on")
+            if pieces < 2 or grid[ring] % pieces or steps % pieces or tile[dim] % steps:
+                raise VerifyException(
+                    f"rotation in {pieces} pieces over {steps} steps must divide the ring axis "
+                    f"({grid[ring]} cores), the steps and the tile ({tile[dim]})"
+                )
+
+
+@irdl_attr_definition
+class RTensorType(ParametrizedAttribute, TypeAttribute):
+    """`!rtensor.tensor<64x128xf32, #rtensor.layout<...>>`: a distributed tensor."""
+
+    name = "rtensor.tensor"
+
+    tensor: TensorType
+    layout: LayoutAttr
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_string("x".join(str(d) for d in self.tensor.get_shape()) + "x")
+        printer.print_attribute(self.tensor.get_element_type())
+        printer.print_string(", ")
+        printer.print_attribute(self.layout)
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        shape, elem = parser.parse_ranked_shape()
+        parser.parse_punctuation(",")
+        layout = parser.parse_attribute()
+        parser.parse_punctuation(">")
+        return (TensorType(elem, shape), layout)
+
+    def get_layout(self) -> Layout:
+        return self.layout.to_layout(self.tensor.get_shape())
+
+    def verify(self) -> None:
+        layout = self.get_layout()
+        if len(layout.tile) != len(layout.shape):
+            raise VerifyException(
+                f"layout of rank {len(layout.tile)} does not fit a tensor of rank "
+                f"{len(layout.shape)}"
+            )
+        for i, (size, tile, axis) in enumerate(
+            zip(layout.shape, layout.tile, layout.axes, strict=True)
+        ):
+            parts = 1 if axis is None else layout.grid[axis]
+            if tile * parts < size:
+                raise VerifyException(
+                    f"tiles of {tile} over {parts} cores do not cover dim {i} of size {size}"
+                )
+
+    @staticmethod
+    def of(tensor: TensorType, layout: Layout) -> RTensorType:
+        return RTensorType(tensor, LayoutAttr.from_layout(layout))
+
+
+@irdl_op_definition
+class DistributeOp(IRDLOperation):
+    """Places a host tensor (an input or a weight) on the chip in the given layout."""
+
+    name = "rtensor.distribute"
+    source = operand_def(TensorType)
+    result = result_def(RTensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        assert isinstance(self.result.type, RTensorType)
+        if self.source.type != self.result.type.tensor:
+            raise VerifyException(
+                f"rtensor.distribute: source {self.source.type} and result tensor "
+                f"{self.result.type.tensor} differ"
+            )
+
+
+@irdl_op_definition
+class CollectOp(IRDLOperation):
+    """Gathers a distributed tensor back to the host."""
+
+    name = "rtensor.collect"
+    source = operand_def(RTensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        assert isinstance(self.source.type, RTensorType)
+        if self.source.type.tensor != self.result.type:
+            raise VerifyException(
+                f"rtensor.collect: source tensor {self.source.type.tensor} and result "
+                f"{self.result.type} differ"
+            )
+
+
+@irdl_op_definition
+class RelayoutOp(IRDLOperation):
+    """Moves a distributed tensor into another layout (an all-to-all exchange)."""
+
+    name = "rtensor.relayout"
+    source = operand_def(RTensorType)
+    result = result_def(RTensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        src, dst = self.source.type, self.result.type
+        assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
+        if src.tensor != dst.tensor:
+            raise VerifyException(
+                f"rtensor.relayout changes the tensor type from {src.tensor} to {dst.tensor}"
+            )
+
+
+@irdl_op_definition
+class GenericOp(IRDLOperation):
+    """A tensor expression (as `linalg.generic`) over distributed tensors, run by `plan`.
+
+    The operands' and the result's layouts must be the ones the plan gives them.
+    """
+
+    name = "rtensor.generic"
+    inputs = var_operand_def(RTensorType)
+    result = result_def(RTensorType)
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    iterator_types = prop_def(ArrayAttr[IteratorTypeAttr])
+    plan = prop_def(PlanAttr)
+    estimate = opt_prop_def(EstimateAttr)
+    label = prop_def(StringAttr)
+    body = region_def("single_block")
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$label `(` $inputs `)` attr-dict `:` `(` type($inputs) `)` `->` type($result) $body"
+    )
+
+    def verify_(self) -> None:
+        from t10.passes.plan import input_layouts, output_layout
+        from t10.passes.tensor_expr import tensor_expr_of
+
+        expr = tensor_expr_of(
+            self,
+            self.indexing_maps,
+            tuple(it.data.value == "parallel" for it in self.iterator_types.data),
+            tuple(t.tensor for t in self.inputs.types),  # type: ignore[attr-defined]
+            self.result.type.tensor,  # type: ignore[attr-defined]
+            self.body.block,
+        )
+        plan = self.plan.to_plan()
+        if len(plan.factors) != expr.rank:
+            raise VerifyException(
+                f"rtensor.generic '{self.label.data}': plan has {len(plan.factors)} factors "
+                f"for {expr.rank} loop dims"
+            )
+        expected = (*input_layouts(expr, plan), output_layout(expr, plan))
+        actual = (*(t.get_layout() for t in self.inputs.types), self.result.type.get_layout())  # type: ignore[attr-defined]
+        for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            if want != got:
+                what = "result" if i == len(expected) - 1 else f"input #{i}"
+                raise VerifyException(
+                    f"rtensor.generic '{self.label.data}': {what} has layout "
+                    f"{LayoutAttr.from_layout(got)} but the plan gives it "
+                    f"{LayoutAttr.from_layout(want)}"
+                )
+
+
+RTensor = Dialect(
+    "rtensor",
+    [DistributeOp, CollectOp, RelayoutOp, GenericOp],
+    [PlanAttr, EstimateAttr, LayoutAttr, RTensorType],
+)
