@@ -19,8 +19,29 @@ def _rtensor() -> Dialect:
     return RTensor
 
 
+def _cshift() -> Dialect:
+    from t10.t10_dialects.cshift import CShift
+
+    return CShift
+
+
+def _core() -> Dialect:
+    from t10.t10_dialects.core import Core
+
+    return Core
+
+
+def _chip() -> Dialect:
+    from t10.t10_dialects.chip import Chip
+
+    return Chip
+
+
 DIALECTS: dict[str, Callable[[], Dialect]] = {
     "rtensor": _rtensor,
+    "cshift": _cshift,
+    "core": _core,
+    "chip": _chip,
 }
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {}

@@ -310,8 +310,9 @@ class LayoutAttr(ParametrizedAttribute):
             if not 0 <= dim < len(tile):
                 raise VerifyException(f"rotating dim {dim} is not a tensor dim")
             if not 0 <= ring < len(grid) or ring in used:
-                raise VerifyException(f"ring axis d{ring} must be a grid axis the tensor does "
-                                      "not split on")
+                raise VerifyException(
+                    f"ring axis d{ring} must be a grid axis the tensor does not split on"
+                )
             if pieces < 2 or grid[ring] % pieces or steps % pieces or tile[dim] % steps:
                 raise VerifyException(
                     f"rotation in {pieces} pieces over {steps} steps must divide the ring axis "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr
+from xdsl.dialects.builtin import I64, ArrayAttr, DenseArrayBase, IntAttr, IntegerAttr, i64
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
@@ -55,3 +55,16 @@ def parse_dim_list(parser: AttrParser) -> list[int | None]:
 
 def encode_optional(items: Sequence[int | None]) -> ArrayAttr[IntAttr]:
     return ints(NONE if i is None else i for i in items)
+
+
+def int_array(items: Sequence[int]) -> DenseArrayBase[I64]:
+    """An i64 array property (printed `[1, 2]` by declarative formats)."""
+    return DenseArrayBase.from_list(i64, list(items))
+
+
+def ints_of(attr: DenseArrayBase[I64]) -> tuple[int, ...]:
+    return tuple(int(v) for v in attr.get_values())
+
+
+def int_prop(value: int) -> IntegerAttr[I64]:
+    return IntegerAttr(value, i64)

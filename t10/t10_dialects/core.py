@@ -1,0 +1,312 @@
+"""core: the SPMD per-core program — SRAM buffers, kernels on them, and the transfers.
+
+One program runs on every core; values of type `index` may differ per core (they are
+computed from `core.coord`). A `!core.buffer<64x128xf32>` is one SRAM buffer of that shape on
+each of the first `cores` cores.
+
+```
+  %x1 = core.coord 1 of [4, 4, 1]                     // this core's coordinate on axis 1
+  core.kernel "fc1" ... ins(%a[%off_a], %b[%off_b])  // sub-operator on buffer slices
+  core.shift %a ring 1 x 4 of [4, 4, 1] dim 1 size 8 from %src to %dst
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    I64,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from t10.t10_dialects.rtensor import LayoutAttr
+from t10.t10_dialects.syntax import ints_of
+
+
+@irdl_attr_definition
+class BufferType(ParametrizedAttribute, TypeAttribute):
+    """`!core.buffer<64x128xf32>`: one SRAM buffer of this shape per core."""
+
+    name = "core.buffer"
+
+    tensor: TensorType
+
+    def print_parameters(self, printer: Printer) -> None:
+        shape = "x".join(str(d) for d in self.tensor.get_shape())
+        printer.print_string(f"<{shape}x")
+        printer.print_attribute(self.tensor.get_element_type())
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        shape, elem = parser.parse_ranked_shape()
+        parser.parse_punctuation(">")
+        return (TensorType(elem, shape),)
+
+    @staticmethod
+    def of(shape: Sequence[int], element_type: Attribute) -> BufferType:
+        return BufferType(TensorType(element_type, shape))
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(self.tensor.get_shape())
+
+
+def _check_grid(grid: DenseArrayBase[I64], what: str) -> tuple[int, ...]:
+    g = ints_of(grid)
+    if not g or any(x < 1 for x in g):
+        raise VerifyException(f"{what}: grid {list(g)} must be positive integers")
+    return g
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """Allocates a zero-filled buffer on each of the first `cores` cores."""
+
+    name = "core.alloc"
+    label = prop_def(StringAttr)
+    cores = prop_def(IntegerAttr[I64])
+    result = result_def(BufferType)
+    assembly_format = "$label `on` $cores attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        if self.cores.value.data < 1:
+            raise VerifyException(f"core.alloc '{self.label.data}': needs at least one core")
+
+
+@irdl_op_definition
+class FreeOp(IRDLOperation):
+    name = "core.free"
+    buffer = operand_def(BufferType)
+    assembly_format = "$buffer attr-dict `:` type($buffer)"
+
+
+@irdl_op_definition
+class CoordOp(IRDLOperation):
+    """This core's coordinate on `axis` of a row-major core grid."""
+
+    name = "core.coord"
+    axis = prop_def(IntegerAttr[I64])
+    grid = prop_def(DenseArrayBase[I64])
+    result = result_def(IndexType)
+    assembly_format = "$axis `of` $grid attr-dict"
+
+    def __init__(self, axis: int, grid: DenseArrayBase[I64]):
+        super().__init__(
+            properties={"axis": IntegerAttr(axis, i64), "grid": grid}, result_types=[IndexType()]
+        )
+
+    def verify_(self) -> None:
+        grid = _check_grid(self.grid, "core.coord")
+        if not 0 <= self.axis.value.data < len(grid):
+            raise VerifyException(
+                f"core.coord: axis {self.axis.value.data} not in grid {list(grid)}"
+            )
+
+
+class _LayoutTransfer(IRDLOperation):
+    def _check_layout(self, buffer_type: Attribute, layout: LayoutAttr, shape: TensorType) -> None:
+        assert isinstance(buffer_type, BufferType)
+        local = layout.to_layout(shape.get_shape()).local_shape()
+        if local != buffer_type.get_shape():
+            raise VerifyException(
+                f"{self.name}: buffer {buffer_type} does not hold the local tile {list(local)} "
+                f"of layout {layout}"
+            )
+
+
+@irdl_op_definition
+class LoadOp(_LayoutTransfer):
+    """Places a host tensor into `buffer` following `layout` (before the program runs)."""
+
+    name = "core.load"
+    source = operand_def(TensorType)
+    buffer = operand_def(BufferType)
+    layout = prop_def(LayoutAttr)
+    assembly_format = (
+        "$source `into` $buffer `layout` $layout attr-dict `:` type($source) `,` type($buffer)"
+    )
+
+    def verify_(self) -> None:
+        self._check_layout(self.buffer.type, self.layout, self.source.type)  # type: ignore[arg-type]
+
+
+@irdl_op_definition
+class StoreOp(_LayoutTransfer):
+    """Gathers the tensor laid out in `buffer` back to the host."""
+
+    name = "core.store"
+    buffer = operand_def(BufferType)
+    layout = prop_def(LayoutAttr)
+    result = result_def(TensorType)
+    assembly_format = "$buffer `layout` $layout attr-dict `:` type($buffer) `->` type($result)"
+
+    def verify_(self) -> None:
+        self._check_layout(self.buffer.type, self.layout, self.result.type)  # type: ignore[arg-type]
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """A sub-operator on each core of `grid`: the tensor expression (maps, iterators, body)
+    over loop extents `sizes`. Operand i reads its buffer from offset `offsets[i]` along buffer
+    dim `slice_dims[i]` (-1: the whole buffer); the output is the last operand."""
+
+    name = "core.kernel"
+    label = prop_def(StringAttr)
+    grid = prop_def(DenseArrayBase[I64])
+    sizes = prop_def(DenseArrayBase[I64])
+    slice_dims = prop_def(DenseArrayBase[I64])
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    iterator_types = prop_def(ArrayAttr[IteratorTypeAttr])
+    inputs = var_operand_def(BufferType)
+    output = operand_def(BufferType)
+    offsets = var_operand_def(IndexType)
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    assembly_format = (
+        "$label `on` $grid `sizes` $sizes `ins` `(` $inputs `)` `outs` `(` $output `)` "
+        "`at` `(` $offsets `)` `along` $slice_dims attr-dict `:` `(` type($inputs) `)` `->` "
+        "type($output) $body"
+    )
+
+    def verify_(self) -> None:
+        what = f"core.kernel '{self.label.data}'"
+        _check_grid(self.grid, what)
+        buffers = (*self.inputs, self.output)
+        sizes = ints_of(self.sizes)
+        dims = ints_of(self.slice_dims)
+        maps = self.indexing_maps.data
+        if len(maps) != len(buffers) or len(dims) != len(buffers):
+            raise VerifyException(f"{what}: needs a map and a slice dim per operand")
+        if len(self.offsets) != len(buffers):
+            raise VerifyException(f"{what}: needs one offset per operand")
+        for i, (buf, map_attr, dim) in enumerate(zip(buffers, maps, dims, strict=True)):
+            shape = buf.type.get_shape()  # type: ignore[attr-defined]
+            if len(map_attr.data.results) != len(shape):
+                raise VerifyException(f"{what}: operand #{i} map rank differs from its buffer")
+            if not -1 <= dim < len(shape):
+                raise VerifyException(f"{what}: operand #{i} slice dim {dim} out of range")
+            for j, expr in enumerate(map_attr.data.results):
+                loop = getattr(expr, "position", None)
+                extent = 1 if loop is None else sizes[loop]
+                if j == dim and shape[j] % extent:
+                    raise VerifyException(
+                        f"{what}: operand #{i} dim {j} ({shape[j]}) is not a whole number of "
+                        f"slices of {extent}"
+                    )
+                if j != dim and shape[j] != extent:
+                    raise VerifyException(
+                        f"{what}: operand #{i} dim {j} has {shape[j]} elements, the kernel "
+                        f"reads {extent}"
+                    )
+
+
+@irdl_op_definition
+class ShiftOp(IRDLOperation):
+    """Ring rotation: every core of `grid` sends the slice of `buffer` at offset `send`
+    (along `dim`, `size` elements) to the previous core of its ring — `pieces` cores along
+    grid axis `ring` — which stores it at its own offset `recv`."""
+
+    name = "core.shift"
+    buffer = operand_def(BufferType)
+    send = operand_def(IndexType)
+    recv = operand_def(IndexType)
+    grid = prop_def(DenseArrayBase[I64])
+    ring = prop_def(IntegerAttr[I64])
+    pieces = prop_def(IntegerAttr[I64])
+    dim = prop_def(IntegerAttr[I64])
+    size = prop_def(IntegerAttr[I64])
+    assembly_format = (
+        "$buffer `ring` $ring `x` $pieces `of` $grid `dim` $dim `size` $size `from` $send "
+        "`to` $recv attr-dict `:` type($buffer)"
+    )
+
+    def verify_(self) -> None:
+        grid = _check_grid(self.grid, "core.shift")
+        ring, pieces = self.ring.value.data, self.pieces.value.data
+        if not 0 <= ring < len(grid) or pieces < 2 or grid[ring] % pieces:
+            raise VerifyException(
+                f"core.shift: a ring of {pieces} cores must divide grid axis {ring} of {list(grid)}"
+            )
+        shape = self.buffer.type.get_shape()  # type: ignore[attr-defined]
+        if (
+            not 0 <= self.dim.value.data < len(shape)
+            or shape[self.dim.value.data] % self.size.value.data
+        ):
+            raise VerifyException("core.shift: the slice must tile the buffer dim")
+
+
+@irdl_op_definition
+class AllReduceOp(IRDLOperation):
+    """Sums `buffer` over the cores of `grid` that differ only on grid `axes`; every core
+    ends with the total (a reduce-scatter and an all-gather)."""
+
+    name = "core.all_reduce"
+    buffer = operand_def(BufferType)
+    grid = prop_def(DenseArrayBase[I64])
+    axes = prop_def(DenseArrayBase[I64])
+    assembly_format = "$buffer `over` $axes `of` $grid attr-dict `:` type($buffer)"
+
+    def verify_(self) -> None:
+        grid = _check_grid(self.grid, "core.all_reduce")
+        if not ints_of(self.axes) or any(not 0 <= a < len(grid) for a in ints_of(self.axes)):
+            raise VerifyException(f"core.all_reduce: axes must be axes of grid {list(grid)}")
+
+
+@irdl_op_definition
+class RelayoutOp(IRDLOperation):
+    """All-to-all exchange: fills `target` (laid out as `dst_layout`) from `source` (laid
+    out as `src_layout`), both holding the tensor of type `tensor`."""
+
+    name = "core.relayout"
+    source = operand_def(BufferType)
+    target = operand_def(BufferType)
+    src_layout = prop_def(LayoutAttr)
+    dst_layout = prop_def(LayoutAttr)
+    tensor = prop_def(TensorType)
+    assembly_format = (
+        "$source `to` $target `of` $tensor `layouts` $src_layout `->` $dst_layout attr-dict "
+        "`:` type($source) `,` type($target)"
+    )
+
+    def verify_(self) -> None:
+        shape = self.tensor.get_shape()
+        for buf, lay in ((self.source, self.src_layout), (self.target, self.dst_layout)):
+            local = lay.to_layout(shape).local_shape()
+            if local != buf.type.get_shape():  # type: ignore[attr-defined]
+                raise VerifyException(
+                    f"core.relayout: buffer {buf.type} does not hold the tile {list(local)} of "
+                    f"layout {lay}"
+                )
+
+
+Core = Dialect(
+    "core",
+    [AllocOp, FreeOp, CoordOp, LoadOp, StoreOp, KernelOp, ShiftOp, AllReduceOp, RelayoutOp],
+    [BufferType],
+)

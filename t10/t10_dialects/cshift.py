@@ -1,0 +1,126 @@
+"""cshift: compute-shift execution of one operator over distributed tensors.
+
+`cshift.compute_shift` makes a plan's execution explicit: the per-step sub-operator extents,
+the number of steps along the shift dim, and which inputs rotate along which ring. Every
+step each core computes its sub-operator on the chunks it holds, then every rotating input
+passes one chunk to the previous core of its ring:
+
+```
+  step t:   [compute sub-op on chunk k(x,t)] -> [shift rings] -> sync
+  k(x, t) = (o(x) + t) mod steps,   o(x) = skew of the rotating layouts
+```
+
+If the plan splits reduction dims over cores, the result holds per-core partial sums
+(`partial = [d2]`) and `cshift.all_reduce` combines them across those grid axes.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, StringAttr
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Dialect
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from t10.t10_dialects.rtensor import RTensorType
+from t10.t10_dialects.syntax import ints_of
+
+
+@irdl_op_definition
+class ComputeShiftOp(IRDLOperation):
+    """One operator as compute-shift steps.
+
+    - `step_sizes`: loop extents of the sub-operator a core computes in one step;
+    - `shift_dim`: the loop dim cut into `steps` chunks (-1: one step, nothing rotates);
+    - `rotate`: per input, the grid axis of its ring, or -1 if it does not rotate;
+    - `partial`: grid axes over which the result holds partial sums.
+    """
+
+    name = "cshift.compute_shift"
+    inputs = var_operand_def(RTensorType)
+    result = result_def(RTensorType)
+    label = prop_def(StringAttr)
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    iterator_types = prop_def(ArrayAttr[IteratorTypeAttr])
+    step_sizes = prop_def(DenseArrayBase[I64])
+    shift_dim = prop_def(IntegerAttr[I64])
+    steps = prop_def(IntegerAttr[I64])
+    rotate = prop_def(DenseArrayBase[I64])
+    partial = prop_def(DenseArrayBase[I64])
+    body = region_def("single_block")
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$label `(` $inputs `)` `steps` $steps `shift` $shift_dim `sizes` $step_sizes "
+        "`rotate` $rotate `partial` $partial attr-dict `:` `(` type($inputs) `)` `->` "
+        "type($result) $body"
+    )
+
+    def verify_(self) -> None:
+        what = f"cshift.compute_shift '{self.label.data}'"
+        sizes = ints_of(self.step_sizes)
+        rank = len(self.iterator_types.data)
+        steps, shift = self.steps.value.data, self.shift_dim.value.data
+        if len(sizes) != rank:
+            raise VerifyException(f"{what}: {len(sizes)} step sizes for {rank} loop dims")
+        if steps < 1 or (shift == -1) != (steps == 1) or not -1 <= shift < rank:
+            raise VerifyException(f"{what}: a shift dim needs steps > 1, and only one")
+        rotate = ints_of(self.rotate)
+        if len(rotate) != len(self.inputs):
+            raise VerifyException(f"{what}: needs one rotate entry per input")
+        for i, (axis, value) in enumerate(zip(rotate, self.inputs, strict=True)):
+            layout = value.type.get_layout()  # type: ignore[attr-defined]
+            ring = -1 if layout.rotating is None else layout.rotating.ring_axis
+            if ring != axis:
+                raise VerifyException(
+                    f"{what}: input #{i} rotates on ring d{ring} by its layout, not d{axis}"
+                )
+        out = self.result.type.get_layout()  # type: ignore[attr-defined]
+        grid = out.grid
+        if len(grid) != rank:
+            raise VerifyException(f"{what}: result grid {list(grid)} has not {rank} axes")
+        for d in ints_of(self.partial):
+            if not 0 <= d < rank or self.iterator_types.data[d].data.value != "reduction":
+                raise VerifyException(f"{what}: partial axis d{d} is not a reduction dim")
+        if prod(grid) < 1:
+            raise VerifyException(f"{what}: empty grid")
+
+
+@irdl_op_definition
+class AllReduceOp(IRDLOperation):
+    """Sums the partial tiles held by the cores that differ only on grid `axes`."""
+
+    name = "cshift.all_reduce"
+    source = operand_def(RTensorType)
+    result = result_def(RTensorType)
+    axes = prop_def(DenseArrayBase[I64])
+    traits = traits_def(Pure())
+    assembly_format = "$source `over` $axes attr-dict `:` type($source)"
+
+    def __init__(self, source, axes: DenseArrayBase[I64]):  # type: ignore[no-untyped-def]
+        super().__init__(operands=[source], result_types=[source.type], properties={"axes": axes})
+
+    def verify_(self) -> None:
+        if self.source.type != self.result.type:
+            raise VerifyException("cshift.all_reduce keeps the type of its source")
+        grid = self.source.type.get_layout().grid  # type: ignore[attr-defined]
+        axes = ints_of(self.axes)
+        if not axes or any(not 0 <= a < len(grid) for a in axes):
+            raise VerifyException(
+                f"cshift.all_reduce: axes {list(axes)} must be grid axes of {list(grid)}"
+            )
+
+
+CShift = Dialect("cshift", [ComputeShiftOp, AllReduceOp], [])
