@@ -17,13 +17,23 @@ If the plan splits reduction dims over cores, the result holds per-core partial 
 from __future__ import annotations
 
 from math import prod
+from typing import ClassVar
 
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, StringAttr
+from xdsl.dialects.builtin import (
+    I64,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    StringAttr,
+)
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Dialect
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
+    base,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -103,8 +113,9 @@ class AllReduceOp(IRDLOperation):
     """Sums the partial tiles held by the cores that differ only on grid `axes`."""
 
     name = "cshift.all_reduce"
-    source = operand_def(RTensorType)
-    result = result_def(RTensorType)
+    T: ClassVar = VarConstraint("T", base(RTensorType))
+    source = operand_def(T)
+    result = result_def(T)
     axes = prop_def(DenseArrayBase[I64])
     traits = traits_def(Pure())
     assembly_format = "$source `over` $axes attr-dict `:` type($source)"
@@ -113,8 +124,6 @@ class AllReduceOp(IRDLOperation):
         super().__init__(operands=[source], result_types=[source.type], properties={"axes": axes})
 
     def verify_(self) -> None:
-        if self.source.type != self.result.type:
-            raise VerifyException("cshift.all_reduce keeps the type of its source")
         grid = self.source.type.get_layout().grid  # type: ignore[attr-defined]
         axes = ints_of(self.axes)
         if not axes or any(not 0 <= a < len(grid) for a in axes):
