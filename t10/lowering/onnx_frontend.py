@@ -1,0 +1,712 @@
+"""ONNX → ``func`` + ``linalg.generic`` / ``tensor`` / ``arith`` (the linalg-level contract).
+
+See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes one or more
+``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
+
+* contractions (MatMul, Gemm) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero
+  splat ``arith.constant`` as ``outs``;
+* element-wise ops (Add, Sub, Mul, Relu, the Gemm epilogue) are all-parallel generics with a
+  ``tensor.empty`` as ``outs``.
+
+Initializers and ``Constant`` nodes become ``arith.constant`` ops holding the exact float32
+bytes; ``Identity`` is a pass-through.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import warnings
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import IO
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from xdsl.context import Context
+from xdsl.dialects import arith, func, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FloatAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.utils.frontend import Frontend
+
+from t10.errors import T10Error
+
+with warnings.catch_warnings():
+    # xDSL 0.75 deprecates these package-root re-exports in favour of xdsl.dialects.linalg.ops,
+    # which this repository's lint rules ban; keep the warning out of xdsl-opt's output.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from xdsl.dialects.linalg import GenericOp, YieldOp
+
+__all__ = ["OnnxFrontend", "SUPPORTED_OPS", "import_onnx"]
+
+Shape = tuple[int, ...]
+BodyFn = Callable[["_BodyBuilder", Sequence[SSAValue]], SSAValue]
+
+T10_NAME = "t10.name"
+_FLOAT = onnx.TensorProto.FLOAT
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------------------------
+
+
+def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto) -> ModuleOp:
+    """Import an ONNX model (a file path or a ``ModelProto``) as a linalg-level module."""
+    if isinstance(model, onnx.ModelProto):
+        name = model.graph.name or "<in-memory model>"
+        return _import_model_proto(model, name)
+    path = pathlib.Path(model)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise T10Error(f"cannot read ONNX model '{path}': {e.strerror or e}") from None
+    return _import_bytes(data, str(path), base_dir=path.parent)
+
+
+@dataclass(frozen=True)
+class OnnxFrontend(Frontend):
+    """The ``xdsl-opt`` frontend for ``*.onnx`` files."""
+
+    name = "onnx"
+
+    def parse(self, ctx: Context, input: IO[bytes], input_name: str = "stdin") -> ModuleOp:
+        base = pathlib.Path(input_name).parent if input_name not in ("", "stdin") else None
+        return _import_bytes(input.read(), input_name, base_dir=base)
+
+
+# --------------------------------------------------------------------------------------------
+# Loading and validation
+# --------------------------------------------------------------------------------------------
+
+
+def _import_bytes(data: bytes, name: str, base_dir: pathlib.Path | None) -> ModuleOp:
+    try:
+        model = onnx.load_model_from_string(data)
+    except Exception as e:  # protobuf DecodeError and friends
+        raise T10Error(
+            f"cannot parse ONNX model '{name}': not a valid ONNX protobuf ({type(e).__name__}: {e})"
+        ) from None
+    if not model.HasField("graph"):
+        raise T10Error(f"cannot parse ONNX model '{name}': the file contains no graph")
+    if base_dir is not None and any(
+        t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer
+    ):
+        try:
+            onnx.external_data_helper.load_external_data_for_model(model, str(base_dir))
+        except Exception as e:
+            raise T10Error(
+                f"ONNX model '{name}': cannot load external initializer data: {e}"
+            ) from None
+    return _import_model_proto(model, name)
+
+
+def _import_model_proto(model: onnx.ModelProto, name: str) -> ModuleOp:
+    _check_supported_ops(model, name)
+    try:
+        onnx.checker.check_model(model)
+    except Exception as e:
+        raise T10Error(f"invalid ONNX model '{name}': {_first_lines(e)}") from None
+    try:
+        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    except Exception as e:
+        raise T10Error(
+            f"ONNX shape inference failed for model '{name}': {_first_lines(e)}"
+        ) from None
+    return _Importer(model, name).run()
+
+
+def _first_lines(e: Exception, n: int = 6) -> str:
+    """The first ``n`` non-empty lines of an onnx error message, joined on one line."""
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    text = " ".join(lines[:n])
+    return text if len(lines) <= n else text + " ..."
+
+
+def _op_key(node: onnx.NodeProto) -> str:
+    return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+
+
+def _check_supported_ops(model: onnx.ModelProto, name: str) -> None:
+    counts = Counter(_op_key(n) for n in model.graph.node if _op_key(n) not in SUPPORTED_OPS)
+    if counts:
+        found = ", ".join(f"{op} ({c})" for op, c in sorted(counts.items()))
+        raise T10Error(
+            f"unsupported ONNX operators in model '{name}': {found}; "
+            f"supported: {', '.join(sorted(SUPPORTED_OPS))}"
+        )
+
+
+def _dtype_name(elem_type: int) -> str:
+    try:
+        return onnx.TensorProto.DataType.Name(elem_type)
+    except ValueError:
+        return f"<data type {elem_type}>"
+
+
+# --------------------------------------------------------------------------------------------
+# Shape and affine-map helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _broadcast_shapes(*shapes: Shape) -> Shape | None:
+    """Numpy multidirectional broadcasting; None when the shapes are incompatible."""
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def _broadcast_exprs(
+    in_shape: Shape, out_dims: Sequence[int], out_sizes: Shape
+) -> list[AffineExpr]:
+    """Index expressions reading ``in_shape`` broadcast (numpy-aligned, to the right) to loops.
+
+    ``out_dims[i]`` is the loop dimension of broadcast-result dim ``i``, ``out_sizes[i]`` its
+    size. Leading missing dims are omitted; size-1 dims broadcast against a larger size read 0.
+    """
+    offset = len(out_dims) - len(in_shape)
+    assert offset >= 0
+    exprs: list[AffineExpr] = []
+    for i, size in enumerate(in_shape):
+        if size == 1 and out_sizes[offset + i] != 1:
+            exprs.append(AffineExpr.constant(0))
+        else:
+            exprs.append(AffineExpr.dimension(out_dims[offset + i]))
+    return exprs
+
+
+def _name_hint(name: str) -> str | None:
+    """A printable SSA name for an ONNX value name (``fc1/Add_output`` → ``fc1_Add_output``)."""
+    hint = re.sub(r"[^\w$.-]", "_", name)
+    if hint and hint[0].isdigit():
+        hint = "v" + hint
+    return hint if hint and SSAValue.is_valid_name(hint) else None
+
+
+def _map(num_dims: int, exprs: Sequence[AffineExpr]) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap(num_dims, 0, tuple(exprs)))
+
+
+def _identity_map(rank: int) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap.identity(rank))
+
+
+def _tensor_type(shape: Shape) -> TensorType:
+    return TensorType(f32, shape)
+
+
+def _dense(shape: Shape, arr: np.ndarray) -> DenseIntOrFPElementsAttr:
+    data = np.ascontiguousarray(arr, dtype="<f4").tobytes()
+    return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(data))
+
+
+def _zeros(shape: Shape) -> DenseIntOrFPElementsAttr:
+    return DenseIntOrFPElementsAttr(
+        _tensor_type(shape), BytesAttr(bytes(4 * int(np.prod(shape, dtype=np.int64))))
+    )
+
+
+class _BodyBuilder:
+    """Collects scalar ``arith`` ops of an element-wise body."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+
+    def _add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def const(self, value: float) -> SSAValue:
+        return self._add(arith.ConstantOp(FloatAttr(float(value), f32)))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.AddfOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.SubfOp(a, b))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.MulfOp(a, b))
+
+    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.MaximumfOp(a, b))
+
+
+# --------------------------------------------------------------------------------------------
+# The importer
+# --------------------------------------------------------------------------------------------
+
+
+class _Importer:
+    def __init__(self, model: onnx.ModelProto, model_name: str) -> None:
+        self.model = model
+        self.graph = model.graph
+        self.model_name = model_name
+        self.constants: list[Operation] = []  # initializers, emitted first
+        self.ops: list[Operation] = []  # everything else, in graph order
+        self.values: dict[str, SSAValue] = {}
+        self.shapes: dict[str, Shape] = {}
+        self.initializers = {t.name: t for t in self.graph.initializer}
+        self.node_name = ""
+
+    # -- errors --------------------------------------------------------------------------
+
+    def error(self, msg: str) -> T10Error:
+        return T10Error(f"ONNX model '{self.model_name}': {msg}")
+
+    def node_error(self, node: onnx.NodeProto, msg: str) -> T10Error:
+        return self.error(f"node '{self.node_name}' ({node.op_type}): {msg}")
+
+    # -- value types -----------------------------------------------------------------------
+
+    def static_f32_shape(self, vi: onnx.ValueInfoProto, role: str) -> Shape:
+        """The static shape of a float32 graph input/output; clear errors otherwise."""
+        if not vi.type.HasField("tensor_type"):
+            kind = vi.type.WhichOneof("value") or "unknown"
+            raise self.error(f"{role} '{vi.name}' is a {kind} value; only tensors are supported")
+        tt = vi.type.tensor_type
+        if tt.elem_type != _FLOAT:
+            raise self.error(
+                f"{role} '{vi.name}' has element type {_dtype_name(tt.elem_type)}; "
+                "only float32 (FLOAT) tensors are supported"
+            )
+        if not tt.HasField("shape"):
+            raise self.error(
+                f"{role} '{vi.name}' has no shape (unknown rank); the compiler needs static "
+                "shapes: re-export the model with static input shapes"
+            )
+        dims: list[int] = []
+        for i, d in enumerate(tt.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                dims.append(d.dim_value)
+                continue
+            if d.HasField("dim_value"):
+                raise self.error(
+                    f"{role} '{vi.name}' has size {d.dim_value} at axis {i}; empty tensors are "
+                    "not supported"
+                )
+            what = f"symbolic dimension '{d.dim_param}'" if d.dim_param else "an unknown dimension"
+            example = ", ".join(
+                str(e.dim_value) if e.HasField("dim_value") else f"<{e.dim_param or 'size'}>"
+                for e in tt.shape.dim
+            )
+            raise self.error(
+                f"{role} '{vi.name}' has {what} at axis {i}; the compiler needs static shapes: "
+                "re-export the model with static shapes, or fix the dimensions with "
+                "onnx.tools.update_model_dims.update_inputs_outputs_dims(model, "
+                f"{{'{vi.name}': [{example}]}}, {{<outputs>}}) using concrete sizes"
+            )
+        return tuple(dims)
+
+    def check_output_type(self, vi: onnx.ValueInfoProto) -> None:
+        tt = vi.type.tensor_type
+        if vi.type.WhichOneof("value") not in (None, "tensor_type") or tt.elem_type not in (
+            0,
+            _FLOAT,
+        ):
+            kind = (
+                _dtype_name(tt.elem_type)
+                if vi.type.HasField("tensor_type")
+                else f"a {vi.type.WhichOneof('value')} value"
+            )
+            raise self.error(
+                f"graph output '{vi.name}' has element type {kind}; "
+                "only float32 (FLOAT) tensors are supported"
+            )
+
+    def check_output_shape(self, vi: onnx.ValueInfoProto, shape: Shape) -> None:
+        """Static dims declared on a graph output must match the computed shape."""
+        tt = vi.type.tensor_type
+        if not tt.HasField("shape"):
+            return
+        declared = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
+        if len(declared) != len(shape) or any(
+            d is not None and d != s for d, s in zip(declared, shape, strict=False)
+        ):
+            pretty = [d if d is not None else "?" for d in declared]
+            raise self.error(
+                f"graph output '{vi.name}' is declared with shape {pretty} "
+                f"but computes shape {list(shape)}"
+            )
+
+    # -- values ----------------------------------------------------------------------------
+
+    def emit(self, op: Operation) -> Operation:
+        self.ops.append(op)
+        return op
+
+    def define(self, name: str, value: SSAValue, shape: Shape) -> None:
+        if value.name_hint is None and (hint := _name_hint(name)):
+            value.name_hint = hint
+        self.values[name] = value
+        self.shapes[name] = shape
+
+    def initializer_array(self, t: onnx.TensorProto) -> np.ndarray:
+        shape = tuple(int(d) for d in t.dims)
+        if t.raw_data and len(t.raw_data) == 4 * int(np.prod(shape, dtype=np.int64)):
+            return np.frombuffer(t.raw_data, dtype="<f4").reshape(shape)  # no copy
+        try:
+            return numpy_helper.to_array(t)
+        except Exception as e:
+            raise self.error(f"cannot read initializer '{t.name}': {_first_lines(e)}") from None
+
+    def add_constant(self, name: str, arr: np.ndarray, origin: str, *, hoist: bool) -> None:
+        if arr.dtype != np.dtype("<f4"):
+            raise self.error(
+                f"{origin} '{name}' has element type {arr.dtype}; only float32 is supported"
+            )
+        shape = tuple(int(d) for d in arr.shape)
+        op = arith.ConstantOp(_dense(shape, arr))
+        (self.constants if hoist else self.ops).append(op)
+        self.define(name, op.result, shape)
+
+    def use(self, name: str) -> tuple[SSAValue, Shape]:
+        """The value named ``name``; initializers are materialized on first use."""
+        if name not in self.values:
+            tensor_proto = self.initializers.get(name)
+            if tensor_proto is None:
+                raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
+            if tensor_proto.data_type != _FLOAT:
+                raise self.error(
+                    f"initializer '{name}' has element type "
+                    f"{_dtype_name(tensor_proto.data_type)}; only float32 (FLOAT) is supported"
+                )
+            self.add_constant(name, self.initializer_array(tensor_proto), "initializer", hoist=True)
+        return self.values[name], self.shapes[name]
+
+    # -- generic builders ------------------------------------------------------------------
+
+    def generic_name(self, index: int | None) -> StringAttr:
+        return StringAttr(self.node_name if index is None else f"{self.node_name}:{index}")
+
+    def elementwise(
+        self,
+        inputs: Sequence[tuple[SSAValue, Shape]],
+        out_shape: Shape,
+        body: BodyFn,
+        index: int | None = None,
+    ) -> SSAValue:
+        rank = len(out_shape)
+        loops = list(range(rank))
+        maps = [_map(rank, _broadcast_exprs(s, loops, out_shape)) for _, s in inputs]
+        maps.append(_identity_map(rank))
+        empty = tensor.EmptyOp([], _tensor_type(out_shape))
+        self.emit(empty)
+        block = Block(arg_types=[f32] * (len(inputs) + 1))
+        result = body(_BodyBuilder(block), block.args[: len(inputs)])
+        block.add_op(YieldOp(result))
+        op = GenericOp(
+            [v for v, _ in inputs],
+            [empty.tensor],
+            Region(block),
+            maps,
+            [IteratorTypeAttr.parallel()] * rank,
+            [_tensor_type(out_shape)],
+        )
+        op.attributes[T10_NAME] = self.generic_name(index)
+        self.emit(op)
+        return op.results[0]
+
+    def contraction(
+        self,
+        a: SSAValue,
+        a_exprs: Sequence[AffineExpr],
+        b: SSAValue,
+        b_exprs: Sequence[AffineExpr],
+        out_exprs: Sequence[AffineExpr],
+        out_shape: Shape,
+        num_parallel: int,
+        index: int | None = None,
+    ) -> SSAValue:
+        """``out[out_exprs] += a[a_exprs] * b[b_exprs]``; the last loop is the reduction."""
+        n = num_parallel + 1
+        zero = arith.ConstantOp(_zeros(out_shape))
+        self.emit(zero)
+        block = Block(arg_types=[f32, f32, f32])
+        p = arith.MulfOp(block.args[0], block.args[1])
+        s = arith.AddfOp(block.args[2], p.result)
+        block.add_ops([p, s, YieldOp(s.result)])
+        op = GenericOp(
+            [a, b],
+            [zero.result],
+            Region(block),
+            [_map(n, a_exprs), _map(n, b_exprs), _map(n, out_exprs)],
+            [IteratorTypeAttr.parallel()] * num_parallel + [IteratorTypeAttr.reduction()],
+            [_tensor_type(out_shape)],
+        )
+        op.attributes[T10_NAME] = self.generic_name(index)
+        self.emit(op)
+        return op.results[0]
+
+    # -- driver ----------------------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        arg_names: list[str] = []
+        arg_shapes: list[Shape] = []
+        for vi in self.graph.input:
+            if vi.name in self.initializers:
+                continue  # an initializer listed as an input is a constant
+            arg_names.append(vi.name)
+            arg_shapes.append(self.static_f32_shape(vi, "graph input"))
+        for vi in self.graph.output:
+            self.check_output_type(vi)
+
+        block = Block(arg_types=[_tensor_type(s) for s in arg_shapes])
+        for name, arg, shape in zip(arg_names, block.args, arg_shapes, strict=True):
+            self.define(name, arg, shape)
+
+        for index, node in enumerate(self.graph.node):
+            self.node_name = node.name or f"{node.op_type}_{index}"
+            _check_attributes(self, node)
+            SUPPORTED_OPS[_op_key(node)](self, node)
+
+        results: list[SSAValue] = []
+        result_shapes: list[Shape] = []
+        self.node_name = "<graph outputs>"
+        for vi in self.graph.output:
+            value, shape = self.use(vi.name)
+            self.check_output_shape(vi, shape)
+            results.append(value)
+            result_shapes.append(shape)
+        self.emit(func.ReturnOp(*results))
+        block.add_ops([*self.constants, *self.ops])
+
+        def name_attrs(names: Sequence[str]) -> ArrayAttr[DictionaryAttr]:
+            return ArrayAttr([DictionaryAttr({T10_NAME: StringAttr(n)}) for n in names])
+
+        main = func.FuncOp(
+            "main",
+            (list(block.arg_types), [_tensor_type(s) for s in result_shapes]),
+            Region(block),
+            arg_attrs=name_attrs(arg_names),
+            res_attrs=name_attrs([vi.name for vi in self.graph.output]),
+        )
+        module = ModuleOp([main])
+        module.verify()
+        return module
+
+
+# --------------------------------------------------------------------------------------------
+# Operator lowerings
+# --------------------------------------------------------------------------------------------
+
+
+def _inputs(node: onnx.NodeProto) -> list[str]:
+    """Node inputs with trailing omitted optional inputs ('') dropped."""
+    names = list(node.input)
+    while names and names[-1] == "":
+        names.pop()
+    return names
+
+
+def _lower_binary(imp: _Importer, node: onnx.NodeProto) -> None:
+    (a, sa), (b, sb) = (imp.use(n) for n in node.input)
+    out_shape = _broadcast_shapes(sa, sb)
+    if out_shape is None:
+        raise imp.node_error(
+            node, f"input shapes {list(sa)} and {list(sb)} are not broadcast-compatible"
+        )
+    op = {"Add": _BodyBuilder.add, "Sub": _BodyBuilder.sub, "Mul": _BodyBuilder.mul}[node.op_type]
+    result = imp.elementwise([(a, sa), (b, sb)], out_shape, lambda bb, x: op(bb, x[0], x[1]))
+    imp.define(node.output[0], result, out_shape)
+
+
+def _lower_relu(imp: _Importer, node: onnx.NodeProto) -> None:
+    x, shape = imp.use(node.input[0])
+
+    def body(bb: _BodyBuilder, args: Sequence[SSAValue]) -> SSAValue:
+        zero = bb.const(0.0)
+        return bb.max(args[0], zero)
+
+    imp.define(node.output[0], imp.elementwise([(x, shape)], shape, body), shape)
+
+
+def _lower_matmul(imp: _Importer, node: onnx.NodeProto) -> None:
+    """numpy.matmul semantics: N-D batched with batch broadcasting, 1-D operands promoted."""
+    (a, sa), (b, sb) = (imp.use(n) for n in node.input)
+    if not sa or not sb:
+        raise imp.node_error(node, "MatMul operands must have rank >= 1")
+    has_m, has_n = len(sa) >= 2, len(sb) >= 2
+    k = sa[-1]
+    k_b = sb[-2] if has_n else sb[0]
+    if k != k_b:
+        raise imp.node_error(
+            node, f"contraction sizes differ: {list(sa)} @ {list(sb)} ({k} vs {k_b})"
+        )
+    batch_a, batch_b = sa[:-2], sb[:-2]
+    batch = _broadcast_shapes(batch_a, batch_b)
+    if batch is None:
+        raise imp.node_error(
+            node, f"batch dims of {list(sa)} @ {list(sb)} are not broadcast-compatible"
+        )
+    nb = len(batch)
+    # Loop order: batch..., m?, n?, k (reduction last).
+    batch_loops = list(range(nb))
+    d_m = nb if has_m else None
+    d_n = nb + int(has_m) if has_n else None
+    d_k = nb + int(has_m) + int(has_n)
+    dim = AffineExpr.dimension
+
+    a_exprs = _broadcast_exprs(batch_a, batch_loops, batch)
+    if d_m is not None:
+        a_exprs.append(dim(d_m))
+    a_exprs.append(dim(d_k))
+    b_exprs = _broadcast_exprs(batch_b, batch_loops, batch)
+    b_exprs.append(dim(d_k))
+    if d_n is not None:
+        b_exprs.append(dim(d_n))
+
+    out_exprs = [dim(d) for d in batch_loops]
+    out_shape = list(batch)
+    if d_m is not None:
+        out_exprs.append(dim(d_m))
+        out_shape.append(sa[-2])
+    if d_n is not None:
+        out_exprs.append(dim(d_n))
+        out_shape.append(sb[-1])
+    result = imp.contraction(a, a_exprs, b, b_exprs, out_exprs, tuple(out_shape), d_k)
+    imp.define(node.output[0], result, tuple(out_shape))
+
+
+def _lower_gemm(imp: _Importer, node: onnx.NodeProto) -> None:
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    alpha = float(attrs.get("alpha", 1.0))
+    beta = float(attrs.get("beta", 1.0))
+    trans_a = bool(attrs.get("transA", 0))
+    trans_b = bool(attrs.get("transB", 0))
+    names = _inputs(node)
+    (a, sa), (b, sb) = imp.use(names[0]), imp.use(names[1])
+    if len(sa) != 2 or len(sb) != 2:
+        raise imp.node_error(node, f"Gemm operands must be 2-D, got {list(sa)} and {list(sb)}")
+    m, k = (sa[1], sa[0]) if trans_a else sa
+    k_b, n = (sb[1], sb[0]) if trans_b else sb
+    if k != k_b:
+        raise imp.node_error(
+            node,
+            f"contraction sizes differ: A{list(sa)} (transA={int(trans_a)}) and "
+            f"B{list(sb)} (transB={int(trans_b)}) ({k} vs {k_b})",
+        )
+    out_shape = (m, n)
+    dim = AffineExpr.dimension
+    d_m, d_n, d_k = dim(0), dim(1), dim(2)
+    a_exprs = [d_k, d_m] if trans_a else [d_m, d_k]
+    b_exprs = [d_n, d_k] if trans_b else [d_k, d_n]
+
+    c: tuple[SSAValue, Shape] | None = None
+    if len(names) > 2 and beta != 0.0:
+        c = imp.use(names[2])
+        if _broadcast_shapes(c[1], out_shape) != out_shape:
+            raise imp.node_error(
+                node,
+                f"bias C of shape {list(c[1])} is not unidirectionally broadcastable to "
+                f"{list(out_shape)}",
+            )
+    needs_epilogue = alpha != 1.0 or c is not None
+    product = imp.contraction(
+        a, a_exprs, b, b_exprs, [d_m, d_n], out_shape, 2, 0 if needs_epilogue else None
+    )
+    if not needs_epilogue:
+        imp.define(node.output[0], product, out_shape)
+        return
+
+    def body(bb: _BodyBuilder, args: Sequence[SSAValue]) -> SSAValue:
+        p = args[0] if alpha == 1.0 else bb.mul(bb.const(alpha), args[0])
+        if len(args) == 1:
+            return p
+        cv = args[1] if beta == 1.0 else bb.mul(bb.const(beta), args[1])
+        return bb.add(p, cv)
+
+    ins = [(product, out_shape)] + ([c] if c is not None else [])
+    imp.define(node.output[0], imp.elementwise(ins, out_shape, body, index=1), out_shape)
+
+
+def _lower_constant(imp: _Importer, node: onnx.NodeProto) -> None:
+    attr = node.attribute[0]  # the checker guarantees exactly one value attribute
+    out = node.output[0]
+    if attr.name == "value":
+        if attr.t.data_type != _FLOAT:
+            raise imp.node_error(
+                node,
+                f"constant '{out}' has element type {_dtype_name(attr.t.data_type)}; "
+                "only float32 (FLOAT) is supported",
+            )
+        arr = numpy_helper.to_array(attr.t)
+    elif attr.name == "value_float":
+        arr = np.asarray(attr.f, dtype=np.float32)
+    elif attr.name == "value_floats":
+        arr = np.asarray(list(attr.floats), dtype=np.float32)
+    else:
+        kind = {
+            "value_int": "INT64",
+            "value_ints": "INT64",
+            "value_string": "STRING",
+            "value_strings": "STRING",
+        }.get(attr.name, "sparse tensor")
+        raise imp.node_error(
+            node,
+            f"constant '{out}' has element type {kind} (attribute '{attr.name}'); "
+            "only float32 (FLOAT) is supported",
+        )
+    imp.add_constant(out, arr, "constant", hoist=False)
+
+
+def _lower_identity(imp: _Importer, node: onnx.NodeProto) -> None:
+    value, shape = imp.use(node.input[0])
+    imp.values[node.output[0]] = value
+    imp.shapes[node.output[0]] = shape
+
+
+SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
+    "Add": _lower_binary,
+    "Constant": _lower_constant,
+    "Gemm": _lower_gemm,
+    "Identity": _lower_identity,
+    "MatMul": _lower_matmul,
+    "Mul": _lower_binary,
+    "Relu": _lower_relu,
+    "Sub": _lower_binary,
+}
+"""op_type → lowering function."""
+
+_ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "Gemm": frozenset({"alpha", "beta", "transA", "transB"}),
+    "Constant": frozenset(
+        {
+            "value",
+            "value_float",
+            "value_floats",
+            "value_int",
+            "value_ints",
+            "value_string",
+            "value_strings",
+            "sparse_value",
+        }
+    ),
+}
+
+
+def _check_attributes(imp: _Importer, node: onnx.NodeProto) -> None:
+    allowed = _ALLOWED_ATTRIBUTES.get(node.op_type, frozenset())
+    bad = sorted(a.name for a in node.attribute if a.name not in allowed)
+    if bad:
+        hint = f"supported: {', '.join(sorted(allowed))}" if allowed else "it takes none"
+        raise imp.node_error(
+            node, f"unsupported attribute(s) {', '.join(bad)} on {node.op_type} ({hint})"
+        )

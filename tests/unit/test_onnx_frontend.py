@@ -1,0 +1,673 @@
+"""Tests for the ONNX frontend: IR shape (contract form) and numerics against onnxruntime.
+
+Numerics are checked with a tiny numpy evaluator of the linalg-level IR (below), so these tests
+do not depend on any other part of the compiler.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.context import Context
+from xdsl.dialects import arith, func, tensor
+from xdsl.dialects.builtin import Builtin, DenseIntOrFPElementsAttr, FloatAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from t10.errors import T10Error
+from t10.examples.models import bert_ffn, matmul, mlp
+from t10.lowering.onnx_frontend import OnnxFrontend, import_onnx
+
+with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from xdsl.dialects.linalg import GenericOp, Linalg, YieldOp
+
+RTOL, ATOL = 1e-4, 1e-5
+
+# --------------------------------------------------------------------------------------------
+# A numpy evaluator of the linalg-level contract
+# --------------------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+_BINARY = {
+    arith.AddfOp: np.add,
+    arith.SubfOp: np.subtract,
+    arith.MulfOp: np.multiply,
+    arith.DivfOp: np.divide,
+    arith.MaximumfOp: np.maximum,
+}
+
+
+def _dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    shape = attr.get_shape()
+    return np.frombuffer(attr.data.data, dtype="<f4").reshape(shape).copy()
+
+
+def _map_results(op: GenericOp, i: int) -> list[int | None]:
+    """Loop dim per operand axis; None for a constant-0 (broadcast) axis. Asserts the contract."""
+    out: list[int | None] = []
+    for e in op.indexing_maps.data[i].data.results:
+        if isinstance(e, AffineDimExpr):
+            out.append(e.position)
+        else:
+            assert isinstance(e, AffineConstantExpr) and e.value == 0, f"bad map result {e}"
+            out.append(None)
+    return out
+
+
+def _squeeze_broadcast(x: np.ndarray, dims: list[int | None]) -> tuple[np.ndarray, list[int]]:
+    """Drop the constant-0 axes (they index element 0) and return the remaining loop dims."""
+    index = tuple(0 if d is None else slice(None) for d in dims)
+    return x[index], [d for d in dims if d is not None]
+
+
+def _is_contraction(op: GenericOp) -> bool:
+    return any(str(it.data) == "reduction" for it in op.iterator_types.data)
+
+
+def _eval_contraction(op: GenericOp, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
+    body = list(op.body.block.ops)
+    a, b, acc = op.body.block.args
+    assert [type(o) for o in body] == [arith.MulfOp, arith.AddfOp, YieldOp]
+    mul, add, yld = body
+    assert set(mul.operands) == {a, b} and len(op.inputs) == 2
+    assert add.operands[0] == acc and add.operands[1] == mul.results[0]
+    assert yld.operands[0] == add.results[0]
+    init = op.outputs[0].owner
+    assert isinstance(init, arith.ConstantOp) and not _dense_to_numpy(init.value).any()
+
+    subs: list[str] = []
+    arrays: list[np.ndarray] = []
+    for i, operand in enumerate(op.inputs):
+        arr, dims = _squeeze_broadcast(env[operand], _map_results(op, i))
+        arrays.append(arr)
+        subs.append("".join(_LETTERS[d] for d in dims))
+    out_dims = _map_results(op, 2)
+    assert None not in out_dims
+    spec = f"{subs[0]},{subs[1]}->{''.join(_LETTERS[d] for d in out_dims)}"  # type: ignore[index]
+    return (env[op.outputs[0]] + np.einsum(spec, *arrays)).astype(np.float32)
+
+
+def _eval_elementwise(op: GenericOp, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
+    n_loops = len(op.iterator_types.data)
+    assert isinstance(op.outputs[0].owner, tensor.EmptyOp)
+    out_dims = _map_results(op, len(op.inputs))
+    assert out_dims == list(range(n_loops)), "element-wise output map must be the identity"
+    out_shape = env[op.outputs[0]].shape
+    vals: dict[SSAValue, np.ndarray | np.float32] = {}
+    for i, (operand, arg) in enumerate(zip(op.inputs, op.body.block.args, strict=False)):
+        arr, dims = _squeeze_broadcast(env[operand], _map_results(op, i))
+        # move to loop order, then insert size-1 axes for the loops it does not read
+        arr = np.transpose(arr, np.argsort(dims))
+        shape = [out_shape[d] if d in dims else 1 for d in range(n_loops)]
+        vals[arg] = arr.reshape(shape)
+    for body_op in op.body.block.ops:
+        if isinstance(body_op, arith.ConstantOp):
+            assert isinstance(body_op.value, FloatAttr)
+            vals[body_op.result] = np.float32(body_op.value.value.data)
+        elif type(body_op) in _BINARY:
+            assert op.body.block.args[-1] not in body_op.operands, "reads the outs argument"
+            lhs, rhs = (vals[v] for v in body_op.operands)
+            vals[body_op.results[0]] = _BINARY[type(body_op)](lhs, rhs).astype(np.float32)
+        elif isinstance(body_op, arith.NegfOp):
+            vals[body_op.results[0]] = -vals[body_op.operand]
+        elif isinstance(body_op, YieldOp):
+            return np.broadcast_to(vals[body_op.operands[0]], out_shape).astype(np.float32)
+        else:
+            raise AssertionError(f"unexpected op in element-wise body: {body_op.name}")
+    raise AssertionError("no linalg.yield")
+
+
+def evaluate(module: ModuleOp, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Run ``@main`` of a linalg-level module on named inputs; returns named outputs."""
+    main = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    env: dict[SSAValue, np.ndarray] = {}
+    arg_names = [d.data[T10] for d in main.arg_attrs.data] if main.arg_attrs else []
+    for arg, name in zip(main.body.block.args, arg_names, strict=True):
+        assert isinstance(name, StringAttr)
+        env[arg] = np.asarray(inputs[name.data], dtype=np.float32)
+    op: Operation
+    for op in main.body.block.ops:
+        if isinstance(op, arith.ConstantOp):
+            assert isinstance(op.value, DenseIntOrFPElementsAttr)
+            env[op.result] = _dense_to_numpy(op.value)
+        elif isinstance(op, tensor.EmptyOp):
+            env[op.tensor] = np.zeros(op.tensor.type.get_shape(), dtype=np.float32)
+        elif isinstance(op, GenericOp):
+            assert isinstance(op.attributes.get(T10), StringAttr), "generic without t10.name"
+            evaluator = _eval_contraction if _is_contraction(op) else _eval_elementwise
+            env[op.res[0]] = evaluator(op, env)
+            assert env[op.res[0]].shape == op.res[0].type.get_shape()
+        elif isinstance(op, func.ReturnOp):
+            names = [d.data[T10].data for d in main.res_attrs.data]  # type: ignore[union-attr]
+            return {n: env[v] for n, v in zip(names, op.operands, strict=True)}
+        else:
+            raise AssertionError(f"unexpected op at function level: {op.name}")
+    raise AssertionError("no func.return")
+
+
+T10 = "t10.name"
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _vi(name: str, shape: Sequence[int | str], elem: int = TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, list(shape))
+
+
+def make_model(
+    nodes: list[onnx.NodeProto],
+    inputs: list[onnx.ValueInfoProto],
+    outputs: list[onnx.ValueInfoProto],
+    initializers: Sequence[tuple[str, np.ndarray]] = (),
+    opset: int = 17,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "test",
+        inputs,
+        outputs,
+        initializer=[numpy_helper.from_array(a, name=n) for n, a in initializers],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def _random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    inits = {t.name for t in model.graph.initializer}
+    feeds = {}
+    for vi in model.graph.input:
+        if vi.name in inits:
+            continue
+        shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        feeds[vi.name] = rng.standard_normal(shape).astype(np.float32)
+    return feeds
+
+
+def check_against_ort(model: onnx.ModelProto, seed: int = 0) -> ModuleOp:
+    module = import_onnx(model)
+    module.verify()
+    feeds = _random_inputs(model, seed)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    expected = dict(zip(names, session.run(None, feeds), strict=True))
+    got = evaluate(module, feeds)
+    assert set(got) == set(expected)
+    for name, want in expected.items():
+        np.testing.assert_allclose(got[name], want, rtol=RTOL, atol=ATOL, err_msg=name)
+    return module
+
+
+def generics(module: ModuleOp) -> list[GenericOp]:
+    return [op for op in module.walk() if isinstance(op, GenericOp)]
+
+
+def maps(op: GenericOp) -> list[str]:
+    return [str(m.data) for m in op.indexing_maps.data]
+
+
+def iterators(op: GenericOp) -> list[str]:
+    return [str(it.data) for it in op.iterator_types.data]
+
+
+def name_of(op: Operation) -> str:
+    attr = op.attributes[T10]
+    assert isinstance(attr, StringAttr)
+    return attr.data
+
+
+def print_module(module: ModuleOp) -> str:
+    out = io.StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue()
+
+
+def _ctx() -> Context:
+    ctx = Context()
+    for d in (Builtin, arith.Arith, func.Func, Linalg, tensor.Tensor):
+        ctx.load_dialect(d)
+    return ctx
+
+
+def _rand(*shape: int, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# IR form
+# --------------------------------------------------------------------------------------------
+
+
+def test_matmul_2d_contract_form() -> None:
+    model = make_model(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="fc1/MatMul")],
+        [_vi("x", [53, 97])],
+        [_vi("y", [53, 61])],
+        [("w", _rand(97, 61))],
+    )
+    module = check_against_ort(model)
+    (mm,) = generics(module)
+    assert maps(mm) == [
+        "(d0, d1, d2) -> (d0, d2)",
+        "(d0, d1, d2) -> (d2, d1)",
+        "(d0, d1, d2) -> (d0, d1)",
+    ]
+    assert iterators(mm) == ["parallel", "parallel", "reduction"]
+    assert name_of(mm) == "fc1/MatMul"
+    main = next(iter(module.ops))
+    assert isinstance(main, func.FuncOp) and main.sym_name.data == "main"
+    assert main.arg_attrs is not None and main.res_attrs is not None
+    assert main.arg_attrs.data[0].data[T10] == StringAttr("x")
+    assert main.res_attrs.data[0].data[T10] == StringAttr("y")
+    # the weight is a constant with the exact bytes, not a function argument
+    assert len(main.body.block.args) == 1
+    consts = [op for op in main.body.block.ops if isinstance(op, arith.ConstantOp)]
+    w = next(c for c in consts if c.result.type.get_shape() == (97, 61))
+    assert w.value.data.data == _rand(97, 61).astype("<f4").tobytes()
+
+
+def test_print_parse_roundtrip() -> None:
+    module = import_onnx(mlp(batch=2, sizes=(8, 16, 4)))
+    text = print_module(module)
+    reparsed = Parser(_ctx(), text).parse_module()
+    reparsed.verify()
+    assert print_module(reparsed) == text
+
+
+def test_batched_matmul_broadcast() -> None:
+    model = make_model(
+        [helper.make_node("MatMul", ["a", "b"], ["y"])],
+        [_vi("a", [2, 1, 3, 4]), _vi("b", [5, 4, 6])],
+        [_vi("y", [2, 5, 3, 6])],
+    )
+    module = check_against_ort(model)
+    (mm,) = generics(module)
+    assert maps(mm) == [
+        "(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)",
+        "(d0, d1, d2, d3, d4) -> (d1, d4, d3)",
+        "(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)",
+    ]
+    assert iterators(mm) == ["parallel"] * 4 + ["reduction"]
+    assert name_of(mm) == "MatMul_0"
+
+
+@pytest.mark.parametrize(
+    ("sa", "sb", "so", "a_map", "b_map"),
+    [
+        ([4], [4, 3], [3], "(d0, d1) -> (d1)", "(d0, d1) -> (d1, d0)"),
+        ([2, 3, 4], [4], [2, 3], "(d0, d1, d2) -> (d0, d1, d2)", "(d0, d1, d2) -> (d2)"),
+        ([4], [2, 4, 3], [2, 3], "(d0, d1, d2) -> (d2)", "(d0, d1, d2) -> (d0, d2, d1)"),
+        ([4], [4], [], "(d0) -> (d0)", "(d0) -> (d0)"),
+    ],
+)
+def test_matmul_1d_operands(sa, sb, so, a_map, b_map) -> None:
+    model = make_model(
+        [helper.make_node("MatMul", ["a", "b"], ["y"])],
+        [_vi("a", sa), _vi("b", sb)],
+        [_vi("y", so)],
+    )
+    (mm,) = generics(check_against_ort(model))
+    assert maps(mm)[:2] == [a_map, b_map]
+    assert iterators(mm)[-1] == "reduction"
+
+
+@pytest.mark.parametrize(
+    ("attrs", "c_shape", "n_generics"),
+    [
+        ({}, None, 1),
+        ({"transA": 1}, None, 1),
+        ({"transB": 1, "alpha": 0.5}, None, 2),
+        ({"transA": 1, "transB": 1}, [6], 2),
+        ({"alpha": 2.0, "beta": 0.25}, [5, 1], 2),
+        ({"beta": -1.5}, [], 2),
+        ({"alpha": 0.75, "beta": 3.0, "transB": 1}, [1, 6], 2),
+        ({"beta": 0.0}, [5, 6], 1),
+        ({}, [5, 6], 2),
+    ],
+)
+def test_gemm(attrs: dict, c_shape: list[int] | None, n_generics: int) -> None:
+    m, k, n = 5, 7, 6
+    a_shape = [k, m] if attrs.get("transA") else [m, k]
+    b_shape = [n, k] if attrs.get("transB") else [k, n]
+    ins = ["a", "b"] + (["c"] if c_shape is not None else [])
+    inits = [("b", _rand(*b_shape, seed=2))]
+    if c_shape is not None:
+        inits.append(("c", _rand(*c_shape, seed=3)))
+    model = make_model(
+        [helper.make_node("Gemm", ins, ["y"], name="gemm", **attrs)],
+        [_vi("a", a_shape)],
+        [_vi("y", [m, n])],
+        inits,
+    )
+    module = check_against_ort(model)
+    gs = generics(module)
+    assert len(gs) == n_generics
+    mm = gs[0]
+    a_map = "(d0, d1, d2) -> (d2, d0)" if attrs.get("transA") else "(d0, d1, d2) -> (d0, d2)"
+    b_map = "(d0, d1, d2) -> (d1, d2)" if attrs.get("transB") else "(d0, d1, d2) -> (d2, d1)"
+    assert maps(mm) == [a_map, b_map, "(d0, d1, d2) -> (d0, d1)"]
+    assert iterators(mm) == ["parallel", "parallel", "reduction"]
+    if n_generics == 1:
+        assert name_of(mm) == "gemm"
+    else:
+        assert [name_of(g) for g in gs] == ["gemm:0", "gemm:1"]
+        assert iterators(gs[1]) == ["parallel", "parallel"]
+        assert isinstance(gs[1].outputs[0].owner, tensor.EmptyOp)
+
+
+def test_gemm_bias_maps() -> None:
+    model = make_model(
+        [helper.make_node("Gemm", ["a", "b", "c"], ["y"])],
+        [_vi("a", [3, 4]), _vi("b", [4, 5]), _vi("c", [3, 1])],
+        [_vi("y", [3, 5])],
+    )
+    _, epilogue = generics(check_against_ort(model))
+    assert maps(epilogue) == [
+        "(d0, d1) -> (d0, d1)",
+        "(d0, d1) -> (d0, 0)",
+        "(d0, d1) -> (d0, d1)",
+    ]
+    assert [op.name for op in epilogue.body.block.ops] == ["arith.addf", "linalg.yield"]
+
+
+@pytest.mark.parametrize("op_type", ["Add", "Sub", "Mul"])
+def test_elementwise_broadcasting(op_type: str) -> None:
+    model = make_model(
+        [helper.make_node(op_type, ["x", "y"], ["z"], name="ew")],
+        [_vi("x", [3, 1, 5]), _vi("y", [4, 1])],
+        [_vi("z", [3, 4, 5])],
+    )
+    (g,) = generics(check_against_ort(model))
+    assert maps(g) == [
+        "(d0, d1, d2) -> (d0, 0, d2)",
+        "(d0, d1, d2) -> (d1, 0)",
+        "(d0, d1, d2) -> (d0, d1, d2)",
+    ]
+    assert iterators(g) == ["parallel"] * 3
+    assert isinstance(g.outputs[0].owner, tensor.EmptyOp)
+    ops = [op.name for op in g.body.block.ops]
+    assert ops == [f"arith.{op_type.lower()}f", "linalg.yield"]
+
+
+def test_add_scalar_and_same_value() -> None:
+    model = make_model(
+        [
+            helper.make_node("Add", ["x", "x"], ["d"]),
+            helper.make_node("Mul", ["d", "s"], ["y"]),
+        ],
+        [_vi("x", [2, 3])],
+        [_vi("y", [2, 3])],
+        [("s", np.array(1.5, dtype=np.float32))],
+    )
+    _, mul = generics(check_against_ort(model))
+    assert maps(mul)[1] == "(d0, d1) -> ()"
+
+
+def test_relu_body() -> None:
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["y"], name="act")],
+        [_vi("x", [4, 6])],
+        [_vi("y", [4, 6])],
+    )
+    (g,) = generics(check_against_ort(model))
+    const, mx, _ = g.body.block.ops
+    assert isinstance(const, arith.ConstantOp) and const.value == FloatAttr(0.0, 32)
+    assert isinstance(mx, arith.MaximumfOp)
+    assert mx.operands[0] == g.body.block.args[0] and mx.operands[1] == const.result
+
+
+def test_constant_identity_and_passthrough_outputs() -> None:
+    cval = numpy_helper.from_array(_rand(2, 3, seed=5), name="cval")
+    model = make_model(
+        [
+            helper.make_node("Constant", [], ["k"], value=cval),
+            helper.make_node("Identity", ["x"], ["x_id"]),
+            helper.make_node("Add", ["x_id", "k"], ["sum"]),
+            helper.make_node("Identity", ["w"], ["w_out"]),
+        ],
+        [_vi("x", [2, 3]), _vi("w", [3])],  # w is an initializer listed as an input
+        [_vi("sum", [2, 3]), _vi("x_out_direct", [2, 3]), _vi("w_out", [3]), _vi("w", [3])],
+        [("w", _rand(3, seed=6))],
+    )
+    # graph output that is directly a graph input
+    model.graph.node.append(helper.make_node("Identity", ["x"], ["x_out_direct"]))
+    model.graph.output.append(_vi("x", [2, 3]))
+    module = check_against_ort(model)
+    main = next(iter(module.ops))
+    assert isinstance(main, func.FuncOp)
+    assert [d.data[T10].data for d in main.arg_attrs.data] == ["x"]
+    assert [d.data[T10].data for d in main.res_attrs.data] == [
+        "sum",
+        "x_out_direct",
+        "w_out",
+        "w",
+        "x",
+    ]
+    ret = main.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    assert ret.operands[1] == main.body.block.args[0] == ret.operands[4]
+    assert isinstance(ret.operands[3].owner, arith.ConstantOp)
+
+
+def test_frontend_class_parses_bytes(tmp_path) -> None:
+    model = matmul(4, 5, 6)
+    assert OnnxFrontend.name == "onnx"
+    module = OnnxFrontend().parse(_ctx(), io.BytesIO(model.SerializeToString()), "mm.onnx")
+    module.verify()
+    path = tmp_path / "mm.onnx"
+    onnx.save_model(model, path)
+    assert print_module(import_onnx(path)) == print_module(module)
+    assert print_module(import_onnx(str(path))) == print_module(module)
+
+
+# --------------------------------------------------------------------------------------------
+# Example models: numerics against onnxruntime
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        pytest.param(mlp(), id="mlp-default"),
+        pytest.param(mlp(batch=3, sizes=(5, 7, 11, 2), seed=4), id="mlp-small"),
+        pytest.param(bert_ffn(rows=16, hidden=64, inner=256), id="bert-ffn-small"),
+        pytest.param(matmul(17, 33, 9, seed=2), id="matmul"),
+    ],
+)
+def test_examples_match_onnxruntime(model: onnx.ModelProto) -> None:
+    module = check_against_ort(model)
+    kinds = ["reduction" in iterators(g) for g in generics(module)]
+    assert kinds.count(True) == sum(n.op_type == "MatMul" for n in model.graph.node)
+
+
+def test_mlp_generic_names() -> None:
+    module = import_onnx(mlp(batch=2, sizes=(4, 8, 3)))
+    assert [name_of(g) for g in generics(module)] == [
+        "fc1/MatMul",
+        "fc1/Add",
+        "fc1/Relu",
+        "fc2/MatMul",
+        "fc2/Add",
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------
+
+
+def test_unsupported_ops_listed_together() -> None:
+    model = make_model(
+        [
+            helper.make_node("Tanh", ["x"], ["t1"]),
+            helper.make_node("Softmax", ["t1"], ["s"]),
+            helper.make_node("Relu", ["s"], ["r"]),
+            helper.make_node("Tanh", ["r"], ["y"]),
+        ],
+        [_vi("x", [2, 3])],
+        [_vi("y", [2, 3])],
+    )
+    model.graph.name = "x.onnx"
+    with pytest.raises(T10Error) as info:
+        import_onnx(model)
+    msg = str(info.value)
+    assert "unsupported ONNX operators in model 'x.onnx': Softmax (1), Tanh (2)" in msg
+    assert "supported: Add, Constant, Gemm, Identity, MatMul, Mul, Relu, Sub" in msg
+
+
+def test_unsupported_op_names_file(tmp_path) -> None:
+    model = make_model(
+        [helper.make_node("Conv", ["x", "w"], ["y"]), helper.make_node("Conv", ["y", "w"], ["z"])],
+        [_vi("x", [1, 1, 5, 5])],
+        [_vi("z", [1, 1, 1, 1])],
+        [("w", _rand(1, 1, 3, 3))],
+    )
+    path = tmp_path / "conv.onnx"
+    onnx.save_model(model, path)
+    with pytest.raises(T10Error, match=r"conv\.onnx': Conv \(2\); supported"):
+        import_onnx(path)
+
+
+@pytest.mark.parametrize("elem", [TensorProto.DOUBLE, TensorProto.FLOAT16])
+def test_non_f32_input(elem: int) -> None:
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [2, 2], elem)], [_vi("y", [2, 2], elem)]
+    )
+    with pytest.raises(T10Error) as info:
+        import_onnx(model)
+    msg = str(info.value)
+    assert "graph input 'x'" in msg and TensorProto.DataType.Name(elem) in msg
+    assert "float32" in msg
+
+
+def test_non_f32_initializer() -> None:
+    model = make_model(
+        [helper.make_node("Add", ["x", "b"], ["y"])],
+        [_vi("x", [3], TensorProto.DOUBLE)],
+        [_vi("y", [3], TensorProto.DOUBLE)],
+        [("b", np.ones(3, dtype=np.float64))],
+    )
+    # make x f32 would fail inference; instead check an f64 constant feeding a float64 graph
+    with pytest.raises(T10Error, match="DOUBLE"):
+        import_onnx(model)
+    model = make_model(
+        [helper.make_node("Identity", ["b"], ["y"])],
+        [],
+        [_vi("y", [3], TensorProto.DOUBLE)],
+        [("b", np.ones(3, dtype=np.float64))],
+    )
+    with pytest.raises(T10Error, match="graph output 'y' has element type DOUBLE"):
+        import_onnx(model)
+
+
+def test_non_f32_constant_node() -> None:
+    model = make_model(
+        [
+            helper.make_node(
+                "Constant",
+                [],
+                ["k"],
+                value=numpy_helper.from_array(np.ones(3, dtype=np.int64), name="k"),
+            ),
+        ],
+        [],
+        [_vi("k", [3], TensorProto.INT64)],
+    )
+    with pytest.raises(T10Error, match="INT64"):
+        import_onnx(model)
+
+
+def test_symbolic_dim() -> None:
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [_vi("x", ["batch", 16])],
+        [_vi("y", ["batch", 16])],
+    )
+    with pytest.raises(T10Error) as info:
+        import_onnx(model)
+    msg = str(info.value)
+    assert "'batch'" in msg and "graph input 'x'" in msg
+    assert "update_model_dims" in msg and "static shapes" in msg
+
+
+def test_malformed_file(tmp_path) -> None:
+    path = tmp_path / "garbage.onnx"
+    path.write_bytes(b"\x08\x07\xff\xff\x00this is not a protobuf")
+    with pytest.raises(T10Error, match=r"cannot parse ONNX model '.*garbage\.onnx'"):
+        import_onnx(path)
+    with pytest.raises(T10Error, match="cannot read ONNX model"):
+        import_onnx(tmp_path / "missing.onnx")
+    with pytest.raises(T10Error, match="cannot parse ONNX model 'stdin'"):
+        OnnxFrontend().parse(_ctx(), io.BytesIO(b"\xff\xff\xff"), "stdin")
+
+
+def test_invalid_graph() -> None:
+    model = make_model(
+        [helper.make_node("Relu", ["nowhere"], ["y"], name="bad_relu")],
+        [_vi("x", [2])],
+        [_vi("y", [2])],
+    )
+    with pytest.raises(T10Error, match="invalid ONNX model .*nowhere"):
+        import_onnx(model)
+
+
+def test_shape_inference_failure() -> None:
+    model = make_model(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        [_vi("x", [2, 3])],
+        [_vi("y", [2, 4])],
+        [("w", _rand(5, 4))],
+    )
+    with pytest.raises(T10Error, match="shape inference failed"):
+        import_onnx(model)
+
+
+def test_unsupported_attribute_legacy_opset() -> None:
+    model = make_model(
+        [helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, name="old_add")],
+        [_vi("x", [2, 3])],
+        [_vi("y", [2, 3])],
+        [("b", _rand(3))],
+        opset=6,
+    )
+    with pytest.raises(T10Error, match=r"node 'old_add' \(Add\): unsupported attribute"):
+        import_onnx(model)
+
+
+def test_initializer_float_data_form() -> None:
+    """Initializers stored as float_data (not raw_data) keep their exact values."""
+    vals = _rand(3, 2, seed=9)
+    model = make_model(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], [_vi("x", [4, 3])], [_vi("y", [4, 2])]
+    )
+    model.graph.initializer.append(
+        helper.make_tensor("w", TensorProto.FLOAT, [3, 2], vals.flatten().tolist())
+    )
+    assert not model.graph.initializer[0].raw_data
+    module = check_against_ort(model)
+    (const,) = [op for op in module.walk() if isinstance(op, arith.ConstantOp)][:1]
+    assert const.value.data.data == vals.tobytes()
+
+
+def test_gemm_unknown_attribute() -> None:
+    model = make_model(
+        [helper.make_node("Gemm", ["a", "b"], ["y"], name="g", gamma=2.0)],
+        [_vi("a", [2, 3]), _vi("b", [3, 4])],
+        [_vi("y", [2, 4])],
+    )
+    with pytest.raises(T10Error, match="gamma"):
+        import_onnx(model)
