@@ -44,7 +44,43 @@ DIALECTS: dict[str, Callable[[], Dialect]] = {
     "chip": _chip,
 }
 
-PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+def _convert_linalg_to_rtensor() -> type[ModulePass]:
+    from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
+
+    return ConvertLinalgToRTensor
+
+
+def _convert_rtensor_to_cshift() -> type[ModulePass]:
+    from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
+
+    return ConvertRTensorToCShift
+
+
+def _convert_cshift_to_core() -> type[ModulePass]:
+    from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
+
+    return ConvertCShiftToCore
+
+
+def _convert_core_to_chip() -> type[ModulePass]:
+    from t10.lowering.convert_core_to_chip import ConvertCoreToChip
+
+    return ConvertCoreToChip
+
+
+def _t10_compile() -> type[ModulePass]:
+    from t10.passes.t10_compile import T10Compile
+
+    return T10Compile
+
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "convert-linalg-to-rtensor": _convert_linalg_to_rtensor,
+    "convert-rtensor-to-cshift": _convert_rtensor_to_cshift,
+    "convert-cshift-to-core": _convert_cshift_to_core,
+    "convert-core-to-chip": _convert_core_to_chip,
+    "t10-compile": _t10_compile,
+}
 
 TARGETS: dict[str, Callable[[], type[Target]]] = {}
 

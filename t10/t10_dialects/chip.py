@@ -71,7 +71,7 @@ class SuperstepOp(IRDLOperation):
     name = "chip.superstep"
     label = prop_def(StringAttr)
     compute = region_def("single_block")
-    exchange = region_def("single_block")
+    exchange = region_def()
     traits = traits_def(NoTerminator())
     assembly_format = "$label $compute `exchange` $exchange attr-dict"
 
@@ -80,7 +80,9 @@ class SuperstepOp(IRDLOperation):
             (self.compute, COMPUTE_OPS, "compute"),
             (self.exchange, EXCHANGE_OPS, "exchange"),
         ):
-            for op in region.block.ops:
+            if len(region.blocks) > 1:
+                raise VerifyException(f"chip.superstep: the {phase} phase has one block")
+            for op in region.blocks[0].ops if region.blocks else ():
                 if not isinstance(op, allowed):
                     raise VerifyException(
                         f"chip.superstep '{self.label.data}': '{op.name}' cannot run in the "

@@ -1,0 +1,106 @@
+"""convert-core-to-chip: schedules the per-core program into BSP supersteps.
+
+Each `core.kernel` opens a superstep whose compute phase it is; the transfers that follow it
+(ring shifts) form that superstep's exchange phase. A transfer with no kernel before it (an
+all-reduce, a relayout) gets a superstep of its own with an empty compute phase. The body
+of `@main` moves into one `chip.program` over the cores the program uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from t10.t10_dialects import chip, core
+from t10.t10_dialects.chip import EXCHANGE_OPS
+from t10.t10_dialects.syntax import int_prop
+
+
+def _superstep(label: str, compute: list[Operation]) -> chip.SuperstepOp:
+    return chip.SuperstepOp.create(
+        properties={"label": StringAttr(label)},
+        regions=[Region(Block(compute)), Region()],
+    )
+
+
+def _exchange_label(op: Operation) -> str:
+    if isinstance(op, core.AllReduceOp):
+        producer = op.buffer.owner
+        return f"{getattr(producer, 'label', StringAttr('all_reduce')).data}"
+    return "relayout"
+
+
+def schedule_block(block: Block) -> None:
+    """Groups the kernels and transfers of one block (recursively) into supersteps."""
+    current: chip.SuperstepOp | None = None
+    for op in list(block.ops):
+        for region in op.regions:
+            for inner in region.blocks:
+                schedule_block(inner)
+        standalone = isinstance(op, core.RelayoutOp | core.AllReduceOp)
+        if isinstance(op, core.KernelOp):
+            current = _superstep(op.label.data, [])
+            block.insert_op_before(current, op)
+            op.detach()
+            current.compute.block.add_op(op)
+        elif isinstance(op, EXCHANGE_OPS):
+            if current is None or standalone:
+                current = _superstep(_exchange_label(op), [])
+                block.insert_op_before(current, op)
+            op.detach()
+            if not current.exchange.blocks:
+                current.exchange.add_block(Block())
+            current.exchange.block.add_op(op)
+            if standalone:
+                current = None
+        elif op.regions or isinstance(op, core.AllocOp | core.FreeOp | core.StoreOp | core.LoadOp):
+            current = None
+
+
+class FuncToProgram(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        body = op.body.block
+        ret = body.last_op
+        if not isinstance(ret, func.ReturnOp) or any(
+            isinstance(o, chip.ProgramOp) for o in body.ops
+        ):
+            return
+        cores = max(
+            (a.cores.value.data for a in body.walk() if isinstance(a, core.AllocOp)), default=1
+        )
+        inner = Block()
+        for o in list(body.ops):
+            if o is not ret:
+                o.detach()
+                inner.add_op(o)
+        schedule_block(inner)
+        inner.add_op(chip.YieldOp.create(operands=list(ret.arguments)))
+        program = chip.ProgramOp.create(
+            properties={"label": StringAttr(op.sym_name.data), "cores": int_prop(cores)},
+            result_types=[a.type for a in ret.arguments],
+            regions=[Region(inner)],
+        )
+        body.insert_op_before(program, ret)
+        for i, result in enumerate(program.results):
+            ret.operands[i] = result
+        rewriter.handle_operation_modification(op)
+
+
+@dataclass(frozen=True)
+class ConvertCoreToChip(ModulePass):
+    name = "convert-core-to-chip"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FuncToProgram(), apply_recursively=False).rewrite_module(op)

@@ -1,0 +1,114 @@
+"""convert-linalg-to-rtensor: planned `linalg.generic` ops become `rtensor.generic` ops over
+distributed tensors.
+
+Host tensors (function arguments, constants) are distributed straight into the layout their
+consumer's plan asks for; a value produced on chip in one layout and consumed in another gets
+an `rtensor.relayout`. Results that leave the chip are collected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, linalg, tensor
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from t10.errors import T10Error
+from t10.passes.plan import Layout, input_layouts, output_layout
+from t10.passes.tensor_expr import ExprKind, linalg_tensor_expr, op_name
+from t10.t10_dialects import rtensor
+from t10.t10_dialects.rtensor import PlanAttr, RTensorType
+
+PLAN_ATTR = "t10.plan"
+ESTIMATE_ATTR = "t10.estimate"
+
+
+def _is_zero_splat(value: SSAValue) -> bool:
+    owner = value.owner
+    if not isinstance(owner, arith.ConstantOp):
+        return False
+    dense = owner.value
+    return isinstance(dense, DenseIntOrFPElementsAttr) and not any(dense.get_values())
+
+
+def _distributed(value: SSAValue, layout: Layout, rewriter: PatternRewriter) -> SSAValue:
+    """`value` (a host tensor, or the collect of an on-chip one) in `layout`."""
+    assert isinstance(value.type, TensorType)
+    wanted = RTensorType.of(value.type, layout)
+    if isinstance(value.owner, rtensor.CollectOp):
+        on_chip = value.owner.source
+        if on_chip.type == wanted:
+            return on_chip
+        op: Operation = rtensor.RelayoutOp.create(operands=[on_chip], result_types=[wanted])
+    else:
+        op = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
+    rewriter.insert_op(op)
+    return op.results[0]
+
+
+class GenericToRTensor(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        plan_attr = op.attributes.get(PLAN_ATTR)
+        if not isinstance(plan_attr, PlanAttr):
+            raise T10Error(
+                f"operator '{op_name(op)}' has no '{PLAN_ATTR}' attribute: run t10-plan-search "
+                "before convert-linalg-to-rtensor (or pin a plan by hand)"
+            )
+        expr = linalg_tensor_expr(op)
+        plan = plan_attr.to_plan()
+        if expr.kind is ExprKind.CONTRACTION and not _is_zero_splat(op.outputs[0]):
+            raise T10Error(
+                f"operator '{expr.name}': a contraction must accumulate into a zero constant"
+            )
+        inputs = [
+            _distributed(v, lay, rewriter)
+            for v, lay in zip(op.inputs, input_layouts(expr, plan), strict=True)
+        ]
+        result_type = op.res[0].type
+        assert isinstance(result_type, TensorType)
+        properties = {
+            "indexing_maps": op.indexing_maps,
+            "iterator_types": op.iterator_types,
+            "plan": plan_attr,
+            "label": StringAttr(expr.name),
+        }
+        if ESTIMATE_ATTR in op.attributes:
+            properties["estimate"] = op.attributes[ESTIMATE_ATTR]
+        generic = rtensor.GenericOp.create(
+            operands=inputs,
+            result_types=[RTensorType.of(result_type, output_layout(expr, plan))],
+            properties=properties,
+            regions=[op.detach_region(op.body)],
+        )
+        collect = rtensor.CollectOp.create(operands=generic.results, result_types=[result_type])
+        rewriter.replace_matched_op([generic, collect])
+
+
+class EraseUnused(RewritePattern):
+    """Drops what the conversion left without users: collects of values that stay on chip,
+    the output inits of linalg (`tensor.empty`, zero constants), unused relayouts."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, rtensor.CollectOp | tensor.EmptyOp | arith.ConstantOp):
+            if not any(r.uses for r in op.results):
+                rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class ConvertLinalgToRTensor(ModulePass):
+    name = "convert-linalg-to-rtensor"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(GenericToRTensor(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(EraseUnused(), walk_reverse=True).rewrite_module(op)
+
