@@ -64,10 +64,14 @@ def _alloc(label: str, rtype: RTensorType) -> core.AllocOp:
 
 
 def _replace_with_buffer(
-    rewriter: PatternRewriter, ops: list[Operation], buffer: SSAValue, rtype: RTensorType
+    rewriter: PatternRewriter,
+    op: Operation,
+    ops: list[Operation],
+    buffer: SSAValue,
+    rtype: RTensorType,
 ) -> None:
     cast = UnrealizedConversionCastOp.get([buffer], [rtype])
-    rewriter.replace_matched_op([*ops, cast], cast.results)
+    rewriter.replace(op, [*ops, cast], cast.results)
 
 
 class _IndexBuilder:
@@ -145,7 +149,7 @@ class ComputeShiftToKernels(RewritePattern):
         zero = idx.const(0)
         if steps == 1:
             ops.append(self._kernel(op, grid, sizes, operands, [zero] * len(operands)))
-            _replace_with_buffer(rewriter, ops, out_alloc.result, rtype)
+            _replace_with_buffer(rewriter, op, ops, out_alloc.result, rtype)
             return
         chunk = sizes[shift]
         skew = next(lay.rotating.skew for lay in map(_layout, op.inputs) if lay.rotating)
@@ -181,7 +185,7 @@ class ComputeShiftToKernels(RewritePattern):
         loop_body.add_ops([*loop_ops, scf.YieldOp()])
         ops.append(scf.ForOp(zero, idx.const(steps - 1), idx.const(1), [], loop_body))
         step(idx.const(steps - 1), idx, with_shift=False)
-        _replace_with_buffer(rewriter, ops, out_alloc.result, rtype)
+        _replace_with_buffer(rewriter, op, ops, out_alloc.result, rtype)
 
     @staticmethod
     def _operands(op: cshift.ComputeShiftOp, output: SSAValue, shift: int) -> list[_Operand]:
@@ -240,6 +244,9 @@ class ComputeShiftToKernels(RewritePattern):
 
 
 class DistributeToLoad(RewritePattern):
+    """Host tensors are placed before the program runs: their buffers are allocated and
+    loaded where the tensor is defined (function entry, or right after the constant)."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.DistributeOp, rewriter: PatternRewriter) -> None:
         rtype = op.result.type
@@ -248,7 +255,22 @@ class DistributeToLoad(RewritePattern):
         load = core.LoadOp.build(
             operands=[op.source, alloc.result], properties={"layout": rtype.layout}
         )
-        _replace_with_buffer(rewriter, [alloc, load], alloc.result, rtype)
+        source = op.source
+        if isinstance(source.owner, Block):
+            where = InsertPoint.at_start(source.owner)
+        else:
+            where = InsertPoint.after(source.owner)
+        rewriter.insert([alloc, load], where)
+        _replace_with_buffer(rewriter, op, [], alloc.result, rtype)
+
+
+def is_resident(alloc: core.AllocOp) -> bool:
+    """Weights (buffers loaded from constants) stay on chip for the whole program."""
+    return any(
+        isinstance(use.operation, core.LoadOp)
+        and isinstance(use.operation.source.owner, arith.ConstantOp)
+        for use in alloc.result.uses
+    )
 
 
 def _source_label(op: rtensor.DistributeOp) -> str:
@@ -278,7 +300,7 @@ class RelayoutToExchange(RewritePattern):
             operands=[_buffer_of(op.source), alloc.result],
             properties={"src_layout": src.layout, "dst_layout": dst.layout, "tensor": src.tensor},
         )
-        _replace_with_buffer(rewriter, [alloc, exchange], alloc.result, dst)
+        _replace_with_buffer(rewriter, op, [alloc, exchange], alloc.result, dst)
 
 
 class AllReduceToCore(RewritePattern):
@@ -291,7 +313,7 @@ class AllReduceToCore(RewritePattern):
             operands=[buffer],
             properties={"axes": op.axes, "grid": int_array(rtype.get_layout().grid)},
         )
-        _replace_with_buffer(rewriter, [reduce], buffer, rtype)
+        _replace_with_buffer(rewriter, op, [reduce], buffer, rtype)
 
 
 class CollectToStore(RewritePattern):
@@ -304,7 +326,7 @@ class CollectToStore(RewritePattern):
             properties={"layout": rtype.layout},
             result_types=[rtype.tensor],
         )
-        rewriter.replace_matched_op(store)
+        rewriter.replace(op, store)
 
 
 def _erase_casts(module: ModuleOp) -> None:
@@ -314,8 +336,11 @@ def _erase_casts(module: ModuleOp) -> None:
 
 
 def insert_frees(module: ModuleOp) -> None:
-    """Frees every buffer right after the op (in the allocating block) that uses it last."""
+    """Frees every buffer but the weights right after the op (in the allocating block) that
+    uses it last."""
     for alloc in [o for o in module.walk() if isinstance(o, core.AllocOp)]:
+        if is_resident(alloc):
+            continue
         block = alloc.parent_block()
         assert block is not None
         last: Operation = alloc

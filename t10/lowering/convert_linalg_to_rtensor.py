@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, linalg, tensor
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -51,13 +52,13 @@ def _distributed(value: SSAValue, layout: Layout, rewriter: PatternRewriter) -> 
         op: Operation = rtensor.RelayoutOp.create(operands=[on_chip], result_types=[wanted])
     else:
         op = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
-    rewriter.insert_op(op)
+    rewriter.insert(op)
     return op.results[0]
 
 
 class GenericToRTensor(RewritePattern):
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         plan_attr = op.attributes.get(PLAN_ATTR)
         if not isinstance(plan_attr, PlanAttr):
             raise T10Error(
@@ -91,7 +92,7 @@ class GenericToRTensor(RewritePattern):
             regions=[op.detach_region(op.body)],
         )
         collect = rtensor.CollectOp.create(operands=generic.results, result_types=[result_type])
-        rewriter.replace_matched_op([generic, collect])
+        rewriter.replace(op, [generic, collect])
 
 
 class EraseUnused(RewritePattern):
@@ -101,7 +102,7 @@ class EraseUnused(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, rtensor.CollectOp | tensor.EmptyOp | arith.ConstantOp):
             if not any(r.uses for r in op.results):
-                rewriter.erase_op(op)
+                rewriter.erase(op)
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ class GenericToComputeShift(RewritePattern):
         new_ops = [compute]
         if partial:
             new_ops.append(cshift.AllReduceOp(compute.result, int_array(partial)))
-        rewriter.replace_matched_op(new_ops)
+        rewriter.replace(op, new_ops)
 
 
 @dataclass(frozen=True)

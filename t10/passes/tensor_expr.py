@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from math import prod
 
-from xdsl.dialects import arith, linalg
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
@@ -139,7 +141,7 @@ def _is_mul_add(body: Block) -> bool:
         and {mul.lhs, mul.rhs} == {a, b}
         and isinstance(add, arith.AddfOp)
         and {add.lhs, add.rhs} == {acc, mul.result}
-        and isinstance(yld, linalg.YieldOp)
+        and isinstance(yld, YieldOp)
         and tuple(yld.operands) == (add.result,)
     )
 
@@ -188,7 +190,7 @@ def tensor_expr_of(
     elem = output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
     if all(parallel):
         for body_op in body.ops:
-            if not isinstance(body_op, (*ELEMENTWISE_BODY_OPS, linalg.YieldOp)):
+            if not isinstance(body_op, (*ELEMENTWISE_BODY_OPS, YieldOp)):
                 raise T10Error(f"{what}: element-wise body op '{body_op.name}' is not supported")
         kind = ExprKind.ELEMENTWISE
     elif len(inputs) == 2 and _is_mul_add(body):
@@ -209,9 +211,9 @@ def tensor_expr_of(
     )
 
 
-def linalg_tensor_expr(op: linalg.GenericOp) -> TensorExpr:
+def linalg_tensor_expr(op: GenericOp) -> TensorExpr:
     parallel = tuple(
-        it.data == linalg.IteratorType.PARALLEL for it in op.iterator_types.data
+        it.data == IteratorType.PARALLEL for it in op.iterator_types.data
     )
     return tensor_expr_of(
         op,

@@ -1,0 +1,93 @@
+// RUN: xdsl-opt %s -p convert-core-to-chip | filecheck %s
+
+// The function body becomes one chip.program; each kernel opens a superstep whose exchange
+// phase takes the shifts after it; a transfer with no kernel before it (the all_reduce) gets
+// a superstep with an empty compute phase.
+func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.name = "w"}) -> (tensor<4x4xf32> {t10.name = "y"}, tensor<4x4xf32> {t10.name = "y2"}) {
+  %0 = core.alloc "w" on 4 : !core.buffer<3x2xf32>
+  core.load %w into %0 layout <grid [1, 2, 2] axes [d2, d1] tile [3, 2]> : tensor<6x4xf32>, !core.buffer<3x2xf32>
+  %1 = core.alloc "x" on 4 : !core.buffer<4x3xf32>
+  core.load %x into %1 layout <grid [1, 2, 2] axes [-, d2] tile [4, 3]> : tensor<4x6xf32>, !core.buffer<4x3xf32>
+  %2 = core.alloc "w" on 4 : !core.buffer<6x2xf32>
+  core.load %w into %2 layout <grid [2, 2, 1] axes [-, d1] tile [6, 2] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> : tensor<6x4xf32>, !core.buffer<6x2xf32>
+  %3 = core.alloc "x" on 4 : !core.buffer<2x6xf32>
+  core.load %x into %3 layout <grid [2, 2, 1] axes [d0, -] tile [2, 6] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> : tensor<4x6xf32>, !core.buffer<2x6xf32>
+  %mm = core.alloc "cannon" on 4 : !core.buffer<2x2xf32>
+  %mm_1 = arith.constant 0 : index
+  %mm_2 = core.coord 1 of [2, 2, 1]
+  %mm_3 = arith.constant 2 : index
+  %mm_4 = arith.remui %mm_2, %mm_3 : index
+  %mm_5 = core.coord 0 of [2, 2, 1]
+  %mm_6 = arith.remui %mm_5, %mm_3 : index
+  %mm_7 = arith.addi %mm_4, %mm_6 : index
+  %mm_8 = arith.remui %mm_7, %mm_3 : index
+  %mm_9 = arith.constant 3 : index
+  %mm_10 = arith.constant 1 : index
+  scf.for %4 = %mm_1 to %mm_10 step %mm_10 {
+    %5 = arith.addi %mm_8, %4 : index
+    %6 = arith.remui %5, %mm_3 : index
+    %7 = arith.muli %6, %mm_9 : index
+    %8 = arith.addi %5, %mm_10 : index
+    %9 = arith.remui %8, %mm_3 : index
+    %10 = arith.muli %9, %mm_9 : index
+    core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%3, %2) outs(%mm) at(%7, %7, %mm_1) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x6xf32>, !core.buffer<6x2xf32>) -> !core.buffer<2x2xf32> {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    }
+    core.shift %3 ring 1 x 2 of [2, 2, 1] dim 1 size 3 from %7 to %10 : !core.buffer<2x6xf32>
+    core.shift %2 ring 0 x 2 of [2, 2, 1] dim 0 size 3 from %7 to %10 : !core.buffer<6x2xf32>
+  }
+  %mm_11 = arith.addi %mm_8, %mm_10 : index
+  %mm_12 = arith.remui %mm_11, %mm_3 : index
+  %mm_13 = arith.muli %mm_12, %mm_9 : index
+  core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%3, %2) outs(%mm) at(%mm_13, %mm_13, %mm_1) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x6xf32>, !core.buffer<6x2xf32>) -> !core.buffer<2x2xf32> {
+  ^bb0(%a_1: f32, %b_1: f32, %acc_1: f32):
+    %p_1 = arith.mulf %a_1, %b_1 : f32
+    %s_1 = arith.addf %acc_1, %p_1 : f32
+    linalg.yield %s_1 : f32
+  }
+  core.free %3 : !core.buffer<2x6xf32>
+  core.free %2 : !core.buffer<6x2xf32>
+  %mm_14 = core.store %mm layout <grid [2, 2, 1] axes [d0, d1] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<4x4xf32>
+  core.free %mm : !core.buffer<2x2xf32>
+  %mm2 = core.alloc "split_k" on 4 : !core.buffer<4x2xf32>
+  %mm2_1 = arith.constant 0 : index
+  core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] ins(%1, %0) outs(%mm2) at(%mm2_1, %mm2_1, %mm2_1) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x3xf32>, !core.buffer<3x2xf32>) -> !core.buffer<4x2xf32> {
+  ^bb0(%a_2: f32, %b_2: f32, %acc_2: f32):
+    %p_2 = arith.mulf %a_2, %b_2 : f32
+    %s_2 = arith.addf %acc_2, %p_2 : f32
+    linalg.yield %s_2 : f32
+  }
+  core.free %1 : !core.buffer<4x3xf32>
+  core.free %0 : !core.buffer<3x2xf32>
+  core.all_reduce %mm2 over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
+  %mm2_2 = core.store %mm2 layout <grid [1, 2, 2] axes [-, d1] tile [4, 2]> : !core.buffer<4x2xf32> -> tensor<4x4xf32>
+  core.free %mm2 : !core.buffer<4x2xf32>
+  func.return %mm_14, %mm2_2 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+
+// CHECK:      %0, %1 = chip.program "main" on 4 -> tensor<4x4xf32>, tensor<4x4xf32> {
+// CHECK:        scf.for
+// CHECK:          chip.superstep "cannon" {
+// CHECK-NEXT:       core.kernel "cannon"
+// CHECK:          } exchange {
+// CHECK-NEXT:       core.shift
+// CHECK-NEXT:       core.shift
+// CHECK-NEXT:     }
+// CHECK-NEXT:   }
+// CHECK:        chip.superstep "cannon" {
+// CHECK-NEXT:     core.kernel "cannon"
+// CHECK:        } exchange {
+// CHECK-NEXT:   }
+// CHECK:        chip.superstep "split_k" {
+// CHECK-NEXT:     core.kernel "split_k"
+// CHECK:        chip.superstep "split_k" {
+// CHECK-NEXT:   } exchange {
+// CHECK-NEXT:     core.all_reduce %{{.*}} over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
+// CHECK-NEXT:   }
+// CHECK:        chip.yield %{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: func.return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>

@@ -1,0 +1,64 @@
+// RUN: xdsl-opt %s -p convert-cshift-to-core | filecheck %s
+
+// Host tensors become loaded buffers; the Cannon operator becomes a loop of kernels at
+// skewed chunk offsets with ring shifts, its last step peeled without shifts; the split-k
+// operator one kernel and an in-place all_reduce; buffers are freed after their last use.
+func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.name = "w"}) -> (tensor<4x4xf32> {t10.name = "y"}, tensor<4x4xf32> {t10.name = "y2"}) {
+  %0 = rtensor.distribute %x : tensor<4x6xf32> -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, -] tile [2, 6] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+  %1 = rtensor.distribute %w : tensor<6x4xf32> -> !rtensor.tensor<6x4xf32, #rtensor.layout<grid [2, 2, 1] axes [-, d1] tile [6, 2] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+  %mm = cshift.compute_shift "cannon"(%0, %1) steps 2 shift 2 sizes [2, 2, 3] rotate [1, 0] partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, -] tile [2, 6] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>, !rtensor.tensor<6x4xf32, #rtensor.layout<grid [2, 2, 1] axes [-, d1] tile [6, 2] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>) -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [2, 2]>> {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %mm_1 = rtensor.collect %mm : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [2, 2]>> -> tensor<4x4xf32>
+  %2 = rtensor.distribute %x : tensor<4x6xf32> -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [4, 3]>>
+  %3 = rtensor.distribute %w : tensor<6x4xf32> -> !rtensor.tensor<6x4xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [3, 2]>>
+  %mm2 = cshift.compute_shift "split_k"(%2, %3) steps 1 shift -1 sizes [4, 2, 3] rotate [-1, -1] partial [2] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [4, 3]>>, !rtensor.tensor<6x4xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [3, 2]>>) -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>> {
+  ^bb0(%a_1: f32, %b_1: f32, %acc_1: f32):
+    %p_1 = arith.mulf %a_1, %b_1 : f32
+    %s_1 = arith.addf %acc_1, %p_1 : f32
+    linalg.yield %s_1 : f32
+  }
+  %mm2_1 = cshift.all_reduce %mm2 over [2] : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>>
+  %mm2_2 = rtensor.collect %mm2_1 : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>> -> tensor<4x4xf32>
+  func.return %mm_1, %mm2_2 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+
+// CHECK:      %[[X:.*]] = core.alloc "x" on 4 : !core.buffer<2x6xf32>
+// CHECK-NEXT: core.load %x into %[[X]] layout <grid [2, 2, 1] axes [d0, -] tile [2, 6] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> : tensor<4x6xf32>, !core.buffer<2x6xf32>
+// CHECK:      %[[OUT:.*]] = core.alloc "cannon" on 4 : !core.buffer<2x2xf32>
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[X1:.*]] = core.coord 1 of [2, 2, 1]
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[R1:.*]] = arith.remui %[[X1]], %[[TWO]] : index
+// CHECK-NEXT: %[[X0:.*]] = core.coord 0 of [2, 2, 1]
+// CHECK-NEXT: %[[R0:.*]] = arith.remui %[[X0]], %[[TWO]] : index
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[R1]], %[[R0]] : index
+// CHECK-NEXT: %[[SKEW:.*]] = arith.remui %[[SUM]], %[[TWO]] : index
+// CHECK-NEXT: %[[CHUNK:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: scf.for %[[T:.*]] = %[[ZERO]] to %[[ONE]] step %[[ONE]] {
+// CHECK-NEXT:   %[[U:.*]] = arith.addi %[[SKEW]], %[[T]] : index
+// CHECK-NEXT:   %[[SLOT:.*]] = arith.remui %[[U]], %[[TWO]] : index
+// CHECK-NEXT:   %[[SEND:.*]] = arith.muli %[[SLOT]], %[[CHUNK]] : index
+// CHECK-NEXT:   %[[AHEAD:.*]] = arith.addi %[[U]], %[[ONE]] : index
+// CHECK-NEXT:   %[[NEXT:.*]] = arith.remui %[[AHEAD]], %[[TWO]] : index
+// CHECK-NEXT:   %[[RECV:.*]] = arith.muli %[[NEXT]], %[[CHUNK]] : index
+// CHECK-NEXT:   core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%[[X]], %[[W:.*]]) outs(%[[OUT]]) at(%[[SEND]], %[[SEND]], %[[ZERO]]) along [1, 0, -1]
+// CHECK:        core.shift %[[X]] ring 1 x 2 of [2, 2, 1] dim 1 size 3 from %[[SEND]] to %[[RECV]] : !core.buffer<2x6xf32>
+// CHECK-NEXT:   core.shift %[[W]] ring 0 x 2 of [2, 2, 1] dim 0 size 3 from %[[SEND]] to %[[RECV]] : !core.buffer<6x2xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[LASTU:.*]] = arith.addi %[[SKEW]], %[[ONE]] : index
+// CHECK-NEXT: %[[LASTSLOT:.*]] = arith.remui %[[LASTU]], %[[TWO]] : index
+// CHECK-NEXT: %[[LAST:.*]] = arith.muli %[[LASTSLOT]], %[[CHUNK]] : index
+// CHECK-NEXT: core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%[[X]], %[[W]]) outs(%[[OUT]]) at(%[[LAST]], %[[LAST]], %[[ZERO]]) along [1, 0, -1]
+// CHECK-NOT:  core.shift
+// CHECK:      core.free %[[X]] : !core.buffer<2x6xf32>
+// CHECK:      %{{.*}} = core.store %[[OUT]] layout <grid [2, 2, 1] axes [d0, d1] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<4x4xf32>
+// CHECK-NEXT: core.free %[[OUT]] : !core.buffer<2x2xf32>
+// CHECK:      core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] ins(%{{.*}}, %{{.*}}) outs(%[[SK:.*]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, -1, -1]
+// CHECK:      core.all_reduce %[[SK]] over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
+// CHECK-NOT:  unrealized_conversion_cast

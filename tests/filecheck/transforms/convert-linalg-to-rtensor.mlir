@@ -1,0 +1,48 @@
+// RUN: xdsl-opt %s -p convert-linalg-to-rtensor --split-input-file --verify-diagnostics | filecheck %s
+
+// A planned matmul reads the argument and the weight in its plan's layouts; the ReLU's plan
+// wants another layout of the product, so a relayout is inserted; the result is collected.
+func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}) -> (tensor<4x2xf32> {t10.name = "y"}) {
+  %w = arith.constant dense<1.000000e+00> : tensor<6x2xf32>
+  %z = arith.constant dense<0.000000e+00> : tensor<4x2xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<4x6xf32>, tensor<6x2xf32>) outs(%z : tensor<4x2xf32>) attrs = {t10.name = "mm", t10.plan = #rtensor.plan<grid [2, 1, 2]>} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2xf32>
+  %e = tensor.empty() : tensor<4x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm : tensor<4x2xf32>) outs(%e : tensor<4x2xf32>) attrs = {t10.name = "relu", t10.plan = #rtensor.plan<grid [4, 1]>} {
+  ^bb0(%a: f32, %o: f32):
+    %zero = arith.constant 0.000000e+00 : f32
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<4x2xf32>
+  func.return %r : tensor<4x2xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT:    %w = arith.constant dense<1.000000e+00> : tensor<6x2xf32>
+// CHECK-NEXT:    %0 = rtensor.distribute %x : tensor<4x6xf32> -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, d2] tile [2, 3]>>
+// CHECK-NEXT:    %1 = rtensor.distribute %w : tensor<6x2xf32> -> !rtensor.tensor<6x2xf32, #rtensor.layout<grid [2, 1, 2] axes [d2, -] tile [3, 2]>>
+// CHECK-NEXT:    %mm = rtensor.generic "mm"(%0, %1) {{.*}} plan = #rtensor.plan<grid [2, 1, 2]>} : ({{.*}}) -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [2, 2]>> {
+// CHECK:         %2 = rtensor.relayout %mm : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [2, 2]>> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 2]>>
+// CHECK-NEXT:    %r = rtensor.generic "relu"(%2)
+// CHECK:         %r_1 = rtensor.collect %r : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 2]>> -> tensor<4x2xf32>
+// CHECK-NEXT:    func.return %r_1 : tensor<4x2xf32>
+// CHECK-NOT:     tensor.empty
+
+// -----
+
+// An operator without a plan is an error that says to run the plan search first.
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) attrs = {t10.name = "neg"} {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+
+// CHECK: operator 'neg' has no 't10.plan' attribute: run t10-plan-search before convert-linalg-to-rtensor (or pin a plan by hand)
