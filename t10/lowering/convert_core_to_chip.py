@@ -27,11 +27,18 @@ from t10.t10_dialects.chip import EXCHANGE_OPS
 from t10.t10_dialects.syntax import int_prop
 
 
-def _superstep(label: str, compute: list[Operation]) -> chip.SuperstepOp:
+def _superstep(label: str) -> chip.SuperstepOp:
+    """An empty superstep; phases get their block when the first op moves in."""
     return chip.SuperstepOp.create(
-        properties={"label": StringAttr(label)},
-        regions=[Region(Block(compute)), Region()],
+        properties={"label": StringAttr(label)}, regions=[Region(), Region()]
     )
+
+
+def _move_into(region: Region, op: Operation) -> None:
+    op.detach()
+    if not region.blocks:
+        region.add_block(Block())
+    region.block.add_op(op)
 
 
 def _exchange_label(op: Operation) -> str:
@@ -50,18 +57,14 @@ def schedule_block(block: Block) -> None:
                 schedule_block(inner)
         standalone = isinstance(op, core.RelayoutOp | core.AllReduceOp)
         if isinstance(op, core.KernelOp):
-            current = _superstep(op.label.data, [])
+            current = _superstep(op.label.data)
             block.insert_op_before(current, op)
-            op.detach()
-            current.compute.block.add_op(op)
+            _move_into(current.compute, op)
         elif isinstance(op, EXCHANGE_OPS):
             if current is None or standalone:
-                current = _superstep(_exchange_label(op), [])
+                current = _superstep(_exchange_label(op))
                 block.insert_op_before(current, op)
-            op.detach()
-            if not current.exchange.blocks:
-                current.exchange.add_block(Block())
-            current.exchange.block.add_op(op)
+            _move_into(current.exchange, op)
             if standalone:
                 current = None
         elif op.regions or isinstance(op, core.AllocOp | core.FreeOp | core.StoreOp | core.LoadOp):

@@ -70,7 +70,7 @@ class SuperstepOp(IRDLOperation):
 
     name = "chip.superstep"
     label = prop_def(StringAttr)
-    compute = region_def("single_block")
+    compute = region_def()
     exchange = region_def()
     traits = traits_def(NoTerminator())
     assembly_format = "$label $compute `exchange` $exchange attr-dict"
