@@ -44,6 +44,12 @@ DIALECTS: dict[str, Callable[[], Dialect]] = {
     "chip": _chip,
 }
 
+def _t10_plan_search() -> type[ModulePass]:
+    from t10.passes.t10_plan_search import T10PlanSearch
+
+    return T10PlanSearch
+
+
 def _convert_linalg_to_rtensor() -> type[ModulePass]:
     from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 
@@ -75,6 +81,7 @@ def _t10_compile() -> type[ModulePass]:
 
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "t10-plan-search": _t10_plan_search,
     "convert-linalg-to-rtensor": _convert_linalg_to_rtensor,
     "convert-rtensor-to-cshift": _convert_rtensor_to_cshift,
     "convert-cshift-to-core": _convert_cshift_to_core,

@@ -1,0 +1,861 @@
+"""Plan search: T10's intra-operator search (a Pareto frontier of plans per operator) and its
+inter-operator memory reconciliation (one plan per operator for the whole model). No IR here;
+the `t10-plan-search` pass (`t10/passes/t10_plan_search.py`) drives it.
+
+Intra-operator search
+---------------------
+The estimate of a plan (`t10.passes.plan.estimate`) depends on its spatial factors only
+through the per-core *tiles* ceil(size / F), the ring factors (a rotation in p pieces needs
+p | F[ring]) and the reduction group G = prod F[reduction dims] (the all-reduce moves
+(G - 1) * ceil(T / G) elements, which is not monotone in G). So the search enumerates *tile
+vectors* - per loop dim, the smallest factor of every distinct tile (`factor_candidates`) -
+and *realises* every plan of a tile vector with the cheapest factors that give the same
+tiles: ring dims get the smallest multiple of their pieces with the same tile, reduction dims
+the group minimising the all-reduce (fewest cores on ties). This finds exactly the values of
+the Pareto frontier of the whole space {every F with prod F <= cores} x `temporal_plans(F)`
+(tested against brute force), with O(sqrt(size)) candidates per dim instead of `size`.
+
+Speed: plans are costed by `FastEstimator` (same numbers as `estimate`, exact integer
+arithmetic, cached kernel costs). The spatial-only plan of each tile vector is evaluated
+first; it is a lower bound on the cycles of every rotating plan of the same tiles (a temporal
+split never makes the compute cheaper and adds syncs), so a tile vector whose
+(memory lower bound, spatial cycles) is already dominated is skipped.
+
+Inter-operator search
+---------------------
+Model memory per core = sum over operators of their *resident* bytes (constant inputs, the
+weights, in the operator's layout: on chip for the whole program) + the max over operators of
+their *transient* bytes (activations, rotation buffers, reduction scratch: live only while the
+operator runs). `choose_plans` starts from every operator's fastest plan and, while the model
+does not fit, moves the operator whose next smaller plan costs the least extra time per byte
+saved (greedy dtime / dbytes).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import ceil, lcm, prod
+
+from t10.errors import T10Error
+from t10.passes.plan import Estimate, Plan, Rotation, estimate, input_layouts
+from t10.passes.tensor_expr import ExprKind, TensorExpr
+from t10.sim.chip_spec import ChipSpec
+
+PLANNERS = ("t10", "replicate")
+"""`t10`: compute-shift plans with rotating tensors; `replicate`: spatial partitions only
+(every core holds whole copies of the sub-tensors it reads)."""
+
+# --------------------------------------------------------------------------------------------
+# Spatial factors
+# --------------------------------------------------------------------------------------------
+
+
+def factor_candidates(size: int, max_factor: int) -> list[int]:
+    """For one loop dim, the smallest factor (<= min(size, max_factor)) of every distinct tile
+    size ceil(size / f), ascending: O(sqrt(size)) values.
+
+    A larger factor with the same tile gives every core the same work and memory; it only
+    matters for rotation pieces and the reduction group, which the search handles by
+    realising factors inside the tile's range (`factor_range`).
+    """
+    limit = min(size, max_factor)
+    out: list[int] = []
+    f = 1
+    while f <= limit:
+        out.append(f)
+        tile = -(-size // f)
+        if tile == 1:
+            break
+        f = -(-size // (tile - 1))  # smallest factor with a smaller tile
+    return out
+
+
+def factor_range(size: int, max_factor: int, lo: int) -> int:
+    """The largest factor <= min(size, max_factor) with the same tile as `lo`."""
+    limit = min(size, max_factor)
+    tile = -(-size // lo)
+    if tile == 1:
+        return limit
+    return min(limit, -(-size // (tile - 1)) - 1)
+
+
+def max_useful_cores(chip: ChipSpec, expr: TensorExpr) -> int:
+    """Cores an operator can use at most: prod over loop dims of min(size, cores), capped."""
+    return min(chip.cores, prod(min(s, chip.cores) for s in expr.loop_sizes))
+
+
+def min_cores_for(chip: ChipSpec, expr: TensorExpr, min_utilization: float) -> int:
+    """The utilisation threshold: plans must (be able to) use at least this many cores."""
+    return max(1, ceil(min_utilization * max_useful_cores(chip, expr)))
+
+
+def spatial_factors(expr: TensorExpr, cores: int, min_cores: int) -> Iterator[tuple[int, ...]]:
+    """Tuples of candidate factors (one `factor_candidates` value per loop dim) with product
+    <= `cores` that stand for at least `min_cores` cores: a tuple stands for every factor
+    tuple with the same tiles, so its reach is the product of the `factor_range` upper ends.
+    Lexicographic order."""
+    sizes = expr.loop_sizes
+    cands = [factor_candidates(s, cores) for s in sizes]
+    his = [[factor_range(s, cores, lo) for lo in c] for s, c in zip(sizes, cands, strict=True)]
+    rest = [1] * (len(sizes) + 1)  # rest[d]: the largest reach of dims d..
+    for d in reversed(range(len(sizes))):
+        rest[d] = rest[d + 1] * min(sizes[d], cores)
+
+    def rec(d: int, used: int, reach: int, acc: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        if d == len(sizes):
+            yield acc
+            return
+        for lo, hi in zip(cands[d], his[d], strict=True):
+            if used * lo > cores:
+                break
+            if reach * hi * rest[d + 1] < min_cores:
+                continue
+            yield from rec(d + 1, used * lo, reach * hi, (*acc, lo))
+
+    yield from rec(0, 1, 1, ())
+
+
+# --------------------------------------------------------------------------------------------
+# Fast estimate
+# --------------------------------------------------------------------------------------------
+
+
+def _exact(x: float) -> Fraction:
+    """The decimal a chip constant spells (as `t10.sim.costs` reads it)."""
+    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
+class _Affine:
+    """ceil(a * n + b) with exact rational a, b, in integer arithmetic."""
+
+    def __init__(self, a: float, b: float) -> None:
+        fa, fb = _exact(a), _exact(b)
+        self.den = lcm(fa.denominator, fb.denominator)
+        self.a = int(fa * self.den)
+        self.b = int(fb * self.den)
+
+    def __call__(self, n: int) -> int:
+        return -(-(self.a * n + self.b) // self.den)
+
+
+class FastEstimator:
+    """`t10.passes.plan.estimate` for one (chip, expression), with the chip constants turned
+    into integers and kernel costs cached: returns identical numbers, several times faster."""
+
+    def __init__(self, chip: ChipSpec, expr: TensorExpr) -> None:
+        self.expr = expr
+        self.sizes = expr.loop_sizes
+        self.eb = expr.elem_bytes
+        self.in_dims = tuple(tuple(d for d in a.dims if d is not None) for a in expr.inputs)
+        self.out_dims = tuple(d for d in expr.output.dims if d is not None)
+        self.red = expr.reduction_dims
+        self.sync = chip.sync_cycles
+        self.contraction = expr.kind is ExprKind.CONTRACTION
+        # matmul role per loop dim, as TensorExpr.matmul_dims: 0 batch, 1 m, 2 k, 3 n
+        self.roles: tuple[int, ...] = ()
+        if self.contraction:
+            a, b = expr.inputs
+            self.roles = tuple(
+                2 if not par else 1 if a.uses(d) and not b.uses(d)
+                else 3 if b.uses(d) and not a.uses(d) else 0
+                for d, par in enumerate(expr.parallel)
+            )
+        mm = chip.matmul
+        parts = [_exact(x) for x in (mm.inner_cycles, mm.k_cycles, mm.col_cycles,
+                                     mm.fixed_cycles)]
+        self.mm_den = lcm(*(p.denominator for p in parts))
+        self.mm_inner, self.mm_k, self.mm_col, self.mm_fixed = (
+            int(p * self.mm_den) for p in parts
+        )
+        self.mm_blocks = (mm.row_block, mm.k_bytes_block, mm.col_block)
+        kernel_ew = chip.relu if expr.relu_like else chip.elementwise
+        self.kernel_ew = _Affine(kernel_ew.cycles_per_element, kernel_ew.fixed_cycles)
+        self.reduce_ew = _Affine(chip.elementwise.cycles_per_element,
+                                 chip.elementwise.fixed_cycles)
+        self.exchange = _Affine(chip.exchange_cycles_per_byte, 0)
+        self._kernels: dict[tuple[int, ...], int] = {}
+
+    def kernel(self, sizes: Sequence[int]) -> int:
+        """`t10.passes.plan.kernel_cycles` (cached)."""
+        key = tuple(sizes)
+        cycles = self._kernels.get(key)
+        if cycles is None:
+            cycles = self._matmul(key) if self.contraction else self.kernel_ew(prod(key))
+            self._kernels[key] = cycles
+        return cycles
+
+    def _matmul(self, sizes: tuple[int, ...]) -> int:
+        dims = [1, 1, 1, 1]
+        for role, size in zip(self.roles, sizes, strict=True):
+            dims[role] *= size
+        b, m, k, n = dims
+        row_block, k_bytes_block, col_block = self.mm_blocks
+        rows = -(-m // row_block)
+        kblocks = -(-(k * self.eb) // k_bytes_block)
+        cols = -(-n // col_block)
+        scaled = b * (
+            self.eb * self.mm_inner * rows * kblocks * cols
+            + self.mm_k * kblocks * cols
+            + self.mm_col * cols
+            + self.mm_fixed
+        )
+        return -(-scaled // self.mm_den)
+
+    def estimate(self, plan: Plan) -> Estimate:
+        factors, temporal, steps = plan.factors, plan.temporal_dim, plan.steps
+        tiles = [-(-s // f) for s, f in zip(self.sizes, factors, strict=True)]
+        if temporal is not None:
+            tiles[temporal] = -(-tiles[temporal] // steps) * steps
+        pieces = {r.operand: r.pieces for r in plan.rotations}
+        elements = shifted = 0
+        for i, dims in enumerate(self.in_dims):
+            local = prod(tiles[d] for d in dims)
+            p = pieces.get(i)
+            if p is None:
+                elements += local
+            else:  # window of steps/p chunks plus one incoming chunk
+                chunk = local // steps
+                elements += chunk * (steps // p + 1)
+                shifted += chunk
+        out_tile = prod(tiles[d] for d in self.out_dims)
+        eb = self.eb
+        memory = (elements + out_tile) * eb
+        if temporal is not None:
+            tiles[temporal] //= steps
+        compute = steps * self.kernel(tiles)
+        exchange = (steps - 1) * self.exchange(shifted * eb) if shifted else 0
+        syncs = steps
+        group = prod(factors[d] for d in self.red)
+        if group > 1:
+            moved = (group - 1) * -(-out_tile // group)
+            exchange += 2 * self.exchange(moved * eb)
+            compute += self.reduce_ew(moved)
+            syncs += 2
+            memory += moved * eb
+        return Estimate(compute, exchange, syncs * self.sync, memory)
+
+
+# --------------------------------------------------------------------------------------------
+# Pareto frontier
+# --------------------------------------------------------------------------------------------
+
+
+def plan_key(plan: Plan) -> tuple:
+    """Deterministic tie-break between plans with equal estimates: fewer cores first."""
+    return (
+        plan.cores,
+        plan.factors,
+        -1 if plan.temporal_dim is None else plan.temporal_dim,
+        plan.steps,
+        tuple((r.operand, r.ring_dim, r.pieces) for r in plan.rotations),
+    )
+
+
+class _Frontier:
+    """Pareto-optimal (bytes, cycles) points, bytes ascending and cycles strictly descending;
+    equal points keep the plan with the smallest `plan_key`."""
+
+    def __init__(self) -> None:
+        self.bytes: list[int] = []
+        self.cycles: list[int] = []
+        self.items: list[tuple[tuple, Plan, Estimate]] = []
+
+    def beaten(self, nbytes: int, cycles: int) -> bool:
+        """Whether some point is at least as good on both and better on one."""
+        i = bisect.bisect_right(self.bytes, nbytes) - 1
+        if i < 0:
+            return False
+        return self.cycles[i] < cycles or (self.cycles[i] == cycles and self.bytes[i] < nbytes)
+
+    def add(self, plan: Plan, est: Estimate) -> None:
+        b, c = est.sram_bytes, est.cycles
+        if self.beaten(b, c):
+            return
+        key = plan_key(plan)
+        pos = bisect.bisect_left(self.bytes, b)
+        if pos < len(self.bytes) and self.bytes[pos] == b and self.cycles[pos] == c:
+            if key < self.items[pos][0]:
+                self.items[pos] = (key, plan, est)
+            return
+        end = pos
+        while end < len(self.bytes) and self.cycles[end] >= c:
+            end += 1
+        self.bytes[pos:end] = [b]
+        self.cycles[pos:end] = [c]
+        self.items[pos:end] = [(key, plan, est)]
+
+    def points(self) -> list[tuple[Plan, Estimate]]:
+        """Memory descending, cycles ascending (the fastest plan first)."""
+        return [(plan, est) for _, plan, est in reversed(self.items)]
+
+
+def pareto_frontier(points: Sequence[tuple[Plan, Estimate]]) -> list[tuple[Plan, Estimate]]:
+    """The Pareto frontier over (sram_bytes, cycles) of any (plan, estimate) pairs."""
+    frontier = _Frontier()
+    for plan, est in points:
+        frontier.add(plan, est)
+    return frontier.points()
+
+
+# --------------------------------------------------------------------------------------------
+# Intra-operator search
+# --------------------------------------------------------------------------------------------
+
+
+def _check_options(planner: str, min_utilization: float) -> None:
+    if planner not in PLANNERS:
+        raise T10Error(
+            f"unknown planner '{planner}': choose one of {', '.join(PLANNERS)} "
+            "(t10 rotates shared tensors among cores; replicate copies them)"
+        )
+    if not 0.0 <= min_utilization <= 1.0:
+        raise T10Error(
+            f"min_utilization must be between 0 and 1 (a fraction of the usable cores), "
+            f"got {min_utilization}"
+        )
+
+
+class _Search:
+    """The search over one operator; see the module docstring."""
+
+    def __init__(self, chip: ChipSpec, expr: TensorExpr, rotate: bool, min_cores: int) -> None:
+        self.cores = chip.cores
+        self.expr = expr
+        self.rotate = rotate
+        self.min_cores = min_cores
+        self.fast = FastEstimator(chip, expr)
+        self.sizes = expr.loop_sizes
+        self.red = expr.reduction_dims
+        self.par = tuple(d for d in range(expr.rank) if d not in self.red)
+        self.in_dims = self.fast.in_dims
+        # loop dims each input could rotate around (the ones it does not read)
+        self.ring_dims = tuple(
+            tuple(g for g in range(expr.rank) if g not in dims) for dims in self.in_dims
+        )
+        self._hi = [
+            {lo: factor_range(size, self.cores, lo) for lo in factor_candidates(size, self.cores)}
+            for size in self.sizes
+        ]
+        self.frontier = _Frontier()
+        self._groups: dict[tuple, tuple[int, ...] | None] = {}
+
+    # ---- factor realisation
+
+    def hi(self, d: int, lo: int) -> int:
+        """The largest factor of d with the tile of candidate `lo`."""
+        return self._hi[d][lo]
+
+    def tiles(self, lows: tuple[int, ...]) -> list[int]:
+        return [-(-s // f) for s, f in zip(self.sizes, lows, strict=True)]
+
+    def best_group(
+        self, out_tile: int, specs: tuple[tuple[int, int, int], ...], budget: int
+    ) -> tuple[int, ...] | None:
+        """Reduction factors, one per (lo, hi, multiple-of) spec with product <= budget, that
+        minimise the all-reduce volume (G-1)*ceil(T/G), then G, then lexicographically."""
+        key = (out_tile, specs, budget)
+        if key in self._groups:
+            return self._groups[key]
+        best: tuple[int, int, tuple[int, ...]] | None = None
+
+        def rec(i: int, group: int, acc: tuple[int, ...]) -> None:
+            nonlocal best
+            if i == len(specs):
+                cand = ((group - 1) * -(-out_tile // group), group, acc)
+                if best is None or cand < best:
+                    best = cand
+                return
+            lo, hi, mult = specs[i]
+            f = -(-lo // mult) * mult
+            limit = min(hi, budget // group)
+            while f <= limit:
+                rec(i + 1, group * f, (*acc, f))
+                f += mult
+
+        rec(0, 1, ())
+        result = None if best is None else best[2]
+        self._groups[key] = result
+        return result
+
+    def realise(
+        self, lows: tuple[int, ...], rings: dict[int, int], out_tile: int
+    ) -> tuple[int, ...] | None:
+        """The cheapest factors with the tiles of `lows` where ring dim g (-> pieces p) is a
+        multiple of p; None if no such factors fit the chip."""
+        factors = list(lows)
+        for g, p in rings.items():
+            factors[g] = -(-lows[g] // p) * p
+        used = prod(factors[d] for d in self.par)
+        if used > self.cores:
+            return None
+        if self.red:
+            specs = tuple((lows[d], self.hi(d, lows[d]), rings.get(d, 1)) for d in self.red)
+            group = self.best_group(out_tile, specs, self.cores // used)
+            if group is None:
+                return None
+            for d, f in zip(self.red, group, strict=True):
+                factors[d] = f
+        return tuple(factors)
+
+    # ---- plans
+
+    def out_tile(self, tiles: Sequence[int]) -> int:
+        return prod(tiles[d] for d in self.fast.out_dims)
+
+    def spatial(self, lows: tuple[int, ...]) -> tuple[Plan, Estimate] | None:
+        factors = self.realise(lows, {}, self.out_tile(self.tiles(lows)))
+        if factors is None:
+            return None
+        plan = Plan(factors)
+        return plan, self.fast.estimate(plan)
+
+    def memory_bound(self, lows: tuple[int, ...], spatial: Estimate) -> int:
+        """A lower bound on the bytes of every rotating plan with these tiles: each input that
+        could rotate holds at least one chunk more than 1/P of its tile along some dim."""
+        tiles = self.tiles(lows)
+        eb = self.fast.eb
+        saved = 0
+        for dims, rings in zip(self.in_dims, self.ring_dims, strict=True):
+            pmax = max((self.hi(g, lows[g]) for g in rings), default=1)
+            if pmax < 2:
+                continue
+            local = prod(tiles[d] for d in dims)
+            least = min(local // tiles[d] * (-(-tiles[d] // pmax) + 1) for d in set(dims))
+            saved += max(0, local - least) * eb
+        return spatial.sram_bytes - saved
+
+    def rotating(self, lows: tuple[int, ...], spatial: Plan) -> Iterator[Plan]:
+        """The rotating plans with the tiles of `lows` (one per distinct estimate) that a cheap
+        lower bound does not rule out against the current frontier. `spatial` is the tiles'
+        spatial plan: its all-reduce and cycles bound every rotating plan's from below."""
+        tiles = self.tiles(lows)
+        eb = self.fast.eb
+        floor_cycles = self.fast.estimate(spatial).cycles
+        group = prod(spatial.factors[d] for d in self.red)
+        # the spatial plan's all-reduce is the least of any plan with these tiles
+        moved = (group - 1) * -(-self.out_tile(tiles) // group)
+        base_used = prod(lows)
+        for d in range(self.expr.rank):
+            if tiles[d] < 2:
+                continue
+            readers = [i for i, dims in enumerate(self.in_dims) if d in dims]
+            for rots in self._rotations(lows, tiles[d], readers, 0, base_used, 1, {}):
+                if not rots:
+                    continue
+                steps = lcm(*(p for _, _, p in rots))
+                padded = list(tiles)
+                padded[d] = -(-tiles[d] // steps) * steps
+                out_tile = self.out_tile(padded)
+                elements, shifted = self.input_elements(padded, steps, rots)
+                memory = (elements + out_tile + moved) * eb
+                cycles = (
+                    floor_cycles
+                    + (steps - 1) * (self.fast.sync + self.fast.exchange(shifted * eb))
+                )
+                if self.frontier.beaten(memory, cycles):
+                    continue
+                factors = self.realise(lows, {g: p for _, g, p in rots}, out_tile)
+                if factors is not None:
+                    yield Plan(factors, d, steps, tuple(Rotation(*r) for r in rots))
+
+    def input_elements(
+        self, tiles: Sequence[int], steps: int, rots: tuple[tuple[int, int, int], ...]
+    ) -> tuple[int, int]:
+        """(elements held, elements shifted per step) of the inputs, as `FastEstimator`."""
+        pieces = {i: p for i, _, p in rots}
+        elements = shifted = 0
+        for i, dims in enumerate(self.in_dims):
+            local = prod(tiles[d] for d in dims)
+            p = pieces.get(i)
+            if p is None:
+                elements += local
+            else:
+                chunk = local // steps
+                elements += chunk * (steps // p + 1)
+                shifted += chunk
+        return elements, shifted
+
+    def _rotations(
+        self,
+        lows: tuple[int, ...],
+        temporal_tile: int,
+        readers: list[int],
+        j: int,
+        used: int,
+        steps: int,
+        rings: dict[int, int],
+    ) -> Iterator[tuple[tuple[int, int, int], ...]]:
+        """Like `rotation_choices`, over the factor ranges of the tiles: reader j rotates in
+        p pieces on ring g if some factor with g's tile is a multiple of p, the cores still
+        fit (`used`: product of the smallest such factors) and the steps lcm(p) fit the tile."""
+        if j == len(readers):
+            yield ()
+            return
+        yield from self._rotations(lows, temporal_tile, readers, j + 1, used, steps, rings)
+        i = readers[j]
+        for g in self.ring_dims[i]:
+            if g in rings:
+                continue
+            lo, hi = lows[g], self.hi(g, lows[g])
+            for p in range(2, min(hi, temporal_tile) + 1):
+                f = -(-lo // p) * p
+                new_steps = lcm(steps, p)
+                if f > hi or new_steps > temporal_tile or used // lo * f > self.cores:
+                    continue
+                rings[g] = p
+                for rest in self._rotations(
+                    lows, temporal_tile, readers, j + 1, used // lo * f, new_steps, rings
+                ):
+                    yield ((i, g, p), *rest)
+                del rings[g]
+
+    def run(self) -> list[tuple[Plan, Estimate]]:
+        bounds: list[tuple[int, int, tuple[int, ...], Plan]] = []
+        for lows in spatial_factors(self.expr, self.cores, self.min_cores):
+            found = self.spatial(lows)
+            if found is None:
+                continue
+            plan, est = found
+            self.frontier.add(plan, est)
+            if self.rotate:
+                bounds.append((est.cycles, self.memory_bound(lows, est), lows, plan))
+        # fastest tile vectors first: they tighten the frontier the most
+        for cycles, nbytes, lows, spatial in sorted(bounds):
+            if self.frontier.beaten(nbytes, cycles):
+                continue
+            for plan in self.rotating(lows, spatial):
+                self.frontier.add(plan, self.fast.estimate(plan))
+        return self.frontier.points()
+
+
+def operator_frontier(
+    chip: ChipSpec, expr: TensorExpr, planner: str = "t10", min_utilization: float = 0.5
+) -> list[tuple[Plan, Estimate]]:
+    """The Pareto frontier of one operator's plans over (sram_bytes, cycles), memory
+    descending / cycles ascending (the fastest plan first); equal points keep the plan with
+    fewer cores. `planner` "t10" searches rotating plans, "replicate" spatial ones only.
+    Plans stand for at least `min_utilization` of the cores the operator can use (see
+    `spatial_factors`); if none does, the threshold is dropped."""
+    _check_options(planner, min_utilization)
+    rotate = planner == "t10"
+    min_cores = min_cores_for(chip, expr, min_utilization)
+    frontier = _Search(chip, expr, rotate, min_cores).run()
+    if not frontier:
+        frontier = _Search(chip, expr, rotate, 1).run()
+    return frontier
+
+
+# --------------------------------------------------------------------------------------------
+# Pinned plans
+# --------------------------------------------------------------------------------------------
+
+
+def describe_plan(plan: Plan) -> str:
+    """The plan in `#rtensor.plan<...>` syntax."""
+    text = f"grid [{', '.join(map(str, plan.factors))}]"
+    if plan.temporal_dim is not None:
+        rots = ", ".join(f"({r.operand}, d{r.ring_dim}, {r.pieces})" for r in plan.rotations)
+        text += f" shift d{plan.temporal_dim} steps {plan.steps} rotate [{rots}]"
+    return text
+
+
+def plan_problem(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> str | None:
+    """Why `plan` cannot run `expr` on `chip` (None if it can). Accepts what `temporal_plans`
+    generates, and also steps that are a multiple of the pieces' lcm (a finer pace)."""
+    rank = expr.rank
+    if len(plan.factors) != rank:
+        return f"it has {len(plan.factors)} factors but the operator has {rank} loop dims"
+    for d, (f, size) in enumerate(zip(plan.factors, expr.loop_sizes, strict=True)):
+        if not 1 <= f <= size:
+            return f"factor {f} of d{d} must be between 1 and the loop size {size}"
+    if plan.cores > chip.cores:
+        return f"it uses {plan.cores} cores but chip '{chip.name}' has {chip.cores}"
+    d = plan.temporal_dim
+    if d is None:
+        if plan.steps != 1 or plan.rotations:
+            return "a plan without a shift dim must have 1 step and no rotations"
+        return None
+    if not 0 <= d < rank:
+        return f"shift dim d{d} is not a loop dim"
+    tile = -(-expr.loop_sizes[d] // plan.factors[d])
+    if not 1 <= plan.steps <= tile:
+        return f"{plan.steps} steps do not fit the tile of {tile} of shift dim d{d}"
+    operands, rings = set(), set()
+    for r in plan.rotations:
+        if not 0 <= r.operand < len(expr.inputs):
+            return f"rotation of input {r.operand}: the operator has {len(expr.inputs)} inputs"
+        acc = expr.inputs[r.operand]
+        if not acc.uses(d):
+            return f"input {r.operand} does not read shift dim d{d}, so it cannot rotate"
+        if not 0 <= r.ring_dim < rank or acc.uses(r.ring_dim):
+            return f"ring d{r.ring_dim} of input {r.operand} must be a loop dim it does not read"
+        if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
+            return (f"input {r.operand} rotates in {r.pieces} pieces, which must be >= 2 and "
+                    f"divide the factor {plan.factors[r.ring_dim]} of ring d{r.ring_dim}")
+        if r.operand in operands or r.ring_dim in rings:
+            return "each input rotates at most once and rings use distinct dims"
+        operands.add(r.operand)
+        rings.add(r.ring_dim)
+    if plan.rotations and plan.steps % lcm(*(r.pieces for r in plan.rotations)):
+        return f"{plan.steps} steps must be a multiple of every rotation's pieces"
+    return None
+
+
+def validate_plan(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> None:
+    """Raise `T10Error` naming the operator if `plan` cannot run it (see `plan_problem`)."""
+    problem = plan_problem(chip, expr, plan)
+    if problem is not None:
+        raise T10Error(
+            f"operator '{expr.name}': pinned plan <{describe_plan(plan)}> is invalid: {problem}"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Inter-operator search
+# --------------------------------------------------------------------------------------------
+
+
+def resident_bytes(expr: TensorExpr, plan: Plan, constant_inputs: Collection[int]) -> int:
+    """Per-core bytes of the constant inputs (weights) in the plan's layout: they stay on
+    chip for the whole program."""
+    layouts = input_layouts(expr, plan)
+    return sum(layouts[i].local_elements() for i in constant_inputs) * expr.elem_bytes
+
+
+def split_bytes(
+    expr: TensorExpr, plan: Plan, est: Estimate, constant_inputs: Collection[int]
+) -> tuple[int, int]:
+    """(resident, transient) per-core bytes of a plan: `est.sram_bytes` split into the
+    constant inputs and everything else (activations, rotation buffers, reduction scratch)."""
+    resident = resident_bytes(expr, plan, constant_inputs)
+    return resident, est.sram_bytes - resident
+
+
+@dataclass(frozen=True)
+class PlanPoint:
+    """One frontier plan of an operator, with its bytes split for the model's memory."""
+
+    plan: Plan
+    estimate: Estimate
+    resident_bytes: int
+
+    @property
+    def transient_bytes(self) -> int:
+        return self.estimate.sram_bytes - self.resident_bytes
+
+    @property
+    def cycles(self) -> int:
+        return self.estimate.cycles
+
+
+@dataclass(frozen=True)
+class OpOptions:
+    """The plans one operator may take, fastest (and fattest) first; pinned: exactly one."""
+
+    name: str
+    points: tuple[PlanPoint, ...]
+    pinned: bool = False
+
+
+def op_options(
+    expr: TensorExpr,
+    frontier: Sequence[tuple[Plan, Estimate]],
+    constant_inputs: Collection[int],
+    pinned: bool = False,
+) -> OpOptions:
+    points = tuple(
+        PlanPoint(plan, est, resident_bytes(expr, plan, constant_inputs))
+        for plan, est in frontier
+    )
+    return OpOptions(expr.name, points, pinned)
+
+
+def pinned_options(
+    chip: ChipSpec, expr: TensorExpr, plan: Plan, constant_inputs: Collection[int]
+) -> OpOptions:
+    """The options of an operator whose plan is fixed (validated, estimate recomputed)."""
+    validate_plan(chip, expr, plan)
+    return op_options(expr, [(plan, estimate(chip, expr, plan))], constant_inputs, pinned=True)
+
+
+def model_bytes(points: Sequence[PlanPoint]) -> int:
+    """Per-core bytes of a model: all resident bytes + the largest transient bytes."""
+    if not points:
+        return 0
+    return sum(p.resident_bytes for p in points) + max(p.transient_bytes for p in points)
+
+
+class _Greedy:
+    """State of the memory reconciliation: one frontier index per operator."""
+
+    def __init__(self, ops: Sequence[OpOptions]) -> None:
+        self.ops = ops
+        self.idx = [0] * len(ops)
+        # suffix minimum of resident bytes: can moving later ever shrink the weights?
+        self.min_resident_after: list[list[int]] = []
+        for op in ops:
+            after, best = [], None
+            for p in reversed(op.points):
+                after.append(best if best is not None else 1 << 62)
+                best = p.resident_bytes if best is None else min(best, p.resident_bytes)
+            self.min_resident_after.append(after[::-1])
+
+    def point(self, i: int, j: int | None = None) -> PlanPoint:
+        return self.ops[i].points[self.idx[i] if j is None else j]
+
+    def chosen(self) -> list[PlanPoint]:
+        return [self.point(i) for i in range(len(self.ops))]
+
+    def moves(self) -> list[tuple[float, int, dict[int, int]]]:
+        """Candidate moves (extra cycles per byte saved, tie-break, {op: new index}): for each
+        op, its first later plan that shrinks the model; and, when several ops share the
+        largest transient bytes, moving all of them below it."""
+        chosen = self.chosen()
+        resident = sum(p.resident_bytes for p in chosen)
+        transients = [p.transient_bytes for p in chosen]
+        top = max(transients)
+        holders = [i for i, t in enumerate(transients) if t == top]
+        second = max((t for t in transients if t != top), default=0)
+        now = resident + top
+        found: list[tuple[float, int, dict[int, int]]] = []
+        for i, op in enumerate(self.ops):
+            cur = chosen[i]
+            others = second if holders == [i] else top
+            if others == top and self.min_resident_after[i][self.idx[i]] >= cur.resident_bytes:
+                continue  # only smaller weights could help, and there are none later
+            for j in range(self.idx[i] + 1, len(op.points)):
+                p = op.points[j]
+                after = resident - cur.resident_bytes + p.resident_bytes + max(
+                    p.transient_bytes, others
+                )
+                if after < now:
+                    found.append(((p.cycles - cur.cycles) / (now - after), i, {i: j}))
+                    break
+        if len(holders) > 1:
+            group = self._group_move(holders, top)
+            if group:
+                after = model_bytes([self.point(i, group.get(i)) for i in range(len(self.ops))])
+                extra = sum(self.point(i, j).cycles - chosen[i].cycles for i, j in group.items())
+                if after < now:
+                    found.append((extra / (now - after), min(group), group))
+        return found
+
+    def _group_move(self, holders: list[int], top: int) -> dict[int, int] | None:
+        group = {}
+        for i in holders:
+            j = next(
+                (j for j in range(self.idx[i] + 1, len(self.ops[i].points))
+                 if self.ops[i].points[j].transient_bytes < top),
+                None,
+            )
+            if j is None:
+                return None
+            group[i] = j
+        return group
+
+    def run(self, capacity: int) -> bool:
+        """Move operators until the model fits; False if stuck."""
+        while model_bytes(self.chosen()) > capacity:
+            moves = self.moves()
+            if not moves:
+                return False
+            _, _, move = min(moves, key=lambda m: (m[0], m[1]))
+            for i, j in move.items():
+                self.idx[i] = j
+        return True
+
+    def relax(self, capacity: int) -> None:
+        """Move operators back to faster plans while the model still fits (largest saving
+        first); used after a fallback to the smallest model."""
+        while True:
+            best: tuple[int, int, int] | None = None
+            for i, op in enumerate(self.ops):
+                cur = self.idx[i]
+                for j in range(cur):
+                    self.idx[i] = j
+                    fits = model_bytes(self.chosen()) <= capacity
+                    self.idx[i] = cur
+                    if fits:
+                        gain = op.points[cur].cycles - op.points[j].cycles
+                        if gain > 0 and (best is None or gain > best[0]):
+                            best = (gain, i, j)
+                        break
+            if best is None:
+                return
+            self.idx[best[1]] = best[2]
+
+
+def smallest_model(ops: Sequence[OpOptions]) -> tuple[int, list[int]]:
+    """The exact minimum of the model's per-core bytes over every choice of frontier plans,
+    and one choice (frontier index per op) achieving it: for each bound on the transient
+    bytes, every op takes its smallest-weights plan within the bound."""
+    per_op = []
+    for op in ops:
+        order = sorted(range(len(op.points)), key=lambda j: op.points[j].transient_bytes)
+        ts = [op.points[j].transient_bytes for j in order]
+        best_j, prefix = [], None
+        for j in order:
+            if prefix is None or op.points[j].resident_bytes < op.points[prefix].resident_bytes:
+                prefix = j
+            best_j.append(prefix)
+        per_op.append((ts, best_j))
+    best: tuple[int, list[int]] | None = None
+    bounds = sorted({t for ts, _ in per_op for t in ts})
+    for bound in bounds:
+        choice = []
+        for ts, best_j in per_op:
+            k = bisect.bisect_right(ts, bound) - 1
+            if k < 0:
+                break
+            choice.append(best_j[k])
+        else:
+            total = model_bytes([op.points[j] for op, j in zip(ops, choice, strict=True)])
+            if best is None or total < best[0]:
+                best = (total, choice)
+    assert best is not None
+    return best
+
+
+def _does_not_fit(chip: ChipSpec, ops: Sequence[OpOptions], planner: str) -> T10Error:
+    least, choice = smallest_model(ops)
+    points = [op.points[j] for op, j in zip(ops, choice, strict=True)]
+    biggest = sorted(
+        range(len(ops)), key=lambda i: -(points[i].resident_bytes + points[i].transient_bytes)
+    )[:3]
+    names = ", ".join(
+        f"'{ops[i].name}' ({points[i].resident_bytes} bytes of resident weights + "
+        f"{points[i].transient_bytes} bytes while it runs)"
+        for i in biggest
+    )
+    fix = f"use a chip with more SRAM per core or more cores than {chip.cores}"
+    if planner == "replicate":
+        fix += (", or the t10 planner (planner=t10), which rotates shared tensors among cores "
+                "instead of replicating them")
+    return T10Error(
+        f"the model does not fit chip '{chip.name}': it has {chip.sram_bytes_per_core} bytes "
+        f"of SRAM per core, but the smallest plans need {least} bytes per core; the largest "
+        f"operators: {names}; {fix}"
+    )
+
+
+def choose_plans(
+    chip: ChipSpec, ops: Sequence[OpOptions], planner: str = "t10"
+) -> list[PlanPoint]:
+    """One plan per operator so that the model fits `chip.sram_bytes_per_core` (see the
+    module docstring for the greedy). Pinned operators never move. Raises `T10Error` when no
+    choice fits (`planner` only words the suggested fix)."""
+    if any(not op.points for op in ops):
+        empty = next(op.name for op in ops if not op.points)
+        raise T10Error(f"operator '{empty}': the plan search found no plan")
+    capacity = chip.sram_bytes_per_core
+    greedy = _Greedy(ops)
+    if not greedy.run(capacity):
+        least, choice = smallest_model(ops)
+        if least > capacity:
+            raise _does_not_fit(chip, ops, planner)
+        greedy.idx = list(choice)
+        greedy.relax(capacity)
+    return greedy.chosen()

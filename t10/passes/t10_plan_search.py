@@ -1,0 +1,130 @@
+"""t10-plan-search: choose a compute-shift plan for every `linalg.generic` of a module.
+
+An analysis pass: it changes no operation, it only writes attributes.
+
+- on every generic: `t10.plan = #rtensor.plan<...>` (the chosen plan) and
+  `t10.estimate = #rtensor.estimate<...>` (its cycles and bytes per core);
+- on the module: `t10.chip` (the `chip` option as given) and `t10.planner`.
+
+Per operator it builds the Pareto frontier of plans (`operator_frontier`), then picks one plan
+per operator so that the whole model fits the chip's SRAM (`choose_plans`): weights (inputs
+defined by `arith.constant`) stay resident, everything else is live only while its operator
+runs. A generic that already carries `t10.plan` is *pinned*: its plan is validated and kept,
+only its estimate is recomputed, and the memory reconciliation never moves it.
+
+    xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5}'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, linalg
+from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+
+from t10.errors import T10Error
+from t10.passes.plan import Plan
+from t10.passes.plan_search import (
+    PLANNERS,
+    OpOptions,
+    PlanPoint,
+    choose_plans,
+    op_options,
+    operator_frontier,
+    pinned_options,
+)
+from t10.passes.tensor_expr import TensorExpr, linalg_tensor_expr, op_name
+from t10.sim.chip_spec import ChipSpec, load_chip
+from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr
+
+PLAN_ATTR = "t10.plan"
+ESTIMATE_ATTR = "t10.estimate"
+CHIP_ATTR = "t10.chip"
+GENERIC = "linalg.generic"
+"""Matched by name: `linalg.GenericOp` is deprecated at the package level in xDSL 0.75 and
+the project bans importing it from `xdsl.dialects.linalg.ops`."""
+PLANNER_ATTR = "t10.planner"
+
+
+def estimate_attr(point: PlanPoint) -> EstimateAttr:
+    est = point.estimate
+    return EstimateAttr(
+        IntAttr(est.cycles),
+        IntAttr(est.compute_cycles),
+        IntAttr(est.exchange_cycles),
+        IntAttr(est.sync_cycles),
+        IntAttr(est.sram_bytes),
+    )
+
+
+def constant_inputs(op: linalg.GenericOp) -> tuple[int, ...]:
+    """Indices of the inputs defined by `arith.constant` (weights: resident on chip)."""
+    return tuple(i for i, v in enumerate(op.inputs) if isinstance(v.owner, arith.ConstantOp))
+
+
+def pinned_plan(op: linalg.GenericOp) -> Plan | None:
+    attr = op.attributes.get(PLAN_ATTR)
+    if attr is None:
+        return None
+    if not isinstance(attr, PlanAttr):
+        raise T10Error(
+            f"operator '{op_name(op)}': attribute '{PLAN_ATTR}' must be an #rtensor.plan<...>, "
+            f"got {attr}"
+        )
+    return attr.to_plan()
+
+
+@dataclass(frozen=True)
+class T10PlanSearch(ModulePass):
+    """Intra-operator Pareto search and inter-operator memory reconciliation (T10)."""
+
+    name = "t10-plan-search"
+
+    chip: str = "ipu-mk2"
+    """A built-in chip name or a chip JSON file."""
+    planner: str = "t10"
+    """`t10` (rotating tensors) or `replicate` (spatial partitions only)."""
+    min_utilization: float = 0.5
+    """Plans must be able to use at least this fraction of the cores an operator can use."""
+
+    def check_options(self) -> None:
+        if self.planner not in PLANNERS:
+            raise T10Error(
+                f"t10-plan-search: unknown planner '{self.planner}'; choose one of "
+                f"{', '.join(PLANNERS)}"
+            )
+        if not 0.0 <= self.min_utilization <= 1.0:
+            raise T10Error(
+                f"t10-plan-search: min-utilization must be between 0 and 1, "
+                f"got {self.min_utilization}"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.check_options()
+        chip = load_chip(self.chip)
+        generics = [o for o in op.walk() if o.name == GENERIC]
+        frontiers: dict[TensorExpr, list] = {}
+        options = [self.options(chip, g, frontiers) for g in generics]
+        chosen = choose_plans(chip, options, self.planner)
+        for generic, point in zip(generics, chosen, strict=True):
+            generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
+            generic.attributes[ESTIMATE_ATTR] = estimate_attr(point)
+        op.attributes[CHIP_ATTR] = StringAttr(self.chip)
+        op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
+
+    def options(
+        self, chip: ChipSpec, op: linalg.GenericOp, frontiers: dict[TensorExpr, list]
+    ) -> OpOptions:
+        """The plans `op` may take; frontiers are shared between identical operators."""
+        expr = linalg_tensor_expr(op)
+        consts = constant_inputs(op)
+        plan = pinned_plan(op)
+        if plan is not None:
+            return pinned_options(chip, expr, plan, consts)
+        key = dataclasses.replace(expr, name="")
+        if key not in frontiers:
+            frontiers[key] = operator_frontier(chip, expr, self.planner, self.min_utilization)
+        return op_options(expr, frontiers[key], consts)

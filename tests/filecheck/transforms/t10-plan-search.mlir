@@ -1,0 +1,107 @@
+// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16}' | filecheck %s --check-prefixes=CHECK,ALL
+// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=replicate}' | filecheck %s --check-prefixes=REPL,ALL
+// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=greedy}' | filecheck %s --check-prefix=BAD
+
+// The planner option is checked before anything else, once per input chunk.
+// BAD-COUNT-4: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate
+
+// Plain: a 64x64x64 matmul and its bias add. No memory pressure on test-16 (256 KiB per
+// core), so both planners pick the fastest plan, which is spatial only.
+
+// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10"}
+// REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate"}
+// ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>
+// ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2064>
+
+builtin.module {
+  func.func @main(%x: tensor<64x64xf32> {t10.name = "input"}) -> (tensor<64x64xf32> {t10.name = "output"}) {
+    %w = arith.constant dense<1.000000e+00> : tensor<64x64xf32>
+    %b = arith.constant dense<5.000000e-01> : tensor<64xf32>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>) attrs = {t10.name = "fc/MatMul"} {
+    ^bb0(%a: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %a, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) attrs = {t10.name = "fc/Add"} {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    func.return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Pinned: the matmul's hand-written plan (Cannon on a 4x4 grid) is kept with a recomputed
+// estimate, whatever the planner; the unpinned add is still searched.
+
+// ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>, t10.estimate = #rtensor.estimate<cycles = 8602, compute = 6408, exchange = 1722, sync = 472, bytes = 5120>
+// ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>
+
+builtin.module {
+  func.func @main(%x: tensor<64x64xf32> {t10.name = "input"}) -> (tensor<64x64xf32> {t10.name = "output"}) {
+    %w = arith.constant dense<1.000000e+00> : tensor<64x64xf32>
+    %b = arith.constant dense<5.000000e-01> : tensor<64xf32>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>) attrs = {t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>} {
+    ^bb0(%a: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %a, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) attrs = {t10.name = "fc/Add"} {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    func.return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Memory pressure: 256x512 by a resident 512x512 weight does not fit 256 KiB per core when
+// replicated; the t10 planner rotates the activation around the ring of the 8 n-cores.
+
+// CHECK:     t10.name = "big/MatMul", t10.plan = #rtensor.plan<grid [1, 8, 2] shift d2 steps 8 rotate [(0, d1, 8)]>, t10.estimate = #rtensor.estimate<cycles = 423144, compute = 339380, exchange = 82584, sync = 1180, bytes = 229376>
+// REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 360448 bytes per core;
+// REPL-SAME: 'big/MatMul' (131072 bytes of resident weights + 229376 bytes while it runs);
+// REPL-SAME: or the t10 planner (planner=t10)
+
+builtin.module {
+  func.func @main(%x: tensor<256x512xf32> {t10.name = "input"}) -> (tensor<256x512xf32> {t10.name = "output"}) {
+    %w = arith.constant dense<1.000000e+00> : tensor<512x512xf32>
+    %z = arith.constant dense<0.000000e+00> : tensor<256x512xf32>
+    %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<256x512xf32>, tensor<512x512xf32>) outs(%z : tensor<256x512xf32>) attrs = {t10.name = "big/MatMul"} {
+    ^bb0(%a: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %a, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<256x512xf32>
+    func.return %mm : tensor<256x512xf32>
+  }
+}
+
+// -----
+
+// A pinned plan that does not fit its operator is an error naming the operator.
+
+// ALL: operator 'fc/MatMul': pinned plan <grid [4, 4]> is invalid: it has 2 factors but the operator has 3 loop dims
+
+builtin.module {
+  func.func @main(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf32> {
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>) attrs = {t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [4, 4]>} {
+    ^bb0(%a: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %a, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    func.return %mm : tensor<64x64xf32>
+  }
+}
