@@ -1,0 +1,140 @@
+"""Interpreter functions for the `chip` dialect (the BSP program) and the cycle report.
+
+A superstep costs: the sum of its kernels' cycles (every core of a kernel's grid runs the same
+sub-operator, so the slowest core is any core), plus for each exchange op the exchange cycles
+of its busiest core's bytes, plus one sync (plus one more per all-reduce: it runs as a
+reduce-scatter and an all-gather phase). Per operator label, the report adds these up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+
+from t10.errors import T10Error
+from t10.sim import costs
+from t10.sim.interpreter_core import SimState, StepCost
+from t10.t10_dialects import chip
+
+
+@dataclass(frozen=True)
+class OpStats:
+    """What the supersteps labelled `name` cost, summed over them."""
+
+    name: str
+    compute_cycles: int
+    exchange_cycles: int
+    sync_cycles: int
+    supersteps: int
+    exchanged_bytes: int
+    """Per superstep the busiest core's bytes of each exchange op, summed."""
+    cores_used: int
+    """Most cores any of its kernels or exchange ops runs on."""
+    sram_bytes_per_core: int
+    """Peak bytes live on the busiest core while these supersteps run."""
+
+    @property
+    def cycles(self) -> int:
+        return self.compute_cycles + self.exchange_cycles + self.sync_cycles
+
+
+@dataclass(frozen=True)
+class SimReport:
+    total_cycles: int
+    seconds: float
+    peak_sram_bytes_per_core: int
+    ops: list[OpStats]
+
+    def op(self, name: str) -> OpStats:
+        """The stats of the operator label `name`."""
+        for stats in self.ops:
+            if stats.name == name:
+                return stats
+        raise T10Error(f"no superstep is labelled '{name}'; labels: {[s.name for s in self.ops]}")
+
+
+@dataclass
+class _OpTotals:
+    compute_cycles: int = 0
+    exchange_cycles: int = 0
+    sync_cycles: int = 0
+    supersteps: int = 0
+    exchanged_bytes: int = 0
+    cores_used: int = 0
+    sram_bytes_per_core: int = 0
+
+
+class ReportBuilder:
+    """Accumulates superstep costs per label, in first-seen order."""
+
+    def __init__(self) -> None:
+        self._ops: dict[str, _OpTotals] = {}
+
+    def add(self, label: str, step: StepCost, sync_cycles: int, sram_bytes: int) -> None:
+        t = self._ops.setdefault(label, _OpTotals())
+        t.compute_cycles += step.compute_cycles
+        t.exchange_cycles += step.exchange_cycles
+        t.sync_cycles += sync_cycles
+        t.supersteps += 1
+        t.exchanged_bytes += step.exchanged_bytes
+        t.cores_used = max(t.cores_used, step.cores_used)
+        t.sram_bytes_per_core = max(t.sram_bytes_per_core, sram_bytes)
+
+    def build(self, state: SimState) -> SimReport:
+        ops = [OpStats(name, **vars(t)) for name, t in self._ops.items()]
+        total = sum(op.cycles for op in ops)
+        return SimReport(
+            total_cycles=total,
+            seconds=total / state.chip.clock_hz,
+            peak_sram_bytes_per_core=int(state.peak.max(initial=0)),
+            ops=ops,
+        )
+
+
+@register_impls
+class ChipFunctions(InterpreterFunctions):
+    def __init__(self, state: SimState, report: ReportBuilder):
+        self.state = state
+        self.report = report
+
+    @impl(chip.ProgramOp)
+    def run_program(self, interpreter: Interpreter, op: chip.ProgramOp, args: PythonValues):
+        cores = op.cores.value.data
+        if cores > self.state.chip.cores:
+            raise T10Error(
+                f"chip.program '{op.label.data}' runs on {cores} cores but chip "
+                f"'{self.state.chip.name}' has {self.state.chip.cores}"
+            )
+        return interpreter.run_ssacfg_region(op.body, (), "chip.program")
+
+    @impl_terminator(chip.YieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: chip.YieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    @impl(chip.SuperstepOp)
+    def run_superstep(self, interpreter: Interpreter, op: chip.SuperstepOp, args: PythonValues):
+        label = op.label.data
+        if self.state.step is not None:
+            raise T10Error(f"chip.superstep '{label}' cannot nest in another superstep")
+        step = self.state.step = StepCost()
+        try:
+            interpreter.run_ssacfg_region(op.compute, (), "compute")
+            interpreter.run_ssacfg_region(op.exchange, (), "exchange")
+        finally:
+            self.state.step = None
+        sram = max(int(self.state.live.max(initial=0)), step.transient_peak)
+        syncs = (1 + step.extra_syncs) * costs.sync_cycles(self.state.chip)
+        self.report.add(label, step, syncs, sram)
+        return ()

@@ -1,0 +1,754 @@
+"""Interpreter functions for the SPMD per-core level: `core`, plus the `arith`, `scf` and
+`linalg.yield` ops that appear around and inside core kernels.
+
+Values while simulating:
+- `index`: a Python int (uniform over cores) or an int64 array with one entry per chip core;
+- a host tensor (function argument, `arith.constant dense<...>`, `core.store`): a numpy array;
+- a `!core.buffer<S x T>` on N cores: a `Buffer` whose data is a float32 array `(N, *S)`;
+- kernel-body floats: numpy float32 arrays (one element per core and loop point).
+
+Every op is vectorized over cores: there is no Python loop over cores.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from math import ceil, prod
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+)
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Attribute
+from xdsl.ir.affine import AffineDimExpr
+
+from t10.errors import T10Error
+from t10.passes.plan import Layout, kernel_cycles
+from t10.passes.tensor_expr import ExprKind, TensorExpr, element_bytes, tensor_expr_of
+from t10.sim import costs, layouts
+from t10.sim.chip_spec import ChipSpec
+from t10.t10_dialects import core
+from t10.t10_dialects.syntax import ints_of
+
+with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from xdsl.dialects.linalg import YieldOp as LinalgYieldOp
+
+Index = int | np.ndarray
+"""A per-core index value: uniform int, or an int64 array with one entry per chip core."""
+
+
+# --------------------------------------------------------------------------------------------
+# Simulator state: buffers, SRAM accounting, the cost of the superstep being run
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Buffer:
+    """One `core.alloc`: the same-shaped buffer on each of the first `data.shape[0]` cores."""
+
+    label: str
+    data: np.ndarray
+    elem_bytes: int
+    freed: bool = False
+
+    @property
+    def cores(self) -> int:
+        return self.data.shape[0]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape[1:]
+
+    @property
+    def bytes_per_core(self) -> int:
+        return prod(self.shape) * self.elem_bytes
+
+
+@dataclass
+class StepCost:
+    """What the ops of one `chip.superstep` cost (filled as they run)."""
+
+    compute_cycles: int = 0
+    exchange_cycles: int = 0
+    exchanged_bytes: int = 0
+    extra_syncs: int = 0
+    cores_used: int = 0
+    transient_peak: int = 0
+    """Peak live bytes on any core counting exchange receive buffers that are not a
+    `core.alloc` (the all-reduce's)."""
+
+    def use_cores(self, cores: int) -> None:
+        self.cores_used = max(self.cores_used, cores)
+
+    def add_exchange(self, chip: ChipSpec, nbytes: int) -> None:
+        """One exchange op whose busiest core sends or receives `nbytes`."""
+        self.exchange_cycles += costs.exchange_cycles(chip, nbytes)
+        self.exchanged_bytes += nbytes
+
+
+@dataclass
+class SimState:
+    """Everything the interpreter functions share while one program runs."""
+
+    chip: ChipSpec
+    live: np.ndarray = field(init=False)
+    """Bytes allocated on each core."""
+    peak: np.ndarray = field(init=False)
+    step: StepCost | None = None
+    _exprs: dict[core.KernelOp, TensorExpr] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.live = np.zeros(self.chip.cores, dtype=np.int64)
+        self.peak = np.zeros(self.chip.cores, dtype=np.int64)
+
+    def allocate(self, label: str, cores: int, nbytes: int) -> None:
+        self.check_fits(f"buffer '{label}'", cores, nbytes)
+        self.live[:cores] += nbytes
+        np.maximum(self.peak, self.live, out=self.peak)
+
+    def release(self, buffer: Buffer) -> None:
+        self.live[: buffer.cores] -= buffer.bytes_per_core
+
+    def check_fits(self, what: str, cores: int, nbytes: int) -> None:
+        if cores > self.chip.cores:
+            raise T10Error(
+                f"{what} is allocated on {cores} cores but chip '{self.chip.name}' has "
+                f"{self.chip.cores}"
+            )
+        capacity = self.chip.sram_bytes_per_core
+        over = np.flatnonzero(self.live[:cores] + nbytes > capacity)
+        if over.size:
+            c = int(over[0])
+            raise T10Error(
+                f"core {c}: {what} ({nbytes} bytes) does not fit in SRAM: "
+                f"{int(self.live[c])} of {capacity} bytes already in use"
+            )
+
+    def phase(self, op_name: str) -> StepCost:
+        if self.step is None:
+            raise T10Error(f"'{op_name}' must run inside a chip.superstep")
+        return self.step
+
+    def transient(self, what: str, cores: int, nbytes: int) -> None:
+        """A receive buffer that lives only during the current exchange phase."""
+        self.check_fits(what, cores, nbytes)
+        step = self.phase(what)
+        with_transient = self.live[:cores] + nbytes
+        step.transient_peak = max(step.transient_peak, int(with_transient.max(initial=0)))
+        np.maximum(self.peak[:cores], with_transient, out=self.peak[:cores])
+
+    def kernel_expr(self, op: core.KernelOp) -> TensorExpr:
+        if op not in self._exprs:
+            self._exprs[op] = _kernel_tensor_expr(op)
+        return self._exprs[op]
+
+
+# --------------------------------------------------------------------------------------------
+# Index helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _as_index(x: Any) -> Index:
+    if isinstance(x, np.ndarray) and x.ndim:
+        return x.astype(np.int64, copy=False)
+    return int(x)
+
+
+def per_core(value: Index, cores: int) -> np.ndarray:
+    """The value on each of the first `cores` cores."""
+    if isinstance(value, np.ndarray):
+        return value[:cores]
+    return np.full(cores, value, dtype=np.int64)
+
+
+def uniform(value: Index, what: str) -> int:
+    """A value every core agrees on (e.g. a loop bound)."""
+    if isinstance(value, np.ndarray):
+        if value.size and np.any(value != value[0]):
+            raise T10Error(f"{what} must be the same on every core")
+        return int(value[0]) if value.size else 0
+    return int(value)
+
+
+def _live(buffer: Buffer, what: str) -> Buffer:
+    if buffer.freed:
+        raise T10Error(f"{what}: buffer '{buffer.label}' is used after core.free")
+    return buffer
+
+
+def _need_cores(buffer: Buffer, cores: int, what: str) -> None:
+    if buffer.cores < cores:
+        raise T10Error(
+            f"{what}: buffer '{buffer.label}' lives on {buffer.cores} cores but the op uses {cores}"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# arith, scf, linalg.yield
+# --------------------------------------------------------------------------------------------
+
+
+def _check_divisor(b: Index) -> None:
+    if np.any(np.asarray(b) == 0):
+        raise T10Error("index arithmetic divides by zero")
+
+
+def _divsi(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    q = np.abs(a) // np.abs(b)
+    return np.where(np.sign(a) * np.sign(b) < 0, -q, q)
+
+
+def _floordiv(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    return a // b
+
+
+def _ceildiv(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    return -((-a) // b)
+
+
+def _rem(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    return np.fmod(a, b)
+
+
+INDEX_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.DivUIOp: _floordiv,
+    arith.DivSIOp: _divsi,
+    arith.FloorDivSIOp: _floordiv,
+    arith.CeilDivSIOp: _ceildiv,
+    arith.CeilDivUIOp: _ceildiv,
+    arith.RemUIOp: _rem,
+    arith.RemSIOp: _rem,
+    arith.MinSIOp: np.minimum,
+    arith.MinUIOp: np.minimum,
+    arith.MaxSIOp: np.maximum,
+    arith.MaxUIOp: np.maximum,
+}
+
+FLOAT_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    arith.AddfOp: np.add,
+    arith.SubfOp: np.subtract,
+    arith.MulfOp: np.multiply,
+    arith.DivfOp: np.divide,
+    arith.MaximumfOp: np.maximum,
+    arith.MinimumfOp: np.minimum,
+}
+
+
+def host_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The numpy value of a dense constant (float tensors become float32)."""
+    elem = attr.get_element_type()
+    raw = np.frombuffer(attr.data.data, dtype=np.dtype(elem.format))  # type: ignore[attr-defined]
+    shape = tuple(attr.get_shape())
+    if raw.size == 1 and prod(shape) != 1:
+        raw = np.broadcast_to(raw, (prod(shape),))  # splat
+    dtype = np.float32 if raw.dtype.kind == "f" else np.int64
+    return raw.reshape(shape).astype(dtype)
+
+
+@register_impls
+class ArithFunctions(InterpreterFunctions):
+    """Index arithmetic on per-core values, and the float ops of kernel bodies on arrays."""
+
+    @impl(arith.ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        value: Attribute = op.value
+        if isinstance(value, IntegerAttr):
+            return (int(value.value.data),)
+        if isinstance(value, FloatAttr):
+            return (np.float32(value.value.data),)
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            return (host_array(value),)
+        raise T10Error(f"arith.constant: unsupported value {value}")
+
+    def _binary(self, op: Any, args: PythonValues) -> PythonValues:
+        kind = type(op)
+        if kind in INDEX_BINARY:
+            return (_as_index(INDEX_BINARY[kind](*args)),)
+        return (FLOAT_BINARY[kind](*args),)
+
+    @impl(arith.AddiOp)
+    def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.SubiOp)
+    def run_subi(self, interpreter: Interpreter, op: arith.SubiOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MuliOp)
+    def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.DivUIOp)
+    def run_divui(self, interpreter: Interpreter, op: arith.DivUIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.DivSIOp)
+    def run_divsi(self, interpreter: Interpreter, op: arith.DivSIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.FloorDivSIOp)
+    def run_floordivsi(self, interpreter: Interpreter, op: arith.FloorDivSIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.CeilDivSIOp)
+    def run_ceildivsi(self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.CeilDivUIOp)
+    def run_ceildivui(self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.RemUIOp)
+    def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.RemSIOp)
+    def run_remsi(self, interpreter: Interpreter, op: arith.RemSIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MinSIOp)
+    def run_minsi(self, interpreter: Interpreter, op: arith.MinSIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MinUIOp)
+    def run_minui(self, interpreter: Interpreter, op: arith.MinUIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MaxSIOp)
+    def run_maxsi(self, interpreter: Interpreter, op: arith.MaxSIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MaxUIOp)
+    def run_maxui(self, interpreter: Interpreter, op: arith.MaxUIOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.AddfOp)
+    def run_addf(self, interpreter: Interpreter, op: arith.AddfOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.SubfOp)
+    def run_subf(self, interpreter: Interpreter, op: arith.SubfOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MulfOp)
+    def run_mulf(self, interpreter: Interpreter, op: arith.MulfOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.DivfOp)
+    def run_divf(self, interpreter: Interpreter, op: arith.DivfOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MaximumfOp)
+    def run_maximumf(self, interpreter: Interpreter, op: arith.MaximumfOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.MinimumfOp)
+    def run_minimumf(self, interpreter: Interpreter, op: arith.MinimumfOp, args: PythonValues):
+        return self._binary(op, args)
+
+    @impl(arith.NegfOp)
+    def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: PythonValues):
+        return (np.negative(args[0]),)
+
+
+@register_impls
+class ScfFunctions(InterpreterFunctions):
+    """`scf.for` with bounds every core agrees on; the induction variable is a Python int."""
+
+    @impl(scf.ForOp)
+    def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues):
+        lb, ub, step, *carried = args
+        lo, hi = uniform(lb, "scf.for lower bound"), uniform(ub, "scf.for upper bound")
+        stride = uniform(step, "scf.for step")
+        if stride <= 0:
+            raise T10Error(f"scf.for: step must be positive, got {stride}")
+        values = tuple(carried)
+        for i in range(lo, hi, stride):
+            values = interpreter.run_ssacfg_region(op.body, (i, *values), "scf.for")
+        return values
+
+    @impl_terminator(scf.YieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: scf.YieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+@register_impls
+class LinalgFunctions(InterpreterFunctions):
+    """Only the terminator of kernel bodies (the bodies are run by `core.kernel`)."""
+
+    @impl_terminator(LinalgYieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: LinalgYieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+# --------------------------------------------------------------------------------------------
+# core.kernel: operand slices, numerics, cost
+# --------------------------------------------------------------------------------------------
+
+
+def _map_loops(op: core.KernelOp) -> list[tuple[int | None, ...]]:
+    """Per operand, the loop dim each buffer dim is read at (None: the constant 0)."""
+    return [
+        tuple(e.position if isinstance(e, AffineDimExpr) else None for e in m.data.results)
+        for m in op.indexing_maps.data
+    ]
+
+
+def _slice_shape(loops: Sequence[int | None], sizes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(1 if d is None else sizes[d] for d in loops)
+
+
+def _kernel_tensor_expr(op: core.KernelOp) -> TensorExpr:
+    """The tensor expression of one core's sub-operator (operand types = the slices read)."""
+    sizes = ints_of(op.sizes)
+    types = [
+        TensorType(buf.type.tensor.get_element_type(), _slice_shape(loops, sizes))  # type: ignore[attr-defined]
+        for buf, loops in zip((*op.inputs, op.output), _map_loops(op), strict=True)
+    ]
+    parallel = tuple(it.data == IteratorType.PARALLEL for it in op.iterator_types.data)
+    return tensor_expr_of(
+        op, op.indexing_maps, parallel, tuple(types[:-1]), types[-1], op.body.block
+    )
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Operand of a kernel on `cores` cores: `buffer` at per-core `offsets` along `dim`."""
+
+    buffer: Buffer
+    dim: int
+    offsets: np.ndarray
+    extent: int
+    cores: int
+
+    def _uniform_offset(self) -> int | None:
+        off = self.offsets
+        return int(off[0]) if off.size and np.all(off == off[0]) else None
+
+    def check(self, what: str) -> None:
+        size = self.buffer.shape[self.dim]
+        if np.any(self.offsets < 0) or np.any(self.offsets + self.extent > size):
+            bad = int(np.flatnonzero((self.offsets < 0) | (self.offsets + self.extent > size))[0])
+            raise T10Error(
+                f"{what}: core {bad} reads '{self.buffer.label}' dim {self.dim} at "
+                f"[{int(self.offsets[bad])}, {int(self.offsets[bad]) + self.extent}) outside "
+                f"its {size} elements"
+            )
+
+    def _basic(self) -> tuple[slice, ...] | None:
+        if self.dim < 0:
+            return (slice(0, self.cores),)
+        off = self._uniform_offset()
+        if off is None:
+            return None
+        return (
+            (slice(0, self.cores),) + (slice(None),) * self.dim + (slice(off, off + self.extent),)
+        )
+
+    def _fancy(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.arange(self.cores)[:, None], _window(self.offsets, self.extent)
+
+    def read(self) -> np.ndarray:
+        basic = self._basic()
+        if basic is not None:
+            return self.buffer.data[basic]
+        moved = np.moveaxis(self.buffer.data, self.dim + 1, 1)[self._fancy()]
+        return np.moveaxis(moved, 1, self.dim + 1)
+
+    def write(self, values: np.ndarray) -> None:
+        basic = self._basic()
+        if basic is not None:
+            self.buffer.data[basic] = values
+            return
+        view = np.moveaxis(self.buffer.data, self.dim + 1, 1)
+        view[self._fancy()] = np.moveaxis(values, self.dim + 1, 1)
+
+
+def _window(offsets: np.ndarray, extent: int) -> np.ndarray:
+    """`(cores, extent)` positions offsets[c] .. offsets[c]+extent-1."""
+    return offsets[:, None] + np.arange(extent)
+
+
+def _kernel_slices(
+    op: core.KernelOp, buffers: Sequence[Buffer], offsets: Sequence[Index]
+) -> list[Slice]:
+    what = f"core.kernel '{op.label.data}'"
+    grid_cores = prod(ints_of(op.grid))
+    sizes = ints_of(op.sizes)
+    slices = []
+    for buf, off, dim, loops in zip(
+        buffers, offsets, ints_of(op.slice_dims), _map_loops(op), strict=True
+    ):
+        _live(buf, what)
+        _need_cores(buf, grid_cores, what)
+        extent = _slice_shape(loops, sizes)[dim] if dim >= 0 else 0
+        s = Slice(buf, dim, per_core(off, grid_cores), extent, grid_cores)
+        if dim >= 0:
+            s.check(what)
+        slices.append(s)
+    return slices
+
+
+def _drop_broadcast(x: np.ndarray, loops: Sequence[int | None]) -> tuple[np.ndarray, list[int]]:
+    """Squeeze the size-1 constant-0 dims; return the array and its loop dims."""
+    kept = [d for d in loops if d is not None]
+    shape = [s for s, d in zip(x.shape[1:], loops, strict=True) if d is not None]
+    return x.reshape((x.shape[0], *shape)), kept
+
+
+def to_loop_space(x: np.ndarray, loops: Sequence[int | None], rank: int) -> np.ndarray:
+    """`(cores, *slice)` → `(cores, e0, .., e_rank-1)` with size 1 on loop dims not read."""
+    x, kept = _drop_broadcast(x, loops)
+    order = sorted(kept)
+    x = x.transpose([0, *(1 + kept.index(d) for d in order)])
+    shape = [1] * rank
+    for d, s in zip(order, x.shape[1:], strict=True):
+        shape[d] = s
+    return x.reshape((x.shape[0], *shape))
+
+
+def from_loop_space(
+    x: np.ndarray, out_loops: Sequence[int], sizes: Sequence[int], cores: int
+) -> np.ndarray:
+    """`(cores, e0, .., e_rank-1)` (broadcastable) → `(cores, *output slice)`."""
+    full = np.broadcast_to(x, (cores, *sizes))
+    return full.transpose([0, *(1 + d for d in out_loops)])
+
+
+def _arrange(
+    x: np.ndarray, loops: Sequence[int], out_loops: Sequence[int], sizes: Sequence[int]
+) -> np.ndarray:
+    """`(cores, *loops)` with loops ⊆ out_loops → `(cores, *out_loops)` (broadcast)."""
+    missing = [d for d in out_loops if d not in loops]
+    x = x.reshape(x.shape + (1,) * len(missing))
+    order = [*loops, *missing]
+    x = x.transpose([0, *(1 + order.index(d) for d in out_loops)])
+    return np.broadcast_to(x, (x.shape[0], *(sizes[d] for d in out_loops)))
+
+
+def contract(
+    a: np.ndarray,
+    a_loops: Sequence[int | None],
+    b: np.ndarray,
+    b_loops: Sequence[int | None],
+    out_loops: Sequence[int],
+    sizes: Sequence[int],
+) -> np.ndarray:
+    """Σ over the loop dims not in the output of a·b, batched over the leading core axis, as
+    one batched matmul `(cores, batch, m, k) @ (cores, batch, k, n)`."""
+    cores = a.shape[0]
+    a, al = _drop_broadcast(a, a_loops)
+    b, bl = _drop_broadcast(b, b_loops)
+    a, al = _sum_unshared(a, al, {*out_loops, *bl})
+    b, bl = _sum_unshared(b, bl, {*out_loops, *al})
+    batch = [d for d in out_loops if d in al and d in bl]
+    m = [d for d in out_loops if d in al and d not in bl]
+    n = [d for d in out_loops if d in bl and d not in al]
+    k = [d for d in al if d in bl and d not in out_loops]
+
+    def grouped(x: np.ndarray, xl: list[int], groups: list[list[int]]) -> np.ndarray:
+        x = x.transpose([0, *(1 + xl.index(d) for g in groups for d in g)])
+        return x.reshape((cores, *(prod(sizes[d] for d in g) for g in groups)))
+
+    product = grouped(a, al, [batch, m, k]) @ grouped(b, bl, [batch, k, n])
+    have = batch + m + n
+    product = product.reshape((cores, *(sizes[d] for d in have)))
+    return _arrange(product, have, out_loops, sizes)
+
+
+def _sum_unshared(x: np.ndarray, loops: list[int], keep: set[int]) -> tuple[np.ndarray, list[int]]:
+    axes = tuple(1 + i for i, d in enumerate(loops) if d not in keep)
+    return x.sum(axis=axes) if axes else x, [d for d in loops if d in keep]
+
+
+def _run_kernel(
+    interpreter: Interpreter, op: core.KernelOp, expr: TensorExpr, slices: list[Slice]
+) -> None:
+    sizes = ints_of(op.sizes)
+    loops = _map_loops(op)
+    out_loops = loops[-1]
+    if any(d is None for d in out_loops):
+        raise T10Error(f"core.kernel '{op.label.data}': the output may not have broadcast dims")
+    values = [s.read() for s in slices]
+    cores = slices[-1].cores
+    if expr.kind is ExprKind.CONTRACTION:
+        total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)  # type: ignore[arg-type]
+        slices[-1].write(values[-1] + total)
+        return
+    if sorted(out_loops) != list(range(len(sizes))):  # type: ignore[type-var]
+        raise T10Error(
+            f"core.kernel '{op.label.data}': an element-wise kernel's output must read every "
+            "loop dim"
+        )
+    args = tuple(to_loop_space(v, m, len(sizes)) for v, m in zip(values, loops, strict=True))
+    (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
+    out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)  # type: ignore[arg-type]
+    slices[-1].write(out)
+
+
+# --------------------------------------------------------------------------------------------
+# core
+# --------------------------------------------------------------------------------------------
+
+
+def _layout(attr: Any, tensor_type: Attribute) -> Layout:
+    assert isinstance(tensor_type, TensorType)
+    return attr.to_layout(tensor_type.get_shape())
+
+
+@register_impls
+class CoreFunctions(InterpreterFunctions):
+    """The `core` dialect: buffers, loads/stores, kernels and the exchange ops."""
+
+    def __init__(self, state: SimState):
+        self.state = state
+
+    @impl(core.AllocOp)
+    def run_alloc(self, interpreter: Interpreter, op: core.AllocOp, args: PythonValues):
+        label, cores = op.label.data, op.cores.value.data
+        tensor = op.result.type.tensor  # type: ignore[attr-defined]
+        eb = element_bytes(tensor.get_element_type(), f"core.alloc '{label}'")
+        shape = tuple(tensor.get_shape())
+        self.state.allocate(label, cores, prod(shape) * eb)
+        return (Buffer(label, np.zeros((cores, *shape), dtype=np.float32), eb),)
+
+    @impl(core.FreeOp)
+    def run_free(self, interpreter: Interpreter, op: core.FreeOp, args: PythonValues):
+        buffer = _live(args[0], "core.free")
+        buffer.freed = True
+        self.state.release(buffer)
+        return ()
+
+    @impl(core.CoordOp)
+    def run_coord(self, interpreter: Interpreter, op: core.CoordOp, args: PythonValues):
+        coords = layouts.grid_coords(ints_of(op.grid), self.state.chip.cores)
+        return (coords[:, op.axis.value.data].copy(),)
+
+    @impl(core.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: core.LoadOp, args: PythonValues):
+        host, buffer = args
+        layout = _layout(op.layout, op.source.type)
+        what = f"core.load into '{buffer.label}'"
+        _need_cores(_live(buffer, what), layout.cores, what)
+        buffer.data[: layout.cores] = layouts.distribute(layout, np.asarray(host, np.float32))
+        return ()
+
+    @impl(core.StoreOp)
+    def run_store(self, interpreter: Interpreter, op: core.StoreOp, args: PythonValues):
+        (buffer,) = args
+        layout = _layout(op.layout, op.result.type)
+        what = f"core.store of '{buffer.label}'"
+        _need_cores(_live(buffer, what), layout.cores, what)
+        return (layouts.collect(layout, buffer.data),)
+
+    @impl(core.KernelOp)
+    def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
+        step = self.state.phase(f"core.kernel '{op.label.data}'")
+        n = len(op.inputs) + 1
+        slices = _kernel_slices(op, args[:n], args[n:])
+        expr = self.state.kernel_expr(op)
+        _run_kernel(interpreter, op, expr, slices)
+        step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
+        step.use_cores(slices[-1].cores)
+        return ()
+
+    @impl(core.ShiftOp)
+    def run_shift(self, interpreter: Interpreter, op: core.ShiftOp, args: PythonValues):
+        buffer, send, recv = args
+        step = self.state.phase("core.shift")
+        grid = ints_of(op.grid)
+        cores = prod(grid)
+        what = f"core.shift of '{buffer.label}'"
+        _need_cores(_live(buffer, what), cores, what)
+        dim, size = op.dim.value.data, op.size.value.data
+        coords = layouts.grid_coords(grid)
+        ring, pieces = op.ring.value.data, op.pieces.value.data
+        nxt = coords.copy()
+        nxt[:, ring] = coords[:, ring] // pieces * pieces + (coords[:, ring] + 1) % pieces
+        source = layouts.linear_ids(grid, nxt)
+        send_at = Slice(buffer, dim, per_core(send, cores)[source], size, cores)
+        recv_at = Slice(buffer, dim, per_core(recv, cores), size, cores)
+        send_at.check(what)
+        recv_at.check(what)
+        # read every slab before writing any: fancy indexing copies
+        slabs = np.moveaxis(buffer.data, dim + 1, 1)[
+            source[:, None], _window(send_at.offsets, size)
+        ]
+        recv_at.write(np.moveaxis(slabs, 1, dim + 1))
+        step.add_exchange(self.state.chip, buffer.bytes_per_core // buffer.shape[dim] * size)
+        step.use_cores(cores)
+        return ()
+
+    @impl(core.AllReduceOp)
+    def run_all_reduce(self, interpreter: Interpreter, op: core.AllReduceOp, args: PythonValues):
+        (buffer,) = args
+        step = self.state.phase("core.all_reduce")
+        grid, axes = ints_of(op.grid), ints_of(op.axes)
+        cores = prod(grid)
+        what = f"core.all_reduce of '{buffer.label}'"
+        _need_cores(_live(buffer, what), cores, what)
+        group = prod(grid[a] for a in axes)
+        view = buffer.data[:cores].reshape(grid + buffer.shape)
+        total = view.sum(axis=tuple(axes), keepdims=True, dtype=np.float32)
+        buffer.data[:cores] = np.broadcast_to(total, view.shape).reshape(cores, *buffer.shape)
+        step.use_cores(cores)
+        if group == 1:
+            return ()
+        part = (group - 1) * ceil(prod(buffer.shape) / group)
+        moved = part * buffer.elem_bytes
+        self.state.transient(f"the receive buffer of {what}", cores, moved)
+        chip = self.state.chip
+        step.add_exchange(chip, moved)
+        step.add_exchange(chip, moved)
+        step.compute_cycles += costs.elementwise_cycles(chip, part)
+        step.extra_syncs += 1
+        return ()
+
+    @impl(core.RelayoutOp)
+    def run_relayout(self, interpreter: Interpreter, op: core.RelayoutOp, args: PythonValues):
+        source, target = args
+        step = self.state.phase("core.relayout")
+        src = _layout(op.src_layout, op.tensor)
+        dst = _layout(op.dst_layout, op.tensor)
+        what = f"core.relayout of '{source.label}' to '{target.label}'"
+        _need_cores(_live(source, what), src.cores, what)
+        _need_cores(_live(target, what), dst.cores, what)
+        tensor = layouts.collect(src, source.data)
+        target.data[: dst.cores] = layouts.distribute(dst, tensor)
+        sent, received = layouts.relayout_traffic(src, dst)
+        busiest = float(np.maximum(sent, received).max(initial=0.0))
+        step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
+        step.use_cores(max(src.cores, dst.cores))
+        return ()

@@ -1,0 +1,324 @@
+"""Layout geometry for the simulator: which part of a tensor each core holds, vectorized over
+cores (no Python loop over cores).
+
+A `Layout` (see `t10.passes.plan`) puts a tensor on the cores of a row-major grid. Core x
+holds, along tensor dim i split on grid axis a, the tile starting at `x[a] * tile[i]` (block 0
+when the dim is not split); cores that differ only on unused axes hold copies. A rotating
+layout cuts the tile along `rotating.dim` into `steps` chunks of `tile[dim] / steps` elements;
+core x holds the window of chunks u = o(x) .. o(x)+W-1 (taken mod `steps`), chunk u in buffer
+slot `u mod slots` (W = window, slots = W + 1, one slot stays free for the incoming chunk).
+
+Everything a core holds is a Cartesian product of per-dim interval unions: one interval per
+dim, except the rotating dim whose window may wrap around the tile (two intervals). Overlaps
+of such regions are products of per-dim interval overlaps, which is what `relayout_traffic`
+uses to count the bytes a relayout must move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+from t10.passes.plan import Layout
+
+IntArray = np.ndarray
+"""An int64 numpy array."""
+
+PAIR_BUDGET = 1 << 21
+"""Max (dst core, src core) pairs handled at once by `relayout_traffic` (bounds memory)."""
+
+
+def grid_coords(grid: Sequence[int], cores: int | None = None) -> IntArray:
+    """Row-major coordinates `(cores, len(grid))` of cores 0..cores-1 on `grid`.
+
+    `cores` defaults to the grid's size; cores beyond the grid get coordinate 0 on every axis.
+    """
+    size = prod(grid)
+    cores = size if cores is None else cores
+    coords = np.zeros((cores, len(grid)), dtype=np.int64)
+    inside = min(cores, size)
+    if inside and grid:
+        coords[:inside] = np.stack(np.unravel_index(np.arange(inside), tuple(grid)), axis=1)
+    return coords
+
+
+def linear_ids(grid: Sequence[int], coords: IntArray) -> IntArray:
+    """Inverse of `grid_coords`: core ids of `(n, rank)` coordinates."""
+    return np.ravel_multi_index(tuple(coords.T), tuple(grid)).astype(np.int64)
+
+
+def tile_origins(layout: Layout, coords: IntArray) -> IntArray:
+    """`(cores, rank)` first logical index of each core's (spatial) tile."""
+    origins = np.zeros((len(coords), len(layout.shape)), dtype=np.int64)
+    for i, (axis, tile) in enumerate(zip(layout.axes, layout.tile, strict=True)):
+        if axis is not None:
+            origins[:, i] = coords[:, axis] * tile
+    return origins
+
+
+def window_starts(layout: Layout, coords: IntArray) -> IntArray:
+    """o(x): the first chunk of each core's rotating window (0 for a non-rotating layout)."""
+    r = layout.rotating
+    start = np.zeros(len(coords), dtype=np.int64)
+    if r is None:
+        return start
+    for axis, modulus, weight in r.skew:
+        start += weight * (coords[:, axis] % modulus)
+    return start % r.steps
+
+
+def chunk_size(layout: Layout) -> int:
+    """Elements of one rotating chunk along the rotating dim."""
+    assert layout.rotating is not None
+    return layout.tile[layout.rotating.dim] // layout.rotating.steps
+
+
+def local_indices(layout: Layout, coords: IntArray) -> list[IntArray]:
+    """Per tensor dim, the `(cores, local extent)` logical index each buffer element holds;
+    -1 where the element holds nothing (padding past the tensor, or the free rotating slot)."""
+    origins = tile_origins(layout, coords)
+    local = layout.local_shape()
+    result = []
+    for i, size in enumerate(layout.shape):
+        r = layout.rotating
+        if r is not None and i == r.dim:
+            idx = _rotating_indices(layout, coords, origins[:, i])
+        else:
+            idx = origins[:, i, None] + np.arange(local[i], dtype=np.int64)
+        result.append(np.where((idx >= 0) & (idx < size), idx, -1))
+    return result
+
+
+def _rotating_indices(layout: Layout, coords: IntArray, origin: IntArray) -> IntArray:
+    r = layout.rotating
+    assert r is not None
+    chunk = chunk_size(layout)
+    pos = np.arange(chunk * r.slots, dtype=np.int64)
+    slot, within = pos // chunk, pos % chunk
+    start = window_starts(layout, coords)[:, None]
+    ahead = (slot[None, :] - start) % r.slots  # slot s holds chunk start + ahead, if < W
+    chunk_id = (start + ahead) % r.steps
+    idx = origin[:, None] + chunk_id * chunk + within[None, :]
+    return np.where(ahead < r.window, idx, -1)
+
+
+def _open_mesh(indices: list[IntArray], shape: Sequence[int]) -> tuple[IntArray, ...]:
+    """Broadcastable `(cores, l0, l1, ...)` index arrays; -1 becomes the pad index `shape[i]`."""
+    rank = len(indices)
+    mesh = []
+    for i, idx in enumerate(indices):
+        full = np.where(idx < 0, shape[i], idx)
+        mesh.append(full.reshape((len(idx),) + (1,) * i + (idx.shape[1],) + (1,) * (rank - i - 1)))
+    return tuple(mesh)
+
+
+def distribute(layout: Layout, tensor: np.ndarray) -> np.ndarray:
+    """The `(layout cores, *local shape)` buffers holding `tensor` in `layout` (padding 0)."""
+    if tensor.ndim == 0:
+        return np.broadcast_to(tensor, (layout.cores,)).copy()
+    coords = grid_coords(layout.grid)
+    padded = np.pad(tensor, [(0, 1)] * tensor.ndim)
+    return padded[_open_mesh(local_indices(layout, coords), tensor.shape)]
+
+
+def collect(layout: Layout, buffers: np.ndarray) -> np.ndarray:
+    """The logical tensor held by `buffers` (`(>= layout cores, *local shape)`) in `layout`.
+
+    Replicas are assumed equal (whichever is written last wins)."""
+    shape = layout.shape
+    if not shape:
+        return buffers[0].copy()
+    coords = grid_coords(layout.grid)
+    out = np.zeros(tuple(s + 1 for s in shape), dtype=buffers.dtype)
+    out[_open_mesh(local_indices(layout, coords), shape)] = buffers[: layout.cores]
+    return out[tuple(slice(0, s) for s in shape)]
+
+
+# --------------------------------------------------------------------------------------------
+# Regions as per-dim interval unions, and the traffic of a relayout
+# --------------------------------------------------------------------------------------------
+
+
+def held_intervals(layout: Layout, coords: IntArray) -> list[IntArray]:
+    """Per tensor dim, `(cores, k, 2)` disjoint half-open intervals [start, end) of logical
+    indices a core holds (its tile, or its window when rotating), clipped to the tensor."""
+    origins = tile_origins(layout, coords)
+    result = []
+    r = layout.rotating
+    for i, (size, tile) in enumerate(zip(layout.shape, layout.tile, strict=True)):
+        origin = origins[:, i]
+        if r is not None and i == r.dim:
+            chunk = chunk_size(layout)
+            start = window_starts(layout, coords)
+            first_end = np.minimum(start + r.window, r.steps)
+            wrapped = np.maximum(start + r.window - r.steps, 0)
+            iv = np.stack(
+                [
+                    np.stack([origin + start * chunk, origin + first_end * chunk], axis=1),
+                    np.stack([origin, origin + wrapped * chunk], axis=1),
+                ],
+                axis=1,
+            )
+        else:
+            iv = np.stack([origin, origin + tile], axis=1)[:, None, :]
+        result.append(np.minimum(iv, size))
+    return result
+
+
+def measure(intervals: list[IntArray]) -> IntArray:
+    """Elements in each core's region (product over dims of the interval lengths)."""
+    total = np.ones(len(intervals[0]) if intervals else 1, dtype=np.int64)
+    for iv in intervals:
+        total *= np.maximum(iv[..., 1] - iv[..., 0], 0).sum(axis=1)
+    return total
+
+
+def intersect(a: list[IntArray], b: list[IntArray]) -> list[IntArray]:
+    """Per-core intersection of two regions over the same cores (`(n, ka*kb, 2)` per dim)."""
+    out = []
+    for x, y in zip(a, b, strict=True):
+        lo = np.maximum(x[:, :, None, 0], y[:, None, :, 0])
+        hi = np.maximum(np.minimum(x[:, :, None, 1], y[:, None, :, 1]), lo)
+        out.append(np.stack([lo, hi], axis=-1).reshape(len(x), -1, 2))
+    return out
+
+
+def overlap_matrix(a: list[IntArray], b: list[IntArray]) -> IntArray:
+    """`(len(a cores), len(b cores))` elements in common between every pair of regions."""
+    total = np.ones((len(a[0]), len(b[0])), dtype=np.int64) if a else np.ones((1, 1), np.int64)
+    for x, y in zip(a, b, strict=True):
+        lo = np.maximum(x[:, None, :, None, 0], y[None, :, None, :, 0])
+        hi = np.minimum(x[:, None, :, None, 1], y[None, :, None, :, 1])
+        total *= np.maximum(hi - lo, 0).sum(axis=(2, 3))
+    return total
+
+
+def _own_source_region(src: Layout, dst_cores: int) -> list[IntArray]:
+    """What each destination core already holds in the source layout (empty past its grid)."""
+    coords = grid_coords(src.grid, max(dst_cores, src.cores))[:dst_cores]
+    region = held_intervals(src, coords)
+    outside = np.arange(dst_cores) >= src.cores
+    for iv in region:
+        iv[outside] = 0
+    return region
+
+
+@dataclass(frozen=True)
+class _Keyed:
+    """A region per core, factored per dim: core c's intervals along dim i are
+    `values[i][keys[i][c]]` (each dim has few distinct intervals)."""
+
+    values: list[IntArray]
+    keys: list[IntArray]
+
+    @staticmethod
+    def of(region: list[IntArray]) -> _Keyed:
+        values, keys = [], []
+        for iv in region:
+            flat = iv.reshape(len(iv), -1)
+            uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+            values.append(uniq.reshape(len(uniq), -1, 2))
+            keys.append(inverse.reshape(-1))
+        return _Keyed(values, keys)
+
+    @property
+    def grid(self) -> tuple[int, ...]:
+        return tuple(len(v) for v in self.values)
+
+    def totals(self, weights: np.ndarray) -> np.ndarray:
+        """Dense tensor over key tuples: the sum of `weights` of the cores with each key."""
+        out = np.zeros(self.grid)
+        np.add.at(out, tuple(self.keys), weights)
+        return out
+
+    def at(self, dense: np.ndarray) -> np.ndarray:
+        """Per core, the entry of a dense key tensor at its key."""
+        return dense[tuple(self.keys)]
+
+
+def _contract(weights: np.ndarray, tables: list[np.ndarray], to_src: bool) -> np.ndarray:
+    """Σ over one side's keys of weights[key] · Π_i tables[i][dst key_i, src key_i]."""
+    rank = len(tables)
+    dst_axes, src_axes = list(range(rank)), list(range(rank, 2 * rank))
+    operands: list[object] = [weights, src_axes if not to_src else dst_axes]
+    for i, table in enumerate(tables):
+        operands += [table.astype(np.float64), [i, rank + i]]
+    operands.append(src_axes if to_src else dst_axes)
+    return np.einsum(*operands, optimize=True)  # type: ignore[call-overload]
+
+
+DENSE_KEY_LIMIT = 1 << 22
+"""Largest dense key tensor `relayout_traffic` builds before falling back to blocked pairs."""
+
+
+def relayout_traffic(src: Layout, dst: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Elements each core sends and receives to move a tensor from `src` to `dst`.
+
+    A destination core receives what it needs (its tile, or its window) minus what it already
+    holds in `src`. Every missing element is requested from the source cores that hold it,
+    spread evenly over those replicas, so a source core sends the sum of its shares (a float:
+    shares may split elements). Both arrays have one entry per core of the larger grid.
+
+    With need(d), kept(d) = need(d) ∩ own(d) and held(s), the share of (d, s) is
+    |need(d) ∩ held(s)| - |kept(d) ∩ held(s)|: products over tensor dims of per-dim overlaps.
+    Cores are grouped by their per-dim interval keys so that the sums over the other side are
+    small einsums over key tables; `_blocked_traffic` computes the same pair by pair.
+    """
+    if not src.shape:
+        src, dst = _as_1d(src), _as_1d(dst)
+    need = held_intervals(dst, grid_coords(dst.grid))
+    kept = intersect(need, _own_source_region(src, dst.cores))
+    held = held_intervals(src, grid_coords(src.grid))
+    missing = (measure(need) - measure(kept)).astype(np.float64)
+    keyed = [_Keyed.of(r) for r in (need, kept, held)]
+    if max(prod(k.grid) for k in keyed) > DENSE_KEY_LIMIT:
+        return _blocked_traffic(src, dst, need, kept, held, missing)
+    need_k, kept_k, held_k = keyed
+    tables = [
+        [overlap_matrix([v], [w]) for v, w in zip(side.values, held_k.values, strict=True)]
+        for side in (need_k, kept_k)
+    ]
+    count = held_k.totals(np.ones(src.cores))
+    holders = need_k.at(_contract(count, tables[0], False)) - kept_k.at(
+        _contract(count, tables[1], False)
+    )
+    weight = np.divide(missing, holders, out=np.zeros(len(holders)), where=holders > 0)
+    per_key = _contract(need_k.totals(weight), tables[0], True) - _contract(
+        kept_k.totals(weight), tables[1], True
+    )
+    return _pad(held_k.at(per_key), missing, max(src.cores, dst.cores))
+
+
+def _as_1d(layout: Layout) -> Layout:
+    return Layout((1,), layout.grid, (None,), (1,))
+
+
+def _pad(sent: np.ndarray, received: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    out_sent, out_received = np.zeros(n), np.zeros(n)
+    out_sent[: len(sent)] = sent
+    out_received[: len(received)] = received
+    return out_sent, out_received
+
+
+def _blocked_traffic(
+    src: Layout,
+    dst: Layout,
+    need: list[IntArray],
+    kept: list[IntArray],
+    held: list[IntArray],
+    missing: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`relayout_traffic` over explicit (dst core, src core) pairs, `PAIR_BUDGET` at a time."""
+    sent = np.zeros(src.cores)
+    step = max(1, PAIR_BUDGET // max(src.cores, 1))
+    for first in range(0, dst.cores, step):
+        rows = slice(first, min(first + step, dst.cores))
+        need_r, kept_r = [iv[rows] for iv in need], [iv[rows] for iv in kept]
+        shares = overlap_matrix(need_r, held) - overlap_matrix(kept_r, held)
+        holders = shares.sum(axis=1)
+        weight = np.divide(missing[rows], holders, out=np.zeros(len(holders)), where=holders > 0)
+        sent += weight @ shares
+    return _pad(sent, missing, max(src.cores, dst.cores))
