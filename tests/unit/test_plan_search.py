@@ -1,0 +1,620 @@
+"""The plan search: exact against brute force, Pareto, memory reconciliation, the pass."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import random
+from collections.abc import Iterator
+from functools import cache
+from math import ceil, prod
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith, func, linalg, tensor
+from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
+from xdsl.parser import Parser
+
+from t10.errors import T10Error
+from t10.passes.plan import Estimate, Plan, Rotation, estimate, temporal_plans
+from t10.passes.plan_search import (
+    FastEstimator,
+    OpOptions,
+    PlanPoint,
+    choose_plans,
+    factor_candidates,
+    factor_range,
+    min_cores_for,
+    model_bytes,
+    op_options,
+    operator_frontier,
+    pareto_frontier,
+    pinned_options,
+    smallest_model,
+    spatial_factors,
+    split_bytes,
+    validate_plan,
+)
+from t10.passes.t10_plan_search import T10PlanSearch
+from t10.passes.tensor_expr import Access, ExprKind, TensorExpr
+from t10.sim.chip_spec import ChipSpec, load_chip
+from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
+
+# --------------------------------------------------------------------------------------------
+# Expressions (built directly, independent of the frontend)
+# --------------------------------------------------------------------------------------------
+
+
+def matmul(m: int, k: int, n: int, elem_bytes: int = 4) -> TensorExpr:
+    """C[d0, d1] += A[d0, d2] * B[d2, d1]."""
+    return TensorExpr(
+        name=f"matmul_{m}x{k}x{n}",
+        loop_sizes=(m, n, k),
+        parallel=(True, True, False),
+        inputs=(Access((0, 2), (m, k)), Access((2, 1), (k, n))),
+        output=Access((0, 1), (m, n)),
+        kind=ExprKind.CONTRACTION,
+        elem_bytes=elem_bytes,
+        relu_like=False,
+    )
+
+
+def batched_matmul(b: int, m: int, k: int, n: int) -> TensorExpr:
+    """C[d0, d1, d2] += A[d0, d1, d3] * B[d0, d3, d2]."""
+    return TensorExpr(
+        name=f"bmm_{b}x{m}x{k}x{n}",
+        loop_sizes=(b, m, n, k),
+        parallel=(True, True, True, False),
+        inputs=(Access((0, 1, 3), (b, m, k)), Access((0, 3, 2), (b, k, n))),
+        output=Access((0, 1, 2), (b, m, n)),
+        kind=ExprKind.CONTRACTION,
+        elem_bytes=4,
+        relu_like=False,
+    )
+
+
+def bias_add(rows: int, cols: int, relu_like: bool = False) -> TensorExpr:
+    """Y[d0, d1] = X[d0, d1] + b[0, d1] (the bias broadcasts over rows)."""
+    return TensorExpr(
+        name=f"add_{rows}x{cols}",
+        loop_sizes=(rows, cols),
+        parallel=(True, True),
+        inputs=(Access((0, 1), (rows, cols)), Access((None, 1), (1, cols))),
+        output=Access((0, 1), (rows, cols)),
+        kind=ExprKind.ELEMENTWISE,
+        elem_bytes=4,
+        relu_like=relu_like,
+    )
+
+
+def broadcast3(a: int, b: int, c: int) -> TensorExpr:
+    """Y[d0, d1, d2] = X[d0, d1, d2] * s[0, d1, 0] + t[d0, 0, d2]."""
+    return TensorExpr(
+        name=f"bcast_{a}x{b}x{c}",
+        loop_sizes=(a, b, c),
+        parallel=(True, True, True),
+        inputs=(
+            Access((0, 1, 2), (a, b, c)),
+            Access((None, 1, None), (1, b, 1)),
+            Access((0, None, 2), (a, 1, c)),
+        ),
+        output=Access((0, 1, 2), (a, b, c)),
+        kind=ExprKind.ELEMENTWISE,
+        elem_bytes=4,
+        relu_like=False,
+    )
+
+
+def two_reductions(m: int, k1: int, k2: int, n: int) -> TensorExpr:
+    """C[d0, d1] += A[d0, d2, d3] * B[d2, d3, d1]: the reduction group spans two dims."""
+    return TensorExpr(
+        name="mm2",
+        loop_sizes=(m, n, k1, k2),
+        parallel=(True, True, False, False),
+        inputs=(Access((0, 2, 3), (m, k1, k2)), Access((2, 3, 1), (k1, k2, n))),
+        output=Access((0, 1), (m, n)),
+        kind=ExprKind.CONTRACTION,
+        elem_bytes=4,
+        relu_like=False,
+    )
+
+
+@cache
+def base_chip() -> ChipSpec:
+    return load_chip("test-16")
+
+
+def tiny_chip(cores: int, sram: int | None = None) -> ChipSpec:
+    base = base_chip()
+    return dataclasses.replace(
+        base, cores=cores, sram_bytes_per_core=base.sram_bytes_per_core if sram is None else sram
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Brute force: the whole plan space
+# --------------------------------------------------------------------------------------------
+
+
+def whole_space(chip: ChipSpec, expr: TensorExpr, rotate: bool) -> Iterator[tuple[Plan, Estimate]]:
+    """Every F with product <= cores (every value 1..min(size, cores) per dim) times every
+    temporal plan, with its estimate."""
+    ranges = [range(1, min(s, chip.cores) + 1) for s in expr.loop_sizes]
+    for factors in itertools.product(*ranges):
+        if prod(factors) <= chip.cores:
+            for plan in temporal_plans(expr, factors, rotate=rotate):
+                yield plan, estimate(chip, expr, plan)
+
+
+@cache
+def brute_force(cores: int, expr: TensorExpr, rotate: bool) -> list[tuple[Plan, Estimate]]:
+    return list(whole_space(tiny_chip(cores), expr, rotate))
+
+
+def fastest_fitting(space: list[tuple[Plan, Estimate]], capacity: int) -> tuple[int, int] | None:
+    """(cycles, bytes) of the fastest plan that fits; ties: less memory."""
+    fits = [(e.cycles, e.sram_bytes) for _, e in space if e.sram_bytes <= capacity]
+    return min(fits) if fits else None
+
+
+def capacities(space: list[tuple[Plan, Estimate]]) -> list[int]:
+    """SRAM sizes spread over the plans' memory range, plus one that fits nothing."""
+    sizes = sorted({e.sram_bytes for _, e in space})
+    picks = {sizes[round(q * (len(sizes) - 1))] for q in (0, 0.1, 0.25, 0.5, 0.75, 1)}
+    return sorted(picks | {sizes[0] - 1})
+
+
+def searched(chip: ChipSpec, expr: TensorExpr, planner: str = "t10") -> PlanPoint:
+    frontier = operator_frontier(chip, expr, planner, min_utilization=0.0)
+    [point] = choose_plans(chip, [op_options(expr, frontier, ())], planner)
+    return point
+
+
+BRUTE_FORCE_CASES: list[tuple[str, TensorExpr, int]] = [
+    ("matmul 8x12x6", matmul(8, 12, 6), 16),
+    ("matmul 8x12x6", matmul(8, 12, 6), 6),
+    ("matmul 7x5x9 odd", matmul(7, 5, 9), 8),
+    ("matmul 7x5x9 odd", matmul(7, 5, 9), 16),
+    ("matmul 12x12x12", matmul(12, 12, 12), 12),
+    ("matmul 12x16x10 f16", matmul(12, 16, 10, elem_bytes=2), 16),
+    ("batched 2x4x6x4", batched_matmul(2, 4, 6, 4), 16),
+    ("batched 3x5x4x7", batched_matmul(3, 5, 4, 7), 6),
+    ("two reduction dims", two_reductions(4, 6, 4, 5), 16),
+    ("bias add 6x10", bias_add(6, 10), 4),
+    ("bias add 13x10 relu-like", bias_add(13, 10, relu_like=True), 16),
+    ("broadcast 3-D 4x6x5", broadcast3(4, 6, 5), 8),
+]
+CASES = [(expr, cores) for _, expr, cores in BRUTE_FORCE_CASES]
+CASE_IDS = [f"{name} on {cores} cores" for name, _, cores in BRUTE_FORCE_CASES]
+
+
+@pytest.mark.parametrize("expr, cores", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("planner", ["t10", "replicate"])
+def test_search_matches_brute_force(expr: TensorExpr, cores: int, planner: str) -> None:
+    """ACCEPTANCE: at every SRAM size, the search finds a plan as fast (and as small) as the
+    fastest fitting plan of the whole space; when nothing fits, it says so."""
+    space = brute_force(cores, expr, planner == "t10")
+    for capacity in capacities(space):
+        chip = tiny_chip(cores, capacity)
+        want = fastest_fitting(space, capacity)
+        if want is None:
+            with pytest.raises(T10Error, match="does not fit"):
+                searched(chip, expr, planner)
+            continue
+        got = searched(chip, expr, planner)
+        assert (got.cycles, got.estimate.sram_bytes) == want, f"SRAM {capacity}"
+        assert estimate(chip, expr, got.plan) == got.estimate
+
+
+@pytest.mark.parametrize("expr, cores", CASES, ids=CASE_IDS)
+def test_frontier_is_the_brute_force_frontier(expr: TensorExpr, cores: int) -> None:
+    """Stronger: the same (bytes, cycles, cores) points as the frontier of the whole space."""
+    chip = tiny_chip(cores)
+    want = pareto_frontier(brute_force(cores, expr, True))
+    got = operator_frontier(chip, expr, "t10", 0.0)
+    assert [(e.sram_bytes, e.cycles, p.cores) for p, e in got] == [
+        (e.sram_bytes, e.cycles, p.cores) for p, e in want
+    ]
+
+
+def test_random_matmuls_match_brute_force() -> None:
+    rng = random.Random(7)
+    for _ in range(25):
+        expr = matmul(rng.randint(1, 12), rng.randint(1, 12), rng.randint(1, 12))
+        cores = rng.choice([4, 6, 8, 12, 16])
+        chip = tiny_chip(cores)
+        want = pareto_frontier(list(whole_space(chip, expr, True)))
+        got = operator_frontier(chip, expr, "t10", 0.0)
+        assert [(e.sram_bytes, e.cycles) for _, e in got] == [
+            (e.sram_bytes, e.cycles) for _, e in want
+        ], (expr.loop_sizes, cores)
+
+
+def test_candidate_factors_alone_are_not_enough() -> None:
+    """Why the search realises factors inside each tile's range: on 12 cores, the fastest
+    plan of the 7x11x4 matmul within 112 bytes rotates B in 6 pieces around m, which needs
+    F[m] = 6: not the smallest factor with m's tile of 2 (that is 4)."""
+    expr, chip = matmul(7, 11, 4), tiny_chip(12, 112)
+    assert 6 not in factor_candidates(7, 12)
+    got = searched(chip, expr)
+    assert got.plan.factors[0] == 6 and Rotation(1, 0, 6) in got.plan.rotations
+    assert (got.cycles, got.estimate.sram_bytes) == fastest_fitting(
+        list(whole_space(chip, expr, True)), 112
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Pieces
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "size, max_factor", [(1, 4), (7, 16), (64, 16), (100, 1472), (4096, 1472)]
+)
+def test_factor_candidates(size: int, max_factor: int) -> None:
+    cands = factor_candidates(size, max_factor)
+    limit = min(size, max_factor)
+    tiles = {}
+    for f in range(1, limit + 1):
+        tiles.setdefault(ceil(size / f), f)
+    assert cands == sorted(tiles.values())
+    assert len(cands) <= 2 * ceil(size**0.5) + 1
+    for lo in cands:
+        hi = factor_range(size, max_factor, lo)
+        same = [f for f in range(1, limit + 1) if ceil(size / f) == ceil(size / lo)]
+        assert (lo, hi) == (min(same), max(same))
+
+
+def test_spatial_factors_products() -> None:
+    expr = matmul(8, 12, 6)
+    got = list(spatial_factors(expr, 16, 1))
+    cands = [factor_candidates(s, 16) for s in expr.loop_sizes]
+    assert got == [f for f in itertools.product(*cands) if prod(f) <= 16]
+    # a tuple stands for every factor tuple with its tiles: it must reach 8 cores
+    at_least_8 = list(spatial_factors(expr, 16, 8))
+    assert (2, 2, 2) in at_least_8 and (1, 1, 1) not in at_least_8
+    assert (1, 1, 6) in at_least_8  # 6 cores, but F[k] = 6..11 all give k's tile of 2
+
+    def reach(f: tuple[int, ...]) -> int:
+        return prod(factor_range(s, 16, x) for s, x in zip(expr.loop_sizes, f, strict=True))
+
+    assert at_least_8 == [f for f in got if reach(f) >= 8]
+
+
+def test_min_cores_small_ops_cannot_use_the_whole_chip() -> None:
+    chip = load_chip("ipu-mk2")
+    assert min_cores_for(chip, bias_add(4, 8), 0.5) == 16  # 4*8 = 32 useful cores
+    assert min_cores_for(chip, matmul(1024, 4096, 1024), 0.5) == 736
+    assert min_cores_for(chip, matmul(1024, 4096, 1024), 0.0) == 1
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [matmul(7, 5, 9), matmul(12, 16, 10, 2), batched_matmul(2, 4, 6, 4), bias_add(13, 10, True),
+     broadcast3(4, 6, 5), two_reductions(4, 6, 4, 5)],
+    ids=lambda e: e.name,
+)
+def test_fast_estimator_is_exact(expr: TensorExpr) -> None:
+    plans = [plan for plan, _ in whole_space(tiny_chip(16), expr, True)]
+    for chip in (tiny_chip(16), load_chip("ipu-mk2")):
+        fast = FastEstimator(chip, expr)
+        for plan in plans:
+            assert fast.estimate(plan) == estimate(chip, expr, plan)
+
+
+def test_frontier_is_pareto_and_sorted() -> None:
+    chip = load_chip("test-16")
+    frontier = operator_frontier(chip, matmul(96, 80, 64), "t10", 0.5)
+    assert len(frontier) > 3
+    points = [(e.sram_bytes, e.cycles) for _, e in frontier]
+    for a, b in itertools.combinations(points, 2):
+        assert not (a[0] <= b[0] and a[1] <= b[1]), f"{a} dominates {b}"
+        assert not (b[0] <= a[0] and b[1] <= a[1]), f"{b} dominates {a}"
+    assert points == sorted(points, key=lambda p: (-p[0], p[1]))
+    for plan, est in frontier:
+        assert estimate(chip, matmul(96, 80, 64), plan) == est
+
+
+def test_min_utilization_bounds_the_tiles() -> None:
+    chip = load_chip("test-16")
+    expr = matmul(64, 64, 64)
+    for plan, _ in operator_frontier(chip, expr, "t10", 1.0):
+        sizes = zip(expr.loop_sizes, plan.factors, strict=True)
+        reach = prod(factor_range(s, 16, f) for s, f in sizes)
+        assert reach >= 16
+
+
+def test_bad_options() -> None:
+    chip = load_chip("test-16")
+    with pytest.raises(T10Error, match="unknown planner 'greedy'.*t10, replicate"):
+        operator_frontier(chip, matmul(4, 4, 4), "greedy")
+    with pytest.raises(T10Error, match="between 0 and 1"):
+        operator_frontier(chip, matmul(4, 4, 4), "t10", 1.5)
+
+
+# --------------------------------------------------------------------------------------------
+# The paper's claims on the built-in chips
+# --------------------------------------------------------------------------------------------
+
+
+def test_rotation_fits_where_replication_does_not() -> None:
+    """test-16, 256 KiB per core: a 256x512 by (weight) 512x512 matmul fits only by rotating."""
+    chip = load_chip("test-16")
+    expr = matmul(256, 512, 512)
+    frontier = operator_frontier(chip, expr, "t10", 0.5)
+    [point] = choose_plans(chip, [op_options(expr, frontier, (1,))], "t10")
+    assert point.plan.rotations
+    assert model_bytes([point]) <= chip.sram_bytes_per_core
+    replicated = operator_frontier(chip, expr, "replicate", 0.5)
+    with pytest.raises(T10Error) as err:
+        choose_plans(chip, [op_options(expr, replicated, (1,))], "replicate")
+    message = str(err.value)
+    assert "does not fit chip 'test-16'" in message
+    assert "262144 bytes of SRAM per core" in message
+    assert f"{expr.name}" in message
+    assert "t10 planner" in message
+    assert "more SRAM per core or more cores" in message
+
+
+def test_mlp_layer_on_ipu_mk2() -> None:
+    """1024x4096 by 4096x1024 on IPU MK2: >= 90% of the cores, no slower than replication."""
+    chip = load_chip("ipu-mk2")
+    expr = matmul(1024, 4096, 1024)
+    [t10] = choose_plans(chip, [op_options(expr, operator_frontier(chip, expr, "t10"), (1,))])
+    [rep] = choose_plans(
+        chip, [op_options(expr, operator_frontier(chip, expr, "replicate"), (1,))], "replicate"
+    )
+    assert t10.plan.cores >= 0.9 * 1472
+    assert t10.cycles <= rep.cycles
+    assert model_bytes([t10]) <= chip.sram_bytes_per_core
+
+
+# --------------------------------------------------------------------------------------------
+# Memory reconciliation
+# --------------------------------------------------------------------------------------------
+
+
+def point(cycles: int, resident: int, transient: int) -> PlanPoint:
+    return PlanPoint(Plan((1,)), Estimate(cycles, 0, 0, resident + transient), resident)
+
+
+def chip_with(sram: int) -> ChipSpec:
+    return tiny_chip(16, sram)
+
+
+def test_model_bytes_resident_plus_largest_transient() -> None:
+    assert model_bytes([point(1, 100, 50), point(1, 30, 80)]) == 130 + 80
+
+
+def test_greedy_moves_the_cheapest_per_byte() -> None:
+    a = OpOptions("a", (point(100, 100, 0), point(150, 50, 0)))  # +50 cycles for 50 bytes
+    b = OpOptions("b", (point(100, 100, 0), point(110, 80, 0)))  # +10 cycles for 20 bytes
+    chosen = choose_plans(chip_with(180), [a, b])
+    assert chosen == [a.points[0], b.points[1]]
+    chosen = choose_plans(chip_with(130), [a, b])
+    assert chosen == [a.points[1], b.points[1]]
+
+
+def test_greedy_never_moves_pinned_ops() -> None:
+    pinned = OpOptions("pinned", (point(100, 100, 0),), pinned=True)
+    free = OpOptions("free", (point(100, 100, 0), point(500, 10, 0)))
+    assert choose_plans(chip_with(110), [pinned, free]) == [pinned.points[0], free.points[1]]
+    with pytest.raises(T10Error, match="smallest plans need 110 bytes per core"):
+        choose_plans(chip_with(100), [pinned, free])
+
+
+def test_greedy_shared_transient_peak() -> None:
+    """Two ops share the largest transient bytes: neither move alone shrinks the model."""
+    a = OpOptions("a", (point(100, 0, 100), point(120, 0, 40)))
+    b = OpOptions("b", (point(100, 0, 100), point(130, 0, 50)))
+    assert choose_plans(chip_with(60), [a, b]) == [a.points[1], b.points[1]]
+
+
+def test_transient_bytes_are_not_summed() -> None:
+    """Activations of different operators are live at different times."""
+    ops = [OpOptions(f"op{i}", (point(100, 10, 200), point(900, 5, 20))) for i in range(4)]
+    chosen = choose_plans(chip_with(240), ops)
+    assert chosen == [op.points[0] for op in ops]
+
+
+def test_smallest_model_is_exact() -> None:
+    rng = random.Random(3)
+    for _ in range(50):
+        ops = [
+            OpOptions(f"op{i}", tuple(point(rng.randint(1, 99), rng.randint(0, 50),
+                                            rng.randint(0, 50)) for _ in range(3)))
+            for i in range(3)
+        ]
+        least, choice = smallest_model(ops)
+        brute = min(
+            model_bytes([op.points[j] for op, j in zip(ops, js, strict=True)])
+            for js in itertools.product(range(3), repeat=3)
+        )
+        assert least == brute == model_bytes(
+            [op.points[j] for op, j in zip(ops, choice, strict=True)]
+        )
+
+
+def test_does_not_fit_names_the_biggest_ops() -> None:
+    ops = [
+        OpOptions("small", (point(1, 10, 10),)),
+        OpOptions("huge", (point(1, 500, 100),)),
+    ]
+    with pytest.raises(T10Error) as err:
+        choose_plans(chip_with(100), ops, "t10")
+    message = str(err.value)
+    assert "need 610 bytes per core" in message
+    assert message.index("'huge'") < message.index("'small'")
+    assert "t10 planner" not in message
+
+
+def test_split_bytes_by_constant_inputs() -> None:
+    expr = matmul(8, 12, 6)
+    plan = Plan((2, 3, 1))
+    est = estimate(base_chip(), expr, plan)
+    resident, transient = split_bytes(expr, plan, est, (1,))
+    assert resident == 12 * 2 * 4  # B tile 12 x 2
+    assert resident + transient == est.sram_bytes
+    assert split_bytes(expr, plan, est, ())[0] == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Pinned plans
+# --------------------------------------------------------------------------------------------
+
+
+def test_pinned_plan_is_validated_and_kept() -> None:
+    chip = load_chip("test-16")
+    expr = matmul(64, 64, 64)
+    cannon = Plan((4, 4, 1), 2, 4, (Rotation(0, 1, 4), Rotation(1, 0, 4)))
+    options = pinned_options(chip, expr, cannon, (1,))
+    assert options.pinned and options.points[0].plan == cannon
+    assert options.points[0].estimate == estimate(chip, expr, cannon)
+
+
+@pytest.mark.parametrize(
+    "plan, reason",
+    [
+        (Plan((4, 4)), "2 factors but the operator has 3 loop dims"),
+        (Plan((8, 4, 1)), "uses 32 cores but chip 'test-16' has 16"),
+        (Plan((4, 4, 1), 2, 4, (Rotation(0, 0, 4),)), "ring d0 of input 0 must be a loop dim"),
+        (Plan((4, 4, 1), 2, 3, (Rotation(0, 1, 3),)), "3 pieces, which must be >= 2 and divide"),
+        (Plan((4, 4, 1), 0, 4, (Rotation(1, 0, 4),)), "input 1 does not read shift dim d0"),
+        (Plan((4, 4, 1), 2, 2, (Rotation(0, 1, 4),)), "multiple of every rotation's pieces"),
+        (Plan((1, 1, 1), None, 2), "1 step and no rotations"),
+    ],
+)
+def test_bad_pinned_plans(plan: Plan, reason: str) -> None:
+    with pytest.raises(T10Error, match="operator 'matmul_64x64x64': pinned plan") as err:
+        validate_plan(load_chip("test-16"), matmul(64, 64, 64), plan)
+    assert reason in str(err.value)
+
+
+# --------------------------------------------------------------------------------------------
+# The pass
+# --------------------------------------------------------------------------------------------
+
+MATMUL_ATTRS = 't10.name = "fc/MatMul"'
+
+MLP = """
+builtin.module {
+  func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+    %w = arith.constant dense<1.000000e+00> : tensor<64x64xf32>
+    %b = arith.constant dense<5.000000e-01> : tensor<64xf32>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+        affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>)
+        attrs = {MATMUL_ATTRS} {
+    ^bb0(%a: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %a, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+        affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%mm, %b : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>)
+        attrs = {t10.name = "fc/Add"} {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    func.return %r : tensor<64x64xf32>
+  }
+}
+"""
+
+
+def parse(matmul_attrs: str = MATMUL_ATTRS) -> ModuleOp:
+    ctx = Context()
+    for dialect in (Builtin, func.Func, arith.Arith, linalg.Linalg, tensor.Tensor, RTensor):
+        ctx.load_dialect(dialect)
+    return Parser(ctx, MLP.replace("MATMUL_ATTRS", matmul_attrs)).parse_module()
+
+
+def generics(module: ModuleOp) -> list:
+    return [op for op in module.walk() if op.name == "linalg.generic"]
+
+
+def run_pass(module: ModuleOp, **options: object) -> ModuleOp:
+    """Run the pass (on test-16 unless `chip` is given) and verify the result."""
+    options.setdefault("chip", "test-16")
+    T10PlanSearch(**options).apply(Context(), module)  # type: ignore[arg-type]
+    module.verify()
+    return module
+
+
+def test_pass_writes_plans_estimates_chip_and_planner() -> None:
+    module = run_pass(parse())
+    assert module.attributes["t10.chip"] == StringAttr("test-16")
+    assert module.attributes["t10.planner"] == StringAttr("t10")
+    chip = load_chip("test-16")
+    exprs = (matmul(64, 64, 64), bias_add(64, 64))
+    for op, expected in zip(generics(module), exprs, strict=True):
+        plan_attr, est_attr = op.attributes["t10.plan"], op.attributes["t10.estimate"]
+        assert isinstance(plan_attr, PlanAttr) and isinstance(est_attr, EstimateAttr)
+        est = estimate(chip, expected, plan_attr.to_plan())
+        assert (est_attr.cycles.data, est_attr.bytes.data) == (est.cycles, est.sram_bytes)
+        assert (est_attr.compute.data, est_attr.exchange.data, est_attr.sync.data) == (
+            est.compute_cycles, est.exchange_cycles, est.sync_cycles
+        )
+    assert generics(module)[0].attributes["t10.plan"] == PlanAttr.from_plan(
+        searched(chip, matmul(64, 64, 64)).plan
+    )
+
+
+def test_pass_keeps_a_pinned_plan() -> None:
+    pinned = "#rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>"
+    attrs = f"{MATMUL_ATTRS}, t10.plan = {pinned}"
+    module = run_pass(parse(attrs), planner="replicate")
+    op = generics(module)[0]
+    plan = op.attributes["t10.plan"]
+    assert isinstance(plan, PlanAttr)
+    assert plan.to_plan() == Plan((4, 4, 1), 2, 4, (Rotation(0, 1, 4), Rotation(1, 0, 4)))
+    est = op.attributes["t10.estimate"]
+    assert isinstance(est, EstimateAttr)
+    chip = load_chip("test-16")
+    assert est.cycles.data == estimate(chip, matmul(64, 64, 64), plan.to_plan()).cycles
+
+
+def test_pass_rejects_a_bad_pinned_plan() -> None:
+    with pytest.raises(T10Error, match="operator 'fc/MatMul': pinned plan <grid \\[32, 1, 1\\]>"):
+        run_pass(parse(f"{MATMUL_ATTRS}, t10.plan = #rtensor.plan<grid [32, 1, 1]>"))
+    with pytest.raises(T10Error, match="must be an #rtensor.plan"):
+        run_pass(parse(f'{MATMUL_ATTRS}, t10.plan = "fast"'))
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"planner": "greedy"}, "unknown planner 'greedy'; choose one of t10, replicate"),
+        ({"min_utilization": -0.1}, "min-utilization must be between 0 and 1"),
+        ({"chip": "no-such-chip"}, "unknown chip 'no-such-chip'"),
+    ],
+)
+def test_pass_bad_options(options: dict[str, object], message: str) -> None:
+    with pytest.raises(T10Error, match=message):
+        run_pass(parse(), **options)
+
+
+def test_pass_chip_from_a_file(tmp_path: Path) -> None:
+    chip_file = tmp_path / "tiny.json"
+    data = base_chip().to_dict() | {"name": "tiny", "cores": 4, "sram_bytes_per_core": 65536}
+    chip_file.write_text(json.dumps(data))
+    module = run_pass(parse(), chip=str(chip_file))
+    assert module.attributes["t10.chip"] == StringAttr(str(chip_file))
+    for op in generics(module):
+        plan = op.attributes["t10.plan"]
+        assert isinstance(plan, PlanAttr) and plan.to_plan().cores <= 4
+
+
+def test_pass_registered_in_the_universe() -> None:
+    from t10.universe import PASSES
+
+    assert PASSES["t10-plan-search"]() is T10PlanSearch
+
