@@ -1,0 +1,269 @@
+// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// alloc needs at least one core.
+%0 = core.alloc "x" on 0 : !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.alloc 'x': needs at least one core
+
+// -----
+
+// coord needs a grid of positive sizes.
+%0 = core.coord 0 of [4, 0]
+
+// CHECK: Operation does not verify: core.coord: grid [4, 0] must be positive integers
+
+// -----
+
+// coord's axis must be an axis of the grid.
+%0 = core.coord 3 of [4, 4, 1]
+
+// CHECK: Operation does not verify: core.coord: axis 3 not in grid [4, 4, 1]
+
+// -----
+
+// load's buffer must hold the layout's local tile.
+%x = "test.op"() : () -> tensor<8x8xf32>
+%a = "test.op"() : () -> !core.buffer<8x8xf32>
+core.load %x into %a layout <grid [2, 1] axes [d0, -] tile [4, 8]> : tensor<8x8xf32>, !core.buffer<8x8xf32>
+
+// CHECK: Operation does not verify: core.load: buffer !core.buffer<8x8xf32> does not hold the local tile [4, 8] of layout #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>
+
+// -----
+
+// A rotating layout's local tile is its window plus one incoming chunk (2 + 1 chunks of 2).
+%x = "test.op"() : () -> tensor<8x16xf32>
+%a = "test.op"() : () -> !core.buffer<4x8xf32>
+core.load %x into %a layout <grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 4 skew [(d1, 2, 2)]> : tensor<8x16xf32>, !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.load: buffer !core.buffer<4x8xf32> does not hold the local tile [4, 6] of layout #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 4 skew [(d1, 2, 2)]>
+
+// -----
+
+// store's buffer must hold the layout's local tile.
+%c = "test.op"() : () -> !core.buffer<4x4xf32>
+%0 = core.store %c layout <grid [2, 2] axes [d0, -] tile [4, 8]> : !core.buffer<4x4xf32> -> tensor<8x8xf32>
+
+// CHECK: Operation does not verify: core.store: buffer !core.buffer<4x4xf32> does not hold the local tile [4, 8] of layout #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 8]>
+
+// -----
+
+// kernel needs a grid of positive sizes.
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, -1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': grid [2, -1] must be positive integers
+
+// -----
+
+// kernel needs one indexing map per operand.
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': needs a map and a slice dim per operand
+
+// -----
+
+// kernel needs one slice dim per operand.
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': needs a map and a slice dim per operand
+
+// -----
+
+// kernel needs one offset per operand.
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': needs one offset per operand
+
+// -----
+
+// A kernel operand's map must have one result per buffer dim.
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': operand #0 map rank differs from its buffer
+
+// -----
+
+// A kernel operand's slice dim must be a buffer dim or -1.
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [2, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': operand #0 slice dim 2 out of range
+
+// -----
+
+// A sliced buffer dim must hold a whole number of slices of the kernel's extent.
+%x = "test.op"() : () -> !core.buffer<4x6xf32>
+%o = "test.op"() : () -> !core.buffer<4x4xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, 1] sizes [4, 4] ins(%x) outs(%o) at(%i, %i) along [1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x6xf32>) -> !core.buffer<4x4xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': operand #0 dim 1 (6) is not a whole number of slices of 4
+
+// -----
+
+// An unsliced buffer dim must have exactly the kernel's extent (the slice shape).
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x4xf32>
+%i = "test.op"() : () -> index
+core.kernel "neg" on [2, 1] sizes [4, 4] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x4xf32> {
+^bb0(%a: f32, %b: f32):
+  %n = arith.negf %a : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'neg': operand #0 dim 1 has 8 elements, the kernel reads 4
+
+// -----
+
+// A broadcast (constant 0) operand dim has extent 1.
+%x = "test.op"() : () -> !core.buffer<4x8xf32>
+%bias = "test.op"() : () -> !core.buffer<2x8xf32>
+%o = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.kernel "add" on [2, 1] sizes [4, 8] ins(%x, %bias) outs(%o) at(%i, %i, %i) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<2x8xf32>) -> !core.buffer<4x8xf32> {
+^bb0(%a: f32, %b: f32, %c: f32):
+  %s = arith.addf %a, %b : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'add': operand #1 dim 0 has 2 elements, the kernel reads 1
+
+// -----
+
+// shift's ring must divide its grid axis.
+%a = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.shift %a ring 1 x 2 of [2, 3, 2] dim 1 size 4 from %i to %i : !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.shift: a ring of 2 cores must divide grid axis 1 of [2, 3, 2]
+
+// -----
+
+// shift's ring must be an axis of the grid.
+%a = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.shift %a ring 3 x 2 of [2, 2, 2] dim 1 size 4 from %i to %i : !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.shift: a ring of 2 cores must divide grid axis 3 of [2, 2, 2]
+
+// -----
+
+// A ring has at least two cores.
+%a = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.shift %a ring 1 x 1 of [2, 2, 2] dim 1 size 4 from %i to %i : !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.shift: a ring of 1 cores must divide grid axis 1 of [2, 2, 2]
+
+// -----
+
+// shift needs a grid of positive sizes.
+%a = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.shift %a ring 1 x 2 of [] dim 1 size 4 from %i to %i : !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.shift: grid [] must be positive integers
+
+// -----
+
+// shift's slice must tile the buffer dim.
+%a = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.shift %a ring 1 x 2 of [2, 2, 2] dim 1 size 3 from %i to %i : !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.shift: the slice must tile the buffer dim
+
+// -----
+
+// shift's dim must be a buffer dim.
+%a = "test.op"() : () -> !core.buffer<4x8xf32>
+%i = "test.op"() : () -> index
+core.shift %a ring 1 x 2 of [2, 2, 2] dim 2 size 4 from %i to %i : !core.buffer<4x8xf32>
+
+// CHECK: Operation does not verify: core.shift: the slice must tile the buffer dim
+
+// -----
+
+// all_reduce needs a grid of positive sizes.
+%c = "test.op"() : () -> !core.buffer<4x4xf32>
+core.all_reduce %c over [0] of [2, 0] : !core.buffer<4x4xf32>
+
+// CHECK: Operation does not verify: core.all_reduce: grid [2, 0] must be positive integers
+
+// -----
+
+// all_reduce needs at least one axis.
+%c = "test.op"() : () -> !core.buffer<4x4xf32>
+core.all_reduce %c over [] of [2, 2, 2] : !core.buffer<4x4xf32>
+
+// CHECK: Operation does not verify: core.all_reduce: axes must be axes of grid [2, 2, 2]
+
+// -----
+
+// all_reduce axes must be grid axes.
+%c = "test.op"() : () -> !core.buffer<4x4xf32>
+core.all_reduce %c over [1, 3] of [2, 2, 2] : !core.buffer<4x4xf32>
+
+// CHECK: Operation does not verify: core.all_reduce: axes must be axes of grid [2, 2, 2]
+
+// -----
+
+// relayout's source buffer must hold the source layout's tile.
+%s = "test.op"() : () -> !core.buffer<8x8xf32>
+%t = "test.op"() : () -> !core.buffer<8x2xf32>
+core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<8x8xf32>, !core.buffer<8x2xf32>
+
+// CHECK: Operation does not verify: core.relayout: buffer !core.buffer<8x8xf32> does not hold the tile [2, 8] of layout #rtensor.layout<grid [4, 1] axes [d0, -] tile [2, 8]>
+
+// -----
+
+// relayout's target buffer must hold the target layout's tile.
+%s = "test.op"() : () -> !core.buffer<2x8xf32>
+%t = "test.op"() : () -> !core.buffer<2x8xf32>
+core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<2x8xf32>
+
+// CHECK: Operation does not verify: core.relayout: buffer !core.buffer<2x8xf32> does not hold the tile [8, 2] of layout #rtensor.layout<grid [1, 4] axes [-, d1] tile [8, 2]>

@@ -1,0 +1,148 @@
+// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// compute_shift needs one step size per loop dim.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = cshift.compute_shift "neg"(%a) steps 1 shift -1 sizes [4] rotate [-1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': 1 step sizes for 2 loop dims
+
+// -----
+
+// A shift dim needs more than one step.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = cshift.compute_shift "neg"(%a) steps 1 shift 1 sizes [4, 8] rotate [-1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': a shift dim needs steps > 1, and only one
+
+// -----
+
+// Several steps need a shift dim.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = cshift.compute_shift "neg"(%a) steps 2 shift -1 sizes [4, 8] rotate [-1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': a shift dim needs steps > 1, and only one
+
+// -----
+
+// The shift dim must be a loop dim.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = cshift.compute_shift "neg"(%a) steps 2 shift 2 sizes [4, 8] rotate [-1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': a shift dim needs steps > 1, and only one
+
+// -----
+
+// compute_shift needs one rotate entry per input.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = cshift.compute_shift "neg"(%a) steps 1 shift -1 sizes [4, 8] rotate [-1, -1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': needs one rotate entry per input
+
+// -----
+
+// A rotate entry must name the ring of the input's rotating layout.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1)]>>
+%0 = cshift.compute_shift "neg"(%a) steps 2 shift 1 sizes [4, 4] rotate [-1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1)]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': input #0 rotates on ring d1 by its layout, not d-1
+
+// -----
+
+// An input whose layout does not rotate cannot have a ring in rotate.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = cshift.compute_shift "neg"(%a) steps 1 shift -1 sizes [4, 8] rotate [1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': input #0 rotates on ring d-1 by its layout, not d1
+
+// -----
+
+// The result's grid needs one axis per loop dim.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = cshift.compute_shift "neg"(%a) steps 1 shift -1 sizes [4, 8] rotate [-1] partial [] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': result grid [2] has not 2 axes
+
+// -----
+
+// A partial axis must be a reduction dim (d1 is parallel).
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 4]>>
+%b = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [4, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 1 shift -1 sizes [4, 4, 4] rotate [-1, -1] partial [1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 4]>>, !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': partial axis d1 is not a reduction dim
+
+// -----
+
+// A partial axis must be a loop dim.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 4]>>
+%b = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [4, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 1 shift -1 sizes [4, 4, 4] rotate [-1, -1] partial [3] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 4]>>, !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': partial axis d3 is not a reduction dim
+
+// -----
+
+// all_reduce needs at least one axis.
+%p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+%0 = cshift.all_reduce %p over [] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+
+// CHECK: Operation does not verify: cshift.all_reduce: axes [] must be grid axes of [2, 2, 2]
+
+// -----
+
+// all_reduce axes must be grid axes.
+%p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+%0 = cshift.all_reduce %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+
+// CHECK: Operation does not verify: cshift.all_reduce: axes [2, 3] must be grid axes of [2, 2, 2]
+
+// -----
+
+// all_reduce keeps its operand's type (generic form; the custom syntax has one type).
+%p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+%0 = "cshift.all_reduce"(%p) <{axes = array<i64: 2>}> : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [4, 4]>>
+
+// CHECK:      Operation does not verify: result 'result' at position 0 does not verify:
+// CHECK-NEXT: attribute !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> expected from variable 'T', but got !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [4, 4]>>

@@ -1,0 +1,208 @@
+// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Plan factors must be positive.
+"test.op"() {plan = #rtensor.plan<grid [2, 0]>} : () -> ()
+
+// CHECK: plan factors must be positive integers, got (2, 0)
+
+// -----
+
+// The shift dim of a plan must be one of its loop dims.
+"test.op"() {plan = #rtensor.plan<grid [2, 2] shift d2 steps 2 rotate []>} : () -> ()
+
+// CHECK: plan shift dim d2 is not a loop dim
+
+// -----
+
+// Two rotations of a plan cannot share a ring dim.
+"test.op"() {plan = #rtensor.plan<grid [2, 2, 2] shift d2 steps 2 rotate [(0, d1, 2), (1, d1, 2)]>} : () -> ()
+
+// CHECK: rotations of a plan must use distinct ring dims
+
+// -----
+
+// A rotation cannot ring along the shift dim itself.
+"test.op"() {plan = #rtensor.plan<grid [2, 2, 2] shift d2 steps 2 rotate [(0, d2, 2)]>} : () -> ()
+
+// CHECK: rotation ring dim d2 is not a valid ring
+
+// -----
+
+// A rotation's ring dim must be a loop dim.
+"test.op"() {plan = #rtensor.plan<grid [2, 2, 2] shift d2 steps 2 rotate [(0, d5, 2)]>} : () -> ()
+
+// CHECK: rotation ring dim d5 is not a valid ring
+
+// -----
+
+// Rotation pieces must divide the factor of the ring dim.
+"test.op"() {plan = #rtensor.plan<grid [2, 3, 2] shift d2 steps 2 rotate [(0, d1, 2)]>} : () -> ()
+
+// CHECK: rotation of input 0 in 2 pieces must divide the factor 3 of its ring dim d1
+
+// -----
+
+// A ring needs at least 2 pieces.
+"test.op"() {plan = #rtensor.plan<grid [2, 2, 2] shift d2 steps 2 rotate [(0, d1, 1)]>} : () -> ()
+
+// CHECK: rotation of input 0 in 1 pieces must divide the factor 2 of its ring dim d1
+
+// -----
+
+// Paces must align: the steps are a multiple of every rotation's pieces.
+"test.op"() {plan = #rtensor.plan<grid [4, 2, 1] shift d2 steps 2 rotate [(0, d0, 4)]>} : () -> ()
+
+// CHECK: plan steps 2 must be a multiple of every rotation's pieces (4): paces must align
+
+// -----
+
+// A layout's grid must be positive.
+"test.op"() {layout = #rtensor.layout<grid [2, 0] axes [d0] tile [4]>} : () -> ()
+
+// CHECK: layout grid must be positive integers, got [2, 0]
+
+// -----
+
+// A layout needs as many axis entries as tile sizes.
+"test.op"() {layout = #rtensor.layout<grid [2, 2] axes [d0, d1] tile [4]>} : () -> ()
+
+// CHECK: layout needs one axis entry and one tile size per tensor dim
+
+// -----
+
+// A layout axis must be an axis of its grid.
+"test.op"() {layout = #rtensor.layout<grid [2, 2] axes [d0, d2] tile [4, 4]>} : () -> ()
+
+// CHECK: layout axis d2 is not an axis of grid [2, 2]
+
+// -----
+
+// Two tensor dims cannot split along one grid axis.
+"test.op"() {layout = #rtensor.layout<grid [2, 2] axes [d1, d1] tile [4, 4]>} : () -> ()
+
+// CHECK: two tensor dims of a layout cannot split along one grid axis
+
+// -----
+
+// The rotating dim must be a tensor dim.
+"test.op"() {layout = #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 8] rotate 2 ring d1 x 2 steps 2 skew [(d1, 2, 1)]>} : () -> ()
+
+// CHECK: rotating dim 2 is not a tensor dim
+
+// -----
+
+// The ring axis cannot be a grid axis the tensor splits on.
+"test.op"() {layout = #rtensor.layout<grid [2, 2] axes [d0, d1] tile [4, 8] rotate 1 ring d0 x 2 steps 2 skew [(d0, 2, 1)]>} : () -> ()
+
+// CHECK: ring axis d0 must be a grid axis the tensor does not split on
+
+// -----
+
+// The ring axis must be a grid axis.
+"test.op"() {layout = #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 8] rotate 1 ring d3 x 2 steps 2 skew [(d1, 2, 1)]>} : () -> ()
+
+// CHECK: ring axis d3 must be a grid axis the tensor does not split on
+
+// -----
+
+// Rotation pieces must divide the ring axis.
+"test.op"() {layout = #rtensor.layout<grid [2, 3] axes [d0, -] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1)]>} : () -> ()
+
+// CHECK: rotation in 2 pieces over 2 steps must divide the ring axis (3 cores), the steps and the tile (8)
+
+// -----
+
+// Rotation steps must be a multiple of the pieces.
+"test.op"() {layout = #rtensor.layout<grid [2, 4] axes [d0, -] tile [4, 8] rotate 1 ring d1 x 4 steps 2 skew [(d1, 4, 1)]>} : () -> ()
+
+// CHECK: rotation in 4 pieces over 2 steps must divide the ring axis (4 cores), the steps and the tile (8)
+
+// -----
+
+// The rotating tile must cut into whole chunks, one per step.
+"test.op"() {layout = #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 6] rotate 1 ring d1 x 2 steps 4 skew [(d1, 2, 2)]>} : () -> ()
+
+// CHECK: rotation in 2 pieces over 4 steps must divide the ring axis (2 cores), the steps and the tile (6)
+
+// -----
+
+// The layout's rank must be the tensor's rank.
+"test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0] tile [4]>>
+
+// CHECK: layout of rank 1 does not fit a tensor of rank 2
+
+// -----
+
+// The tiles must cover every tensor dim.
+"test.op"() : () -> !rtensor.tensor<8x9xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [4, 4]>>
+
+// CHECK: tiles of 4 over 2 cores do not cover dim 1 of size 9
+
+// -----
+
+// An unsplit dim must be held whole by every core.
+"test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2] axes [d0, -] tile [4, 4]>>
+
+// CHECK: tiles of 4 over 1 cores do not cover dim 1 of size 8
+
+// -----
+
+// distribute keeps the tensor type.
+%0 = "test.op"() : () -> tensor<4x8xf32>
+%1 = rtensor.distribute %0 : tensor<4x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
+
+// CHECK: Operation does not verify: rtensor.distribute: source tensor<4x8xf32> and result tensor tensor<8x8xf32> differ
+
+// -----
+
+// collect keeps the tensor type.
+%0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
+%1 = rtensor.collect %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> tensor<8x8xf16>
+
+// CHECK: Operation does not verify: rtensor.collect: source tensor tensor<8x8xf32> and result tensor<8x8xf16> differ
+
+// -----
+
+// relayout may change the layout but not the tensor type.
+%0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
+%1 = rtensor.relayout %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [-, d0] tile [8, 2]>>
+
+// CHECK: Operation does not verify: rtensor.relayout changes the tensor type from tensor<8x8xf32> to tensor<8x4xf32>
+
+// -----
+
+// A generic's plan needs one factor per loop dim.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = rtensor.generic "add"(%a, %a) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [2, 1, 1]>} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>, !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %y: f32, %o: f32):
+  %s = arith.addf %x, %y : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: rtensor.generic 'add': plan has 3 factors for 2 loop dims
+
+// -----
+
+// A generic's input must have the layout the plan gives it (here: rotating, the plan shifts d2).
+%a = "test.op"() : () -> !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8]>>
+%b = "test.op"() : () -> !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+%0 = rtensor.generic "mm"(%a, %b) {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>], plan = #rtensor.plan<grid [2, 2, 2] shift d2 steps 2 rotate [(0, d1, 2), (1, d0, 2)]>} : (!rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8]>>, !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: rtensor.generic 'mm': input #0 has layout #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8]> but the plan gives it #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>
+
+// -----
+
+// A generic's result must have the layout the plan gives it.
+%a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+%0 = rtensor.generic "neg"(%a) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [2, 1]>} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [8, 8]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: rtensor.generic 'neg': result has layout #rtensor.layout<grid [2, 1] axes [d0, -] tile [8, 8]> but the plan gives it #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>
