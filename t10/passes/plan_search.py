@@ -15,11 +15,17 @@ the group minimising the all-reduce (fewest cores on ties). This finds exactly t
 the Pareto frontier of the whole space {every F with prod F <= cores} x `temporal_plans(F)`
 (tested against brute force), with O(sqrt(size)) candidates per dim instead of `size`.
 
+Utilisation: a tile vector is kept if the factors with its tiles can use at least
+`min_utilization` of the cores the operator can use; it is realised with the fewest cores.
+
 Speed: plans are costed by `FastEstimator` (same numbers as `estimate`, exact integer
 arithmetic, cached kernel costs). The spatial-only plan of each tile vector is evaluated
 first; it is a lower bound on the cycles of every rotating plan of the same tiles (a temporal
 split never makes the compute cheaper and adds syncs), so a tile vector whose
-(memory lower bound, spatial cycles) is already dominated is skipped.
+(memory lower bound, spatial cycles) is already dominated is skipped. Each rotating
+candidate is bounded the same way (its exact buffer bytes, the spatial cycles plus its own
+syncs and shifts) before it is realised and costed. Pruning is strict-dominance only, so the
+frontier is exact, ties included.
 
 Inter-operator search
 ---------------------
@@ -433,84 +439,81 @@ class _Search:
         spatial plan: its all-reduce and cycles bound every rotating plan's from below."""
         tiles = self.tiles(lows)
         eb = self.fast.eb
+        sync, exchange = self.fast.sync, self.fast.exchange
         floor_cycles = self.fast.estimate(spatial).cycles
         group = prod(spatial.factors[d] for d in self.red)
         # the spatial plan's all-reduce is the least of any plan with these tiles
         moved = (group - 1) * -(-self.out_tile(tiles) // group)
-        base_used = prod(lows)
         for d in range(self.expr.rank):
-            if tiles[d] < 2:
+            tile = tiles[d]
+            if tile < 2:
                 continue
-            readers = [i for i, dims in enumerate(self.in_dims) if d in dims]
-            for rots in self._rotations(lows, tiles[d], readers, 0, base_used, 1, {}):
-                if not rots:
-                    continue
+            # per input (and the output): elements = rest * padded**power, padded = d's tile
+            # rounded up to whole chunks
+            split = [self.split_at(tiles, dims, d) for dims in self.in_dims]
+            out_rest, out_power = self.split_at(tiles, self.fast.out_dims, d)
+            readers = [i for i, (_, power) in enumerate(split) if power]
+            for rots in self.rotation_sets(lows, tile, readers):
                 steps = lcm(*(p for _, _, p in rots))
-                padded = list(tiles)
-                padded[d] = -(-tiles[d] // steps) * steps
-                out_tile = self.out_tile(padded)
-                elements, shifted = self.input_elements(padded, steps, rots)
+                padded = -(-tile // steps) * steps
+                pieces = dict.fromkeys(range(len(split)), 0)
+                for i, _, p in rots:
+                    pieces[i] = p
+                elements = shifted = 0
+                for i, (rest, power) in enumerate(split):
+                    local = rest * padded**power
+                    if pieces[i]:  # window of steps/p chunks plus one incoming chunk
+                        chunk = local // steps
+                        elements += chunk * (steps // pieces[i] + 1)
+                        shifted += chunk
+                    else:
+                        elements += local
+                out_tile = out_rest * padded**out_power
                 memory = (elements + out_tile + moved) * eb
-                cycles = (
-                    floor_cycles
-                    + (steps - 1) * (self.fast.sync + self.fast.exchange(shifted * eb))
-                )
+                cycles = floor_cycles + (steps - 1) * (sync + exchange(shifted * eb))
                 if self.frontier.beaten(memory, cycles):
                     continue
                 factors = self.realise(lows, {g: p for _, g, p in rots}, out_tile)
                 if factors is not None:
                     yield Plan(factors, d, steps, tuple(Rotation(*r) for r in rots))
 
-    def input_elements(
-        self, tiles: Sequence[int], steps: int, rots: tuple[tuple[int, int, int], ...]
-    ) -> tuple[int, int]:
-        """(elements held, elements shifted per step) of the inputs, as `FastEstimator`."""
-        pieces = {i: p for i, _, p in rots}
-        elements = shifted = 0
-        for i, dims in enumerate(self.in_dims):
-            local = prod(tiles[d] for d in dims)
-            p = pieces.get(i)
-            if p is None:
-                elements += local
-            else:
-                chunk = local // steps
-                elements += chunk * (steps // p + 1)
-                shifted += chunk
-        return elements, shifted
+    @staticmethod
+    def split_at(tiles: Sequence[int], dims: Sequence[int], d: int) -> tuple[int, int]:
+        """(product of the tiles of `dims` other than d, how often `dims` reads d)."""
+        return prod(tiles[x] for x in dims if x != d), sum(1 for x in dims if x == d)
 
-    def _rotations(
-        self,
-        lows: tuple[int, ...],
-        temporal_tile: int,
-        readers: list[int],
-        j: int,
-        used: int,
-        steps: int,
-        rings: dict[int, int],
-    ) -> Iterator[tuple[tuple[int, int, int], ...]]:
-        """Like `rotation_choices`, over the factor ranges of the tiles: reader j rotates in
-        p pieces on ring g if some factor with g's tile is a multiple of p, the cores still
-        fit (`used`: product of the smallest such factors) and the steps lcm(p) fit the tile."""
-        if j == len(readers):
-            yield ()
-            return
-        yield from self._rotations(lows, temporal_tile, readers, j + 1, used, steps, rings)
-        i = readers[j]
-        for g in self.ring_dims[i]:
-            if g in rings:
-                continue
-            lo, hi = lows[g], self.hi(g, lows[g])
-            for p in range(2, min(hi, temporal_tile) + 1):
-                f = -(-lo // p) * p
-                new_steps = lcm(steps, p)
-                if f > hi or new_steps > temporal_tile or used // lo * f > self.cores:
+    def rotation_sets(
+        self, lows: tuple[int, ...], temporal_tile: int, readers: list[int]
+    ) -> list[tuple[tuple[int, int, int], ...]]:
+        """Every non-empty set of (input, ring dim, pieces), like `rotation_choices` but over
+        the factor ranges of the tiles: a reader rotates in p pieces on ring g if some factor
+        with g's tile is a multiple of p, the cores still fit (counting the smallest such
+        factors) and the steps lcm(p) fit the temporal tile."""
+        found: list[tuple[tuple[int, int, int], ...]] = []
+        rings: set[int] = set()
+
+        def rec(j: int, used: int, steps: int, acc: tuple[tuple[int, int, int], ...]) -> None:
+            if j == len(readers):
+                if acc:
+                    found.append(acc)
+                return
+            rec(j + 1, used, steps, acc)
+            i = readers[j]
+            for g in self.ring_dims[i]:
+                if g in rings:
                     continue
-                rings[g] = p
-                for rest in self._rotations(
-                    lows, temporal_tile, readers, j + 1, used // lo * f, new_steps, rings
-                ):
-                    yield ((i, g, p), *rest)
-                del rings[g]
+                lo, hi = lows[g], self.hi(g, lows[g])
+                rings.add(g)
+                for p in range(2, min(hi, temporal_tile) + 1):
+                    f = -(-lo // p) * p
+                    new_steps = lcm(steps, p)
+                    now_used = used // lo * f
+                    if f <= hi and new_steps <= temporal_tile and now_used <= self.cores:
+                        rec(j + 1, now_used, new_steps, (*acc, (i, g, p)))
+                rings.discard(g)
+
+        rec(0, prod(lows), 1, ())
+        return found
 
     def run(self) -> list[tuple[Plan, Estimate]]:
         bounds: list[tuple[int, int, tuple[int, ...], Plan]] = []
