@@ -412,6 +412,15 @@ def test_greedy_shared_transient_peak() -> None:
     assert choose_plans(chip_with(60), [a, b]) == [a.points[1], b.points[1]]
 
 
+def test_greedy_stuck_falls_back_to_a_fitting_choice() -> None:
+    """Each op's smaller plan trades activations for weights: moving either op alone grows
+    the model (the other op's activations stay the peak), yet moving both fits."""
+    a = OpOptions("a", (point(100, 0, 100), point(120, 30, 10)))
+    b = OpOptions("b", (point(100, 0, 95), point(130, 30, 10)))
+    assert choose_plans(chip_with(80), [a, b]) == [a.points[1], b.points[1]]
+    assert choose_plans(chip_with(100), [a, b]) == [a.points[0], b.points[0]]
+
+
 def test_transient_bytes_are_not_summed() -> None:
     """Activations of different operators are live at different times."""
     ops = [OpOptions(f"op{i}", (point(100, 10, 200), point(900, 5, 20))) for i in range(4)]
