@@ -584,8 +584,10 @@ def plan_problem(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> str | None:
     if not 0 <= d < rank:
         return f"shift dim d{d} is not a loop dim"
     tile = -(-expr.loop_sizes[d] // plan.factors[d])
-    if not 1 <= plan.steps <= tile:
+    if not 2 <= plan.steps <= tile:
         return f"{plan.steps} steps do not fit the tile of {tile} of shift dim d{d}"
+    if not plan.rotations:
+        return f"a plan that shifts d{d} rotates at least one input"
     operands, rings = set(), set()
     for r in plan.rotations:
         if not 0 <= r.operand < len(expr.inputs):
@@ -602,7 +604,7 @@ def plan_problem(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> str | None:
             return "each input rotates at most once and rings use distinct dims"
         operands.add(r.operand)
         rings.add(r.ring_dim)
-    if plan.rotations and plan.steps % lcm(*(r.pieces for r in plan.rotations)):
+    if plan.steps % lcm(*(r.pieces for r in plan.rotations)):
         return f"{plan.steps} steps must be a multiple of every rotation's pieces"
     return None
 

@@ -493,6 +493,8 @@ def test_pinned_plan_is_validated_and_kept() -> None:
         (Plan((4, 4, 1), 0, 4, (Rotation(1, 0, 4),)), "input 1 does not read shift dim d0"),
         (Plan((4, 4, 1), 2, 2, (Rotation(0, 1, 4),)), "multiple of every rotation's pieces"),
         (Plan((1, 1, 1), None, 2), "1 step and no rotations"),
+        (Plan((4, 4, 1), 2, 4), "a plan that shifts d2 rotates at least one input"),
+        (Plan((2, 2, 4), 2, 32, (Rotation(0, 1, 2),)), "32 steps do not fit the tile of 16"),
     ],
 )
 def test_bad_pinned_plans(plan: Plan, reason: str) -> None:
