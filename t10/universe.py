@@ -89,7 +89,13 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "t10-compile": _t10_compile,
 }
 
-TARGETS: dict[str, Callable[[], type[Target]]] = {}
+def _t10_sim() -> type[Target]:
+    from t10.sim.target import T10SimTarget
+
+    return T10SimTarget
+
+
+TARGETS: dict[str, Callable[[], type[Target]]] = {"t10-sim": _t10_sim}
 
 
 def _onnx() -> type[Frontend]:

@@ -1,0 +1,13 @@
+"""Matmul benchmark: T10 vs replicate plans vs a lower bound (same as `t10 bench`).
+
+    python benchmarks/matmul_plans.py [--chip NAME|FILE] [--shapes MxKxN,...] [--quiet]
+
+The logic (and the lower-bound formula) lives in `t10/bench.py`.
+"""
+
+import sys
+
+from t10.bench import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,390 @@
+"""The `t10` command: compile an ONNX model for a chip, simulate it, benchmark plans.
+
+```
+t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--inputs IN.npz]
+                   [--outputs OUT.npz] [--check [--rtol R] [--atol A]] [--report R.json]
+t10 compile MODEL.onnx [--chip ...] [--planner ...] [--emit linalg|rtensor|cshift|core|chip]
+                       [-o FILE]
+t10 bench [--chip NAME|FILE] [--shapes MxKxN,...]
+```
+
+Every failure the user can cause (a missing or bad model, an unsupported operator, a bad
+chip, a model that does not fit, a bad option) ends with exit code 1 (2 for command-line
+usage errors) and one line `t10: error: ...` on stderr, never a traceback. Set
+`T10_TRACEBACK=1` to see the traceback of an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+import numpy as np
+import onnx
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from t10.errors import T10Error
+from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.t10_compile import LEVELS, pipeline
+from t10.report import (
+    CheckResult,
+    PlannedOp,
+    build_report,
+    check_outputs,
+    format_report,
+    input_specs,
+    planned_ops,
+    random_inputs,
+)
+from t10.sim.chip_spec import ChipSpec, load_chip
+from t10.universe import DIALECTS
+
+__all__ = ["Compiled", "compile_model", "main", "make_context", "run_model"]
+
+PLANNERS = ("t10", "replicate")
+DEFAULT_CHIP = "ipu-mk2"
+DEFAULT_MIN_UTILIZATION = 0.5
+
+
+class UsageError(Exception):
+    """A command-line usage error (exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# --------------------------------------------------------------------------------------------
+# Compile and run (the one place the pipeline is driven from Python)
+# --------------------------------------------------------------------------------------------
+
+
+def make_context() -> Context:
+    """A context that knows xDSL's dialects and ours (for passes and printing)."""
+    ctx = Context()
+    for name, factory in {**get_all_dialects(), **DIALECTS}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+    return ctx
+
+
+@dataclass
+class Compiled:
+    """A compiled module, and a clone taken right after plan search (plans visible)."""
+
+    module: ModuleOp
+    planned: ModuleOp
+    chip: ChipSpec
+
+
+def compile_model(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    chip: str = DEFAULT_CHIP,
+    planner: str = "t10",
+    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    emit: str = "chip",
+) -> Compiled:
+    """import_onnx, then the passes of `t10.passes.t10_compile.pipeline` one by one."""
+    if emit not in LEVELS:
+        raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
+    spec = load_chip(chip)
+    module = import_onnx(model)
+    ctx = make_context()
+    planned: ModuleOp | None = None
+    for p in pipeline(chip, planner, min_utilization, emit):
+        p.apply(ctx, module)
+        try:
+            module.verify()
+        except VerifyException as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise T10Error(f"internal error: the IR after pass '{p.name}' does not verify: "
+                           f"{first}") from None
+        if planned is None:
+            planned = module.clone()
+    assert planned is not None
+    return Compiled(module=module, planned=planned, chip=spec)
+
+
+def _model_proto(path: str) -> onnx.ModelProto:
+    try:
+        return onnx.load_model(path)
+    except FileNotFoundError:
+        raise T10Error(f"cannot read ONNX model '{path}': no such file") from None
+    except OSError as e:
+        raise T10Error(f"cannot read ONNX model '{path}': {e.strerror or e}") from None
+    except Exception as e:
+        raise T10Error(f"cannot parse ONNX model '{path}': {type(e).__name__}: {e}") from None
+
+
+def reference_outputs(
+    model: onnx.ModelProto, inputs: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """The model's outputs computed by onnxruntime (CPU), keyed by ONNX output name."""
+    import onnxruntime as ort
+
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        names = [o.name for o in session.get_outputs()]
+        values = session.run(names, inputs)
+    except Exception as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise T10Error(f"onnxruntime could not run the model for --check: {first}") from None
+    return {n: np.asarray(v) for n, v in zip(names, values, strict=True)}
+
+
+def _load_inputs(path: str) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise T10Error(f"--inputs '{path}' is a single array; expected a .npz archive "
+                               "of arrays keyed by ONNX input name (numpy.savez)")
+            return {k: np.asarray(data[k]) for k in data.files}
+    except FileNotFoundError:
+        raise T10Error(f"--inputs '{path}': no such file") from None
+    except (OSError, ValueError, zipfile.BadZipFile) as e:
+        raise T10Error(f"--inputs '{path}' is not a readable .npz archive: {e}") from None
+
+
+def _write(path: str, what: str, writer: Any) -> None:
+    try:
+        writer(path)
+    except OSError as e:
+        raise T10Error(f"cannot write {what} '{path}': {e.strerror or e}") from None
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+@dataclass
+class RunResult:
+    report: dict[str, Any]
+    outputs: dict[str, np.ndarray]
+    check: CheckResult | None
+
+
+def run_model(
+    model_path: str,
+    chip: str = DEFAULT_CHIP,
+    planner: str = "t10",
+    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    inputs: dict[str, np.ndarray] | None = None,
+    seed: int = 0,
+    check: tuple[float, float] | None = None,
+) -> RunResult:
+    """Compile and simulate `model_path`; `check=(rtol, atol)` compares with onnxruntime."""
+    from t10.sim.simulator import simulate
+
+    compiled = compile_model(model_path, chip, planner, min_utilization)
+    if inputs is None:
+        inputs = random_inputs(input_specs(compiled.module), seed)
+    result = simulate(compiled.module, compiled.chip, inputs)
+    checked = None
+    if check is not None:
+        ref = reference_outputs(_model_proto(model_path), inputs)
+        checked = check_outputs(result.outputs, ref, rtol=check[0], atol=check[1])
+    planned: list[PlannedOp] = planned_ops(compiled.planned)
+    report = build_report(
+        compiled.chip, result.report, planned, model=model_path, planner=planner, check=checked
+    )
+    return RunResult(report=report, outputs=result.outputs, check=checked)
+
+
+# --------------------------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------------------------
+
+
+def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
+    inputs = _load_inputs(args.inputs) if args.inputs else None
+    result = run_model(
+        args.model,
+        chip=args.chip,
+        planner=args.planner,
+        min_utilization=args.min_utilization,
+        inputs=inputs,
+        seed=args.seed,
+        check=(args.rtol, args.atol) if args.check else None,
+    )
+    print(format_report(result.report), file=out)
+    if args.outputs:
+        _write(args.outputs, "--outputs", lambda p: np.savez(p, **result.outputs))
+    if args.report:
+        text = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
+        _write(args.report, "--report", lambda p: Path(p).write_text(text, encoding="utf-8"))
+    if result.check is not None and not result.check.passed:
+        raise T10Error(
+            f"simulated outputs differ from onnxruntime beyond tolerance: max abs error "
+            f"{result.check.max_abs_error:.3g}, max rel error {result.check.max_rel_error:.3g} "
+            f"(criterion |sim - ref| <= {args.atol:g} + {args.rtol:g}·|ref|)"
+        )
+    return 0
+
+
+def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
+    compiled = compile_model(args.model, args.chip, args.planner, args.min_utilization, args.emit)
+
+    def emit(stream: IO[str]) -> None:
+        Printer(stream=stream).print_op(compiled.module)
+        stream.write("\n")
+
+    if args.output and args.output != "-":
+
+        def write(path: str) -> None:
+            with open(path, "w", encoding="utf-8") as f:
+                emit(f)
+
+        _write(args.output, "-o", write)
+    else:
+        emit(out)
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
+    from t10 import bench
+
+    return bench.run_from_args(args, out)
+
+
+# --------------------------------------------------------------------------------------------
+# Argument parsing
+# --------------------------------------------------------------------------------------------
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative number, got '{text}'")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _non_negative(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got '{text}'")
+    return value
+
+
+def _compile_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model")
+    p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE",
+                   help=f"built-in chip name or chip JSON file (default {DEFAULT_CHIP}; "
+                        "format: docs/chips.md)")
+    p.add_argument("--planner", default="t10", choices=PLANNERS,
+                   help="t10: compute-shift plans with rotating tensors (default); "
+                        "replicate: spatial partitions only")
+    p.add_argument("--min-utilization", type=_fraction, default=DEFAULT_MIN_UTILIZATION,
+                   metavar="U", help="prune plans using fewer than U x the useful cores "
+                                     f"(default {DEFAULT_MIN_UTILIZATION})")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="t10", description=(
+        "T10 on xDSL: compile ONNX models into compute-shift programs for inter-core "
+        "connected chips, and simulate them tile by tile."))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="compile and simulate a model; print the report",
+                         description="Compile MODEL.onnx for a chip, simulate it with real "
+                                     "numbers and print cycles, plans and SRAM per operator.")
+    _compile_options(run)
+    run.add_argument("--inputs", metavar="IN.npz",
+                     help="input arrays keyed by ONNX input name (default: seeded random)")
+    run.add_argument("--seed", type=int, default=0,
+                     help="seed of the standard-normal float32 random inputs (default 0)")
+    run.add_argument("--outputs", metavar="OUT.npz",
+                     help="save the simulated outputs, keyed by ONNX output name")
+    run.add_argument("--check", action="store_true",
+                     help="compare with onnxruntime; exit 1 past tolerance")
+    run.add_argument("--rtol", type=_non_negative, default=1e-4,
+                     help="relative tolerance of --check (default 1e-4)")
+    run.add_argument("--atol", type=_non_negative, default=1e-5,
+                     help="absolute tolerance of --check (default 1e-5)")
+    run.add_argument("--report", metavar="REPORT.json",
+                     help="write the report as JSON (format: docs/report.md)")
+    run.set_defaults(handler=_cmd_run)
+
+    comp = sub.add_parser("compile", help="print the IR at one level",
+                          description="Compile MODEL.onnx and print (or write) the IR at one "
+                                      "level; 'linalg' is right after plan search.")
+    _compile_options(comp)
+    comp.add_argument("--emit", default="chip", choices=LEVELS,
+                      help="IR level to print (default chip)")
+    comp.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE")
+    comp.set_defaults(handler=_cmd_compile)
+
+    from t10 import bench
+
+    b = sub.add_parser("bench", help="benchmark T10 vs replicate plans on matmuls",
+                       description=bench.__doc__.splitlines()[0] if bench.__doc__ else None)
+    bench.add_arguments(b)
+    b.set_defaults(handler=_cmd_bench)
+    return parser
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `t10` command; returns the exit code (0 ok, 1 error, 2 usage error)."""
+    out = sys.stdout
+    try:
+        parser = make_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.error("missing COMMAND (run, compile or bench)")
+        return int(args.handler(args, out))
+    except UsageError as e:
+        print(f"t10: error: {_one_line(str(e))}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return e.code if isinstance(e.code, int) else 0
+    except (T10Error, DiagnosticException) as e:
+        print(f"t10: error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("t10: error: out of host memory", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("t10: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if os.environ.get("T10_TRACEBACK"):
+            raise
+        print(f"t10: error: internal error: {type(e).__name__}: {_one_line(str(e))} "
+              "(set T10_TRACEBACK=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,402 @@
+"""The run report: what the plan search chose and what the simulator measured, per operator.
+
+`build_report` joins the plan-search view of a module (`planned_ops`: every `linalg.generic`
+with its `t10.plan` / `t10.estimate`) with a simulator `SimReport` (per-superstep-label
+figures) into one JSON-able dict; `format_report` renders that dict as text. The CLI
+(`t10 run`) and the `t10-sim` xdsl-opt target both print through these two functions, so
+the text and the `--report` JSON always agree. The JSON format is documented in
+`docs/report.md`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
+
+from t10.passes.tensor_expr import linalg_tensor_expr, op_name
+from t10.sim.chip_spec import ChipSpec
+
+with warnings.catch_warnings():
+    # the package-root re-export is deprecated; xdsl.dialects.linalg.ops is banned by lint
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from xdsl.dialects.linalg import GenericOp
+
+__all__ = [
+    "CheckResult",
+    "InputSpec",
+    "PlannedOp",
+    "build_report",
+    "check_outputs",
+    "format_report",
+    "input_specs",
+    "kernel_ops",
+    "planned_ops",
+    "random_inputs",
+]
+
+PLAN_ATTR = "t10.plan"
+ESTIMATE_ATTR = "t10.estimate"
+CHIP_ATTR = "t10.chip"
+
+
+# --------------------------------------------------------------------------------------------
+# What the simulator gives us (structural: t10.sim.simulator.SimReport / OpStats)
+# --------------------------------------------------------------------------------------------
+
+
+class OpStatsLike(Protocol):
+    name: str
+    compute_cycles: int
+    exchange_cycles: int
+    sync_cycles: int
+    cycles: int
+    supersteps: int
+    exchanged_bytes: int
+    cores_used: int
+    sram_bytes_per_core: int
+
+
+class SimReportLike(Protocol):
+    total_cycles: int
+    seconds: float
+    peak_sram_bytes_per_core: int
+    ops: Sequence[OpStatsLike]
+
+
+# --------------------------------------------------------------------------------------------
+# The module side: inputs and plans
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One graph input of `@main`: its ONNX name and static shape (float32)."""
+
+    name: str
+    shape: tuple[int, ...]
+
+
+def _main_func(module: ModuleOp) -> func.FuncOp | None:
+    funcs = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    return next((f for f in funcs if f.sym_name.data == "main"), funcs[0] if funcs else None)
+
+
+def input_specs(module: ModuleOp) -> list[InputSpec]:
+    """The inputs of the module's `@main`, in argument order, named by their `t10.name`."""
+    main = _main_func(module)
+    if main is None:
+        return []
+    specs: list[InputSpec] = []
+    attrs = main.arg_attrs.data if main.arg_attrs is not None else ()
+    for i, arg in enumerate(main.body.block.args):
+        name = f"input{i}"
+        if i < len(attrs) and isinstance(attrs[i], DictionaryAttr):
+            attr = attrs[i].data.get("t10.name")
+            if isinstance(attr, StringAttr):
+                name = attr.data
+        shape = tuple(arg.type.get_shape()) if isinstance(arg.type, TensorType) else ()
+        specs.append(InputSpec(name, shape))
+    return specs
+
+
+def random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded standard-normal float32 inputs, drawn in argument order from one generator."""
+    rng = np.random.default_rng(seed)
+    return {s.name: rng.standard_normal(s.shape).astype(np.float32) for s in specs}
+
+
+@dataclass(frozen=True)
+class PlannedOp:
+    """One operator as the plan search left it (`t10.name`, kind, plan and estimate)."""
+
+    name: str
+    kind: str
+    plan: str | None
+    estimated_cycles: int | None
+    estimated_sram_bytes_per_core: int | None
+
+
+def planned_ops(module: ModuleOp) -> list[PlannedOp]:
+    """Every `linalg.generic` of a module after `t10-plan-search`, in program order."""
+    out: list[PlannedOp] = []
+    for op in module.walk():
+        if not isinstance(op, GenericOp):
+            continue
+        plan = op.attributes.get(PLAN_ATTR)
+        est = op.attributes.get(ESTIMATE_ATTR)
+        cycles = getattr(est, "cycles", None)
+        sram = getattr(est, "bytes", None)
+        out.append(
+            PlannedOp(
+                name=op_name(op),
+                kind=linalg_tensor_expr(op).kind.value,
+                plan=None if plan is None else str(plan),
+                estimated_cycles=None if cycles is None else cycles.data,
+                estimated_sram_bytes_per_core=None if sram is None else sram.data,
+            )
+        )
+    return out
+
+
+def kernel_ops(module: ModuleOp) -> list[PlannedOp]:
+    """The operators of a core- or chip-level module (one per `core.kernel` label): their
+    kind from the kernel's iterators; plans and estimates are unknown at that level."""
+    kinds: dict[str, str] = {}
+    for op in module.walk():
+        label = op.properties.get("label")
+        iterators = op.properties.get("iterator_types")
+        if op.name != "core.kernel" or not isinstance(label, StringAttr):
+            continue
+        reduction = any(
+            "reduction" in str(it) for it in getattr(iterators, "data", ())
+        )
+        kinds.setdefault(label.data, "contraction" if reduction else "elementwise")
+    return [PlannedOp(name, kind, None, None, None) for name, kind in kinds.items()]
+
+
+# --------------------------------------------------------------------------------------------
+# Numerical check
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Simulated outputs against a reference: per output and overall.
+
+    Pass criterion (elementwise, every output): |sim - ref| <= atol + rtol * |ref|.
+    `max_rel_error` is max |sim - ref| / |ref| over the elements where ref != 0.
+    """
+
+    rtol: float
+    atol: float
+    outputs: dict[str, dict[str, Any]]
+
+    @property
+    def passed(self) -> bool:
+        return all(o["passed"] for o in self.outputs.values())
+
+    @property
+    def max_abs_error(self) -> float:
+        return max((o["max_abs_error"] for o in self.outputs.values()), default=0.0)
+
+    @property
+    def max_rel_error(self) -> float:
+        return max((o["max_rel_error"] for o in self.outputs.values()), default=0.0)
+
+
+def check_outputs(
+    sim: Mapping[str, np.ndarray],
+    ref: Mapping[str, np.ndarray],
+    rtol: float,
+    atol: float,
+) -> CheckResult:
+    """Compare every reference output with the simulated one of the same name."""
+    outputs: dict[str, dict[str, Any]] = {}
+    for name, r in ref.items():
+        r64 = np.asarray(r, dtype=np.float64)
+        got = sim.get(name)
+        if got is None or np.shape(got) != r64.shape:
+            outputs[name] = {
+                "shape": list(r64.shape),
+                "max_abs_error": math.inf,
+                "max_rel_error": math.inf,
+                "passed": False,
+                "problem": "missing" if got is None else f"shape {list(np.shape(got))}",
+            }
+            continue
+        diff = np.abs(np.asarray(got, dtype=np.float64) - r64)
+        nonzero = r64 != 0
+        abs_err = float(diff.max()) if diff.size else 0.0
+        rel_err = float((diff[nonzero] / np.abs(r64[nonzero])).max()) if nonzero.any() else 0.0
+        if not np.isfinite(diff).all():
+            abs_err = rel_err = math.inf
+        ok = bool(np.all(diff <= atol + rtol * np.abs(r64)))
+        outputs[name] = {
+            "shape": list(r64.shape),
+            "max_abs_error": abs_err,
+            "max_rel_error": rel_err,
+            "passed": ok,
+        }
+    return CheckResult(rtol=rtol, atol=atol, outputs=outputs)
+
+
+# --------------------------------------------------------------------------------------------
+# The report dict
+# --------------------------------------------------------------------------------------------
+
+
+def _sim_op(planned: PlannedOp | None, stats: OpStatsLike | None, name: str) -> dict[str, Any]:
+    def sim(field: str) -> int | None:
+        return None if stats is None else int(getattr(stats, field))
+
+    kind = planned.kind if planned is not None else ("relayout" if name == "relayout" else None)
+    return {
+        "name": name,
+        "kind": kind,
+        "plan": None if planned is None else planned.plan,
+        "cores_used": sim("cores_used"),
+        "cycles": sim("cycles"),
+        "compute_cycles": sim("compute_cycles"),
+        "exchange_cycles": sim("exchange_cycles"),
+        "sync_cycles": sim("sync_cycles"),
+        "supersteps": sim("supersteps"),
+        "exchanged_bytes": sim("exchanged_bytes"),
+        "sram_bytes_per_core": sim("sram_bytes_per_core"),
+        "estimated_cycles": None if planned is None else planned.estimated_cycles,
+        "estimated_sram_bytes_per_core": (
+            None if planned is None else planned.estimated_sram_bytes_per_core
+        ),
+    }
+
+
+def build_report(
+    chip: ChipSpec,
+    sim: SimReportLike,
+    planned: Sequence[PlannedOp] | None = None,
+    *,
+    model: str | None = None,
+    planner: str | None = None,
+    check: CheckResult | None = None,
+) -> dict[str, Any]:
+    """The run report (format: docs/report.md).
+
+    Ops are listed in the simulator's order; a simulated op takes kind, plan and estimate
+    from the planned op of the same name (ops only the simulator knows, like "relayout",
+    get kind "relayout" and null estimates); planned ops the simulator never ran come last
+    with null simulated figures. `planned=None` (the plan attributes are gone, e.g. in the
+    `t10-sim` target) leaves every plan and estimate null.
+    """
+    by_name = {p.name: p for p in planned or ()}
+    seen: set[str] = set()
+    ops: list[dict[str, Any]] = []
+    for stats in sim.ops:
+        p = by_name.get(stats.name) if stats.name not in seen else None
+        seen.add(stats.name)
+        ops.append(_sim_op(p, stats, stats.name))
+    ops.extend(_sim_op(p, None, p.name) for p in planned or () if p.name not in seen)
+    estimates = [p.estimated_cycles for p in planned or ()]
+    report: dict[str, Any] = {
+        "model": model,
+        "chip": chip.name,
+        "planner": planner,
+        "cores": chip.cores,
+        "sram_bytes_per_core": chip.sram_bytes_per_core,
+        "clock_hz": chip.clock_hz,
+        "total_cycles": int(sim.total_cycles),
+        "seconds": float(sim.seconds),
+        "estimated_total_cycles": (
+            sum(e for e in estimates if e is not None)
+            if planned is not None and all(e is not None for e in estimates)
+            else None
+        ),
+        "peak_sram_bytes_per_core": int(sim.peak_sram_bytes_per_core),
+        "ops": ops,
+    }
+    if check is not None:
+        report.update(
+            {
+                "max_abs_error": check.max_abs_error,
+                "max_rel_error": check.max_rel_error,
+                "check": {
+                    "rtol": check.rtol,
+                    "atol": check.atol,
+                    "passed": check.passed,
+                    "outputs": check.outputs,
+                },
+            }
+        )
+    return report
+
+
+# --------------------------------------------------------------------------------------------
+# Text
+# --------------------------------------------------------------------------------------------
+
+
+def _n(v: Any) -> str:
+    return "-" if v is None else f"{v:,}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> list[str]:
+    """Columns before index `left` are left-aligned, the rest right-aligned (the last one,
+    the plan, is left-aligned too)."""
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+    last = len(header) - 1
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            c.ljust(w) if i < left or i == last else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+def format_report(report: Mapping[str, Any]) -> str:
+    """The readable report: totals, per-op table, peak SRAM against capacity, check."""
+    lines: list[str] = []
+    if report.get("model"):
+        lines.append(f"model   {report['model']}")
+    chip_line = (
+        f"chip    {report['chip']}: {report['cores']:,} cores, "
+        f"{report['sram_bytes_per_core']:,} B SRAM per core, "
+        f"{report['clock_hz'] / 1e9:g} GHz"
+    )
+    if report.get("planner"):
+        chip_line += f"; planner {report['planner']}"
+    lines.append(chip_line)
+    total = f"total   {report['total_cycles']:,} cycles = {report['seconds'] * 1e6:,.3f} µs"
+    if report.get("estimated_total_cycles") is not None:
+        total += f" (plan-search estimate {report['estimated_total_cycles']:,} cycles)"
+    lines.append(total)
+    peak, cap = report["peak_sram_bytes_per_core"], report["sram_bytes_per_core"]
+    lines.append(
+        f"SRAM    peak {peak:,} B per core of {cap:,} B ({100 * peak / cap:.1f}% used)"
+    )
+    lines.append("")
+    header = (
+        "op", "kind", "cores", "cycles", "compute", "exchange", "sync", "estimate",
+        "SRAM/core", "plan",
+    )
+    rows = [
+        (
+            op["name"],
+            op["kind"] or "-",
+            _n(op["cores_used"]),
+            _n(op["cycles"]),
+            _n(op["compute_cycles"]),
+            _n(op["exchange_cycles"]),
+            _n(op["sync_cycles"]),
+            _n(op["estimated_cycles"]),
+            _n(op["sram_bytes_per_core"]),
+            op["plan"] or "-",
+        )
+        for op in report["ops"]
+    ]
+    lines.extend(_table(header, rows, left=2))
+    check = report.get("check")
+    if check is not None:
+        lines.append("")
+        verdict = "PASSED" if check["passed"] else "FAILED"
+        lines.append(
+            f"check   {verdict} against onnxruntime (|sim - ref| <= {check['atol']:g} + "
+            f"{check['rtol']:g}·|ref|): max abs error {report['max_abs_error']:.3g}, "
+            f"max rel error {report['max_rel_error']:.3g}"
+        )
+        if len(check["outputs"]) > 1 or not check["passed"]:
+            for name, o in check["outputs"].items():
+                status = "ok" if o["passed"] else "FAILED"
+                extra = f" ({o['problem']})" if "problem" in o else ""
+                lines.append(
+                    f"        {name}: max abs {o['max_abs_error']:.3g}, "
+                    f"max rel {o['max_rel_error']:.3g}: {status}{extra}"
+                )
+    return "\n".join(lines)

@@ -1,0 +1,69 @@
+"""The `t10-sim` xdsl-opt target: simulate a chip-level module and print the report.
+
+```
+xdsl-opt model.onnx -p 't10-compile{chip=test-16}' -t t10-sim
+xdsl-opt model.onnx -p 't10-compile{chip=test-16}' -t 't10-sim{seed=3}'
+```
+
+The module must be at the `chip` level and carry the `t10.chip` attribute that
+`t10-plan-search` writes (a built-in chip name or a chip file). Inputs are seeded
+standard-normal float32 arrays, one per argument of `@main` (the same ones `t10 run
+--seed S` uses). The printed report is `t10 run`'s, with what the simulation measured (and
+each operator's kind, from its kernels); the plans and estimates are empty columns because
+the plan attributes are gone at this level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.utils.target import Target
+
+from t10.errors import T10Error
+
+CHIP_ATTR = "t10.chip"
+PLANNER_ATTR = "t10.planner"
+
+
+@dataclass(frozen=True)
+class T10SimTarget(Target):
+    name = "t10-sim"
+
+    seed: int = 0
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from t10.report import (
+            build_report,
+            format_report,
+            input_specs,
+            kernel_ops,
+            random_inputs,
+        )
+        from t10.sim.chip_spec import load_chip
+        from t10.sim.simulator import simulate
+
+        chip_attr = module.attributes.get(CHIP_ATTR)
+        if not isinstance(chip_attr, StringAttr):
+            raise T10Error(
+                f"t10-sim: the module has no '{CHIP_ATTR}' attribute naming the chip; "
+                "compile it first, e.g. -p 't10-compile{chip=ipu-mk2}'"
+            )
+        if not any(op.name == "chip.program" for op in module.walk()):
+            raise T10Error(
+                "t10-sim: the module is not at the chip level (no chip.program); lower it "
+                "first with t10-compile, or the conversions down to convert-core-to-chip"
+            )
+        chip = load_chip(chip_attr.data)
+        inputs = random_inputs(input_specs(module), self.seed)
+        result = simulate(module, chip, inputs)
+        planner = module.attributes.get(PLANNER_ATTR)
+        report = build_report(
+            chip,
+            result.report,
+            kernel_ops(module),
+            planner=planner.data if isinstance(planner, StringAttr) else None,
+        )
+        output.write(format_report(report) + "\n")

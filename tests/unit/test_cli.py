@@ -1,0 +1,299 @@
+"""The `t10` command (run / compile / bench), the report and the `t10-sim` target."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from t10.bench import lower_bound
+from t10.cli import compile_model, main
+from t10.examples.models import matmul, mlp
+from t10.report import input_specs, random_inputs
+from t10.sim.chip_spec import load_chip
+
+REPORT_KEYS = {
+    "chip", "cores", "sram_bytes_per_core", "total_cycles", "seconds",
+    "estimated_total_cycles", "peak_sram_bytes_per_core", "ops",
+}
+OP_KEYS = {
+    "name", "kind", "plan", "cores_used", "cycles", "compute_cycles", "exchange_cycles",
+    "sync_cycles", "estimated_cycles", "sram_bytes_per_core",
+}
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("models")
+    out = {
+        "mlp": d / "mlp.onnx",
+        "mm": d / "mm.onnx",
+        "mm_big": d / "mm_big.onnx",
+        "tanh": d / "tanh.onnx",
+        "garbage": d / "garbage.onnx",
+    }
+    onnx.save_model(mlp(batch=4, sizes=(32, 48, 16)), out["mlp"])
+    onnx.save_model(matmul(m=24, k=40, n=32), out["mm"])
+    onnx.save_model(matmul(m=256, k=512, n=512), out["mm_big"])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])
+    graph = helper.make_graph([helper.make_node("Tanh", ["x"], ["y"], name="t")], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save_model(model, out["tanh"])
+    out["garbage"].write_bytes(b"this is not an onnx model")
+    return out
+
+
+def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("t10: error: ")
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------------- run
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+def test_run_check_passes(
+    models: dict[str, Path], chip: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", str(models["mlp"]), "--chip", chip, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert f"chip    {chip}:" in out
+    assert "cycles =" in out and "µs" in out
+    assert "peak" in out and "PASSED" in out
+    assert "fc1/MatMul" in out and "fc2/Add" in out
+    assert "#rtensor.plan<grid" in out
+
+
+def test_run_outputs_and_report(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outputs, report_path = tmp_path / "out.npz", tmp_path / "report.json"
+    argv = ["run", str(models["mlp"]), "--chip", "test-16", "--check",
+            "--outputs", str(outputs), "--report", str(report_path)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    with np.load(outputs) as data:
+        assert data.files == ["output"]
+        assert data["output"].shape == (4, 16)
+    report = json.loads(report_path.read_text())
+    assert REPORT_KEYS <= report.keys()
+    assert {"max_abs_error", "max_rel_error"} <= report.keys()
+    assert report["chip"] == "test-16" and report["cores"] == 16
+    assert report["check"]["passed"] is True
+    assert report["max_abs_error"] <= 1e-4
+    assert report["total_cycles"] == sum(op["cycles"] or 0 for op in report["ops"])
+    names = [op["name"] for op in report["ops"]]
+    for layer in ("fc1", "fc2"):
+        assert f"{layer}/MatMul" in names and f"{layer}/Add" in names
+    for op in report["ops"]:
+        assert OP_KEYS <= op.keys()
+        if op["kind"] in ("contraction", "elementwise"):
+            assert op["plan"].startswith("#rtensor.plan<grid")
+            assert op["estimated_cycles"] > 0
+        else:
+            assert op["kind"] == "relayout" and op["estimated_cycles"] is None
+    kinds = {op["name"]: op["kind"] for op in report["ops"]}
+    assert kinds["fc1/MatMul"] == "contraction" and kinds["fc1/Relu"] == "elementwise"
+    assert report["peak_sram_bytes_per_core"] <= report["sram_bytes_per_core"]
+
+
+def test_run_inputs_npz_matches_seeded(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = compile_model(str(models["mm"]), "test-16", emit="linalg").module
+    inputs = random_inputs(input_specs(module), seed=5)
+    np.savez(tmp_path / "in.npz", **inputs)
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    assert main(["run", str(models["mm"]), "--chip", "test-16", "--seed", "5",
+                 "--outputs", str(a)]) == 0
+    assert main(["run", str(models["mm"]), "--chip", "test-16", "--inputs",
+                 str(tmp_path / "in.npz"), "--outputs", str(b), "--check"]) == 0
+    capsys.readouterr()
+    with np.load(a) as ra, np.load(b) as rb:
+        np.testing.assert_array_equal(ra["output"], rb["output"])
+
+
+def test_run_check_fails_past_tolerance(
+    models: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import t10.cli
+
+    real = t10.cli.reference_outputs
+
+    def off_by_a_bit(model: onnx.ModelProto, inputs: dict) -> dict:
+        return {k: v + 1e-3 for k, v in real(model, inputs).items()}
+
+    monkeypatch.setattr(t10.cli, "reference_outputs", off_by_a_bit)
+    argv = ["run", str(models["mm"]), "--chip", "test-16", "--check"]
+    assert main(argv) == 1
+    out = capsys.readouterr()
+    assert "FAILED" in out.out
+    assert "beyond tolerance" in out.err and len(out.err.strip().splitlines()) == 1
+    assert main([*argv, "--atol", "1e-2"]) == 0
+    assert "PASSED" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------- compile
+
+LEVEL_OPS = {
+    "linalg": ("linalg.generic", "t10.plan = #rtensor.plan<grid", "t10.estimate"),
+    "rtensor": ("rtensor.generic", "rtensor.distribute"),
+    "cshift": ("cshift.compute_shift",),
+    "core": ("core.kernel", "core.alloc"),
+    "chip": ("chip.program", "chip.superstep", "core.kernel"),
+}
+
+
+@pytest.mark.parametrize("level", list(LEVEL_OPS))
+def test_compile_emit(
+    models: dict[str, Path], level: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compile", str(models["mlp"]), "--chip", "test-16", "--emit", level]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("builtin.module")
+    for text in LEVEL_OPS[level]:
+        assert text in out
+    if level != "linalg":
+        assert "linalg.generic" not in out
+
+
+def test_compile_output_file(models: dict[str, Path], tmp_path: Path) -> None:
+    target = tmp_path / "mm.mlir"
+    assert main(["compile", str(models["mm"]), "--chip", "test-16", "-o", str(target)]) == 0
+    assert "chip.program" in target.read_text()
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+def test_error_unsupported_op(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(models["tanh"]), "--chip", "test-16"]) == 1
+    assert "Tanh" in _error_line(capsys)
+
+
+def test_error_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(tmp_path / "nope.onnx")]) == 1
+    assert "nope.onnx" in _error_line(capsys)
+
+
+def test_error_bad_model(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", str(models["garbage"])]) == 1
+    assert "garbage.onnx" in _error_line(capsys)
+
+
+def test_error_bad_chip(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(models["mm"]), "--chip", "no-such-chip"]) == 1
+    assert "no-such-chip" in _error_line(capsys)
+
+
+def test_error_infeasible(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["run", str(models["mm_big"]), "--chip", "test-16", "--planner", "replicate"]
+    assert main(argv) == 1
+    assert "does not fit" in _error_line(capsys)
+
+
+def test_error_bad_inputs(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    np.savez(tmp_path / "in.npz", wrong=np.zeros((24, 40), np.float32))
+    argv = ["run", str(models["mm"]), "--chip", "test-16", "--inputs", str(tmp_path / "in.npz")]
+    assert main(argv) == 1
+    assert "wrong" in _error_line(capsys)
+    assert main([*argv[:-1], str(tmp_path / "missing.npz")]) == 1
+    assert "missing.npz" in _error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "m.onnx", "--planner", "magic"],
+        ["compile", "m.onnx", "--emit", "llvm"],
+        ["run", "m.onnx", "--rtol", "-1"],
+        ["run"],
+        [],
+        ["frobnicate"],
+    ],
+)
+def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    _error_line(capsys)
+
+
+def test_subprocess_smoke(models: dict[str, Path]) -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "t10.cli", "run", str(models["mm"]), "--chip", "test-16",
+         "--check"],
+        capture_output=True, text=True, check=False,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "PASSED" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "t10.cli", "run", "/nonexistent/model.onnx"],
+        capture_output=True, text=True, check=False,
+    )
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("t10: error: ") and len(bad.stderr.splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------- target
+
+
+def test_t10_sim_target(models: dict[str, Path]) -> None:
+    import io
+
+    from xdsl.dialects.builtin import ModuleOp
+
+    from t10.cli import make_context
+    from t10.errors import T10Error
+    from t10.sim.target import T10SimTarget
+
+    module = compile_model(str(models["mm"]), "test-16").module
+    out = io.StringIO()
+    T10SimTarget(seed=0).emit(make_context(), module, out)
+    text = out.getvalue()
+    assert "chip    test-16:" in text and "cycles =" in text
+    assert any(line.split()[:2] == ["matmul", "contraction"] for line in text.splitlines())
+    with pytest.raises(T10Error, match="t10.chip"):
+        T10SimTarget().emit(make_context(), ModuleOp([]), io.StringIO())
+
+
+def test_universe_registers_target() -> None:
+    from t10.sim.target import T10SimTarget
+    from t10.universe import T10_UNIVERSE
+
+    assert T10_UNIVERSE.all_targets["t10-sim"]() is T10SimTarget
+
+
+# ----------------------------------------------------------------------------------- bench
+
+
+def test_lower_bound_formula() -> None:
+    chip = load_chip("ipu-mk2")
+    m = k = n = 2048
+    b = lower_bound(chip, m, k, n)
+    p = chip.cores
+    compute = 2 * m * k * n / (p * 32)
+    words = 3 * (m * n * k / p) ** (2 / 3) - (m * k + k * n + m * n) / p
+    expected = compute + words * 4 * chip.exchange_cycles_per_byte + chip.sync_cycles
+    assert b.cores == p
+    assert abs(b.cycles - expected) <= 2
+    tiny = lower_bound(load_chip("test-16"), 1, 1, 1)
+    assert tiny.cycles >= tiny.sync_cycles
+
+
+def test_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--chip", "test-16", "--shapes", "32x64x48", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "32x64x48" in out and "T10/bound" in out
