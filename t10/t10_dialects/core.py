@@ -44,7 +44,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from t10.t10_dialects.rtensor import LayoutAttr
+from t10.t10_dialects.rtensor import LayoutAttr, layout_problem, print_shaped
 from t10.t10_dialects.syntax import ints_of
 
 
@@ -57,10 +57,13 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     tensor: TensorType
 
     def print_parameters(self, printer: Printer) -> None:
-        shape = "x".join(str(d) for d in self.tensor.get_shape())
-        printer.print_string(f"<{shape}x")
-        printer.print_attribute(self.tensor.get_element_type())
+        printer.print_string("<")
+        print_shaped(printer, self.tensor.get_shape(), self.tensor.get_element_type())
         printer.print_string(">")
+
+    def verify(self) -> None:
+        if any(d < 1 for d in self.tensor.get_shape()):
+            raise VerifyException(f"core.buffer dims must be positive, got {self.tensor}")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -129,19 +132,25 @@ class CoordOp(IRDLOperation):
             )
 
 
-class _LayoutTransfer(IRDLOperation):
-    def _check_layout(self, buffer_type: Attribute, layout: LayoutAttr, shape: TensorType) -> None:
-        assert isinstance(buffer_type, BufferType)
-        local = layout.to_layout(shape.get_shape()).local_shape()
-        if local != buffer_type.get_shape():
-            raise VerifyException(
-                f"{self.name}: buffer {buffer_type} does not hold the local tile {list(local)} "
-                f"of layout {layout}"
-            )
+def check_buffer_layout(
+    what: str, buffer_type: Attribute, layout: LayoutAttr, tensor: TensorType
+) -> None:
+    """`layout` must place `tensor` and `buffer_type` must hold exactly one core's part."""
+    lay = layout.to_layout(tensor.get_shape())
+    problem = layout_problem(lay)
+    if problem is not None:
+        raise VerifyException(f"{what}: {problem}")
+    assert isinstance(buffer_type, BufferType)
+    local = lay.local_shape()
+    if local != buffer_type.get_shape():
+        raise VerifyException(
+            f"{what}: buffer {buffer_type} does not hold the local tile {list(local)} of layout "
+            f"{layout}"
+        )
 
 
 @irdl_op_definition
-class LoadOp(_LayoutTransfer):
+class LoadOp(IRDLOperation):
     """Places a host tensor into `buffer` following `layout` (before the program runs)."""
 
     name = "core.load"
@@ -153,11 +162,11 @@ class LoadOp(_LayoutTransfer):
     )
 
     def verify_(self) -> None:
-        self._check_layout(self.buffer.type, self.layout, self.source.type)  # type: ignore[arg-type]
+        check_buffer_layout(self.name, self.buffer.type, self.layout, self.source.type)  # type: ignore[arg-type]
 
 
 @irdl_op_definition
-class StoreOp(_LayoutTransfer):
+class StoreOp(IRDLOperation):
     """Gathers the tensor laid out in `buffer` back to the host."""
 
     name = "core.store"
@@ -167,7 +176,7 @@ class StoreOp(_LayoutTransfer):
     assembly_format = "$buffer `layout` $layout attr-dict `:` type($buffer) `->` type($result)"
 
     def verify_(self) -> None:
-        self._check_layout(self.buffer.type, self.layout, self.result.type)  # type: ignore[arg-type]
+        check_buffer_layout(self.name, self.buffer.type, self.layout, self.result.type)  # type: ignore[arg-type]
 
 
 @irdl_op_definition
@@ -205,6 +214,11 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"{what}: needs a map and a slice dim per operand")
         if len(self.offsets) != len(buffers):
             raise VerifyException(f"{what}: needs one offset per operand")
+        loops = len(self.iterator_types.data)
+        if len(sizes) != loops or any(m.data.num_dims != loops for m in maps):
+            raise VerifyException(f"{what}: needs one size per loop and maps over {loops} loops")
+        if any(size < 1 for size in sizes):
+            raise VerifyException(f"{what}: loop sizes must be positive, got {list(sizes)}")
         for i, (buf, map_attr, dim) in enumerate(zip(buffers, maps, dims, strict=True)):
             shape = buf.type.get_shape()  # type: ignore[attr-defined]
             if len(map_attr.data.results) != len(shape):
@@ -254,6 +268,8 @@ class ShiftOp(IRDLOperation):
                 f"core.shift: a ring of {pieces} cores must divide grid axis {ring} of {list(grid)}"
             )
         shape = self.buffer.type.get_shape()  # type: ignore[attr-defined]
+        if self.size.value.data < 1:
+            raise VerifyException("core.shift: the slice size must be positive")
         if (
             not 0 <= self.dim.value.data < len(shape)
             or shape[self.dim.value.data] % self.size.value.data
@@ -295,14 +311,8 @@ class RelayoutOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        shape = self.tensor.get_shape()
-        for buf, lay in ((self.source, self.src_layout), (self.target, self.dst_layout)):
-            local = lay.to_layout(shape).local_shape()
-            if local != buf.type.get_shape():  # type: ignore[attr-defined]
-                raise VerifyException(
-                    f"core.relayout: buffer {buf.type} does not hold the tile {list(local)} of "
-                    f"layout {lay}"
-                )
+        check_buffer_layout(self.name, self.source.type, self.src_layout, self.tensor)
+        check_buffer_layout(self.name, self.target.type, self.dst_layout, self.tensor)
 
 
 Core = Dialect(

@@ -94,8 +94,10 @@ class ComputeShiftOp(IRDLOperation):
             layout = value.type.get_layout()  # type: ignore[attr-defined]
             ring = -1 if layout.rotating is None else layout.rotating.ring_axis
             if ring != axis:
+                by_layout = "does not rotate" if ring < 0 else f"rotates on ring d{ring}"
+                by_op = "not at all" if axis < 0 else f"on ring d{axis}"
                 raise VerifyException(
-                    f"{what}: input #{i} rotates on ring d{ring} by its layout, not d{axis}"
+                    f"{what}: input #{i} {by_layout} by its layout, but the op rotates it {by_op}"
                 )
         out = self.result.type.get_layout()  # type: ignore[attr-defined]
         grid = out.grid

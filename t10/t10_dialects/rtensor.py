@@ -48,6 +48,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from t10.errors import T10Error
 from t10.passes.plan import Layout, Plan, Rotating, Rotation
 from t10.t10_dialects.syntax import (
     encode_optional,
@@ -141,6 +142,10 @@ class PlanAttr(ParametrizedAttribute):
             return
         if not 0 <= plan.temporal_dim < rank:
             raise VerifyException(f"plan shift dim d{plan.temporal_dim} is not a loop dim")
+        if plan.steps < 2 or not plan.rotations:
+            raise VerifyException(
+                f"a plan that shifts d{plan.temporal_dim} needs at least 2 steps and a rotation"
+            )
         rings = [r.ring_dim for r in plan.rotations]
         if len(set(rings)) != len(rings):
             raise VerifyException("rotations of a plan must use distinct ring dims")
@@ -303,6 +308,8 @@ class LayoutAttr(ParametrizedAttribute):
         used = [a for a in axes if a is not None]
         if len(set(used)) != len(used):
             raise VerifyException("two tensor dims of a layout cannot split along one grid axis")
+        if any(t < 1 for t in tile):
+            raise VerifyException(f"layout tile sizes must be positive, got {list(tile)}")
         if self.rotating.data:
             if len(self.rotating.data) != 4:
                 raise VerifyException("layout rotation needs (dim, ring, pieces, steps)")
@@ -313,11 +320,49 @@ class LayoutAttr(ParametrizedAttribute):
                 raise VerifyException(
                     f"ring axis d{ring} must be a grid axis the tensor does not split on"
                 )
-            if pieces < 2 or grid[ring] % pieces or steps % pieces or tile[dim] % steps:
+            if (
+                pieces < 2
+                or steps < 2
+                or grid[ring] % pieces
+                or steps % pieces
+                or tile[dim] % steps
+            ):
                 raise VerifyException(
                     f"rotation in {pieces} pieces over {steps} steps must divide the ring axis "
                     f"({grid[ring]} cores), the steps and the tile ({tile[dim]})"
                 )
+            for term in self.skew.data:
+                axis, modulus, weight = values(term)
+                if not 0 <= axis < len(grid) or modulus < 1 or weight < 0:
+                    raise VerifyException(
+                        f"skew term (d{axis}, {modulus}, {weight}) needs a grid axis, a positive "
+                        "modulus and a non-negative weight"
+                    )
+        elif self.skew.data:
+            raise VerifyException("only a rotating layout has a skew")
+
+
+def layout_problem(layout: Layout) -> str | None:
+    """Why `layout` cannot hold its tensor (rank, dynamic or uncovered dims), or None."""
+    if len(layout.tile) != len(layout.shape):
+        return (
+            f"layout of rank {len(layout.tile)} does not fit a tensor of rank {len(layout.shape)}"
+        )
+    for i, (size, tile, axis) in enumerate(
+        zip(layout.shape, layout.tile, layout.axes, strict=True)
+    ):
+        if size < 0:
+            return f"dim {i} is dynamic; only static shapes can be distributed"
+        parts = 1 if axis is None else layout.grid[axis]
+        if tile * parts < size:
+            return f"tiles of {tile} over {parts} cores do not cover dim {i} of size {size}"
+    return None
+
+
+def print_shaped(printer: Printer, shape: Sequence[int], element_type: Attribute) -> None:
+    """`4x8xf32`, or `f32` for rank 0."""
+    printer.print_string("".join(f"{d}x" for d in shape))
+    printer.print_attribute(element_type)
 
 
 @irdl_attr_definition
@@ -331,8 +376,7 @@ class RTensorType(ParametrizedAttribute, TypeAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
-        printer.print_string("x".join(str(d) for d in self.tensor.get_shape()) + "x")
-        printer.print_attribute(self.tensor.get_element_type())
+        print_shaped(printer, self.tensor.get_shape(), self.tensor.get_element_type())
         printer.print_string(", ")
         printer.print_attribute(self.layout)
         printer.print_string(">")
@@ -350,20 +394,9 @@ class RTensorType(ParametrizedAttribute, TypeAttribute):
         return self.layout.to_layout(self.tensor.get_shape())
 
     def verify(self) -> None:
-        layout = self.get_layout()
-        if len(layout.tile) != len(layout.shape):
-            raise VerifyException(
-                f"layout of rank {len(layout.tile)} does not fit a tensor of rank "
-                f"{len(layout.shape)}"
-            )
-        for i, (size, tile, axis) in enumerate(
-            zip(layout.shape, layout.tile, layout.axes, strict=True)
-        ):
-            parts = 1 if axis is None else layout.grid[axis]
-            if tile * parts < size:
-                raise VerifyException(
-                    f"tiles of {tile} over {parts} cores do not cover dim {i} of size {size}"
-                )
+        problem = layout_problem(self.get_layout())
+        if problem is not None:
+            raise VerifyException(problem)
 
     @staticmethod
     def of(tensor: TensorType, layout: Layout) -> RTensorType:
@@ -449,32 +482,33 @@ class GenericOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        from t10.passes.plan import input_layouts, output_layout
+        from t10.passes.plan import input_layouts, output_layout, plan_problem
         from t10.passes.tensor_expr import tensor_expr_of
 
-        expr = tensor_expr_of(
-            self,
-            self.indexing_maps,
-            tuple(it.data.value == "parallel" for it in self.iterator_types.data),
-            tuple(t.tensor for t in self.inputs.types),  # type: ignore[attr-defined]
-            self.result.type.tensor,  # type: ignore[attr-defined]
-            self.body.block,
-        )
-        plan = self.plan.to_plan()
-        if len(plan.factors) != expr.rank:
-            raise VerifyException(
-                f"rtensor.generic '{self.label.data}': plan has {len(plan.factors)} factors "
-                f"for {expr.rank} loop dims"
+        what = f"rtensor.generic '{self.label.data}'"
+        try:
+            expr = tensor_expr_of(
+                self,
+                self.indexing_maps,
+                tuple(it.data.value == "parallel" for it in self.iterator_types.data),
+                tuple(t.tensor for t in self.inputs.types),  # type: ignore[attr-defined]
+                self.result.type.tensor,  # type: ignore[attr-defined]
+                self.body.block,
             )
+        except T10Error as e:
+            raise VerifyException(f"{what}: {e}") from None
+        plan = self.plan.to_plan()
+        problem = plan_problem(expr, plan)
+        if problem is not None:
+            raise VerifyException(f"{what}: {problem}")
         expected = (*input_layouts(expr, plan), output_layout(expr, plan))
         actual = (*(t.get_layout() for t in self.inputs.types), self.result.type.get_layout())  # type: ignore[attr-defined]
         for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
             if want != got:
-                what = "result" if i == len(expected) - 1 else f"input #{i}"
+                operand = "result" if i == len(expected) - 1 else f"input #{i}"
                 raise VerifyException(
-                    f"rtensor.generic '{self.label.data}': {what} has layout "
-                    f"{LayoutAttr.from_layout(got)} but the plan gives it "
-                    f"{LayoutAttr.from_layout(want)}"
+                    f"{what}: {operand} has layout {LayoutAttr.from_layout(got)} but the plan "
+                    f"gives it {LayoutAttr.from_layout(want)}"
                 )
 
 

@@ -257,7 +257,7 @@ core.all_reduce %c over [1, 3] of [2, 2, 2] : !core.buffer<4x4xf32>
 %t = "test.op"() : () -> !core.buffer<8x2xf32>
 core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<8x8xf32>, !core.buffer<8x2xf32>
 
-// CHECK: Operation does not verify: core.relayout: buffer !core.buffer<8x8xf32> does not hold the tile [2, 8] of layout #rtensor.layout<grid [4, 1] axes [d0, -] tile [2, 8]>
+// CHECK: Operation does not verify: core.relayout: buffer !core.buffer<8x8xf32> does not hold the local tile [2, 8] of layout #rtensor.layout<grid [4, 1] axes [d0, -] tile [2, 8]>
 
 // -----
 
@@ -266,4 +266,31 @@ core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile
 %t = "test.op"() : () -> !core.buffer<2x8xf32>
 core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<2x8xf32>
 
-// CHECK: Operation does not verify: core.relayout: buffer !core.buffer<2x8xf32> does not hold the tile [8, 2] of layout #rtensor.layout<grid [1, 4] axes [-, d1] tile [8, 2]>
+// CHECK: Operation does not verify: core.relayout: buffer !core.buffer<2x8xf32> does not hold the local tile [8, 2] of layout #rtensor.layout<grid [1, 4] axes [-, d1] tile [8, 2]>
+
+// -----
+
+// A kernel needs one positive size per loop.
+%b = core.alloc "b" on 1 : !core.buffer<4x4xf32>
+%c0 = arith.constant 0 : index
+core.kernel "k" on [1] sizes [4] ins(%b) outs(%b) at(%c0, %c0) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x4xf32>) -> !core.buffer<4x4xf32> {
+^bb0(%x: f32, %y: f32):
+  linalg.yield %x : f32
+}
+// CHECK: core.kernel 'k': needs one size per loop and maps over 2 loops
+
+// -----
+
+// A shift moves a positive number of elements.
+%b = core.alloc "b" on 2 : !core.buffer<4x4xf32>
+%c0 = arith.constant 0 : index
+core.shift %b ring 0 x 2 of [2] dim 0 size 0 from %c0 to %c0 : !core.buffer<4x4xf32>
+// CHECK: core.shift: the slice size must be positive
+
+// -----
+
+// A load's layout must cover the tensor.
+%t = "test.op"() : () -> tensor<8x8xf32>
+%b = core.alloc "b" on 2 : !core.buffer<4xf32>
+core.load %t into %b layout <grid [2] axes [d0] tile [4]> : tensor<8x8xf32>, !core.buffer<4xf32>
+// CHECK: core.load: layout of rank 1 does not fit a tensor of rank 2

@@ -68,7 +68,7 @@
   linalg.yield %n : f32
 }
 
-// CHECK: Operation does not verify: cshift.compute_shift 'neg': input #0 rotates on ring d1 by its layout, not d-1
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': input #0 rotates on ring d1 by its layout, but the op rotates it not at all
 
 // -----
 
@@ -80,7 +80,7 @@
   linalg.yield %n : f32
 }
 
-// CHECK: Operation does not verify: cshift.compute_shift 'neg': input #0 rotates on ring d-1 by its layout, not d1
+// CHECK: Operation does not verify: cshift.compute_shift 'neg': input #0 does not rotate by its layout, but the op rotates it on ring d1
 
 // -----
 

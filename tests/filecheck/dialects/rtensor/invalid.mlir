@@ -179,7 +179,7 @@
   linalg.yield %s : f32
 }
 
-// CHECK: Operation does not verify: rtensor.generic 'add': plan has 3 factors for 2 loop dims
+// CHECK: Operation does not verify: rtensor.generic 'add': it has 3 factors but the operator has 2 loop dims
 
 // -----
 
@@ -206,3 +206,27 @@
 }
 
 // CHECK: Operation does not verify: rtensor.generic 'neg': result has layout #rtensor.layout<grid [2, 1] axes [d0, -] tile [8, 8]> but the plan gives it #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>
+
+// -----
+
+// A plan that shifts a dim must rotate some input.
+"test.op"() {plan = #rtensor.plan<grid [2, 1] shift d1 steps 2 rotate []>} : () -> ()
+// CHECK: a plan that shifts d1 needs at least 2 steps and a rotation
+
+// -----
+
+// A rotation needs at least two steps (no division by zero).
+"test.op"() {l = #rtensor.layout<grid [2] axes [-] tile [8] rotate 0 ring d0 x 2 steps 0 skew []>} : () -> ()
+// CHECK: rotation in 2 pieces over 0 steps must divide the ring axis (2 cores), the steps and the tile (8)
+
+// -----
+
+// Skew terms name a grid axis, a positive modulus and a non-negative weight.
+"test.op"() {l = #rtensor.layout<grid [2] axes [-] tile [8] rotate 0 ring d0 x 2 steps 2 skew [(d7, 0, -3)]>} : () -> ()
+// CHECK: skew term (d7, 0, -3) needs a grid axis, a positive modulus and a non-negative weight
+
+// -----
+
+// A rank-0 rtensor type prints without a shape and parses back; a dynamic dim is refused.
+"test.op"() : () -> !rtensor.tensor<?xf32, #rtensor.layout<grid [1] axes [-] tile [1]>>
+// CHECK: dim 0 is dynamic; only static shapes can be distributed

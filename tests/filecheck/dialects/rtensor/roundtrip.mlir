@@ -11,10 +11,6 @@
 "test.op"() {plan = #rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 2)]>} : () -> ()
 // CHECK-NEXT: "test.op"() {plan = #rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 2)]>} : () -> ()
 
-// A plan with a shift dim and no rotating input keeps an empty rotate list.
-"test.op"() {plan = #rtensor.plan<grid [2, 1] shift d1 steps 2 rotate []>} : () -> ()
-// CHECK-NEXT: "test.op"() {plan = #rtensor.plan<grid [2, 1] shift d1 steps 2 rotate []>} : () -> ()
-
 // The estimate attribute prints its five fields in order.
 "test.op"() {estimate = #rtensor.estimate<cycles = 1234, compute = 1000, exchange = 100, sync = 134, bytes = 4096>} : () -> ()
 // CHECK-NEXT: "test.op"() {estimate = #rtensor.estimate<cycles = 1234, compute = 1000, exchange = 100, sync = 134, bytes = 4096>} : () -> ()
