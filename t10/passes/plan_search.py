@@ -426,7 +426,7 @@ class _Search:
         saved = 0
         for dims, rings in zip(self.in_dims, self.ring_dims, strict=True):
             pmax = max((self.hi(g, lows[g]) for g in rings), default=1)
-            if pmax < 2:
+            if not dims or pmax < 2:  # a broadcast scalar, or nowhere to rotate
                 continue
             local = prod(tiles[d] for d in dims)
             least = min(local // tiles[d] * (-(-tiles[d] // pmax) + 1) for d in set(dims))

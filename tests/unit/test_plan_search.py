@@ -107,6 +107,24 @@ def broadcast3(a: int, b: int, c: int) -> TensorExpr:
     )
 
 
+def scale_shift(rows: int, cols: int) -> TensorExpr:
+    """Y[d0, d1] = X[d0, d1] * s[0, 0] + t[0, d1]: a scalar input reads no loop dim."""
+    return TensorExpr(
+        name=f"scale_{rows}x{cols}",
+        loop_sizes=(rows, cols),
+        parallel=(True, True),
+        inputs=(
+            Access((0, 1), (rows, cols)),
+            Access((None, None), (1, 1)),
+            Access((None, 1), (1, cols)),
+        ),
+        output=Access((0, 1), (rows, cols)),
+        kind=ExprKind.ELEMENTWISE,
+        elem_bytes=4,
+        relu_like=False,
+    )
+
+
 def two_reductions(m: int, k1: int, k2: int, n: int) -> TensorExpr:
     """C[d0, d1] += A[d0, d2, d3] * B[d2, d3, d1]: the reduction group spans two dims."""
     return TensorExpr(
@@ -185,6 +203,7 @@ BRUTE_FORCE_CASES: list[tuple[str, TensorExpr, int]] = [
     ("bias add 6x10", bias_add(6, 10), 4),
     ("bias add 13x10 relu-like", bias_add(13, 10, relu_like=True), 16),
     ("broadcast 3-D 4x6x5", broadcast3(4, 6, 5), 8),
+    ("scalar input 9x7", scale_shift(9, 7), 16),
 ]
 CASES = [(expr, cores) for _, expr, cores in BRUTE_FORCE_CASES]
 CASE_IDS = [f"{name} on {cores} cores" for name, _, cores in BRUTE_FORCE_CASES]
