@@ -47,6 +47,7 @@ from math import ceil, lcm, prod
 
 from t10.errors import T10Error
 from t10.passes.plan import Estimate, Plan, Rotation, estimate, input_layouts
+from t10.passes.plan import plan_problem as operator_plan_problem
 from t10.passes.tensor_expr import ExprKind, TensorExpr
 from t10.sim.chip_spec import ChipSpec
 
@@ -566,47 +567,10 @@ def describe_plan(plan: Plan) -> str:
 
 
 def plan_problem(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> str | None:
-    """Why `plan` cannot run `expr` on `chip` (None if it can). Accepts what `temporal_plans`
-    generates, and also steps that are a multiple of the pieces' lcm (a finer pace)."""
-    rank = expr.rank
-    if len(plan.factors) != rank:
-        return f"it has {len(plan.factors)} factors but the operator has {rank} loop dims"
-    for d, (f, size) in enumerate(zip(plan.factors, expr.loop_sizes, strict=True)):
-        if not 1 <= f <= size:
-            return f"factor {f} of d{d} must be between 1 and the loop size {size}"
+    """Why `plan` cannot run `expr` on `chip` (None if it can)."""
     if plan.cores > chip.cores:
         return f"it uses {plan.cores} cores but chip '{chip.name}' has {chip.cores}"
-    d = plan.temporal_dim
-    if d is None:
-        if plan.steps != 1 or plan.rotations:
-            return "a plan without a shift dim must have 1 step and no rotations"
-        return None
-    if not 0 <= d < rank:
-        return f"shift dim d{d} is not a loop dim"
-    tile = -(-expr.loop_sizes[d] // plan.factors[d])
-    if not 2 <= plan.steps <= tile:
-        return f"{plan.steps} steps do not fit the tile of {tile} of shift dim d{d}"
-    if not plan.rotations:
-        return f"a plan that shifts d{d} rotates at least one input"
-    operands, rings = set(), set()
-    for r in plan.rotations:
-        if not 0 <= r.operand < len(expr.inputs):
-            return f"rotation of input {r.operand}: the operator has {len(expr.inputs)} inputs"
-        acc = expr.inputs[r.operand]
-        if not acc.uses(d):
-            return f"input {r.operand} does not read shift dim d{d}, so it cannot rotate"
-        if not 0 <= r.ring_dim < rank or acc.uses(r.ring_dim):
-            return f"ring d{r.ring_dim} of input {r.operand} must be a loop dim it does not read"
-        if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
-            return (f"input {r.operand} rotates in {r.pieces} pieces, which must be >= 2 and "
-                    f"divide the factor {plan.factors[r.ring_dim]} of ring d{r.ring_dim}")
-        if r.operand in operands or r.ring_dim in rings:
-            return "each input rotates at most once and rings use distinct dims"
-        operands.add(r.operand)
-        rings.add(r.ring_dim)
-    if plan.steps % lcm(*(r.pieces for r in plan.rotations)):
-        return f"{plan.steps} steps must be a multiple of every rotation's pieces"
-    return None
+    return operator_plan_problem(expr, plan)
 
 
 def validate_plan(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> None:
