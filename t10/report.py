@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute
 
 from t10.passes.tensor_expr import linalg_tensor_expr, op_name
 from t10.sim.chip_spec import ChipSpec
@@ -43,6 +44,7 @@ __all__ = [
 
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
+RELAYOUT_ATTR = "t10.relayout"
 CHIP_ATTR = "t10.chip"
 
 
@@ -130,19 +132,25 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
         if not isinstance(op, GenericOp):
             continue
         plan = op.attributes.get(PLAN_ATTR)
+        relayout = op.attributes.get(RELAYOUT_ATTR)
+        if relayout is not None:
+            out.append(_planned(f"{op_name(op)}/relayout", "relayout", None, relayout))
+        kind = linalg_tensor_expr(op).kind.value
         est = op.attributes.get(ESTIMATE_ATTR)
-        cycles = getattr(est, "cycles", None)
-        sram = getattr(est, "bytes", None)
-        out.append(
-            PlannedOp(
-                name=op_name(op),
-                kind=linalg_tensor_expr(op).kind.value,
-                plan=None if plan is None else str(plan),
-                estimated_cycles=None if cycles is None else cycles.data,
-                estimated_sram_bytes_per_core=None if sram is None else sram.data,
-            )
-        )
+        out.append(_planned(op_name(op), kind, None if plan is None else str(plan), est))
     return out
+
+
+def _planned(name: str, kind: str, plan: str | None, est: Attribute | None) -> PlannedOp:
+    cycles = getattr(est, "cycles", None)
+    sram = getattr(est, "bytes", None)
+    return PlannedOp(
+        name=name,
+        kind=kind,
+        plan=plan,
+        estimated_cycles=None if cycles is None else cycles.data,
+        estimated_sram_bytes_per_core=None if sram is None else sram.data,
+    )
 
 
 def kernel_ops(module: ModuleOp) -> list[PlannedOp]:
@@ -236,7 +244,8 @@ def _sim_op(planned: PlannedOp | None, stats: OpStatsLike | None, name: str) -> 
     def sim(field: str) -> int | None:
         return None if stats is None else int(getattr(stats, field))
 
-    kind = planned.kind if planned is not None else ("relayout" if name == "relayout" else None)
+    relayout = name.endswith("/relayout")
+    kind = planned.kind if planned is not None else ("relayout" if relayout else None)
     return {
         "name": name,
         "kind": kind,
@@ -268,8 +277,8 @@ def build_report(
     """The run report (format: docs/report.md).
 
     Ops are listed in the simulator's order; a simulated op takes kind, plan and estimate
-    from the planned op of the same name (ops only the simulator knows, like "relayout",
-    get kind "relayout" and null estimates); planned ops the simulator never ran come last
+    from the planned op of the same name (the layout transition into operator X is named
+    "X/relayout", with kind "relayout"); planned ops the simulator never ran come last
     with null simulated figures. `planned=None` (the plan attributes are gone, e.g. in the
     `t10-sim` target) leaves every plan and estimate null.
     """

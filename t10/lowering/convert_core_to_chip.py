@@ -42,10 +42,11 @@ def _move_into(region: Region, op: Operation) -> None:
 
 
 def _exchange_label(op: Operation) -> str:
-    if isinstance(op, core.AllReduceOp):
-        producer = op.buffer.owner
-        return f"{getattr(producer, 'label', StringAttr('all_reduce')).data}"
-    return "relayout"
+    """A relayout is reported under its own label, an all-reduce under its operator's."""
+    if isinstance(op, core.RelayoutOp):
+        return op.label.data
+    producer = op.operands[0].owner
+    return getattr(producer, "label", StringAttr(op.name)).data
 
 
 def schedule_block(block: Block) -> None:

@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from t10.passes.layout_transitions import same_placement
 from t10.passes.plan import Layout
 from t10.t10_dialects import core, cshift, rtensor
 from t10.t10_dialects.core import BufferType
@@ -291,14 +292,24 @@ def _source_label(op: rtensor.DistributeOp) -> str:
 
 
 class RelayoutToExchange(RewritePattern):
+    """A relayout between two layouts with the same placement only renames the buffer."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.RelayoutOp, rewriter: PatternRewriter) -> None:
         src, dst = op.source.type, op.result.type
         assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
-        alloc = _alloc("relayout", dst)
+        if same_placement(src.get_layout(), dst.get_layout()):
+            _replace_with_buffer(rewriter, op, [], _buffer_of(op.source), dst)
+            return
+        alloc = _alloc(op.label.data, dst)
         exchange = core.RelayoutOp.build(
             operands=[_buffer_of(op.source), alloc.result],
-            properties={"src_layout": src.layout, "dst_layout": dst.layout, "tensor": src.tensor},
+            properties={
+                "label": op.label,
+                "src_layout": src.layout,
+                "dst_layout": dst.layout,
+                "tensor": src.tensor,
+            },
         )
         _replace_with_buffer(rewriter, op, [alloc, exchange], alloc.result, dst)
 

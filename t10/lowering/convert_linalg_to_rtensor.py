@@ -14,7 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -31,6 +31,7 @@ from t10.t10_dialects.rtensor import PlanAttr, RTensorType
 
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
+RELAYOUT_ATTR = "t10.relayout"
 
 
 def _is_zero_splat(value: SSAValue) -> bool:
@@ -41,7 +42,9 @@ def _is_zero_splat(value: SSAValue) -> bool:
     return isinstance(dense, DenseIntOrFPElementsAttr) and not any(dense.get_values())
 
 
-def _distributed(value: SSAValue, layout: Layout, rewriter: PatternRewriter) -> SSAValue:
+def _distributed(
+    value: SSAValue, layout: Layout, consumer: Operation, rewriter: PatternRewriter
+) -> SSAValue:
     """`value` (a host tensor, or the collect of an on-chip one) in `layout`."""
     assert isinstance(value.type, TensorType)
     wanted = RTensorType.of(value.type, layout)
@@ -49,7 +52,12 @@ def _distributed(value: SSAValue, layout: Layout, rewriter: PatternRewriter) -> 
         on_chip = value.owner.source
         if on_chip.type == wanted:
             return on_chip
-        op: Operation = rtensor.RelayoutOp.create(operands=[on_chip], result_types=[wanted])
+        properties: dict[str, Attribute] = {"label": StringAttr(f"{op_name(consumer)}/relayout")}
+        if RELAYOUT_ATTR in consumer.attributes:
+            properties["estimate"] = consumer.attributes[RELAYOUT_ATTR]
+        op: Operation = rtensor.RelayoutOp.create(
+            operands=[on_chip], result_types=[wanted], properties=properties
+        )
     else:
         op = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
     rewriter.insert(op)
@@ -72,7 +80,7 @@ class GenericToRTensor(RewritePattern):
                 f"operator '{expr.name}': a contraction must accumulate into a zero constant"
             )
         inputs = [
-            _distributed(v, lay, rewriter)
+            _distributed(v, lay, op, rewriter)
             for v, lay in zip(op.inputs, input_layouts(expr, plan), strict=True)
         ]
         result_type = op.res[0].type

@@ -627,6 +627,12 @@ class OpOptions:
     name: str
     points: tuple[PlanPoint, ...]
     pinned: bool = False
+    constant_inputs: tuple[int, ...] = ()
+
+    def point(self, chip: ChipSpec, expr: TensorExpr, plan: Plan) -> PlanPoint:
+        """A plan of this operator outside its frontier, estimated."""
+        est = estimate(chip, expr, plan)
+        return PlanPoint(plan, est, resident_bytes(expr, plan, self.constant_inputs))
 
 
 def op_options(
@@ -639,7 +645,7 @@ def op_options(
         PlanPoint(plan, est, resident_bytes(expr, plan, constant_inputs))
         for plan, est in frontier
     )
-    return OpOptions(expr.name, points, pinned)
+    return OpOptions(expr.name, points, pinned, tuple(sorted(constant_inputs)))
 
 
 def pinned_options(

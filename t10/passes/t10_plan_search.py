@@ -4,13 +4,17 @@ An analysis pass: it changes no operation, it only writes attributes.
 
 - on every generic: `t10.plan = #rtensor.plan<...>` (the chosen plan) and
   `t10.estimate = #rtensor.estimate<...>` (its cycles and bytes per core);
+- on a generic whose inputs arrive in another layout than their producer's:
+  `t10.relayout = #rtensor.estimate<...>`, the layout transitions into it;
 - on the module: `t10.chip` (the `chip` option as given) and `t10.planner`.
 
 Per operator it builds the Pareto frontier of plans (`operator_frontier`), then picks one plan
 per operator so that the whole model fits the chip's SRAM (`choose_plans`): weights (inputs
 defined by `arith.constant`) stay resident, everything else is live only while its operator
 runs. A generic that already carries `t10.plan` is *pinned*: its plan is validated and kept,
-only its estimate is recomputed, and the memory reconciliation never moves it.
+only its estimate is recomputed, and the memory reconciliation never moves it. Finally a
+sweep re-chooses plans to avoid costly layout transitions between producers and consumers
+(`reduce_transitions`).
 
     xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5}'
 """
@@ -23,14 +27,15 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, linalg
 from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from t10.errors import T10Error
-from t10.passes.plan import Plan
+from t10.passes.layout_transitions import Edge, reduce_transitions, transitions_into
+from t10.passes.plan import Estimate, Plan
 from t10.passes.plan_search import (
     PLANNERS,
     OpOptions,
-    PlanPoint,
     choose_plans,
     op_options,
     operator_frontier,
@@ -49,8 +54,10 @@ the project bans importing it from `xdsl.dialects.linalg.ops`."""
 PLANNER_ATTR = "t10.planner"
 
 
-def estimate_attr(point: PlanPoint) -> EstimateAttr:
-    est = point.estimate
+RELAYOUT_ATTR = "t10.relayout"
+
+
+def estimate_attr(est: Estimate) -> EstimateAttr:
     return EstimateAttr(
         IntAttr(est.cycles),
         IntAttr(est.compute_cycles),
@@ -108,10 +115,19 @@ class T10PlanSearch(ModulePass):
         generics = [o for o in op.walk() if o.name == GENERIC]
         frontiers: dict[TensorExpr, list] = {}
         options = [self.options(chip, g, frontiers) for g in generics]
+        exprs = [linalg_tensor_expr(g) for g in generics]
+        edges = dataflow_edges(generics)
         chosen = choose_plans(chip, options, self.planner)
-        for generic, point in zip(generics, chosen, strict=True):
+        chosen = reduce_transitions(chip, exprs, options, chosen, edges)
+        plans = [point.plan for point in chosen]
+        for i, (generic, point) in enumerate(zip(generics, chosen, strict=True)):
             generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
-            generic.attributes[ESTIMATE_ATTR] = estimate_attr(point)
+            generic.attributes[ESTIMATE_ATTR] = estimate_attr(point.estimate)
+            transitions = transitions_into(chip, exprs, plans, edges, i)
+            if transitions is not None:
+                generic.attributes[RELAYOUT_ATTR] = estimate_attr(transitions)
+            else:
+                generic.attributes.pop(RELAYOUT_ATTR, None)
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
         op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
 
@@ -128,3 +144,15 @@ class T10PlanSearch(ModulePass):
         if key not in frontiers:
             frontiers[key] = operator_frontier(chip, expr, self.planner, self.min_utilization)
         return op_options(expr, frontiers[key], consts)
+
+
+def dataflow_edges(generics: list[Operation]) -> list[Edge]:
+    """Which generic's output feeds which input of which generic."""
+    index = {id(g): i for i, g in enumerate(generics)}
+    edges = []
+    for i, generic in enumerate(generics):
+        for k, value in enumerate(generic.operands[: len(generic.operands) - 1]):
+            producer = index.get(id(value.owner))
+            if producer is not None:
+                edges.append(Edge(producer, i, k))
+    return edges

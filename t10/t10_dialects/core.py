@@ -300,13 +300,14 @@ class RelayoutOp(IRDLOperation):
     out as `src_layout`), both holding the tensor of type `tensor`."""
 
     name = "core.relayout"
+    label = prop_def(StringAttr)
     source = operand_def(BufferType)
     target = operand_def(BufferType)
     src_layout = prop_def(LayoutAttr)
     dst_layout = prop_def(LayoutAttr)
     tensor = prop_def(TensorType)
     assembly_format = (
-        "$source `to` $target `of` $tensor `layouts` $src_layout `->` $dst_layout attr-dict "
+        "$label $source `to` $target `of` $tensor `layouts` $src_layout `->` $dst_layout attr-dict "
         "`:` type($source) `,` type($target)"
     )
 

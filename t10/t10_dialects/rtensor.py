@@ -443,13 +443,17 @@ class CollectOp(IRDLOperation):
 
 @irdl_op_definition
 class RelayoutOp(IRDLOperation):
-    """Moves a distributed tensor into another layout (an all-to-all exchange)."""
+    """Moves a distributed tensor into another layout (an all-to-all exchange); `label`
+    names it in reports (`<consumer>/relayout`), `estimate` is the plan search's."""
 
     name = "rtensor.relayout"
+    label = prop_def(StringAttr)
     source = operand_def(RTensorType)
     result = result_def(RTensorType)
+    estimate = opt_prop_def(EstimateAttr)
     traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$label $source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         src, dst = self.source.type, self.result.type

@@ -275,7 +275,8 @@ func.func @main(%X: tensor<5x7xf32> {t10.name = "x"}) -> (tensor<5x7xf32> {t10.n
         : tensor<5x7xf32>, !core.buffer<3x4xf32>
     chip.superstep "r" {
     } exchange {
-      core.relayout %s to %d of tensor<5x7xf32> layouts <grid [2, 2] axes [d0, d1] tile [3, 4]>
+      core.relayout "y/relayout" %s to %d of tensor<5x7xf32>
+          layouts <grid [2, 2] axes [d0, d1] tile [3, 4]>
           -> <grid [4] axes [d0, -] tile [2, 7]> : !core.buffer<3x4xf32>, !core.buffer<2x7xf32>
     }
     core.free %s : !core.buffer<3x4xf32>

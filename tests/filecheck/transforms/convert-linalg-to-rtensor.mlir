@@ -26,7 +26,7 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}) -> (tensor<4x2xf32> {t10.n
 // CHECK-NEXT:    %0 = rtensor.distribute %x : tensor<4x6xf32> -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, d2] tile [2, 3]>>
 // CHECK-NEXT:    %1 = rtensor.distribute %w : tensor<6x2xf32> -> !rtensor.tensor<6x2xf32, #rtensor.layout<grid [2, 1, 2] axes [d2, -] tile [3, 2]>>
 // CHECK-NEXT:    %mm = rtensor.generic "mm"(%0, %1) {{.*}} plan = #rtensor.plan<grid [2, 1, 2]>} : ({{.*}}) -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [2, 2]>> {
-// CHECK:         %2 = rtensor.relayout %mm : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [2, 2]>> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 2]>>
+// CHECK:         %2 = rtensor.relayout "relu/relayout" %mm : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [2, 2]>> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 2]>>
 // CHECK-NEXT:    %r = rtensor.generic "relu"(%2)
 // CHECK:         %r_1 = rtensor.collect %r : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 2]>> -> tensor<4x2xf32>
 // CHECK-NEXT:    func.return %r_1 : tensor<4x2xf32>

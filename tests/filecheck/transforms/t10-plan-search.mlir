@@ -6,12 +6,13 @@
 // BAD-COUNT-4: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate
 
 // Plain: a 64x64x64 matmul and its bias add. No memory pressure on test-16 (256 KiB per
-// core), so both planners pick the fastest plan, which is spatial only.
+// core), so both planners pick the fastest plan, which is spatial only. It splits k, so
+// the add cannot take the product where it lies: its inputs' transition is estimated.
 
 // CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10"}
 // REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate"}
 // ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>
-// ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2064>
+// ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2064>, t10.relayout = #rtensor.estimate<cycles = 405, compute = 0, exchange = 287, sync = 118, bytes = 1024>
 
 builtin.module {
   func.func @main(%x: tensor<64x64xf32> {t10.name = "input"}) -> (tensor<64x64xf32> {t10.name = "output"}) {
@@ -37,10 +38,11 @@ builtin.module {
 // -----
 
 // Pinned: the matmul's hand-written plan (Cannon on a 4x4 grid) is kept with a recomputed
-// estimate, whatever the planner; the unpinned add is still searched.
+// estimate, whatever the planner; the unpinned add is still searched and takes the plan
+// that reads the product where the matmul leaves it (no transition).
 
 // ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>, t10.estimate = #rtensor.estimate<cycles = 8602, compute = 6408, exchange = 1722, sync = 472, bytes = 5120>
-// ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>
+// ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [4, 4]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2112>}
 
 builtin.module {
   func.func @main(%x: tensor<64x64xf32> {t10.name = "input"}) -> (tensor<64x64xf32> {t10.name = "output"}) {

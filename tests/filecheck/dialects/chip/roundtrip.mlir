@@ -127,7 +127,7 @@ func.func @two_results(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>
     core.load %x into %src layout <grid [4, 1] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
     chip.superstep "move" {
     } exchange {
-      core.relayout %src to %dst of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<8x2xf32>
+      core.relayout "y/relayout" %src to %dst of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<8x2xf32>
     }
     %y = core.store %src layout <grid [4, 1] axes [d0, -] tile [2, 8]> : !core.buffer<2x8xf32> -> tensor<8x8xf32>
     %z = core.store %dst layout <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<8x2xf32> -> tensor<8x8xf32>
@@ -142,7 +142,7 @@ func.func @two_results(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>
 // CHECK-NEXT:      core.load %x into %src layout <grid [4, 1] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
 // CHECK-NEXT:      chip.superstep "move" {
 // CHECK-NEXT:      } exchange {
-// CHECK-NEXT:        core.relayout %src to %dst of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<8x2xf32>
+// CHECK-NEXT:        core.relayout "y/relayout" %src to %dst of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<8x2xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      %y = core.store %src layout <grid [4, 1] axes [d0, -] tile [2, 8]> : !core.buffer<2x8xf32> -> tensor<8x8xf32>
 // CHECK-NEXT:      %z = core.store %dst layout <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<8x2xf32> -> tensor<8x8xf32>

@@ -255,7 +255,7 @@ core.all_reduce %c over [1, 3] of [2, 2, 2] : !core.buffer<4x4xf32>
 // relayout's source buffer must hold the source layout's tile.
 %s = "test.op"() : () -> !core.buffer<8x8xf32>
 %t = "test.op"() : () -> !core.buffer<8x2xf32>
-core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<8x8xf32>, !core.buffer<8x2xf32>
+core.relayout "t/relayout" %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<8x8xf32>, !core.buffer<8x2xf32>
 
 // CHECK: Operation does not verify: core.relayout: buffer !core.buffer<8x8xf32> does not hold the local tile [2, 8] of layout #rtensor.layout<grid [4, 1] axes [d0, -] tile [2, 8]>
 
@@ -264,7 +264,7 @@ core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile
 // relayout's target buffer must hold the target layout's tile.
 %s = "test.op"() : () -> !core.buffer<2x8xf32>
 %t = "test.op"() : () -> !core.buffer<2x8xf32>
-core.relayout %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<2x8xf32>
+core.relayout "t/relayout" %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes [d0, -] tile [2, 8]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<2x8xf32>, !core.buffer<2x8xf32>
 
 // CHECK: Operation does not verify: core.relayout: buffer !core.buffer<2x8xf32> does not hold the local tile [8, 2] of layout #rtensor.layout<grid [1, 4] axes [-, d1] tile [8, 2]>
 

@@ -165,7 +165,7 @@
 
 // relayout may change the layout but not the tensor type.
 %0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
-%1 = rtensor.relayout %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [-, d0] tile [8, 2]>>
+%1 = rtensor.relayout "x/relayout" %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [-, d0] tile [8, 2]>>
 
 // CHECK: Operation does not verify: rtensor.relayout changes the tensor type from tensor<8x8xf32> to tensor<8x4xf32>
 

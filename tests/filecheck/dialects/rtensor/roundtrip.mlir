@@ -42,13 +42,13 @@ func.func @types(%a: !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] ax
 // distribute, relayout and collect.
 func.func @transfers(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %0 = rtensor.distribute %x : tensor<8x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
-  %1 = rtensor.relayout %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [1, 2] axes [-, d1] tile [8, 4]>>
+  %1 = rtensor.relayout "x/relayout" %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [1, 2] axes [-, d1] tile [8, 4]>>
   %2 = rtensor.collect %1 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [1, 2] axes [-, d1] tile [8, 4]>> -> tensor<8x8xf32>
   func.return %2 : tensor<8x8xf32>
 }
 // CHECK-LABEL: func.func @transfers(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // CHECK-NEXT:    %0 = rtensor.distribute %x : tensor<8x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
-// CHECK-NEXT:    %1 = rtensor.relayout %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [1, 2] axes [-, d1] tile [8, 4]>>
+// CHECK-NEXT:    %1 = rtensor.relayout "x/relayout" %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [1, 2] axes [-, d1] tile [8, 4]>>
 // CHECK-NEXT:    %2 = rtensor.collect %1 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [1, 2] axes [-, d1] tile [8, 4]>> -> tensor<8x8xf32>
 // CHECK-NEXT:    func.return %2 : tensor<8x8xf32>
 // CHECK-NEXT:  }

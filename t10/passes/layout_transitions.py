@@ -1,0 +1,208 @@
+"""Layout transitions between a producer's output layout and a consumer's input layout.
+
+When two operators' plans place the same tensor differently, the tensor crosses the chip in
+an all-to-all exchange (one superstep). The plan search costs these transitions: while it
+chooses plans (a quick bound), and for the chosen plans (from the exchange geometry: what
+each core must receive that it does not hold, spread over the cores that hold it).
+
+Grid axes of size 1 do not change which core holds what, so layouts that differ only in
+such axes are the same placement and need no exchange.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from math import ceil
+
+from t10.passes.plan import (
+    Estimate,
+    Layout,
+    Plan,
+    Rotating,
+    input_layouts,
+    operand_layout,
+    output_layout,
+    plan_problem,
+)
+from t10.passes.plan_search import OpOptions, PlanPoint, model_bytes
+from t10.passes.tensor_expr import Access, TensorExpr
+from t10.sim import costs
+from t10.sim.chip_spec import ChipSpec
+
+
+def placement(layout: Layout) -> Layout:
+    """`layout` with its size-1 grid axes removed (axes renumbered): equal placements compare
+    equal."""
+    keep = [a for a, size in enumerate(layout.grid) if size > 1]
+    renumber = {a: i for i, a in enumerate(keep)}
+    rotating = layout.rotating
+    if rotating is not None:
+        rotating = Rotating(
+            rotating.dim,
+            renumber[rotating.ring_axis],
+            rotating.pieces,
+            rotating.steps,
+            tuple((renumber[a], m, w) for a, m, w in rotating.skew if a in renumber),
+        )
+    return replace(
+        layout,
+        grid=tuple(layout.grid[a] for a in keep),
+        axes=tuple(None if a is None else renumber.get(a) for a in layout.axes),
+        rotating=rotating,
+    )
+
+
+def same_placement(a: Layout, b: Layout) -> bool:
+    return placement(a) == placement(b)
+
+
+def quick_cycles(chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int) -> int:
+    """An upper bound used while searching: every core receives its whole destination buffer."""
+    if same_placement(src, dst):
+        return 0
+    received = dst.local_elements() * elem_bytes
+    return costs.exchange_cycles(chip, received) + costs.sync_cycles(chip)
+
+
+def transition_estimate(chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int) -> Estimate:
+    """Cycles of the exchange superstep that moves a tensor from `src` to `dst`: the busiest
+    core's sent or received bytes over the exchange, plus one sync."""
+    if same_placement(src, dst):
+        return Estimate(0, 0, 0, 0)
+    from t10.sim.layouts import relayout_traffic
+
+    sent, received = relayout_traffic(src, dst)
+    busiest = ceil(max(float(sent.max()), float(received.max())) * elem_bytes)
+    return Estimate(
+        compute_cycles=0,
+        exchange_cycles=costs.exchange_cycles(chip, busiest),
+        sync_cycles=costs.sync_cycles(chip),
+        sram_bytes=dst.local_elements() * elem_bytes,
+    )
+
+
+@dataclass(frozen=True)
+class Edge:
+    """Input `operand` of operator `consumer` is the output of operator `producer`."""
+
+    producer: int
+    consumer: int
+    operand: int
+
+
+def edge_layouts(
+    exprs: Sequence[TensorExpr], plans: Sequence[Plan], edge: Edge
+) -> tuple[Layout, Layout]:
+    src = output_layout(exprs[edge.producer], plans[edge.producer])
+    dst = input_layouts(exprs[edge.consumer], plans[edge.consumer])[edge.operand]
+    return src, dst
+
+
+def reduce_transitions(
+    chip: ChipSpec,
+    exprs: Sequence[TensorExpr],
+    options: Sequence[OpOptions],
+    chosen: Sequence[PlanPoint],
+    edges: Sequence[Edge],
+) -> list[PlanPoint]:
+    """Re-chooses each operator's plan, in program order, to minimise its own cycles plus the
+    transitions into and out of it given its neighbours' plans, keeping the model in SRAM
+    (pinned operators stay). The memory greedy ignores transitions; this sweep adds them."""
+    chosen = list(chosen)
+    capacity = chip.sram_bytes_per_core
+
+    def layouts(i: int, point: PlanPoint) -> tuple[Sequence[Layout], Layout]:
+        return input_layouts(exprs[i], point.plan), output_layout(exprs[i], point.plan)
+
+    def cost(i: int, point: PlanPoint) -> int:
+        ins, out = layouts(i, point)
+        total = point.cycles
+        for e in edges:
+            if e.consumer == i:
+                src = layouts(e.producer, chosen[e.producer])[1]
+                total += quick_cycles(chip, src, ins[e.operand], exprs[i].elem_bytes)
+            if e.producer == i:
+                dst = layouts(e.consumer, chosen[e.consumer])[0][e.operand]
+                total += quick_cycles(chip, out, dst, exprs[i].elem_bytes)
+        return total
+
+    for i, op in enumerate(options):
+        if op.pinned:
+            continue
+        candidates = [*op.points, *aligned_points(chip, exprs, options, chosen, edges, i)]
+        fitting = [
+            p for p in candidates if model_bytes([*chosen[:i], p, *chosen[i + 1 :]]) <= capacity
+        ]
+        if fitting:
+            chosen[i] = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
+    return chosen
+
+
+def transitions_into(
+    chip: ChipSpec,
+    exprs: Sequence[TensorExpr],
+    plans: Sequence[Plan],
+    edges: Sequence[Edge],
+    consumer: int,
+) -> Estimate | None:
+    """The summed estimate of the transitions into `consumer`'s inputs (None: there are none)."""
+    found = [
+        transition_estimate(chip, *edge_layouts(exprs, plans, e), exprs[consumer].elem_bytes)
+        for e in edges
+        if e.consumer == consumer
+    ]
+    found = [e for e in found if e.cycles]
+    if not found:
+        return None
+    return Estimate(
+        0,
+        sum(e.exchange_cycles for e in found),
+        sum(e.sync_cycles for e in found),
+        max(e.sram_bytes for e in found),
+    )
+
+
+def aligned_plan(
+    expr: TensorExpr, access: Access, operand: int | None, target: Layout
+) -> Plan | None:
+    """The spatial plan of `expr` that places the operand read by `access` exactly as `target`
+    (so no transition is needed), if there is one. Frontiers keep only Pareto plans, so such
+    a plan is often missing from them although it is best in context."""
+    target = placement(target)
+    if target.rotating is not None or len(target.axes) != len(access.dims):
+        return None
+    factors = [1] * expr.rank
+    for loop, axis in zip(access.dims, target.axes, strict=True):
+        if axis is not None:
+            if loop is None:
+                return None
+            factors[loop] = target.grid[axis]
+    plan = Plan(tuple(factors))
+    if plan_problem(expr, plan) is not None:
+        return None
+    if placement(operand_layout(expr, plan, access, operand)) != target:
+        return None
+    return plan
+
+
+def aligned_points(
+    chip: ChipSpec,
+    exprs: Sequence[TensorExpr],
+    options: Sequence[OpOptions],
+    chosen: Sequence[PlanPoint],
+    edges: Sequence[Edge],
+    i: int,
+) -> list[PlanPoint]:
+    """Plans of operator `i` that match a neighbour's chosen layout of a shared tensor."""
+    expr = exprs[i]
+    plans = []
+    for e in edges:
+        if e.consumer == i:
+            src = output_layout(exprs[e.producer], chosen[e.producer].plan)
+            plans.append(aligned_plan(expr, expr.inputs[e.operand], e.operand, src))
+        if e.producer == i:
+            dst = input_layouts(exprs[e.consumer], chosen[e.consumer].plan)[e.operand]
+            plans.append(aligned_plan(expr, expr.output, None, dst))
+    unique = {p for p in plans if p is not None and p.cores <= chip.cores}
+    return [options[i].point(chip, expr, p) for p in sorted(unique, key=lambda p: p.factors)]
