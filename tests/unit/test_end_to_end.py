@@ -30,9 +30,9 @@ def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray
     initializers = {t.name for t in model.graph.initializer}
     rng = np.random.default_rng(seed)
     return {
-        i.name: rng.standard_normal(
-            [d.dim_value for d in i.type.tensor_type.shape.dim]
-        ).astype(np.float32)
+        i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(
+            np.float32
+        )
         for i in model.graph.input
         if i.name not in initializers
     }
@@ -109,3 +109,79 @@ def test_rotation_fits_where_replication_does_not() -> None:
     assert any(op.exchanged_bytes > 0 for op in result.report.ops)
     with pytest.raises(T10Error, match="does not fit chip 'test-16'"):
         compile_model(model, "test-16", "replicate")
+
+
+def _graph_model(
+    nodes: list[onnx.NodeProto],
+    inputs: dict[str, list[int]],
+    outputs: list[str],
+    weights: dict[str, list[int]] | None = None,
+) -> onnx.ModelProto:
+    """A float32 model whose outputs carry no shape (as some exporters write them)."""
+    rng = np.random.default_rng(1)
+    graph = onnx.helper.make_graph(
+        nodes,
+        "edge",
+        [
+            onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, s)
+            for n, s in inputs.items()
+        ],
+        [onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, None) for n in outputs],
+        [
+            onnx.numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+            for n, s in (weights or {}).items()
+        ],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+_node = onnx.helper.make_node
+EDGE_CASES = {
+    "batched matmul": _graph_model(
+        [_node("MatMul", ["a", "b"], ["y"])], {"a": [2, 3, 4], "b": [2, 4, 5]}, ["y"]
+    ),
+    "broadcast batch matmul": _graph_model(
+        [_node("MatMul", ["a", "b"], ["y"])], {"a": [2, 1, 3, 4], "b": [3, 4, 5]}, ["y"]
+    ),
+    "vector-matrix": _graph_model(
+        [_node("MatMul", ["a", "w"], ["y"])], {"a": [4]}, ["y"], {"w": [4, 3]}
+    ),
+    "dot product (rank-0 result)": _graph_model(
+        [_node("MatMul", ["a", "b"], ["y"])], {"a": [4], "b": [4]}, ["y"]
+    ),
+    "scalar add": _graph_model([_node("Add", ["a", "s"], ["y"])], {"a": [3, 5]}, ["y"], {"s": []}),
+    "gemm transA alpha beta": _graph_model(
+        [_node("Gemm", ["a", "w", "c"], ["y"], transA=1, alpha=0.5, beta=2.0)],
+        {"a": [7, 5]},
+        ["y"],
+        {"w": [7, 3], "c": [3]},
+    ),
+    "gemm transB column bias": _graph_model(
+        [_node("Gemm", ["a", "w", "c"], ["y"], transB=1)],
+        {"a": [5, 7]},
+        ["y"],
+        {"w": [3, 7], "c": [5, 1]},
+    ),
+    "two-sided broadcast": _graph_model(
+        [_node("Sub", ["a", "b"], ["y"])], {"a": [3, 1], "b": [1, 4]}, ["y"]
+    ),
+    "identity output": _graph_model([_node("Identity", ["a"], ["y"])], {"a": [3, 4]}, ["y"]),
+    "square of an input": _graph_model([_node("Mul", ["a", "a"], ["y"])], {"a": [127, 131]}, ["y"]),
+    "two outputs": _graph_model(
+        [_node("Relu", ["a"], ["y"]), _node("Add", ["y", "a"], ["z"])], {"a": [6, 10]}, ["y", "z"]
+    ),
+    "prime sizes": _graph_model(
+        [_node("MatMul", ["a", "w"], ["h"]), _node("Relu", ["h"], ["y"])],
+        {"a": [127, 131]},
+        ["y"],
+        {"w": [131, 61]},
+    ),
+}
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+@pytest.mark.parametrize("case", sorted(EDGE_CASES))
+def test_edge_cases_match_onnxruntime(case: str, chip: str) -> None:
+    run_and_check(EDGE_CASES[case], case, chip)
