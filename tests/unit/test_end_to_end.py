@@ -185,3 +185,13 @@ EDGE_CASES = {
 @pytest.mark.parametrize("case", sorted(EDGE_CASES))
 def test_edge_cases_match_onnxruntime(case: str, chip: str) -> None:
     run_and_check(EDGE_CASES[case], case, chip)
+
+
+def test_whole_model_fits_only_with_rotation() -> None:
+    """Memory reconciliation over a whole MLP: with all weights resident, T10's plans fit
+    test-16's 256 KiB per core (some operators rotate), the replicate planner's cannot."""
+    model = mlp(batch=64, sizes=(256, 1024, 512, 64))
+    result = run_and_check(model, "mlp", "test-16")
+    assert result.report.peak_sram_bytes_per_core <= 256 * 1024
+    with pytest.raises(T10Error, match="does not fit chip 'test-16'"):
+        compile_model(model, "test-16", "replicate")
