@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from math import ceil
 
+from t10.passes.memory_reconciliation import OpOptions, PlanPoint, model_bytes
 from t10.passes.plan import (
     Estimate,
     Layout,
@@ -25,7 +26,6 @@ from t10.passes.plan import (
     output_layout,
     plan_problem,
 )
-from t10.passes.plan_search import OpOptions, PlanPoint, model_bytes
 from t10.passes.tensor_expr import Access, TensorExpr
 from t10.sim import costs
 from t10.sim.chip_spec import ChipSpec

@@ -32,15 +32,9 @@ from xdsl.passes import ModulePass
 
 from t10.errors import T10Error
 from t10.passes.layout_transitions import Edge, reduce_transitions, transitions_into
+from t10.passes.memory_reconciliation import OpOptions, choose_plans, op_options, pinned_options
 from t10.passes.plan import Estimate, Plan
-from t10.passes.plan_search import (
-    PLANNERS,
-    OpOptions,
-    choose_plans,
-    op_options,
-    operator_frontier,
-    pinned_options,
-)
+from t10.passes.plan_search import PLANNERS, operator_frontier
 from t10.passes.tensor_expr import TensorExpr, linalg_tensor_expr, op_name
 from t10.sim.chip_spec import ChipSpec, load_chip
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr

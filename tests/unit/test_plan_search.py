@@ -18,23 +18,25 @@ from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
 from xdsl.parser import Parser
 
 from t10.errors import T10Error
-from t10.passes.plan import Estimate, Plan, Rotation, estimate, temporal_plans
-from t10.passes.plan_search import (
-    FastEstimator,
+from t10.passes.memory_reconciliation import (
     OpOptions,
     PlanPoint,
     choose_plans,
+    model_bytes,
+    op_options,
+    pinned_options,
+    smallest_model,
+    split_bytes,
+)
+from t10.passes.plan import Estimate, Plan, Rotation, estimate, temporal_plans
+from t10.passes.plan_search import (
+    FastEstimator,
     factor_candidates,
     factor_range,
     min_cores_for,
-    model_bytes,
-    op_options,
     operator_frontier,
     pareto_frontier,
-    pinned_options,
-    smallest_model,
     spatial_factors,
-    split_bytes,
     validate_plan,
 )
 from t10.passes.t10_plan_search import T10PlanSearch
