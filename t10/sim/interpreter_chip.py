@@ -8,7 +8,7 @@ reduce-scatter and an all-gather phase). Per operator label, the report adds the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.interpreter import (
     Interpreter,
@@ -23,7 +23,7 @@ from xdsl.interpreter import (
 
 from t10.errors import T10Error
 from t10.sim import costs
-from t10.sim.interpreter_core import SimState, StepCost
+from t10.sim.state import SimState, StepCost
 from t10.t10_dialects import chip
 
 
@@ -63,35 +63,27 @@ class SimReport:
         raise T10Error(f"no superstep is labelled '{name}'; labels: {[s.name for s in self.ops]}")
 
 
-@dataclass
-class _OpTotals:
-    compute_cycles: int = 0
-    exchange_cycles: int = 0
-    sync_cycles: int = 0
-    supersteps: int = 0
-    exchanged_bytes: int = 0
-    cores_used: int = 0
-    sram_bytes_per_core: int = 0
-
-
 class ReportBuilder:
     """Accumulates superstep costs per label, in first-seen order."""
 
     def __init__(self) -> None:
-        self._ops: dict[str, _OpTotals] = {}
+        self._ops: dict[str, OpStats] = {}
 
     def add(self, label: str, step: StepCost, sync_cycles: int, sram_bytes: int) -> None:
-        t = self._ops.setdefault(label, _OpTotals())
-        t.compute_cycles += step.compute_cycles
-        t.exchange_cycles += step.exchange_cycles
-        t.sync_cycles += sync_cycles
-        t.supersteps += 1
-        t.exchanged_bytes += step.exchanged_bytes
-        t.cores_used = max(t.cores_used, step.cores_used)
-        t.sram_bytes_per_core = max(t.sram_bytes_per_core, sram_bytes)
+        t = self._ops.get(label) or OpStats(label, 0, 0, 0, 0, 0, 0, 0)
+        self._ops[label] = replace(
+            t,
+            compute_cycles=t.compute_cycles + step.compute_cycles,
+            exchange_cycles=t.exchange_cycles + step.exchange_cycles,
+            sync_cycles=t.sync_cycles + sync_cycles,
+            supersteps=t.supersteps + 1,
+            exchanged_bytes=t.exchanged_bytes + step.exchanged_bytes,
+            cores_used=max(t.cores_used, step.cores_used),
+            sram_bytes_per_core=max(t.sram_bytes_per_core, sram_bytes),
+        )
 
     def build(self, state: SimState) -> SimReport:
-        ops = [OpStats(name, **vars(t)) for name, t in self._ops.items()]
+        ops = list(self._ops.values())
         total = sum(op.cycles for op in ops)
         return SimReport(
             total_cycles=total,

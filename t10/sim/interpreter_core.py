@@ -1,42 +1,19 @@
-"""Interpreter functions for the SPMD per-core level: `core`, plus the `arith`, `scf` and
-`linalg.yield` ops that appear around and inside core kernels.
-
-Values while simulating:
-- `index`: a Python int (uniform over cores) or an int64 array with one entry per chip core;
-- a host tensor (function argument, `arith.constant dense<...>`, `core.store`): a numpy array;
-- a `!core.buffer<S x T>` on N cores: a `Buffer` whose data is a float32 array `(N, *S)`;
-- kernel-body floats: numpy float32 arrays (one element per core and loop point).
-
-Every op is vectorized over cores: there is no Python loop over cores.
+"""Interpreter functions for the `core` dialect (the SPMD per-core level): buffers,
+loads and stores, kernels (operand slices, numerics, cost) and the exchange ops, vectorized
+over cores on the values described in `t10.sim.state`.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from math import ceil, prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IntegerAttr,
-    TensorType,
-)
+from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.interpreter import (
-    Interpreter,
-    InterpreterFunctions,
-    PythonValues,
-    ReturnedValues,
-    TerminatorValue,
-    impl,
-    impl_terminator,
-    register_impls,
-)
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
@@ -44,374 +21,9 @@ from t10.errors import T10Error
 from t10.passes.plan import Layout, kernel_cycles
 from t10.passes.tensor_expr import ExprKind, TensorExpr, element_bytes, tensor_expr_of
 from t10.sim import costs, layouts
-from t10.sim.chip_spec import ChipSpec
+from t10.sim.state import Buffer, Index, SimState, per_core
 from t10.t10_dialects import core
 from t10.t10_dialects.syntax import ints_of
-
-with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from xdsl.dialects.linalg import YieldOp as LinalgYieldOp
-
-Index = int | np.ndarray
-"""A per-core index value: uniform int, or an int64 array with one entry per chip core."""
-
-
-# --------------------------------------------------------------------------------------------
-# Simulator state: buffers, SRAM accounting, the cost of the superstep being run
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Buffer:
-    """One `core.alloc`: the same-shaped buffer on each of the first `data.shape[0]` cores."""
-
-    label: str
-    data: np.ndarray
-    elem_bytes: int
-    freed: bool = False
-
-    @property
-    def cores(self) -> int:
-        return self.data.shape[0]
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.data.shape[1:]
-
-    @property
-    def bytes_per_core(self) -> int:
-        return prod(self.shape) * self.elem_bytes
-
-
-@dataclass
-class StepCost:
-    """What the ops of one `chip.superstep` cost (filled as they run)."""
-
-    compute_cycles: int = 0
-    exchange_cycles: int = 0
-    exchanged_bytes: int = 0
-    extra_syncs: int = 0
-    cores_used: int = 0
-    transient_peak: int = 0
-    """Peak live bytes on any core counting exchange receive buffers that are not a
-    `core.alloc` (the all-reduce's)."""
-
-    def use_cores(self, cores: int) -> None:
-        self.cores_used = max(self.cores_used, cores)
-
-    def add_exchange(self, chip: ChipSpec, nbytes: int) -> None:
-        """One exchange op whose busiest core sends or receives `nbytes`."""
-        self.exchange_cycles += costs.exchange_cycles(chip, nbytes)
-        self.exchanged_bytes += nbytes
-
-
-@dataclass
-class SimState:
-    """Everything the interpreter functions share while one program runs."""
-
-    chip: ChipSpec
-    live: np.ndarray = field(init=False)
-    """Bytes allocated on each core."""
-    peak: np.ndarray = field(init=False)
-    step: StepCost | None = None
-    _exprs: dict[core.KernelOp, TensorExpr] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.live = np.zeros(self.chip.cores, dtype=np.int64)
-        self.peak = np.zeros(self.chip.cores, dtype=np.int64)
-
-    def allocate(self, label: str, cores: int, nbytes: int) -> None:
-        self.check_fits(f"buffer '{label}'", cores, nbytes)
-        self.live[:cores] += nbytes
-        np.maximum(self.peak, self.live, out=self.peak)
-
-    def release(self, buffer: Buffer) -> None:
-        self.live[: buffer.cores] -= buffer.bytes_per_core
-
-    def check_fits(self, what: str, cores: int, nbytes: int) -> None:
-        if cores > self.chip.cores:
-            raise T10Error(
-                f"{what} is allocated on {cores} cores but chip '{self.chip.name}' has "
-                f"{self.chip.cores}"
-            )
-        capacity = self.chip.sram_bytes_per_core
-        over = np.flatnonzero(self.live[:cores] + nbytes > capacity)
-        if over.size:
-            c = int(over[0])
-            raise T10Error(
-                f"core {c}: {what} ({nbytes} bytes) does not fit in SRAM: "
-                f"{int(self.live[c])} of {capacity} bytes already in use"
-            )
-
-    def phase(self, op_name: str) -> StepCost:
-        if self.step is None:
-            raise T10Error(f"'{op_name}' must run inside a chip.superstep")
-        return self.step
-
-    def transient(self, what: str, cores: int, nbytes: int) -> None:
-        """A receive buffer that lives only during the current exchange phase."""
-        self.check_fits(what, cores, nbytes)
-        step = self.phase(what)
-        with_transient = self.live[:cores] + nbytes
-        step.transient_peak = max(step.transient_peak, int(with_transient.max(initial=0)))
-        np.maximum(self.peak[:cores], with_transient, out=self.peak[:cores])
-
-    def kernel_expr(self, op: core.KernelOp) -> TensorExpr:
-        if op not in self._exprs:
-            self._exprs[op] = _kernel_tensor_expr(op)
-        return self._exprs[op]
-
-
-# --------------------------------------------------------------------------------------------
-# Index helpers
-# --------------------------------------------------------------------------------------------
-
-
-def _as_index(x: Any) -> Index:
-    if isinstance(x, np.ndarray) and x.ndim:
-        return x.astype(np.int64, copy=False)
-    return int(x)
-
-
-def per_core(value: Index, cores: int) -> np.ndarray:
-    """The value on each of the first `cores` cores."""
-    if isinstance(value, np.ndarray):
-        return value[:cores]
-    return np.full(cores, value, dtype=np.int64)
-
-
-def uniform(value: Index, what: str) -> int:
-    """A value every core agrees on (e.g. a loop bound)."""
-    if isinstance(value, np.ndarray):
-        if value.size and np.any(value != value[0]):
-            raise T10Error(f"{what} must be the same on every core")
-        return int(value[0]) if value.size else 0
-    return int(value)
-
-
-def _live(buffer: Buffer, what: str) -> Buffer:
-    if buffer.freed:
-        raise T10Error(f"{what}: buffer '{buffer.label}' is used after core.free")
-    return buffer
-
-
-def _need_cores(buffer: Buffer, cores: int, what: str) -> None:
-    if buffer.cores < cores:
-        raise T10Error(
-            f"{what}: buffer '{buffer.label}' lives on {buffer.cores} cores but the op uses {cores}"
-        )
-
-
-# --------------------------------------------------------------------------------------------
-# arith, scf, linalg.yield
-# --------------------------------------------------------------------------------------------
-
-
-def _check_divisor(b: Index) -> None:
-    if np.any(np.asarray(b) == 0):
-        raise T10Error("index arithmetic divides by zero")
-
-
-def _divsi(a: Index, b: Index) -> Index:
-    _check_divisor(b)
-    q = np.abs(a) // np.abs(b)
-    return np.where(np.sign(a) * np.sign(b) < 0, -q, q)
-
-
-def _floordiv(a: Index, b: Index) -> Index:
-    _check_divisor(b)
-    return a // b
-
-
-def _ceildiv(a: Index, b: Index) -> Index:
-    _check_divisor(b)
-    return -((-a) // b)
-
-
-def _rem(a: Index, b: Index) -> Index:
-    _check_divisor(b)
-    return np.fmod(a, b)
-
-
-INDEX_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    arith.AddiOp: lambda a, b: a + b,
-    arith.SubiOp: lambda a, b: a - b,
-    arith.MuliOp: lambda a, b: a * b,
-    arith.DivUIOp: _floordiv,
-    arith.DivSIOp: _divsi,
-    arith.FloorDivSIOp: _floordiv,
-    arith.CeilDivSIOp: _ceildiv,
-    arith.CeilDivUIOp: _ceildiv,
-    arith.RemUIOp: _rem,
-    arith.RemSIOp: _rem,
-    arith.MinSIOp: np.minimum,
-    arith.MinUIOp: np.minimum,
-    arith.MaxSIOp: np.maximum,
-    arith.MaxUIOp: np.maximum,
-}
-
-FLOAT_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    arith.AddfOp: np.add,
-    arith.SubfOp: np.subtract,
-    arith.MulfOp: np.multiply,
-    arith.DivfOp: np.divide,
-    arith.MaximumfOp: np.maximum,
-    arith.MinimumfOp: np.minimum,
-}
-
-
-def host_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The numpy value of a dense constant (float tensors become float32)."""
-    elem = attr.get_element_type()
-    raw = np.frombuffer(attr.data.data, dtype=np.dtype(elem.format))  # type: ignore[attr-defined]
-    shape = tuple(attr.get_shape())
-    if raw.size == 1 and prod(shape) != 1:
-        raw = np.broadcast_to(raw, (prod(shape),))  # splat
-    dtype = np.float32 if raw.dtype.kind == "f" else np.int64
-    return raw.reshape(shape).astype(dtype)
-
-
-@register_impls
-class ArithFunctions(InterpreterFunctions):
-    """Index arithmetic on per-core values, and the float ops of kernel bodies on arrays."""
-
-    @impl(arith.ConstantOp)
-    def run_constant(
-        self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
-    ) -> PythonValues:
-        value: Attribute = op.value
-        if isinstance(value, IntegerAttr):
-            return (int(value.value.data),)
-        if isinstance(value, FloatAttr):
-            return (np.float32(value.value.data),)
-        if isinstance(value, DenseIntOrFPElementsAttr):
-            return (host_array(value),)
-        raise T10Error(f"arith.constant: unsupported value {value}")
-
-    def _binary(self, op: Any, args: PythonValues) -> PythonValues:
-        kind = type(op)
-        if kind in INDEX_BINARY:
-            return (_as_index(INDEX_BINARY[kind](*args)),)
-        return (FLOAT_BINARY[kind](*args),)
-
-    @impl(arith.AddiOp)
-    def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.SubiOp)
-    def run_subi(self, interpreter: Interpreter, op: arith.SubiOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MuliOp)
-    def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.DivUIOp)
-    def run_divui(self, interpreter: Interpreter, op: arith.DivUIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.DivSIOp)
-    def run_divsi(self, interpreter: Interpreter, op: arith.DivSIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.FloorDivSIOp)
-    def run_floordivsi(self, interpreter: Interpreter, op: arith.FloorDivSIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.CeilDivSIOp)
-    def run_ceildivsi(self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.CeilDivUIOp)
-    def run_ceildivui(self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.RemUIOp)
-    def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.RemSIOp)
-    def run_remsi(self, interpreter: Interpreter, op: arith.RemSIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MinSIOp)
-    def run_minsi(self, interpreter: Interpreter, op: arith.MinSIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MinUIOp)
-    def run_minui(self, interpreter: Interpreter, op: arith.MinUIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MaxSIOp)
-    def run_maxsi(self, interpreter: Interpreter, op: arith.MaxSIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MaxUIOp)
-    def run_maxui(self, interpreter: Interpreter, op: arith.MaxUIOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.AddfOp)
-    def run_addf(self, interpreter: Interpreter, op: arith.AddfOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.SubfOp)
-    def run_subf(self, interpreter: Interpreter, op: arith.SubfOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MulfOp)
-    def run_mulf(self, interpreter: Interpreter, op: arith.MulfOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.DivfOp)
-    def run_divf(self, interpreter: Interpreter, op: arith.DivfOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MaximumfOp)
-    def run_maximumf(self, interpreter: Interpreter, op: arith.MaximumfOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.MinimumfOp)
-    def run_minimumf(self, interpreter: Interpreter, op: arith.MinimumfOp, args: PythonValues):
-        return self._binary(op, args)
-
-    @impl(arith.NegfOp)
-    def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: PythonValues):
-        return (np.negative(args[0]),)
-
-
-@register_impls
-class ScfFunctions(InterpreterFunctions):
-    """`scf.for` with bounds every core agrees on; the induction variable is a Python int."""
-
-    @impl(scf.ForOp)
-    def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues):
-        lb, ub, step, *carried = args
-        lo, hi = uniform(lb, "scf.for lower bound"), uniform(ub, "scf.for upper bound")
-        stride = uniform(step, "scf.for step")
-        if stride <= 0:
-            raise T10Error(f"scf.for: step must be positive, got {stride}")
-        values = tuple(carried)
-        for i in range(lo, hi, stride):
-            values = interpreter.run_ssacfg_region(op.body, (i, *values), "scf.for")
-        return values
-
-    @impl_terminator(scf.YieldOp)
-    def run_yield(
-        self, interpreter: Interpreter, op: scf.YieldOp, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
-
-
-@register_impls
-class LinalgFunctions(InterpreterFunctions):
-    """Only the terminator of kernel bodies (the bodies are run by `core.kernel`)."""
-
-    @impl_terminator(LinalgYieldOp)
-    def run_yield(
-        self, interpreter: Interpreter, op: LinalgYieldOp, args: PythonValues
-    ) -> tuple[TerminatorValue, PythonValues]:
-        return ReturnedValues(args), ()
-
 
 # --------------------------------------------------------------------------------------------
 # core.kernel: operand slices, numerics, cost
@@ -511,8 +123,7 @@ def _kernel_slices(
     for buf, off, dim, loops in zip(
         buffers, offsets, ints_of(op.slice_dims), _map_loops(op), strict=True
     ):
-        _live(buf, what)
-        _need_cores(buf, grid_cores, what)
+        buf.check_usable(what, grid_cores)
         extent = _slice_shape(loops, sizes)[dim] if dim >= 0 else 0
         s = Slice(buf, dim, per_core(off, grid_cores), extent, grid_cores)
         if dim >= 0:
@@ -634,6 +245,12 @@ class CoreFunctions(InterpreterFunctions):
 
     def __init__(self, state: SimState):
         self.state = state
+        self._exprs: dict[core.KernelOp, TensorExpr] = {}
+
+    def _kernel_expr(self, op: core.KernelOp) -> TensorExpr:
+        if op not in self._exprs:
+            self._exprs[op] = _kernel_tensor_expr(op)
+        return self._exprs[op]
 
     @impl(core.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: core.AllocOp, args: PythonValues):
@@ -646,7 +263,8 @@ class CoreFunctions(InterpreterFunctions):
 
     @impl(core.FreeOp)
     def run_free(self, interpreter: Interpreter, op: core.FreeOp, args: PythonValues):
-        buffer = _live(args[0], "core.free")
+        buffer = args[0]
+        buffer.check_usable("core.free")
         buffer.freed = True
         self.state.release(buffer)
         return ()
@@ -661,7 +279,7 @@ class CoreFunctions(InterpreterFunctions):
         host, buffer = args
         layout = _layout(op.layout, op.source.type)
         what = f"core.load into '{buffer.label}'"
-        _need_cores(_live(buffer, what), layout.cores, what)
+        buffer.check_usable(what, layout.cores)
         buffer.data[: layout.cores] = layouts.distribute(layout, np.asarray(host, np.float32))
         return ()
 
@@ -670,7 +288,7 @@ class CoreFunctions(InterpreterFunctions):
         (buffer,) = args
         layout = _layout(op.layout, op.result.type)
         what = f"core.store of '{buffer.label}'"
-        _need_cores(_live(buffer, what), layout.cores, what)
+        buffer.check_usable(what, layout.cores)
         return (layouts.collect(layout, buffer.data),)
 
     @impl(core.KernelOp)
@@ -678,7 +296,7 @@ class CoreFunctions(InterpreterFunctions):
         step = self.state.phase(f"core.kernel '{op.label.data}'")
         n = len(op.inputs) + 1
         slices = _kernel_slices(op, args[:n], args[n:])
-        expr = self.state.kernel_expr(op)
+        expr = self._kernel_expr(op)
         _run_kernel(interpreter, op, expr, slices)
         step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
         step.use_cores(slices[-1].cores)
@@ -691,7 +309,7 @@ class CoreFunctions(InterpreterFunctions):
         grid = ints_of(op.grid)
         cores = prod(grid)
         what = f"core.shift of '{buffer.label}'"
-        _need_cores(_live(buffer, what), cores, what)
+        buffer.check_usable(what, cores)
         dim, size = op.dim.value.data, op.size.value.data
         coords = layouts.grid_coords(grid)
         ring, pieces = op.ring.value.data, op.pieces.value.data
@@ -718,7 +336,7 @@ class CoreFunctions(InterpreterFunctions):
         grid, axes = ints_of(op.grid), ints_of(op.axes)
         cores = prod(grid)
         what = f"core.all_reduce of '{buffer.label}'"
-        _need_cores(_live(buffer, what), cores, what)
+        buffer.check_usable(what, cores)
         group = prod(grid[a] for a in axes)
         view = buffer.data[:cores].reshape(grid + buffer.shape)
         total = view.sum(axis=tuple(axes), keepdims=True, dtype=np.float32)
@@ -743,8 +361,8 @@ class CoreFunctions(InterpreterFunctions):
         src = _layout(op.src_layout, op.tensor)
         dst = _layout(op.dst_layout, op.tensor)
         what = f"core.relayout of '{source.label}' to '{target.label}'"
-        _need_cores(_live(source, what), src.cores, what)
-        _need_cores(_live(target, what), dst.cores, what)
+        source.check_usable(what, src.cores)
+        target.check_usable(what, dst.cores)
         tensor = layouts.collect(src, source.data)
         target.data[: dst.cores] = layouts.distribute(dst, tensor)
         sent, received = layouts.relayout_traffic(src, dst)

@@ -10,8 +10,9 @@ and checks that every core's buffers fit in its SRAM.
 
 The module holds `func.func @main` whose arguments and results carry `t10.name`; its body is a
 `chip.program` (plus `arith.constant` host tensors). The semantics of each op are in
-`interpreter_core` (per-core values, buffers, kernels, exchanges) and `interpreter_chip`
-(supersteps and the report).
+`interpreter_arith` (index arithmetic, loops, kernel-body floats), `interpreter_core` (buffers,
+kernels, exchanges) and `interpreter_chip` (supersteps and the report); `state` holds what
+they share (per-core values, buffers, SRAM accounting, the current superstep's cost).
 """
 
 from __future__ import annotations
@@ -28,14 +29,10 @@ from xdsl.ir import Operation
 
 from t10.errors import T10Error
 from t10.sim.chip_spec import ChipSpec
+from t10.sim.interpreter_arith import ArithFunctions, LinalgFunctions, ScfFunctions
 from t10.sim.interpreter_chip import ChipFunctions, OpStats, ReportBuilder, SimReport
-from t10.sim.interpreter_core import (
-    ArithFunctions,
-    CoreFunctions,
-    LinalgFunctions,
-    ScfFunctions,
-    SimState,
-)
+from t10.sim.interpreter_core import CoreFunctions
+from t10.sim.state import SimState
 
 __all__ = ["OpStats", "SimReport", "SimResult", "simulate"]
 

@@ -1,0 +1,178 @@
+"""Interpreter functions for the `arith`, `scf` and `linalg.yield` ops that appear around and
+inside core kernels, on per-core values (see `t10.sim.state`): index arithmetic on ints or
+per-core int64 arrays, and the float ops of kernel bodies on float32 arrays.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from math import prod
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Attribute, Operation
+
+from t10.errors import T10Error
+from t10.sim.state import Index, uniform
+
+with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from xdsl.dialects.linalg import YieldOp as LinalgYieldOp
+
+
+def _as_index(x: Any) -> Index:
+    if isinstance(x, np.ndarray) and x.ndim:
+        return x.astype(np.int64, copy=False)
+    return int(x)
+
+
+def _check_divisor(b: Index) -> None:
+    if np.any(np.asarray(b) == 0):
+        raise T10Error("index arithmetic divides by zero")
+
+
+def _divsi(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    q = np.abs(a) // np.abs(b)
+    return np.where(np.sign(a) * np.sign(b) < 0, -q, q)
+
+
+def _floordiv(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    return a // b
+
+
+def _ceildiv(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    return -((-a) // b)
+
+
+def _rem(a: Index, b: Index) -> Index:
+    _check_divisor(b)
+    return np.fmod(a, b)
+
+
+INDEX_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.DivUIOp: _floordiv,
+    arith.DivSIOp: _divsi,
+    arith.FloorDivSIOp: _floordiv,
+    arith.CeilDivSIOp: _ceildiv,
+    arith.CeilDivUIOp: _ceildiv,
+    arith.RemUIOp: _rem,
+    arith.RemSIOp: _rem,
+    arith.MinSIOp: np.minimum,
+    arith.MinUIOp: np.minimum,
+    arith.MaxSIOp: np.maximum,
+    arith.MaxUIOp: np.maximum,
+}
+"""The binary index ops: their results become per-core index values (`_as_index`)."""
+
+FLOAT_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
+    arith.AddfOp: np.add,
+    arith.SubfOp: np.subtract,
+    arith.MulfOp: np.multiply,
+    arith.DivfOp: np.divide,
+    arith.MaximumfOp: np.maximum,
+    arith.MinimumfOp: np.minimum,
+}
+"""The binary float ops of kernel bodies, on float32 arrays."""
+
+
+def host_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The numpy value of a dense constant (float tensors become float32)."""
+    elem = attr.get_element_type()
+    raw = np.frombuffer(attr.data.data, dtype=np.dtype(elem.format))  # type: ignore[attr-defined]
+    shape = tuple(attr.get_shape())
+    if raw.size == 1 and prod(shape) != 1:
+        raw = np.broadcast_to(raw, (prod(shape),))  # splat
+    dtype = np.float32 if raw.dtype.kind == "f" else np.int64
+    return raw.reshape(shape).astype(dtype)
+
+
+class ArithFunctions(InterpreterFunctions):
+    """Index arithmetic on per-core values, and the float ops of kernel bodies on arrays.
+
+    Besides the methods below, one `run_<op>` per entry of `INDEX_BINARY` and `FLOAT_BINARY`
+    is added before the implementations are registered."""
+
+    @impl(arith.ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        value: Attribute = op.value
+        if isinstance(value, IntegerAttr):
+            return (int(value.value.data),)
+        if isinstance(value, FloatAttr):
+            return (np.float32(value.value.data),)
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            return (host_array(value),)
+        raise T10Error(f"arith.constant: unsupported value {value}")
+
+    @impl(arith.NegfOp)
+    def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: PythonValues):
+        return (np.negative(args[0]),)
+
+
+def _binary_impl(op_type: type[Operation], fn: Callable[[Any, Any], Any], to_index: bool) -> Any:
+    def run(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
+        value = fn(*args)
+        return (_as_index(value) if to_index else value,)
+
+    return impl(op_type)(run)
+
+
+for _table, _to_index in ((INDEX_BINARY, True), (FLOAT_BINARY, False)):
+    for _op_type, _fn in _table.items():
+        _name = "run_" + _op_type.name.removeprefix("arith.")
+        setattr(ArithFunctions, _name, _binary_impl(_op_type, _fn, _to_index))
+register_impls(ArithFunctions)
+
+
+@register_impls
+class ScfFunctions(InterpreterFunctions):
+    """`scf.for` with bounds every core agrees on; the induction variable is a Python int."""
+
+    @impl(scf.ForOp)
+    def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues):
+        lb, ub, step, *carried = args
+        lo, hi = uniform(lb, "scf.for lower bound"), uniform(ub, "scf.for upper bound")
+        stride = uniform(step, "scf.for step")
+        if stride <= 0:
+            raise T10Error(f"scf.for: step must be positive, got {stride}")
+        values = tuple(carried)
+        for i in range(lo, hi, stride):
+            values = interpreter.run_ssacfg_region(op.body, (i, *values), "scf.for")
+        return values
+
+    @impl_terminator(scf.YieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: scf.YieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+
+@register_impls
+class LinalgFunctions(InterpreterFunctions):
+    """Only the terminator of kernel bodies (the bodies are run by `core.kernel`)."""
+
+    @impl_terminator(LinalgYieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: LinalgYieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
