@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     UnrealizedConversionCastOp,
 )
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -221,6 +222,7 @@ class ComputeShiftToKernels(RewritePattern):
                 "label": op.label,
                 "grid": int_array(grid),
                 "sizes": int_array(sizes),
+                "bounds": int_array(loop_bounds(op)),
                 "slice_dims": int_array([o.dim for o in operands]),
                 "indexing_maps": op.indexing_maps,
                 "iterator_types": op.iterator_types,
@@ -242,6 +244,17 @@ class ComputeShiftToKernels(RewritePattern):
                 "size": int_prop(chunk),
             },
         )
+
+
+def loop_bounds(op: cshift.ComputeShiftOp) -> list[int]:
+    """The operator's loop extents, read off its operands' shapes through the maps."""
+    bounds = [1] * len(op.iterator_types.data)
+    for value, map_attr in zip((*op.inputs, op.result), op.indexing_maps.data, strict=True):
+        assert isinstance(value.type, RTensorType)
+        for expr, size in zip(map_attr.data.results, value.type.tensor.get_shape(), strict=True):
+            if isinstance(expr, AffineDimExpr):
+                bounds[expr.position] = size
+    return bounds
 
 
 class DistributeToLoad(RewritePattern):

@@ -216,7 +216,7 @@ def _run_kernel(
     cores = slices[-1].cores
     if expr.kind is ExprKind.CONTRACTION:
         total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)  # type: ignore[arg-type]
-        slices[-1].write(values[-1] + total)
+        slices[-1].write(_zero_padding(op, slices[-1], out_loops, values[-1] + total))  # type: ignore[arg-type]
         return
     if sorted(out_loops) != list(range(len(sizes))):  # type: ignore[type-var]
         raise T10Error(
@@ -226,7 +226,29 @@ def _run_kernel(
     args = tuple(to_loop_space(v, m, len(sizes)) for v, m in zip(values, loops, strict=True))
     (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
     out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)  # type: ignore[arg-type]
-    slices[-1].write(out)
+    slices[-1].write(_zero_padding(op, slices[-1], out_loops, out))  # type: ignore[arg-type]
+
+
+def _zero_padding(
+    op: core.KernelOp, out: Slice, out_loops: Sequence[int], values: np.ndarray
+) -> np.ndarray:
+    """`values` (the output slice of every core) with the padding set to zero: an element is
+    padding where its index in the whole tensor (tile origin + offset in the tile) reaches the
+    loop's bound (see `core.KernelOp`)."""
+    grid, bounds = ints_of(op.grid), ints_of(op.bounds)
+    tiles = out.buffer.shape
+    if all(grid[d] * tiles[j] <= bounds[d] for j, d in enumerate(out_loops)):
+        return values
+    coords = layouts.grid_coords(grid, out.cores)
+    keep = np.ones(values.shape, dtype=bool)
+    for j, d in enumerate(out_loops):
+        extent = values.shape[j + 1]
+        start = coords[:, d] * tiles[j] + (out.offsets if j == out.dim else 0)
+        inside = start[:, None] + np.arange(extent) < bounds[d]
+        shape = [out.cores] + [1] * (values.ndim - 1)
+        shape[j + 1] = extent
+        keep &= inside.reshape(shape)
+    return np.where(keep, values, np.float32(0))
 
 
 # --------------------------------------------------------------------------------------------

@@ -182,13 +182,20 @@ class StoreOp(IRDLOperation):
 @irdl_op_definition
 class KernelOp(IRDLOperation):
     """A sub-operator on each core of `grid`: the tensor expression (maps, iterators, body)
-    over loop extents `sizes`. Operand i reads its buffer from offset `offsets[i]` along buffer
-    dim `slice_dims[i]` (-1: the whole buffer); the output is the last operand."""
+    over loop extents `sizes` of the operator's loop extents `bounds`. Operand i reads its
+    buffer from offset `offsets[i]` along buffer dim `slice_dims[i]` (-1: the whole buffer);
+    the output is the last operand.
+
+    Tiles are padded: an output element whose index in the whole tensor (the core's tile
+    origin `coord * tile` plus its offset in the tile, `tile` being the output buffer's extent)
+    reaches `bounds` along some loop dim is padding and is written as 0, so padding stays zero
+    whatever the body computes of zeros (a contraction may then reduce over padded dims)."""
 
     name = "core.kernel"
     label = prop_def(StringAttr)
     grid = prop_def(DenseArrayBase[I64])
     sizes = prop_def(DenseArrayBase[I64])
+    bounds = prop_def(DenseArrayBase[I64])
     slice_dims = prop_def(DenseArrayBase[I64])
     indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
     iterator_types = prop_def(ArrayAttr[IteratorTypeAttr])
@@ -198,8 +205,8 @@ class KernelOp(IRDLOperation):
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
-        "$label `on` $grid `sizes` $sizes `ins` `(` $inputs `)` `outs` `(` $output `)` "
-        "`at` `(` $offsets `)` `along` $slice_dims attr-dict `:` `(` type($inputs) `)` `->` "
+        "$label `on` $grid `sizes` $sizes `of` $bounds `ins` `(` $inputs `)` `outs` `(` $output "
+        "`)` `at` `(` $offsets `)` `along` $slice_dims attr-dict `:` `(` type($inputs) `)` `->` "
         "type($output) $body"
     )
 
@@ -219,6 +226,9 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"{what}: needs one size per loop and maps over {loops} loops")
         if any(size < 1 for size in sizes):
             raise VerifyException(f"{what}: loop sizes must be positive, got {list(sizes)}")
+        bounds = ints_of(self.bounds)
+        if len(bounds) != loops or any(b < 1 for b in bounds):
+            raise VerifyException(f"{what}: needs one positive bound per loop, got {list(bounds)}")
         for i, (buf, map_attr, dim) in enumerate(zip(buffers, maps, dims, strict=True)):
             shape = buf.type.get_shape()  # type: ignore[attr-defined]
             if len(map_attr.data.results) != len(shape):

@@ -11,8 +11,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.parser import Parser
 
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
@@ -21,6 +23,7 @@ from t10.passes.t10_compile import pipeline
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects.rtensor import EstimateAttr
+from t10.universe import DIALECTS
 
 DATA = Path(__file__).parent / "data"
 TORCH_MODELS = sorted(p.name for p in DATA.glob("*.onnx"))
@@ -195,3 +198,59 @@ def test_whole_model_fits_only_with_rotation() -> None:
     assert result.report.peak_sram_bytes_per_core <= 256 * 1024
     with pytest.raises(T10Error, match="does not fit chip 'test-16'"):
         compile_model(model, "test-16", "replicate")
+
+
+PADDED_REDUCTION = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%a: tensor<5x7xf32> {t10.name = "a"}, %b: tensor<7x3xf32> {t10.name = "b"})
+    -> (tensor<5x3xf32> {t10.name = "y"}) {
+  %ea = tensor.empty() : tensor<5x7xf32>
+  %a1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<5x7xf32>) outs(%ea : tensor<5x7xf32>)
+      attrs = {t10.name = "a+1", t10.plan = #rtensor.plan<grid [1, 2]>} {
+  ^bb0(%x: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %x, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<5x7xf32>
+  %eb = tensor.empty() : tensor<7x3xf32>
+  %b1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<7x3xf32>) outs(%eb : tensor<7x3xf32>)
+      attrs = {t10.name = "b+1", t10.plan = #rtensor.plan<grid [2, 1]>} {
+  ^bb0(%x: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %x, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<7x3xf32>
+  %z = arith.constant dense<0.0> : tensor<5x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+      affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a1, %b1 : tensor<5x7xf32>, tensor<7x3xf32>) outs(%z : tensor<5x3xf32>)
+      attrs = {t10.name = "mm", t10.plan = #rtensor.plan<grid [1, 1, 2]>} {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<5x3xf32>
+  func.return %y : tensor<5x3xf32>
+}
+"""
+
+
+def test_padding_stays_zero_through_a_reduction() -> None:
+    """7 does not split in 2: tiles of 4 pad k with one element. `x + 1` turns padding into
+    ones unless kernels zero it; the matmul then reads both padded operands where their
+    producers left them (pinned plans, same placement: no relayout re-zeroes them)."""
+    ctx = Context()
+    for name, factory in {**get_all_dialects(), **DIALECTS}.items():
+        ctx.register_dialect(name, factory)
+    module = Parser(ctx, PADDED_REDUCTION).parse_module()
+    for p in pipeline("test-16", "t10", 0.5):
+        p.apply(ctx, module)
+    assert not any(op.name == "core.relayout" for op in module.walk())
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((5, 7)).astype(np.float32)
+    b = rng.standard_normal((7, 3)).astype(np.float32)
+    result = simulate(module, load_chip("test-16"), {"a": a, "b": b})
+    np.testing.assert_allclose(result.outputs["y"], (a + 1) @ (b + 1), rtol=1e-5, atol=1e-5)

@@ -85,7 +85,7 @@ func.func @main(%A: tensor<4x8xf32> {{t10.name = "a"}}, %B: tensor<8x6xf32> {{t1
       %nslot = arith.remui %next, %c2 : index
       %noff = arith.muli %nslot, %c4 : index
       chip.superstep "mm" {{
-        core.kernel "mm" on [2, 2, 1] sizes [2, 3, 4] ins(%a, %b) outs(%c)
+        core.kernel "mm" on [2, 2, 1] sizes [2, 3, 4] of [4, 6, 8] ins(%a, %b) outs(%c)
             at (%off, %off, %c0) along [1, 0, -1] {MATMUL_ATTRS}
             : (!core.buffer<2x8xf32>, !core.buffer<8x3xf32>) -> !core.buffer<2x3xf32> {MUL_ADD}
       }} exchange {{
@@ -139,7 +139,7 @@ func.func @main(%X: tensor<6x4xf32> {t10.name = "x"}, %bias: tensor<6xf32> {t10.
         : tensor<6xf32>, !core.buffer<6xf32>
     %c0 = arith.constant 0 : index
     chip.superstep "act" {
-      core.kernel "act" on [2, 1] sizes [2, 6] ins(%x, %b) outs(%o) at (%c0, %c0, %c0)
+      core.kernel "act" on [2, 1] sizes [2, 6] of [4, 6] ins(%x, %b) outs(%o) at (%c0, %c0, %c0)
           along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
           affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
           iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]}
@@ -185,7 +185,7 @@ func.func @main(%X: tensor<5x7xf32> {t10.name = "x"}) -> (tensor<5x7xf32> {t10.n
         : tensor<5x7xf32>, !core.buffer<3x4xf32>
     %c0 = arith.constant 0 : index
     chip.superstep "p" {
-      core.kernel "p" on [2, 2] sizes [3, 4] ins(%x) outs(%o) at (%c0, %c0) along [-1, -1]
+      core.kernel "p" on [2, 2] sizes [3, 4] of [5, 7] ins(%x) outs(%o) at (%c0, %c0) along [-1, -1]
           {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
           iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]}
           : (!core.buffer<3x4xf32>) -> !core.buffer<3x4xf32> {
@@ -233,7 +233,8 @@ func.func @main(%A: tensor<2x4xf32> {{t10.name = "a"}}, %B: tensor<4x3xf32> {{t1
         : tensor<4x3xf32>, !core.buffer<2x3xf32>
     %c0 = arith.constant 0 : index
     chip.superstep "k" {{
-      core.kernel "k" on [1, 1, 2] sizes [2, 3, 2] ins(%a, %b) outs(%c) at (%c0, %c0, %c0)
+      core.kernel "k" on [1, 1, 2] sizes [2, 3, 2] of [2, 3, 4] ins(%a, %b) outs(%c)
+          at (%c0, %c0, %c0)
           along [-1, -1, -1] {MATMUL_ATTRS}
           : (!core.buffer<2x2xf32>, !core.buffer<2x3xf32>) -> !core.buffer<2x3xf32> {MUL_ADD}
     }} exchange {{

@@ -30,7 +30,7 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
     %8 = arith.addi %5, %mm_10 : index
     %9 = arith.remui %8, %mm_3 : index
     %10 = arith.muli %9, %mm_9 : index
-    core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%3, %2) outs(%mm) at(%7, %7, %mm_1) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x6xf32>, !core.buffer<6x2xf32>) -> !core.buffer<2x2xf32> {
+    core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] of [4, 4, 6] ins(%3, %2) outs(%mm) at(%7, %7, %mm_1) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x6xf32>, !core.buffer<6x2xf32>) -> !core.buffer<2x2xf32> {
     ^bb0(%a: f32, %b: f32, %acc: f32):
       %p = arith.mulf %a, %b : f32
       %s = arith.addf %acc, %p : f32
@@ -42,7 +42,7 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
   %mm_11 = arith.addi %mm_8, %mm_10 : index
   %mm_12 = arith.remui %mm_11, %mm_3 : index
   %mm_13 = arith.muli %mm_12, %mm_9 : index
-  core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%3, %2) outs(%mm) at(%mm_13, %mm_13, %mm_1) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x6xf32>, !core.buffer<6x2xf32>) -> !core.buffer<2x2xf32> {
+  core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] of [4, 4, 6] ins(%3, %2) outs(%mm) at(%mm_13, %mm_13, %mm_1) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x6xf32>, !core.buffer<6x2xf32>) -> !core.buffer<2x2xf32> {
   ^bb0(%a_1: f32, %b_1: f32, %acc_1: f32):
     %p_1 = arith.mulf %a_1, %b_1 : f32
     %s_1 = arith.addf %acc_1, %p_1 : f32
@@ -54,7 +54,7 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
   core.free %mm : !core.buffer<2x2xf32>
   %mm2 = core.alloc "split_k" on 4 : !core.buffer<4x2xf32>
   %mm2_1 = arith.constant 0 : index
-  core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] ins(%1, %0) outs(%mm2) at(%mm2_1, %mm2_1, %mm2_1) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x3xf32>, !core.buffer<3x2xf32>) -> !core.buffer<4x2xf32> {
+  core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] of [4, 4, 6] ins(%1, %0) outs(%mm2) at(%mm2_1, %mm2_1, %mm2_1) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x3xf32>, !core.buffer<3x2xf32>) -> !core.buffer<4x2xf32> {
   ^bb0(%a_2: f32, %b_2: f32, %acc_2: f32):
     %p_2 = arith.mulf %a_2, %b_2 : f32
     %s_2 = arith.addf %acc_2, %p_2 : f32

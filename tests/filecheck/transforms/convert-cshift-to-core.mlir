@@ -47,18 +47,18 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
 // CHECK-NEXT:   %[[AHEAD:.*]] = arith.addi %[[U]], %[[ONE]] : index
 // CHECK-NEXT:   %[[NEXT:.*]] = arith.remui %[[AHEAD]], %[[TWO]] : index
 // CHECK-NEXT:   %[[RECV:.*]] = arith.muli %[[NEXT]], %[[CHUNK]] : index
-// CHECK-NEXT:   core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%[[X]], %[[W:.*]]) outs(%[[OUT]]) at(%[[SEND]], %[[SEND]], %[[ZERO]]) along [1, 0, -1]
+// CHECK-NEXT:   core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] of [4, 4, 6] ins(%[[X]], %[[W:.*]]) outs(%[[OUT]]) at(%[[SEND]], %[[SEND]], %[[ZERO]]) along [1, 0, -1]
 // CHECK:        core.shift %[[X]] ring 1 x 2 of [2, 2, 1] dim 1 size 3 from %[[SEND]] to %[[RECV]] : !core.buffer<2x6xf32>
 // CHECK-NEXT:   core.shift %[[W]] ring 0 x 2 of [2, 2, 1] dim 0 size 3 from %[[SEND]] to %[[RECV]] : !core.buffer<6x2xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[LASTU:.*]] = arith.addi %[[SKEW]], %[[ONE]] : index
 // CHECK-NEXT: %[[LASTSLOT:.*]] = arith.remui %[[LASTU]], %[[TWO]] : index
 // CHECK-NEXT: %[[LAST:.*]] = arith.muli %[[LASTSLOT]], %[[CHUNK]] : index
-// CHECK-NEXT: core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] ins(%[[X]], %[[W]]) outs(%[[OUT]]) at(%[[LAST]], %[[LAST]], %[[ZERO]]) along [1, 0, -1]
+// CHECK-NEXT: core.kernel "cannon" on [2, 2, 1] sizes [2, 2, 3] of [4, 4, 6] ins(%[[X]], %[[W]]) outs(%[[OUT]]) at(%[[LAST]], %[[LAST]], %[[ZERO]]) along [1, 0, -1]
 // CHECK-NOT:  core.shift
 // CHECK:      core.free %[[X]] : !core.buffer<2x6xf32>
 // CHECK:      %{{.*}} = core.store %[[OUT]] layout <grid [2, 2, 1] axes [d0, d1] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<4x4xf32>
 // CHECK-NEXT: core.free %[[OUT]] : !core.buffer<2x2xf32>
-// CHECK:      core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] ins(%{{.*}}, %{{.*}}) outs(%[[SK:.*]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, -1, -1]
+// CHECK:      core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] of [4, 4, 6] ins(%{{.*}}, %{{.*}}) outs(%[[SK:.*]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, -1, -1]
 // CHECK:      core.all_reduce %[[SK]] over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
 // CHECK-NOT:  unrealized_conversion_cast

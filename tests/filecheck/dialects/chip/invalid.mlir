@@ -53,7 +53,7 @@ chip.program "main" on 4 -> {
 %i = "test.op"() : () -> index
 chip.superstep "neg" {
 } exchange {
-  core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+  core.kernel "neg" on [2, 1] sizes [4, 8] of [8, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
   ^bb0(%a: f32, %b: f32):
     %n = arith.negf %a : f32
     linalg.yield %n : f32

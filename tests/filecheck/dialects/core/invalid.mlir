@@ -51,7 +51,7 @@ core.load %x into %a layout <grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 r
 %x = "test.op"() : () -> !core.buffer<4x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x8xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, -1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+core.kernel "neg" on [2, -1] sizes [4, 8] of [8, -8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -65,7 +65,7 @@ core.kernel "neg" on [2, -1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1,
 %x = "test.op"() : () -> !core.buffer<4x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x8xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+core.kernel "neg" on [2, 1] sizes [4, 8] of [8, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -79,7 +79,7 @@ core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, 
 %x = "test.op"() : () -> !core.buffer<4x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x8xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+core.kernel "neg" on [2, 1] sizes [4, 8] of [8, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -93,7 +93,7 @@ core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, 
 %x = "test.op"() : () -> !core.buffer<4x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x8xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+core.kernel "neg" on [2, 1] sizes [4, 8] of [8, 8] ins(%x) outs(%o) at(%i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -107,7 +107,7 @@ core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i) along [-1, -1] 
 %x = "test.op"() : () -> !core.buffer<4x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x8xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+core.kernel "neg" on [2, 1] sizes [4, 8] of [8, 8] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -121,7 +121,7 @@ core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [-1, 
 %x = "test.op"() : () -> !core.buffer<4x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x8xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [2, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
+core.kernel "neg" on [2, 1] sizes [4, 8] of [8, 8] ins(%x) outs(%o) at(%i, %i) along [2, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x8xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -135,7 +135,7 @@ core.kernel "neg" on [2, 1] sizes [4, 8] ins(%x) outs(%o) at(%i, %i) along [2, -
 %x = "test.op"() : () -> !core.buffer<4x6xf32>
 %o = "test.op"() : () -> !core.buffer<4x4xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, 1] sizes [4, 4] ins(%x) outs(%o) at(%i, %i) along [1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x6xf32>) -> !core.buffer<4x4xf32> {
+core.kernel "neg" on [2, 1] sizes [4, 4] of [8, 4] ins(%x) outs(%o) at(%i, %i) along [1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x6xf32>) -> !core.buffer<4x4xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -149,7 +149,7 @@ core.kernel "neg" on [2, 1] sizes [4, 4] ins(%x) outs(%o) at(%i, %i) along [1, -
 %x = "test.op"() : () -> !core.buffer<4x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x4xf32>
 %i = "test.op"() : () -> index
-core.kernel "neg" on [2, 1] sizes [4, 4] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x4xf32> {
+core.kernel "neg" on [2, 1] sizes [4, 4] of [8, 4] ins(%x) outs(%o) at(%i, %i) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>) -> !core.buffer<4x4xf32> {
 ^bb0(%a: f32, %b: f32):
   %n = arith.negf %a : f32
   linalg.yield %n : f32
@@ -164,7 +164,7 @@ core.kernel "neg" on [2, 1] sizes [4, 4] ins(%x) outs(%o) at(%i, %i) along [-1, 
 %bias = "test.op"() : () -> !core.buffer<2x8xf32>
 %o = "test.op"() : () -> !core.buffer<4x8xf32>
 %i = "test.op"() : () -> index
-core.kernel "add" on [2, 1] sizes [4, 8] ins(%x, %bias) outs(%o) at(%i, %i, %i) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<2x8xf32>) -> !core.buffer<4x8xf32> {
+core.kernel "add" on [2, 1] sizes [4, 8] of [8, 8] ins(%x, %bias) outs(%o) at(%i, %i, %i) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<2x8xf32>) -> !core.buffer<4x8xf32> {
 ^bb0(%a: f32, %b: f32, %c: f32):
   %s = arith.addf %a, %b : f32
   linalg.yield %s : f32
@@ -273,7 +273,7 @@ core.relayout "t/relayout" %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes
 // A kernel needs one positive size per loop.
 %b = core.alloc "b" on 1 : !core.buffer<4x4xf32>
 %c0 = arith.constant 0 : index
-core.kernel "k" on [1] sizes [4] ins(%b) outs(%b) at(%c0, %c0) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x4xf32>) -> !core.buffer<4x4xf32> {
+core.kernel "k" on [1] sizes [4] of [4] ins(%b) outs(%b) at(%c0, %c0) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x4xf32>) -> !core.buffer<4x4xf32> {
 ^bb0(%x: f32, %y: f32):
   linalg.yield %x : f32
 }

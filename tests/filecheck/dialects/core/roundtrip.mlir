@@ -52,7 +52,7 @@ func.func @load_store(%x: tensor<8x16xf32>, %a: !core.buffer<4x8xf32>, %c: !core
 // output whole (slice dim -1).
 func.func @kernel(%a: !core.buffer<4x8xf32>, %b: !core.buffer<8x4xf32>, %c: !core.buffer<4x4xf32>, %off: index) {
   %zero = arith.constant 0 : index
-  core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] ins(%a, %b) outs(%c) at(%off, %off, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+  core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%off, %off, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
@@ -62,7 +62,7 @@ func.func @kernel(%a: !core.buffer<4x8xf32>, %b: !core.buffer<8x4xf32>, %c: !cor
 }
 // CHECK-LABEL: func.func @kernel(%a: !core.buffer<4x8xf32>, %b: !core.buffer<8x4xf32>, %c: !core.buffer<4x4xf32>, %off: index) {
 // CHECK-NEXT:    %zero = arith.constant 0 : index
-// CHECK-NEXT:    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] ins(%a, %b) outs(%c) at(%off, %off, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+// CHECK-NEXT:    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%off, %off, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
 // CHECK-NEXT:    ^bb0(%x: f32, %y: f32, %acc: f32):
 // CHECK-NEXT:      %p = arith.mulf %x, %y : f32
 // CHECK-NEXT:      %s = arith.addf %acc, %p : f32
@@ -73,7 +73,7 @@ func.func @kernel(%a: !core.buffer<4x8xf32>, %b: !core.buffer<8x4xf32>, %c: !cor
 
 // An element-wise kernel with a broadcast (constant 0) operand dim.
 func.func @kernel_broadcast(%x: !core.buffer<4x8xf32>, %bias: !core.buffer<1x8xf32>, %out: !core.buffer<4x8xf32>, %zero: index) {
-  core.kernel "add" on [2, 1] sizes [4, 8] ins(%x, %bias) outs(%out) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<1x8xf32>) -> !core.buffer<4x8xf32> {
+  core.kernel "add" on [2, 1] sizes [4, 8] of [8, 8] ins(%x, %bias) outs(%out) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<1x8xf32>) -> !core.buffer<4x8xf32> {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32
@@ -81,7 +81,7 @@ func.func @kernel_broadcast(%x: !core.buffer<4x8xf32>, %bias: !core.buffer<1x8xf
   func.return
 }
 // CHECK-LABEL: func.func @kernel_broadcast(%x: !core.buffer<4x8xf32>, %bias: !core.buffer<1x8xf32>, %out: !core.buffer<4x8xf32>, %zero: index) {
-// CHECK-NEXT:    core.kernel "add" on [2, 1] sizes [4, 8] ins(%x, %bias) outs(%out) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<1x8xf32>) -> !core.buffer<4x8xf32> {
+// CHECK-NEXT:    core.kernel "add" on [2, 1] sizes [4, 8] of [8, 8] ins(%x, %bias) outs(%out) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<1x8xf32>) -> !core.buffer<4x8xf32> {
 // CHECK-NEXT:    ^bb0(%a: f32, %b: f32, %o: f32):
 // CHECK-NEXT:      %s = arith.addf %a, %b : f32
 // CHECK-NEXT:      linalg.yield %s : f32
