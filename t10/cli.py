@@ -37,6 +37,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.report import (
     CheckResult,
@@ -53,7 +54,6 @@ from t10.universe import DIALECTS
 
 __all__ = ["Compiled", "compile_model", "main", "make_context", "run_model"]
 
-PLANNERS = ("t10", "replicate")
 DEFAULT_CHIP = "ipu-mk2"
 DEFAULT_MIN_UTILIZATION = 0.5
 

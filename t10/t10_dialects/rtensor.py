@@ -403,6 +403,15 @@ class RTensorType(ParametrizedAttribute, TypeAttribute):
         return RTensorType(tensor, LayoutAttr.from_layout(layout))
 
 
+def _check_same_tensor(op: str, host: Attribute, chip: Attribute) -> None:
+    """A host tensor and its distributed form have the same tensor type."""
+    assert isinstance(chip, RTensorType)
+    if host != chip.tensor:
+        raise VerifyException(
+            f"{op}: host tensor {host} and distributed tensor {chip.tensor} differ"
+        )
+
+
 @irdl_op_definition
 class DistributeOp(IRDLOperation):
     """Places a host tensor (an input or a weight) on the chip in the given layout."""
@@ -414,12 +423,7 @@ class DistributeOp(IRDLOperation):
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
-        assert isinstance(self.result.type, RTensorType)
-        if self.source.type != self.result.type.tensor:
-            raise VerifyException(
-                f"rtensor.distribute: source {self.source.type} and result tensor "
-                f"{self.result.type.tensor} differ"
-            )
+        _check_same_tensor(self.name, self.source.type, self.result.type)
 
 
 @irdl_op_definition
@@ -433,12 +437,7 @@ class CollectOp(IRDLOperation):
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
-        assert isinstance(self.source.type, RTensorType)
-        if self.source.type.tensor != self.result.type:
-            raise VerifyException(
-                f"rtensor.collect: source tensor {self.source.type.tensor} and result "
-                f"{self.result.type} differ"
-            )
+        _check_same_tensor(self.name, self.result.type, self.source.type)
 
 
 @irdl_op_definition

@@ -151,7 +151,7 @@
 %0 = "test.op"() : () -> tensor<4x8xf32>
 %1 = rtensor.distribute %0 : tensor<4x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 
-// CHECK: Operation does not verify: rtensor.distribute: source tensor<4x8xf32> and result tensor tensor<8x8xf32> differ
+// CHECK: Operation does not verify: rtensor.distribute: host tensor tensor<4x8xf32> and distributed tensor tensor<8x8xf32> differ
 
 // -----
 
@@ -159,7 +159,7 @@
 %0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 %1 = rtensor.collect %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> tensor<8x8xf16>
 
-// CHECK: Operation does not verify: rtensor.collect: source tensor tensor<8x8xf32> and result tensor<8x8xf16> differ
+// CHECK: Operation does not verify: rtensor.collect: host tensor tensor<8x8xf16> and distributed tensor tensor<8x8xf32> differ
 
 // -----
 
