@@ -60,6 +60,10 @@ BodyFn = Callable[["_BodyBuilder", Sequence[SSAValue]], SSAValue]
 
 T10_NAME = "t10.name"
 _FLOAT = onnx.TensorProto.FLOAT
+_LEGACY_OPSET = 7
+"""Default-domain opsets before numpy broadcasting (legacy `broadcast`/`axis` attributes): their
+attribute errors come with a conversion hint (to `_CONVERT_TO_OPSET`)."""
+_CONVERT_TO_OPSET = 13
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,6 +278,10 @@ class _Importer:
         self.shapes: dict[str, Shape] = {}
         self.initializers = {t.name: t for t in self.graph.initializer}
         self.node_name = ""
+        self.opset = next(
+            (o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
+            _CONVERT_TO_OPSET,
+        )
 
     # -- errors --------------------------------------------------------------------------
 
@@ -289,7 +297,10 @@ class _Importer:
         """The static shape of a float32 graph input/output; clear errors otherwise."""
         if not vi.type.HasField("tensor_type"):
             kind = vi.type.WhichOneof("value") or "unknown"
-            raise self.error(f"{role} '{vi.name}' is a {kind} value; only tensors are supported")
+            raise self.error(
+                f"{role} '{vi.name}' is not a tensor (its ONNX type is {kind}); "
+                "only tensors are supported"
+            )
         tt = vi.type.tensor_type
         if tt.elem_type != _FLOAT:
             raise self.error(
@@ -362,6 +373,12 @@ class _Importer:
         return op
 
     def define(self, name: str, value: SSAValue, shape: Shape) -> None:
+        if 0 in shape:
+            where = f" (at node '{self.node_name}')" if self.node_name else ""
+            raise self.error(
+                f"value '{name}'{where} has shape {list(shape)}; empty tensors (a zero-size "
+                "dim) are not supported"
+            )
         if value.name_hint is None and (hint := _name_hint(name)):
             value.name_hint = hint
         self.values[name] = value
@@ -413,6 +430,11 @@ class _Importer:
         index: int | None = None,
     ) -> SSAValue:
         rank = len(out_shape)
+        if rank == 0:
+            raise self.error(
+                f"node '{self.node_name}': element-wise ops on rank-0 (scalar) tensors are not "
+                "supported; give the values at least one dimension (shape [1])"
+            )
         loops = list(range(rank))
         maps = [_map(rank, _broadcast_exprs(s, loops, out_shape)) for _, s in inputs]
         maps.append(_identity_map(rank))
@@ -716,6 +738,11 @@ def _check_attributes(imp: _Importer, node: onnx.NodeProto) -> None:
     bad = sorted(a.name for a in node.attribute if a.name not in allowed)
     if bad:
         hint = f"supported: {', '.join(sorted(allowed))}" if allowed else "it takes none"
+        if imp.opset < _LEGACY_OPSET:
+            hint += (
+                f"; the model uses the legacy opset {imp.opset}: convert it with "
+                f"onnx.version_converter.convert_version(model, {_CONVERT_TO_OPSET})"
+            )
         raise imp.node_error(
             node, f"unsupported attribute(s) {', '.join(bad)} on {node.op_type} ({hint})"
         )

@@ -671,3 +671,42 @@ def test_gemm_unknown_attribute() -> None:
     )
     with pytest.raises(T10Error, match="gamma"):
         import_onnx(model)
+
+
+def test_legacy_opset_attribute_hint() -> None:
+    model = make_model(
+        [helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, axis=0)],
+        [_vi("x", [2, 3])],
+        [_vi("y", [2, 3])],
+        [("b", _rand(2))],
+        opset=6,
+    )
+    with pytest.raises(T10Error, match=r"legacy opset 6: convert it with onnx.version_converter"):
+        import_onnx(model)
+
+
+def test_rank0_elementwise_is_refused() -> None:
+    model = make_model(
+        [helper.make_node("Mul", ["x", "x"], ["y"], name="square")], [_vi("x", [])], [_vi("y", [])]
+    )
+    with pytest.raises(T10Error, match=r"node 'square': element-wise ops on rank-0"):
+        import_onnx(model)
+
+
+def test_empty_initializer_is_refused() -> None:
+    model = make_model(
+        [helper.make_node("Add", ["x", "b"], ["y"], name="add")],
+        [_vi("x", [1, 3])],
+        [_vi("y", [0, 3])],
+        [("b", np.zeros((0, 3), np.float32))],
+    )
+    with pytest.raises(T10Error, match=r"value 'b' \(at node 'add'\) has shape \[0, 3\]; empty"):
+        import_onnx(model)
+
+
+def test_non_tensor_input_is_refused() -> None:
+    seq = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, [2])
+    model = make_model([helper.make_node("Identity", ["s"], ["y"])], [seq], [seq])
+    model.graph.output[0].name = "y"
+    with pytest.raises(T10Error, match=r"graph input 's' is not a tensor \(its ONNX type is seq"):
+        import_onnx(model)

@@ -1,0 +1,214 @@
+"""ONNX node conformance: every `onnx.backend.test` node case whose graph uses only operators
+the frontend supports is compiled for test-16 with the t10 planner, simulated on the case's
+inputs and compared with its expected outputs (float32; rtol 1e-4, atol 1e-5).
+
+A case either passes or is refused with a `T10Error` that `EXPECTED_UNSUPPORTED` lists with the
+message it must give; any other exception or a numeric mismatch fails. `MIN_PASSED` holds the
+pass count per operator type, so a regression fails too. The table and the unsupported cases:
+
+    pytest -q -s tests/unit/test_onnx_conformance.py -k table
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+from onnx.backend.test.case.test_case import TestCase
+from onnx.backend.test.loader import load_model_tests
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from t10.errors import T10Error
+from t10.lowering.onnx_frontend import SUPPORTED_OPS, import_onnx
+from t10.passes.t10_compile import pipeline
+from t10.sim.chip_spec import load_chip
+from t10.sim.simulator import simulate
+
+CHIP = "test-16"
+RTOL, ATOL = 1e-4, 1e-5
+
+MIN_PASSED: dict[str, int] = {
+    "Add": 2,
+    "Constant": 1,
+    "Gemm": 11,
+    "Identity": 2,
+    "MatMul": 7,
+    "Mul": 3,
+    "Relu": 1,
+    "Sub": 3,
+}
+"""Conformance cases of each operator type (every op type of a case counts) that must pass."""
+
+_NOT_FLOAT32 = {
+    "int8": "INT8",
+    "int16": "INT16",
+    "uint8": "UINT8",
+    "uint16": "UINT16",
+    "uint32": "UINT32",
+    "uint64": "UINT64",
+}
+
+EXPECTED_UNSUPPORTED: dict[str, str] = {
+    **{
+        f"test_{op}_{suffix}": f"graph input 'x' has element type {dtype}; only float32"
+        for op in ("add", "sub", "mul")
+        for suffix, dtype in _NOT_FLOAT32.items()
+    },
+    "test_clip_default_int8_inbounds_expanded": "graph input 'x' has element type INT8",
+    "test_identity_sequence": r"graph input 'x' is not a tensor \(its ONNX type is sequence_type",
+    "test_identity_opt": r"graph input 'opt_in' is not a tensor \(its ONNX type is optional_type",
+}
+"""Case name → regex its `T10Error` message must match: the cases outside what the compiler
+supports (non-float32 element types, non-tensor values, unsupported attributes)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Running the cases
+# --------------------------------------------------------------------------------------------
+
+Status = Literal["passed", "unsupported", "failed"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    case: str
+    op_types: tuple[str, ...]
+    status: Status
+    message: str = ""
+
+
+def _op_key(node: onnx.NodeProto) -> str:
+    return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+
+
+def _op_types(model: onnx.ModelProto) -> frozenset[str]:
+    return frozenset(_op_key(n) for n in model.graph.node)
+
+
+def _supported_cases() -> list[TestCase]:
+    with warnings.catch_warnings():  # numpy warnings of the generators of other ops' cases
+        warnings.simplefilter("ignore")
+        cases = load_model_tests(kind="node")
+    return [c for c in cases if c.model is not None and _op_types(c.model) <= SUPPORTED_OPS.keys()]
+
+
+def _array(value: object) -> np.ndarray:
+    if isinstance(value, onnx.TensorProto):
+        return numpy_helper.to_array(value)
+    return np.asarray(value)
+
+
+def _compile(model: onnx.ModelProto) -> ModuleOp:
+    module = import_onnx(model)
+    for p in pipeline(CHIP, "t10", 0.5):
+        p.apply(Context(), module)
+    return module
+
+
+def _mismatch(
+    model: onnx.ModelProto, outputs: dict[str, np.ndarray], expected: Sequence[object]
+) -> str | None:
+    """Why the simulated outputs differ from the expected ones (None when they agree)."""
+    for vi, want in zip(model.graph.output, map(_array, expected), strict=True):
+        if want.dtype != np.float32:
+            return f"output '{vi.name}' is expected as {want.dtype}, the compiler made float32"
+        try:
+            np.testing.assert_allclose(outputs[vi.name], want, rtol=RTOL, atol=ATOL)
+        except AssertionError as e:
+            return f"output '{vi.name}': {e}"
+    return None
+
+
+def _run(case: TestCase, chip_name: str = CHIP) -> Outcome:
+    assert case.model is not None and case.data_sets is not None
+    op_types = tuple(sorted(_op_types(case.model)))
+    initializers = {t.name for t in case.model.graph.initializer}
+    input_names = [i.name for i in case.model.graph.input if i.name not in initializers]
+    try:
+        module = _compile(case.model)
+        for inputs, expected in case.data_sets:
+            feeds = dict(zip(input_names, map(_array, inputs), strict=True))
+            result = simulate(module, load_chip(chip_name), feeds)
+            if (why := _mismatch(case.model, result.outputs, expected)) is not None:
+                return Outcome(case.name, op_types, "failed", why)
+    except T10Error as e:
+        return Outcome(case.name, op_types, "unsupported", str(e))
+    except Exception as e:  # the harness reports every other failure with the case's name
+        return Outcome(case.name, op_types, "failed", f"{type(e).__name__}: {e}")
+    return Outcome(case.name, op_types, "passed")
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> list[Outcome]:
+    return [_run(case) for case in _supported_cases()]
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+
+def _counts(outcomes: Sequence[Outcome], status: Status) -> Counter[str]:
+    return Counter(op for o in outcomes if o.status == status for op in o.op_types)
+
+
+def format_table(outcomes: Sequence[Outcome]) -> str:
+    """Per op type: cases passed / unsupported / failed; then the unsupported cases."""
+    statuses: tuple[Status, ...] = ("passed", "unsupported", "failed")
+    counts = [_counts(outcomes, s) for s in statuses]
+    op_types = sorted(set().union(*counts))
+    totals = [sum(o.status == s for o in outcomes) for s in statuses]
+    rows = [("op type", *statuses)]
+    rows += [(op, *(str(c[op]) for c in counts)) for op in op_types]
+    rows.append(("total cases", *map(str, totals)))
+    lines = [f"{r[0]:<14}{r[1]:>8}{r[2]:>13}{r[3]:>8}" for r in rows]
+    lines.append("unsupported cases:")
+    lines += [f"  {o.case}: {o.message}" for o in outcomes if o.status == "unsupported"]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------------------------
+
+
+def test_cases_are_found(outcomes: list[Outcome]) -> None:
+    assert len(outcomes) >= sum(MIN_PASSED.values())
+
+
+def test_every_case_passes_or_is_unsupported(outcomes: list[Outcome]) -> None:
+    failed = [f"{o.case}: {o.message}" for o in outcomes if o.status == "failed"]
+    assert not failed, "conformance failures:\n" + "\n".join(failed)
+
+
+def test_unsupported_cases_are_the_listed_ones(outcomes: list[Outcome]) -> None:
+    unsupported = {o.case: o.message for o in outcomes if o.status == "unsupported"}
+    unexpected = sorted(set(unsupported) - set(EXPECTED_UNSUPPORTED))
+    assert not unexpected, "unlisted unsupported cases:\n" + "\n".join(
+        f"{c}: {unsupported[c]}" for c in unexpected
+    )
+    no_longer = sorted(set(EXPECTED_UNSUPPORTED) - set(unsupported))
+    assert not no_longer, f"listed as unsupported but not refused (update the list): {no_longer}"
+    wrong = [
+        f"{c}: {m!r} does not match {EXPECTED_UNSUPPORTED[c]!r}"
+        for c, m in unsupported.items()
+        if not re.search(EXPECTED_UNSUPPORTED[c], m)
+    ]
+    assert not wrong, "unexpected messages:\n" + "\n".join(wrong)
+
+
+def test_pass_counts_per_op_type_table(outcomes: list[Outcome]) -> None:
+    print("\n" + format_table(outcomes))
+    assert set(MIN_PASSED) == set(SUPPORTED_OPS), "every supported op type needs a pass count"
+    passed = _counts(outcomes, "passed")
+    below = {op: (passed[op], n) for op, n in MIN_PASSED.items() if passed[op] < n}
+    assert not below, f"op types passing fewer cases than expected (got, want): {below}"
