@@ -5,11 +5,13 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
 
 * contractions (MatMul, Gemm) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero
   splat ``arith.constant`` as ``outs``;
-* element-wise ops (Add, Sub, Mul, Relu, the Gemm epilogue) are all-parallel generics with a
-  ``tensor.empty`` as ``outs``.
+* element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
+  Gelu, Relu, the Gemm epilogue) are all-parallel generics with a ``tensor.empty`` as ``outs``
+  and numpy broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh,
+  erf, sqrt, powf) where ``arith`` has none (see ``_ELEMENTWISE_BODIES``).
 
 Initializers and ``Constant`` nodes become ``arith.constant`` ops holding the exact float32
-bytes; ``Identity`` is a pass-through.
+bytes; ``Identity``, inference ``Dropout`` and float32 → float32 ``Cast`` are pass-throughs.
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 from xdsl.context import Context
-from xdsl.dialects import arith, func, tensor
+from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -237,7 +239,7 @@ def _zeros(shape: Shape) -> DenseIntOrFPElementsAttr:
 
 
 class _BodyBuilder:
-    """Collects scalar ``arith`` ops of an element-wise body."""
+    """Collects the scalar ``arith`` / ``math`` ops of an element-wise body."""
 
     def __init__(self, block: Block) -> None:
         self.block = block
@@ -258,8 +260,29 @@ class _BodyBuilder:
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._add(arith.MulfOp(a, b))
 
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.DivfOp(a, b))
+
     def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._add(arith.MaximumfOp(a, b))
+
+    def neg(self, a: SSAValue) -> SSAValue:
+        return self._add(arith.NegfOp(a))
+
+    def pow(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(math.PowFOp(a, b))
+
+    def exp(self, a: SSAValue) -> SSAValue:
+        return self._add(math.ExpOp(a))
+
+    def tanh(self, a: SSAValue) -> SSAValue:
+        return self._add(math.TanhOp(a))
+
+    def erf(self, a: SSAValue) -> SSAValue:
+        return self._add(math.ErfOp(a))
+
+    def sqrt(self, a: SSAValue) -> SSAValue:
+        return self._add(math.SqrtOp(a))
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,6 +301,9 @@ class _Importer:
         self.shapes: dict[str, Shape] = {}
         self.initializers = {t.name: t for t in self.graph.initializer}
         self.node_name = ""
+        self.consumed = {n for node in self.graph.node for n in node.input} | {
+            vi.name for vi in self.graph.output
+        }
         self.opset = next(
             (o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
             _CONVERT_TO_OPSET,
@@ -496,8 +522,6 @@ class _Importer:
                 continue  # an initializer listed as an input is a constant
             arg_names.append(vi.name)
             arg_shapes.append(self.static_f32_shape(vi, "graph input"))
-        for vi in self.graph.output:
-            self.check_output_type(vi)
 
         block = Block(arg_types=[_tensor_type(s) for s in arg_shapes])
         for name, arg, shape in zip(arg_names, block.args, arg_shapes, strict=True):
@@ -512,6 +536,7 @@ class _Importer:
         result_shapes: list[Shape] = []
         self.node_name = "<graph outputs>"
         for vi in self.graph.output:
+            self.check_output_type(vi)
             value, shape = self.use(vi.name)
             self.check_output_shape(vi, shape)
             results.append(value)
@@ -547,26 +572,80 @@ def _inputs(node: onnx.NodeProto) -> list[str]:
     return names
 
 
-def _lower_binary(imp: _Importer, node: onnx.NodeProto) -> None:
-    (a, sa), (b, sb) = (imp.use(n) for n in node.input)
-    out_shape = _broadcast_shapes(sa, sb)
+def _attributes(node: onnx.NodeProto) -> dict[str, Any]:
+    """Attribute name → Python value (strings are bytes)."""
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _lower_elementwise(imp: _Importer, node: onnx.NodeProto) -> None:
+    """An op of ``_ELEMENTWISE_BODIES`` or Gelu: one generic over the broadcast input shape."""
+    inputs = [imp.use(n) for n in node.input]
+    out_shape = _broadcast_shapes(*(s for _, s in inputs))
     if out_shape is None:
+        shapes = " and ".join(str(list(s)) for _, s in inputs)
+        raise imp.node_error(node, f"input shapes {shapes} are not broadcast-compatible")
+    body = _elementwise_body(imp, node)
+    imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
+
+
+def _elementwise_body(imp: _Importer, node: onnx.NodeProto) -> BodyFn:
+    if node.op_type != "Gelu":
+        return _ELEMENTWISE_BODIES[node.op_type]
+    approximate = _attributes(node).get("approximate", b"none")
+    if approximate not in _GELU_BODIES:
         raise imp.node_error(
-            node, f"input shapes {list(sa)} and {list(sb)} are not broadcast-compatible"
+            node,
+            f"approximate={approximate.decode(errors='replace')!r} is not a Gelu approximation "
+            f"(supported: {', '.join(a.decode() for a in _GELU_BODIES)})",
         )
-    op = {"Add": _BodyBuilder.add, "Sub": _BodyBuilder.sub, "Mul": _BodyBuilder.mul}[node.op_type]
-    result = imp.elementwise([(a, sa), (b, sb)], out_shape, lambda bb, x: op(bb, x[0], x[1]))
-    imp.define(node.output[0], result, out_shape)
+    return _GELU_BODIES[approximate]
 
 
-def _lower_relu(imp: _Importer, node: onnx.NodeProto) -> None:
-    x, shape = imp.use(node.input[0])
+def _sigmoid(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """1 / (1 + exp(-x))."""
+    one = bb.const(1.0)
+    return bb.div(one, bb.add(one, bb.exp(bb.neg(x[0]))))
 
-    def body(bb: _BodyBuilder, args: Sequence[SSAValue]) -> SSAValue:
-        zero = bb.const(0.0)
-        return bb.max(args[0], zero)
 
-    imp.define(node.output[0], imp.elementwise([(x, shape)], shape, body), shape)
+def _gelu(bb: _BodyBuilder, x: SSAValue, phi: SSAValue) -> SSAValue:
+    """0.5 · x · (1 + phi), phi the (approximated) erf(x / √2)."""
+    return bb.mul(bb.mul(bb.const(0.5), x), bb.add(bb.const(1.0), phi))
+
+
+def _gelu_erf(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """0.5 · x · (1 + erf(x / √2))."""
+    return _gelu(bb, x[0], bb.erf(bb.mul(x[0], bb.const(_SQRT_HALF))))
+
+
+def _gelu_tanh(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))."""
+    cube = bb.mul(x[0], bb.mul(x[0], x[0]))
+    inner = bb.add(x[0], bb.mul(bb.const(0.044715), cube))
+    return _gelu(bb, x[0], bb.tanh(bb.mul(bb.const(_SQRT_2_OVER_PI), inner)))
+
+
+_SQRT_HALF = 0.7071067811865476
+_SQRT_2_OVER_PI = 0.7978845608028654
+
+_ELEMENTWISE_BODIES: dict[str, BodyFn] = {
+    "Add": lambda bb, x: bb.add(x[0], x[1]),
+    "Sub": lambda bb, x: bb.sub(x[0], x[1]),
+    "Mul": lambda bb, x: bb.mul(x[0], x[1]),
+    "Div": lambda bb, x: bb.div(x[0], x[1]),
+    "Pow": lambda bb, x: bb.pow(x[0], x[1]),
+    "Neg": lambda bb, x: bb.neg(x[0]),
+    "Reciprocal": lambda bb, x: bb.div(bb.const(1.0), x[0]),
+    "Relu": lambda bb, x: bb.max(x[0], bb.const(0.0)),
+    "Sqrt": lambda bb, x: bb.sqrt(x[0]),
+    "Exp": lambda bb, x: bb.exp(x[0]),
+    "Tanh": lambda bb, x: bb.tanh(x[0]),
+    "Erf": lambda bb, x: bb.erf(x[0]),
+    "Sigmoid": _sigmoid,
+}
+"""op_type → the scalar body of its element-wise generic (Gelu: ``_GELU_BODIES``)."""
+
+_GELU_BODIES: dict[bytes, BodyFn] = {b"none": _gelu_erf, b"tanh": _gelu_tanh}
+"""Gelu's ``approximate`` attribute → body."""
 
 
 def _lower_matmul(imp: _Importer, node: onnx.NodeProto) -> None:
@@ -617,7 +696,7 @@ def _lower_matmul(imp: _Importer, node: onnx.NodeProto) -> None:
 
 
 def _lower_gemm(imp: _Importer, node: onnx.NodeProto) -> None:
-    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    attrs = _attributes(node)
     alpha = float(attrs.get("alpha", 1.0))
     beta = float(attrs.get("beta", 1.0))
     trans_a = bool(attrs.get("transA", 0))
@@ -704,19 +783,66 @@ def _lower_identity(imp: _Importer, node: onnx.NodeProto) -> None:
     imp.shapes[node.output[0]] = shape
 
 
+def _lower_dropout(imp: _Importer, node: onnx.NodeProto) -> None:
+    """Inference Dropout is the identity (the ratio is ignored); no training mode, no mask."""
+    if imp.opset < _LEGACY_OPSET:
+        raise imp.node_error(
+            node,
+            f"Dropout of the legacy opset {imp.opset} (is_test semantics) is not supported; "
+            f"convert the model with onnx.version_converter.convert_version(model, "
+            f"{_CONVERT_TO_OPSET})",
+        )
+    names = list(node.input)
+    if len(names) > 2 and names[2] and not _is_constant_false(imp, names[2]):
+        raise imp.node_error(
+            node,
+            f"training mode is not supported: training_mode '{names[2]}' is not a constant "
+            "false (export the model in inference mode)",
+        )
+    if len(node.output) > 1 and node.output[1] in imp.consumed:
+        raise imp.node_error(
+            node,
+            f"the mask output '{node.output[1]}' is used; only inference Dropout (an identity "
+            "whose mask is unused) is supported",
+        )
+    _lower_identity(imp, node)
+
+
+def _is_constant_false(imp: _Importer, name: str) -> bool:
+    tensor_proto = imp.initializers.get(name)
+    if tensor_proto is None:
+        return False
+    return not numpy_helper.to_array(tensor_proto).any()
+
+
+def _lower_cast(imp: _Importer, node: onnx.NodeProto) -> None:
+    """Cast float32 → float32 (every value is float32) is the identity; any other is refused."""
+    to = int(_attributes(node)["to"])
+    if to != _FLOAT:
+        raise imp.node_error(
+            node,
+            f"Cast from FLOAT to {_dtype_name(to)} is not supported: the compiler computes in "
+            "float32 only (Cast from FLOAT to FLOAT is an identity)",
+        )
+    _lower_identity(imp, node)
+
+
 SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
-    "Add": _lower_binary,
+    **dict.fromkeys(_ELEMENTWISE_BODIES, _lower_elementwise),
+    "Cast": _lower_cast,
     "Constant": _lower_constant,
+    "Dropout": _lower_dropout,
+    "Gelu": _lower_elementwise,
     "Gemm": _lower_gemm,
     "Identity": _lower_identity,
     "MatMul": _lower_matmul,
-    "Mul": _lower_binary,
-    "Relu": _lower_relu,
-    "Sub": _lower_binary,
 }
 """op_type → lowering function."""
 
 _ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "Cast": frozenset({"to", "saturate", "round_mode"}),  # saturate/rounding: no-ops f32 → f32
+    "Dropout": frozenset({"seed", "ratio"}),  # no-ops in inference
+    "Gelu": frozenset({"approximate"}),
     "Gemm": frozenset({"alpha", "beta", "transA", "transB"}),
     "Constant": frozenset(
         {

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from math import prod
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -127,7 +127,13 @@ ELEMENTWISE_BODY_OPS = (
     arith.MinimumfOp,
     arith.NegfOp,
     arith.ConstantOp,
+    math.ExpOp,
+    math.TanhOp,
+    math.ErfOp,
+    math.SqrtOp,
+    math.PowFOp,
 )
+"""The scalar ops an element-wise body may contain (the simulator implements each)."""
 
 
 def _is_mul_add(body: Block) -> bool:

@@ -1,17 +1,20 @@
-"""Interpreter functions for the `arith`, `scf` and `linalg.yield` ops that appear around and
-inside core kernels, on per-core values (see `t10.sim.state`): index arithmetic on ints or
+"""Interpreter functions for the `arith`, `math`, `scf` and `linalg.yield` ops that appear around
+and inside core kernels, on per-core values (see `t10.sim.state`): index arithmetic on ints or
 per-core int64 arrays, and the float ops of kernel bodies on float32 arrays.
+
+Float ops follow IEEE semantics without numpy warnings: kernels run their bodies over padded
+tiles too (then zero the padding), so `0 / 0` or `sqrt(-1)` there is expected, not an error.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from math import prod
+from math import erf, prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
 from xdsl.interpreter import (
     Interpreter,
@@ -94,6 +97,24 @@ FLOAT_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
 """The binary float ops of kernel bodies, on float32 arrays."""
 
 
+_erf64 = np.vectorize(erf, otypes=[np.float64])
+
+
+def _erf(x: Any) -> np.ndarray:
+    """The error function of float32 values, computed in float64 (numpy has no erf)."""
+    return _erf64(x).astype(np.float32)
+
+
+MATH_FUNCTIONS: dict[type[Operation], Callable[..., Any]] = {
+    math.ExpOp: np.exp,
+    math.TanhOp: np.tanh,
+    math.ErfOp: _erf,
+    math.SqrtOp: np.sqrt,
+    math.PowFOp: np.power,
+}
+"""The `math` ops of element-wise kernel bodies, on float32 arrays (float32 in, float32 out)."""
+
+
 def host_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The numpy value of a dense constant (float tensors become float32)."""
     elem = attr.get_element_type()
@@ -129,19 +150,36 @@ class ArithFunctions(InterpreterFunctions):
         return (np.negative(args[0]),)
 
 
-def _binary_impl(op_type: type[Operation], fn: Callable[[Any, Any], Any], to_index: bool) -> Any:
-    def run(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues):
-        value = fn(*args)
-        return (_as_index(value) if to_index else value,)
+class MathFunctions(InterpreterFunctions):
+    """The `math` ops of kernel bodies: one `run_<op>` per entry of `MATH_FUNCTIONS` is added
+    before the implementations are registered."""
+
+
+def _table_impl(op_type: type[Operation], fn: Callable[..., Any], to_index: bool) -> Any:
+    def run(self: Any, interpreter: Interpreter, op: Operation, args: PythonValues):
+        if to_index:
+            return (_as_index(fn(*args)),)
+        with np.errstate(all="ignore"):
+            return (fn(*args),)
 
     return impl(op_type)(run)
 
 
-for _table, _to_index in ((INDEX_BINARY, True), (FLOAT_BINARY, False)):
-    for _op_type, _fn in _table.items():
-        _name = "run_" + _op_type.name.removeprefix("arith.")
-        setattr(ArithFunctions, _name, _binary_impl(_op_type, _fn, _to_index))
+def _add_impls(
+    functions: type[InterpreterFunctions],
+    table: dict[type[Operation], Callable[..., Any]],
+    to_index: bool = False,
+) -> None:
+    for op_type, fn in table.items():
+        name = "run_" + op_type.name.split(".", 1)[1]
+        setattr(functions, name, _table_impl(op_type, fn, to_index))
+
+
+_add_impls(ArithFunctions, INDEX_BINARY, to_index=True)
+_add_impls(ArithFunctions, FLOAT_BINARY)
 register_impls(ArithFunctions)
+_add_impls(MathFunctions, MATH_FUNCTIONS)
+register_impls(MathFunctions)
 
 
 @register_impls

@@ -29,7 +29,7 @@ from xdsl.ir import Operation
 
 from t10.errors import T10Error
 from t10.sim.chip_spec import ChipSpec
-from t10.sim.interpreter_arith import ArithFunctions, LinalgFunctions, ScfFunctions
+from t10.sim.interpreter_arith import ArithFunctions, LinalgFunctions, MathFunctions, ScfFunctions
 from t10.sim.interpreter_chip import ChipFunctions, OpStats, ReportBuilder, SimReport
 from t10.sim.interpreter_core import CoreFunctions
 from t10.sim.state import SimState
@@ -111,6 +111,7 @@ def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray])
     for functions in (
         FuncFunctions(),
         ArithFunctions(),
+        MathFunctions(),
         ScfFunctions(),
         LinalgFunctions(),
         CoreFunctions(state),

@@ -35,7 +35,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "mlp": d / "mlp.onnx",
         "mm": d / "mm.onnx",
         "mm_big": d / "mm_big.onnx",
-        "tanh": d / "tanh.onnx",
+        "unsupported": d / "hardmax.onnx",
         "garbage": d / "garbage.onnx",
     }
     onnx.save_model(mlp(batch=4, sizes=(32, 48, 16)), out["mlp"])
@@ -43,10 +43,10 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     onnx.save_model(matmul(m=256, k=512, n=512), out["mm_big"])
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])
-    graph = helper.make_graph([helper.make_node("Tanh", ["x"], ["y"], name="t")], "g", [x], [y])
+    graph = helper.make_graph([helper.make_node("Hardmax", ["x"], ["y"], name="h")], "g", [x], [y])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    onnx.save_model(model, out["tanh"])
+    onnx.save_model(model, out["unsupported"])
     out["garbage"].write_bytes(b"this is not an onnx model")
     return out
 
@@ -180,8 +180,8 @@ def test_compile_output_file(models: dict[str, Path], tmp_path: Path) -> None:
 
 
 def test_error_unsupported_op(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", str(models["tanh"]), "--chip", "test-16"]) == 1
-    assert "Tanh" in _error_line(capsys)
+    assert main(["run", str(models["unsupported"]), "--chip", "test-16"]) == 1
+    assert "Hardmax" in _error_line(capsys)
 
 
 def test_error_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

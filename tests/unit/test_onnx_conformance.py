@@ -38,13 +38,25 @@ RTOL, ATOL = 1e-4, 1e-5
 
 MIN_PASSED: dict[str, int] = {
     "Add": 2,
+    "Cast": 0,  # every case casts to or from another element type
     "Constant": 1,
+    "Div": 3,
+    "Dropout": 4,
+    "Erf": 1,
+    "Exp": 2,
+    "Gelu": 4,
     "Gemm": 11,
     "Identity": 2,
     "MatMul": 7,
     "Mul": 3,
+    "Neg": 2,
+    "Pow": 4,
+    "Reciprocal": 2,
     "Relu": 1,
+    "Sigmoid": 2,
+    "Sqrt": 2,
     "Sub": 3,
+    "Tanh": 2,
 }
 """Conformance cases of each operator type (every op type of a case counts) that must pass."""
 
@@ -57,18 +69,100 @@ _NOT_FLOAT32 = {
     "uint64": "UINT64",
 }
 
+_CAST_PAIRS = (
+    *(("FLOAT", t) for t in ("FLOAT16", "DOUBLE", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ")),
+    *(("FLOAT", t) for t in ("FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1")),
+    *(("FLOAT", t) for t in ("UINT2", "INT2")),
+    *(("FLOAT16", t) for t in ("DOUBLE", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2")),
+    *(("FLOAT16", t) for t in ("FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "UINT2", "INT2")),
+    *((s, "FLOAT") for s in ("FLOAT16", "DOUBLE", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ")),
+    *((s, "FLOAT") for s in ("FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1")),
+    *((s, "FLOAT") for s in ("UINT2", "INT2")),
+    *((s, "FLOAT16") for s in ("DOUBLE", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2")),
+    *((s, "FLOAT16") for s in ("FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1", "UINT2", "INT2")),
+    ("UINT4", "UINT8"),
+    ("INT4", "INT8"),
+    ("UINT2", "UINT8"),
+    ("INT2", "INT8"),
+)
+"""(from, to) of the `test_cast_<from>_to_<to>` and `test_castlike_<from>_to_<to>_expanded`
+cases; the `no_saturate_` variants are `_CAST_NO_SATURATE_PAIRS`, the `e8m0_` ones
+`_CAST_E8M0_PAIRS` (Cast only)."""
+
+_CAST_NO_SATURATE_PAIRS = tuple(
+    (s, t)
+    for s in ("FLOAT", "FLOAT16")
+    for t in ("FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ")
+)
+_CAST_E8M0_PAIRS = (
+    ("FLOAT", "FLOAT8E8M0"),
+    ("FLOAT16", "FLOAT8E8M0"),
+    ("FLOAT8E8M0", "FLOAT"),
+    ("FLOAT8E8M0", "FLOAT16"),
+)
+
+
+def _cast_reason(source: str, target: str, castlike: bool) -> str:
+    """A non-float32 graph input is refused first; then the Cast node itself."""
+    if source != "FLOAT":
+        return f"graph input 'input' has element type {source};"
+    if castlike:  # the expanded CastLike takes the target type from a graph input 'like'
+        return f"graph input 'like' has element type {target};"
+    return f"node 'Cast_0' \\(Cast\\): Cast from FLOAT to {target} is not supported"
+
+
+_CAST_UNSUPPORTED = {
+    **{f"test_cast_{s}_to_{t}": _cast_reason(s, t, False) for s, t in _CAST_PAIRS},
+    **{f"test_castlike_{s}_to_{t}_expanded": _cast_reason(s, t, True) for s, t in _CAST_PAIRS},
+    **{
+        f"test_cast_no_saturate_{s}_to_{t}": _cast_reason(s, t, False)
+        for s, t in _CAST_NO_SATURATE_PAIRS
+    },
+    **{
+        f"test_castlike_no_saturate_{s}_to_{t}_expanded": _cast_reason(s, t, True)
+        for s, t in _CAST_NO_SATURATE_PAIRS
+    },
+    **{f"test_cast_e8m0_{s}_to_{t}": _cast_reason(s, t, False) for s, t in _CAST_E8M0_PAIRS},
+}
+
+_DROPOUT_MASK = r"the mask output 'z' is used; only inference Dropout"
+_TRAINING_MODE = "graph input 't' has element type BOOL;"  # training_mode is a runtime input
+
 EXPECTED_UNSUPPORTED: dict[str, str] = {
     **{
         f"test_{op}_{suffix}": f"graph input 'x' has element type {dtype}; only float32"
-        for op in ("add", "sub", "mul")
+        for op in ("add", "sub", "mul", "div")
         for suffix, dtype in _NOT_FLOAT32.items()
     },
+    "test_div_int32_trunc": "graph input 'x' has element type INT32;",
+    **{
+        f"test_pow_types_{x}_{y}": f"graph input '{name}' has element type {dtype};"
+        for x, y, name, dtype in (
+            ("float32", "int64", "y", "INT64"),
+            ("int64", "float32", "x", "INT64"),
+            ("float32", "int32", "y", "INT32"),
+            ("int32", "float32", "x", "INT32"),
+            ("float32", "uint64", "y", "UINT64"),
+            ("float32", "uint32", "y", "UINT32"),
+            ("int64", "int64", "x", "INT64"),
+            ("int32", "int32", "x", "INT32"),
+        )
+    },
+    **_CAST_UNSUPPORTED,
+    "test_dropout_default_mask": _DROPOUT_MASK,
+    "test_dropout_default_mask_ratio": _DROPOUT_MASK,
+    "test_training_dropout": _TRAINING_MODE,
+    "test_training_dropout_default": _TRAINING_MODE,
+    "test_training_dropout_default_mask": _TRAINING_MODE,
+    "test_training_dropout_mask": _TRAINING_MODE,
+    "test_training_dropout_zero_ratio": _TRAINING_MODE,
+    "test_training_dropout_zero_ratio_mask": _TRAINING_MODE,
     "test_clip_default_int8_inbounds_expanded": "graph input 'x' has element type INT8",
     "test_identity_sequence": r"graph input 'x' is not a tensor \(its ONNX type is sequence_type",
     "test_identity_opt": r"graph input 'opt_in' is not a tensor \(its ONNX type is optional_type",
 }
 """Case name → regex its `T10Error` message must match: the cases outside what the compiler
-supports (non-float32 element types, non-tensor values, unsupported attributes)."""
+supports (non-float32 element types, non-tensor values, Dropout training mode or mask)."""
 
 
 # --------------------------------------------------------------------------------------------

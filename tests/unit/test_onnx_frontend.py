@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import warnings
 from collections.abc import Sequence
+from math import erf
 
 import numpy as np
 import onnx
@@ -16,7 +17,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
-from xdsl.dialects import arith, func, tensor
+from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import Builtin, DenseIntOrFPElementsAttr, FloatAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
@@ -45,6 +46,15 @@ _BINARY = {
     arith.MulfOp: np.multiply,
     arith.DivfOp: np.divide,
     arith.MaximumfOp: np.maximum,
+    math.PowFOp: np.power,
+}
+
+_UNARY = {
+    arith.NegfOp: np.negative,
+    math.ExpOp: np.exp,
+    math.TanhOp: np.tanh,
+    math.SqrtOp: np.sqrt,
+    math.ErfOp: np.vectorize(erf, otypes=[np.float64]),
 }
 
 
@@ -118,9 +128,13 @@ def _eval_elementwise(op: GenericOp, env: dict[SSAValue, np.ndarray]) -> np.ndar
         elif type(body_op) in _BINARY:
             assert op.body.block.args[-1] not in body_op.operands, "reads the outs argument"
             lhs, rhs = (vals[v] for v in body_op.operands)
-            vals[body_op.results[0]] = _BINARY[type(body_op)](lhs, rhs).astype(np.float32)
-        elif isinstance(body_op, arith.NegfOp):
-            vals[body_op.results[0]] = -vals[body_op.operand]
+            with np.errstate(all="ignore"):
+                vals[body_op.results[0]] = _BINARY[type(body_op)](lhs, rhs).astype(np.float32)
+        elif type(body_op) in _UNARY:
+            (operand,) = body_op.operands
+            with np.errstate(all="ignore"):
+                result = _UNARY[type(body_op)](vals[operand])
+            vals[body_op.results[0]] = result.astype(np.float32)
         elif isinstance(body_op, YieldOp):
             return np.broadcast_to(vals[body_op.operands[0]], out_shape).astype(np.float32)
         else:
@@ -198,10 +212,12 @@ def _random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarra
     return feeds
 
 
-def check_against_ort(model: onnx.ModelProto, seed: int = 0) -> ModuleOp:
+def check_against_ort(
+    model: onnx.ModelProto, seed: int = 0, feeds: dict[str, np.ndarray] | None = None
+) -> ModuleOp:
     module = import_onnx(model)
     module.verify()
-    feeds = _random_inputs(model, seed)
+    feeds = _random_inputs(model, seed) if feeds is None else feeds
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     expected = dict(zip(names, session.run(None, feeds), strict=True))
@@ -238,7 +254,7 @@ def print_module(module: ModuleOp) -> str:
 
 def _ctx() -> Context:
     ctx = Context()
-    for d in (Builtin, arith.Arith, func.Func, Linalg, tensor.Tensor):
+    for d in (Builtin, arith.Arith, func.Func, Linalg, math.Math, tensor.Tensor):
         ctx.load_dialect(d)
     return ctx
 
@@ -513,10 +529,10 @@ def test_mlp_generic_names() -> None:
 def test_unsupported_ops_listed_together() -> None:
     model = make_model(
         [
-            helper.make_node("Tanh", ["x"], ["t1"]),
+            helper.make_node("Cos", ["x"], ["t1"]),
             helper.make_node("Softmax", ["t1"], ["s"]),
             helper.make_node("Relu", ["s"], ["r"]),
-            helper.make_node("Tanh", ["r"], ["y"]),
+            helper.make_node("Cos", ["r"], ["y"]),
         ],
         [_vi("x", [2, 3])],
         [_vi("y", [2, 3])],
@@ -525,8 +541,11 @@ def test_unsupported_ops_listed_together() -> None:
     with pytest.raises(T10Error) as info:
         import_onnx(model)
     msg = str(info.value)
-    assert "unsupported ONNX operators in model 'x.onnx': Softmax (1), Tanh (2)" in msg
-    assert "supported: Add, Constant, Gemm, Identity, MatMul, Mul, Relu, Sub" in msg
+    assert "unsupported ONNX operators in model 'x.onnx': Cos (2), Softmax (1)" in msg
+    assert (
+        "supported: Add, Cast, Constant, Div, Dropout, Erf, Exp, Gelu, Gemm, Identity, MatMul, "
+        "Mul, Neg, Pow, Reciprocal, Relu, Sigmoid, Sqrt, Sub, Tanh" in msg
+    )
 
 
 def test_unsupported_op_names_file(tmp_path) -> None:
@@ -570,7 +589,7 @@ def test_non_f32_initializer() -> None:
         [_vi("y", [3], TensorProto.DOUBLE)],
         [("b", np.ones(3, dtype=np.float64))],
     )
-    with pytest.raises(T10Error, match="graph output 'y' has element type DOUBLE"):
+    with pytest.raises(T10Error, match="initializer 'b' has element type DOUBLE"):
         import_onnx(model)
 
 
@@ -710,3 +729,142 @@ def test_non_tensor_input_is_refused() -> None:
     model.graph.output[0].name = "y"
     with pytest.raises(T10Error, match=r"graph input 's' is not a tensor \(its ONNX type is seq"):
         import_onnx(model)
+
+
+# --------------------------------------------------------------------------------------------
+# Element-wise operators with math bodies, and the pass-through operators
+# --------------------------------------------------------------------------------------------
+
+ELEMENTWISE_BODIES: dict[str, list[str]] = {
+    "Div": ["arith.divf"],
+    "Pow": ["math.powf"],
+    "Neg": ["arith.negf"],
+    "Sqrt": ["math.sqrt"],
+    "Reciprocal": ["arith.constant", "arith.divf"],
+    "Exp": ["math.exp"],
+    "Tanh": ["math.tanh"],
+    "Erf": ["math.erf"],
+    "Sigmoid": ["arith.constant", "arith.negf", "math.exp", "arith.addf", "arith.divf"],
+}
+"""op type → the ops of its element-wise body (before the linalg.yield)."""
+
+
+def _positive(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Inputs in [0.5, 2): Sqrt and Pow are defined there, Div and Reciprocal are tame."""
+    return {k: (np.abs(v) % 1.5 + 0.5).astype(np.float32) for k, v in _random_inputs(model).items()}
+
+
+@pytest.mark.parametrize("op_type", sorted(ELEMENTWISE_BODIES))
+def test_elementwise_math_bodies(op_type: str) -> None:
+    binary = op_type in ("Div", "Pow")
+    inputs = [_vi("x", [3, 1, 5])] + ([_vi("y", [4, 1])] if binary else [])
+    model = make_model(
+        [helper.make_node(op_type, [vi.name for vi in inputs], ["z"], name="ew")],
+        inputs,
+        [_vi("z", [3, 4, 5] if binary else [3, 1, 5])],
+    )
+    (g,) = generics(check_against_ort(model, feeds=_positive(model)))
+    check_against_ort(model)  # negative inputs too (NaN where ONNX says NaN)
+    assert name_of(g) == "ew" and iterators(g) == ["parallel"] * 3
+    assert [op.name for op in g.body.block.ops] == [*ELEMENTWISE_BODIES[op_type], "linalg.yield"]
+    if binary:
+        assert maps(g)[1] == "(d0, d1, d2) -> (d1, 0)"
+
+
+@pytest.mark.parametrize(("approximate", "phi"), [(None, "math.erf"), ("tanh", "math.tanh")])
+def test_gelu(approximate: str | None, phi: str) -> None:
+    attrs = {} if approximate is None else {"approximate": approximate}
+    model = make_model(
+        [helper.make_node("Gelu", ["x"], ["y"], name="act", **attrs)],
+        [_vi("x", [8, 16])],
+        [_vi("y", [8, 16])],
+        opset=20,
+    )
+    x = np.linspace(-6, 6, 128, dtype=np.float32).reshape(8, 16)
+    (g,) = generics(check_against_ort(model, feeds={"x": x}))
+    body = [op.name for op in g.body.block.ops]
+    assert phi in body and "math.powf" not in body
+    assert print_module(import_onnx(model)).count("math.") == 1
+
+
+def test_gelu_unknown_approximation() -> None:
+    model = make_model(
+        [helper.make_node("Gelu", ["x"], ["y"], name="act", approximate="sigmoid")],
+        [_vi("x", [2, 3])],
+        [_vi("y", [2, 3])],
+        opset=20,
+    )
+    with pytest.raises(T10Error, match=r"approximate='sigmoid' is not a Gelu approximation"):
+        import_onnx(model)
+
+
+def test_sigmoid_saturates_without_overflow() -> None:
+    model = make_model(
+        [helper.make_node("Sigmoid", ["x"], ["y"])], [_vi("x", [6])], [_vi("y", [6])]
+    )
+    x = np.array([-1e4, -100, -20, 20, 100, 1e4], dtype=np.float32)
+    check_against_ort(model, feeds={"x": x})
+
+
+def test_math_bodies_round_trip() -> None:
+    model = make_model(
+        [
+            helper.make_node("Sigmoid", ["x"], ["s"]),
+            helper.make_node("Pow", ["s", "x"], ["p"]),
+            helper.make_node("Erf", ["p"], ["y"]),
+        ],
+        [_vi("x", [2, 3])],
+        [_vi("y", [2, 3])],
+    )
+    text = print_module(import_onnx(model))
+    assert print_module(Parser(_ctx(), text).parse_module()) == text
+
+
+def test_dropout_inference_is_identity() -> None:
+    model = make_model(
+        [
+            helper.make_node("Dropout", ["x", "r", "t"], ["d", "unused_mask"], name="drop"),
+            helper.make_node("Relu", ["d"], ["y"]),
+        ],
+        [_vi("x", [4, 5])],
+        [_vi("y", [4, 5])],
+        [("r", np.array(0.3, dtype=np.float32))],
+    )
+    model.graph.initializer.append(numpy_helper.from_array(np.array(False), "t"))
+    module = check_against_ort(model)
+    assert [name_of(g) for g in generics(module)] == ["Relu_1"]
+
+
+def test_dropout_used_mask_and_training_mode_are_refused() -> None:
+    mask = make_model(
+        [
+            helper.make_node("Dropout", ["x"], ["d", "m"], name="drop"),
+            helper.make_node("Identity", ["m"], ["mask"]),
+        ],
+        [_vi("x", [4, 5])],
+        [_vi("d", [4, 5]), _vi("mask", [4, 5], TensorProto.BOOL)],
+    )
+    with pytest.raises(T10Error, match=r"'drop' \(Dropout\): the mask output 'm' is used"):
+        import_onnx(mask)
+    training = make_model(
+        [helper.make_node("Dropout", ["x", "", "t"], ["d"], name="drop")],
+        [_vi("x", [4, 5])],
+        [_vi("d", [4, 5])],
+    )
+    training.graph.initializer.append(numpy_helper.from_array(np.array(True), "t"))
+    with pytest.raises(T10Error, match=r"training mode is not supported: training_mode 't'"):
+        import_onnx(training)
+
+
+def test_cast_to_float_is_identity_others_are_refused() -> None:
+    def cast_model(to: int) -> onnx.ModelProto:
+        return make_model(
+            [helper.make_node("Cast", ["x"], ["y"], name="cast", to=to)],
+            [_vi("x", [2, 3])],
+            [_vi("y", [2, 3], to)],
+        )
+
+    module = check_against_ort(cast_model(TensorProto.FLOAT))
+    assert not generics(module)
+    with pytest.raises(T10Error, match=r"'cast' \(Cast\): Cast from FLOAT to FLOAT16 is not"):
+        import_onnx(cast_model(TensorProto.FLOAT16))
