@@ -1,6 +1,6 @@
 """Writes a tiny ONNX model of element-wise operators (for onnx-elementwise.mlir).
 
-    python elementwise_model.py OUT.onnx
+Usage: python elementwise_model.py OUT.onnx
 """
 
 import sys
