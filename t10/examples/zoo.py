@@ -1,0 +1,786 @@
+"""Built-in transformer model zoo: seeded ONNX models built with ``onnx.helper`` (no torch).
+
+Six models with their published dimensions (``docs/zoo.md`` gives the sources):
+
+- ``bert-base``, ``bert-large``: BERT encoders — token, position and segment embeddings,
+  post-LayerNorm layers (attention, GELU MLP), tanh pooler; inputs ``input_ids``,
+  ``token_type_ids``, ``attention_mask`` (int64 ``[batch, seq]``).
+- ``vit-base``, ``vit-large``: ViT-B/16 and ViT-L/16 — patch embedding (the 16×16 stride-16
+  convolution written as Reshape → Transpose → Reshape → MatMul), CLS token, learned positions,
+  pre-LayerNorm layers, final LayerNorm, 1000-class head; input ``pixel_values``.
+- ``llama2-7b``: Llama 2 decoder layers — RMSNorm, rotary embedding, causal attention, SwiGLU
+  MLP, final RMSNorm; input ``hidden_states`` (its 32000×4096 token table would make one layer
+  1.3 GB).
+- ``opt-1.3b``: OPT decoder layers — learned positions (offset 2), pre-LayerNorm, causal
+  attention, ReLU MLP, final LayerNorm; input ``hidden_states`` or, with ``token_ids=True``,
+  ``input_ids`` gathered from the 50272×2048 token table.
+
+Every model is float32, opset 17, static shapes, structured as the PyTorch exporters emit it
+(attention: MatMul Q/K/V + Reshape + Transpose to heads, batched MatMul, scaling, mask Add,
+Softmax, MatMul, Transpose + Reshape back, output projection). Nodes are named by where they
+sit (``layer0/attn/q_proj/MatMul``), weights likewise (``layer0.attn.q_proj.weight``).
+
+Weights follow the Hugging Face initialisation (N(0, 0.02²)) except that biases are N(0, 0.02²)
+rather than zero and norm scales 1 + N(0, 0.02²) rather than one, so that every parameter
+affects the outputs. Each weight has its own generator seeded by ``(seed, crc32(name))``: a
+(model, sizes, seed) triple always gives the same bytes, and layer 0 of a 2-layer model equals
+layer 0 of the 1-layer model.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from t10.errors import T10Error
+
+__all__ = [
+    "EXTERNAL_DATA_THRESHOLD",
+    "INIT_STD",
+    "IR_VERSION",
+    "OPSET",
+    "ZOO",
+    "Written",
+    "ZooConfig",
+    "ZooModel",
+    "format_list",
+    "get",
+    "write",
+]
+
+OPSET = 17
+IR_VERSION = 8
+INIT_STD = 0.02
+EXTERNAL_DATA_THRESHOLD = 1 << 30
+"""`write` streams the weights to ``FILE.onnx.data`` when they exceed this many bytes."""
+
+_NEG = float(np.finfo(np.float32).min)  # the additive mask value Hugging Face uses
+_ALIGN = 4096  # external data offsets (page aligned, so that runtimes can mmap them)
+_MIN_EXTERNAL = 1024  # smaller tensors stay inside the model file
+
+
+# --------------------------------------------------------------------------------------------
+# Configurations and the registry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ZooConfig:
+    """The architecture of one model family member (published figures; see docs/zoo.md)."""
+
+    family: str  # "bert" | "vit" | "llama" | "opt"
+    hidden: int
+    heads: int
+    intermediate: int
+    layers: int  # the published layer count: `layers` ranges over 1..layers
+    eps: float  # LayerNorm / RMSNorm epsilon
+    vocab: int = 0  # token vocabulary (0: none)
+    max_positions: int = 0  # bounds the sequence length (0: no bound)
+    type_vocab: int = 0  # BERT segment types
+    patch: int = 0  # ViT patch side
+    channels: int = 3  # ViT image channels
+    labels: int = 0  # ViT classifier classes
+    rope_theta: float = 0.0  # Llama rotary base
+    position_offset: int = 0  # OPT learned positions start at this row
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    """A zoo entry: its published configuration and how to build it."""
+
+    name: str
+    description: str
+    config: ZooConfig
+    default_batch: int = 1
+    default_seq: int = 128
+
+    @property
+    def takes_token_ids_option(self) -> bool:
+        """Whether ``token_ids=True`` (``--token-ids``) applies: a decoder whose token table
+        plus one layer stays under ~1 GB."""
+        cfg = self.config
+        if cfg.family not in ("llama", "opt"):
+            return False
+        return 4 * (cfg.vocab * cfg.hidden + _layer_params(cfg)) < 1_000_000_000
+
+    def seq_for_image(self, image_size: int) -> int:
+        """ViT: the token count (patches + CLS) of a square image of side ``image_size``."""
+        cfg = self.config
+        if cfg.family != "vit":
+            raise T10Error(f"{self.name}: --image-size applies to the ViT models only; "
+                           "use --seq")
+        if image_size < 1 or image_size % cfg.patch:
+            raise T10Error(f"{self.name}: --image-size must be a positive multiple of the "
+                           f"patch size {cfg.patch}, got {image_size}")
+        return (image_size // cfg.patch) ** 2 + 1
+
+    def inputs(
+        self, batch: int | None = None, seq: int | None = None, token_ids: bool = False,
+        config: ZooConfig | None = None,
+    ) -> list[tuple[str, str, tuple[int, ...]]]:
+        """(name, element type, shape) of each graph input."""
+        cfg = config or self.config
+        b = self.default_batch if batch is None else batch
+        s = self.default_seq if seq is None else seq
+        if cfg.family == "bert":
+            return [(n, "int64", (b, s))
+                    for n in ("input_ids", "token_type_ids", "attention_mask")]
+        if cfg.family == "vit":
+            side = _image_side(cfg, s)
+            return [("pixel_values", "float32", (b, cfg.channels, side, side))]
+        if token_ids:
+            return [("input_ids", "int64", (b, s))]
+        return [("hidden_states", "float32", (b, s, cfg.hidden))]
+
+    def build(
+        self,
+        batch: int | None = None,
+        seq: int | None = None,
+        layers: int = 1,
+        seed: int = 0,
+        *,
+        token_ids: bool = False,
+        config: ZooConfig | None = None,
+    ) -> onnx.ModelProto:
+        """The model with its weights inside (``seq`` of ViT counts the CLS token).
+
+        ``config`` replaces the published configuration (tests use it to shrink llama2-7b
+        while keeping its architecture).
+        """
+        return self._build(_InlineSink(), batch, seq, layers, seed, token_ids, config)
+
+    def build_shapes_only(
+        self,
+        batch: int | None = None,
+        seq: int | None = None,
+        layers: int = 1,
+        *,
+        token_ids: bool = False,
+        config: ZooConfig | None = None,
+    ) -> tuple[onnx.ModelProto, int]:
+        """The graph with float weights declared but not generated (no data), and the bytes
+        the weights would take: for shape inference and sizes at full scale, cheaply."""
+        sink = _ShapeSink()
+        model = self._build(sink, batch, seq, layers, 0, token_ids, config)
+        return model, sink.nbytes
+
+    def _build(
+        self,
+        sink: _Sink,
+        batch: int | None,
+        seq: int | None,
+        layers: int,
+        seed: int,
+        token_ids: bool,
+        config: ZooConfig | None,
+    ) -> onnx.ModelProto:
+        cfg = config or self.config
+        b = self.default_batch if batch is None else batch
+        s = self.default_seq if seq is None else seq
+        self._check(cfg, b, s, layers, seed, token_ids)
+        g = _Graph(sink, seed, b, s, cfg)
+        inputs = self.inputs(b, s, token_ids, cfg)
+        outputs = _BUILDERS[cfg.family](g, layers, token_ids)
+        graph = helper.make_graph(
+            g.nodes,
+            self.name,
+            [helper.make_tensor_value_info(n, _DTYPES[t], list(shape)) for n, t, shape in inputs],
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(shape))
+             for n, shape in outputs],
+            initializer=g.inits,
+        )
+        model = helper.make_model(
+            graph,
+            opset_imports=[helper.make_opsetid("", OPSET)],
+            producer_name="t10.examples.zoo",
+            doc_string=f"{self.name}: {self.description} ({layers} of {cfg.layers} layers, "
+                       f"batch {b}, seq {s}, seed {seed})",
+        )
+        model.ir_version = IR_VERSION
+        return model
+
+    def _check(
+        self, cfg: ZooConfig, batch: int, seq: int, layers: int, seed: int, token_ids: bool
+    ) -> None:
+        for key, value in (("batch", batch), ("seq", seq)):
+            if not isinstance(value, int) or value < 1:
+                raise T10Error(f"{self.name}: --{key} must be a positive integer, got {value}")
+        if not isinstance(layers, int) or not 1 <= layers <= cfg.layers:
+            raise T10Error(f"{self.name}: --layers must be between 1 and {cfg.layers} "
+                           f"(the published layer count), got {layers}")
+        if not isinstance(seed, int) or seed < 0:
+            raise T10Error(f"{self.name}: --seed must be a non-negative integer, got {seed}")
+        if cfg.family == "vit":
+            n = math.isqrt(seq - 1)
+            if seq < 2 or n * n != seq - 1:
+                raise T10Error(
+                    f"{self.name}: --seq {seq} is not a ViT token count: (image side / "
+                    f"{cfg.patch})² patches + 1 CLS token, e.g. 5 (image 32), 50 (image 112), "
+                    f"197 (image 224); or pass --image-size")
+        elif cfg.max_positions and seq > cfg.max_positions:
+            raise T10Error(f"{self.name}: --seq must be at most {cfg.max_positions} (its "
+                           f"maximum position count), got {seq}")
+        if token_ids and not self.takes_token_ids_option:
+            names = ", ".join(m.name for m in ZOO.values() if m.takes_token_ids_option)
+            raise T10Error(f"{self.name}: --token-ids applies only to {names} (BERT always "
+                           "takes token ids, ViT takes pixels, and llama2-7b's token table "
+                           "would take one layer over 1 GB)")
+
+
+def _layer_params(cfg: ZooConfig) -> int:
+    """Parameters of one layer (weights and biases of attention and MLP, norms)."""
+    h, i = cfg.hidden, cfg.intermediate
+    if cfg.family == "llama":
+        return 4 * h * h + 3 * h * i + 2 * h
+    return 4 * h * h + 4 * h + 2 * h * i + i + h + 4 * h
+
+
+def _image_side(cfg: ZooConfig, seq: int) -> int:
+    return math.isqrt(max(seq - 1, 0)) * cfg.patch
+
+
+_DTYPES = {"int64": TensorProto.INT64, "float32": TensorProto.FLOAT}
+
+_BERT = dict(family="bert", eps=1e-12, vocab=30522, max_positions=512, type_vocab=2)
+_VIT = dict(family="vit", eps=1e-12, patch=16, channels=3, labels=1000)
+
+ZOO: dict[str, ZooModel] = {
+    m.name: m
+    for m in [
+        ZooModel(
+            "bert-base",
+            "BERT-Base encoder: token/position/segment embeddings, post-LayerNorm layers, "
+            "GELU MLP, tanh pooler",
+            ZooConfig(hidden=768, heads=12, intermediate=3072, layers=12, **_BERT),
+        ),
+        ZooModel(
+            "bert-large",
+            "BERT-Large encoder: token/position/segment embeddings, post-LayerNorm layers, "
+            "GELU MLP, tanh pooler",
+            ZooConfig(hidden=1024, heads=16, intermediate=4096, layers=24, **_BERT),
+        ),
+        ZooModel(
+            "vit-base",
+            "ViT-B/16: patch embedding, CLS token, learned positions, pre-LayerNorm layers, "
+            "GELU MLP, 1000-class head",
+            ZooConfig(hidden=768, heads=12, intermediate=3072, layers=12, **_VIT),
+            default_seq=197,
+        ),
+        ZooModel(
+            "vit-large",
+            "ViT-L/16: patch embedding, CLS token, learned positions, pre-LayerNorm layers, "
+            "GELU MLP, 1000-class head",
+            ZooConfig(hidden=1024, heads=16, intermediate=4096, layers=24, **_VIT),
+            default_seq=197,
+        ),
+        ZooModel(
+            "llama2-7b",
+            "Llama 2 7B decoder layers: RMSNorm, rotary embedding, causal attention, SwiGLU "
+            "MLP, final RMSNorm; hidden-state input (no token table)",
+            ZooConfig(family="llama", hidden=4096, heads=32, intermediate=11008, layers=32,
+                      eps=1e-5, vocab=32000, max_positions=4096, rope_theta=10000.0),
+        ),
+        ZooModel(
+            "opt-1.3b",
+            "OPT-1.3B decoder layers: learned positions, pre-LayerNorm, causal attention, "
+            "ReLU MLP, final LayerNorm; hidden-state input (--token-ids: token ids)",
+            ZooConfig(family="opt", hidden=2048, heads=32, intermediate=8192, layers=24,
+                      eps=1e-5, vocab=50272, max_positions=2048, position_offset=2),
+        ),
+    ]
+}
+"""Model name → zoo entry."""
+
+
+def get(name: str) -> ZooModel:
+    """The zoo entry called ``name``; a T10Error naming the valid names otherwise."""
+    try:
+        return ZOO[name]
+    except KeyError:
+        raise T10Error(f"unknown zoo model '{name}': choose from {', '.join(ZOO)}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Where weights go: inside the model, into an external data file, or nowhere (shapes only)
+# --------------------------------------------------------------------------------------------
+
+
+class _Sink:
+    def tensor(self, name: str, array: np.ndarray) -> TensorProto:
+        return numpy_helper.from_array(array, name=name)
+
+    def weight(
+        self, name: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]
+    ) -> TensorProto:
+        raise NotImplementedError
+
+
+class _InlineSink(_Sink):
+    def weight(
+        self, name: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]
+    ) -> TensorProto:
+        return self.tensor(name, make())
+
+
+class _ShapeSink(_Sink):
+    """Declares float weights without data; counts their bytes."""
+
+    def __init__(self) -> None:
+        self.nbytes = 0
+
+    def tensor(self, name: str, array: np.ndarray) -> TensorProto:
+        if array.dtype == np.float32:
+            return self.weight(name, array.shape, lambda: array)
+        return super().tensor(name, array)
+
+    def weight(
+        self, name: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]
+    ) -> TensorProto:
+        self.nbytes += 4 * math.prod(shape)
+        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=list(shape))
+        return t
+
+
+class _ExternalSink(_Sink):
+    """Appends each tensor of at least _MIN_EXTERNAL bytes to ``f`` (named ``location``
+    relative to the model file), so that memory holds one weight at a time."""
+
+    def __init__(self, f: IO[bytes], location: str) -> None:
+        self.f = f
+        self.location = location
+        self.offset = 0
+
+    def tensor(self, name: str, array: np.ndarray) -> TensorProto:
+        data = np.ascontiguousarray(array).tobytes()
+        if len(data) < _MIN_EXTERNAL:
+            return super().tensor(name, array)
+        pad = -self.offset % _ALIGN
+        self.f.write(b"\0" * pad)
+        self.offset += pad
+        self.f.write(data)
+        t = TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(array.dtype),
+                        dims=list(array.shape), data_location=TensorProto.EXTERNAL)
+        for key, value in (("location", self.location), ("offset", str(self.offset)),
+                           ("length", str(len(data)))):
+            entry = t.external_data.add()
+            entry.key, entry.value = key, value
+        self.offset += len(data)
+        return t
+
+    def weight(
+        self, name: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]
+    ) -> TensorProto:
+        return self.tensor(name, make())
+
+
+# --------------------------------------------------------------------------------------------
+# Graph builder and the shared building blocks
+# --------------------------------------------------------------------------------------------
+
+
+class _Graph:
+    """Nodes and initializers of one model under construction."""
+
+    def __init__(self, sink: _Sink, seed: int, batch: int, seq: int, cfg: ZooConfig) -> None:
+        self.sink = sink
+        self.seed = seed
+        self.batch = batch
+        self.seq = seq
+        self.cfg = cfg
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[TensorProto] = []
+        self._consts: dict[str, np.ndarray] = {}
+
+    def op(self, op_type: str, inputs: Sequence[str], name: str, output: str | None = None,
+           **attrs: object) -> str:
+        """Append node ``name``; its output is ``output`` or ``{name}_output_0``."""
+        out = output or f"{name}_output_0"
+        self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=name, **attrs))
+        return out
+
+    def param(self, name: str, shape: Sequence[int], kind: str = "normal") -> str:
+        """A seeded weight: ``normal`` N(0, 0.02²), ``scale`` 1 + N(0, 0.02²)."""
+        shape = tuple(int(d) for d in shape)
+
+        def make() -> np.ndarray:
+            rng = np.random.default_rng([self.seed, zlib.crc32(name.encode())])
+            arr = rng.standard_normal(shape, dtype=np.float32)
+            arr *= np.float32(INIT_STD)
+            if kind == "scale":
+                arr += np.float32(1.0)
+            return arr
+
+        self.inits.append(self.sink.weight(name, shape, make))
+        return name
+
+    def const(self, name: str, value: np.ndarray) -> str:
+        """A constant initializer, shared by name (the same name must mean the same value)."""
+        if name in self._consts:
+            assert np.array_equal(self._consts[name], value), name
+            return name
+        self._consts[name] = value
+        self.inits.append(self.sink.tensor(name, value))
+        return name
+
+    def ints(self, name: str, values: Sequence[int]) -> str:
+        return self.const(name, np.asarray(values, dtype=np.int64))
+
+    def scalar(self, name: str, value: float) -> str:
+        return self.const(name, np.asarray(value, dtype=np.float32))
+
+
+def _dotted(prefix: str) -> str:
+    return prefix.replace("/", ".")
+
+
+def _linear(g: _Graph, prefix: str, x: str, fan_in: int, fan_out: int, bias: bool = True,
+            output: str | None = None) -> str:
+    """``x @ W (+ b)``: torch's export of nn.Linear on a 3-D input (W stored [in, out])."""
+    w = g.param(f"{_dotted(prefix)}.weight", (fan_in, fan_out))
+    y = g.op("MatMul", [x, w], f"{prefix}/MatMul", output=None if bias else output)
+    if not bias:
+        return y
+    b = g.param(f"{_dotted(prefix)}.bias", (fan_out,))
+    return g.op("Add", [y, b], f"{prefix}/Add", output=output)
+
+
+def _gemm_head(g: _Graph, prefix: str, x: str, fan_in: int, fan_out: int,
+               output: str) -> str:
+    """nn.Linear on a 2-D input as torch exports it: Gemm with W stored [out, in]."""
+    w = g.param(f"{_dotted(prefix)}.weight", (fan_out, fan_in))
+    b = g.param(f"{_dotted(prefix)}.bias", (fan_out,))
+    return g.op("Gemm", [x, w, b], f"{prefix}/Gemm", output=output, transB=1)
+
+
+def _layer_norm(g: _Graph, prefix: str, x: str, output: str | None = None) -> str:
+    h = g.cfg.hidden
+    scale = g.param(f"{_dotted(prefix)}.weight", (h,), "scale")
+    bias = g.param(f"{_dotted(prefix)}.bias", (h,))
+    return g.op("LayerNormalization", [x, scale, bias], f"{prefix}/LayerNormalization",
+                output=output, axis=-1, epsilon=g.cfg.eps)
+
+
+def _rms_norm(g: _Graph, prefix: str, x: str, output: str | None = None) -> str:
+    """``weight * x / sqrt(mean(x², -1) + eps)`` as Pow, ReduceMean, Add, Sqrt, Div, Mul."""
+    sq = g.op("Pow", [x, g.scalar("const/two", 2.0)], f"{prefix}/Pow")
+    var = g.op("ReduceMean", [sq], f"{prefix}/ReduceMean", axes=[-1], keepdims=1)
+    var = g.op("Add", [var, g.scalar("const/norm_eps", g.cfg.eps)], f"{prefix}/Add")
+    std = g.op("Sqrt", [var], f"{prefix}/Sqrt")
+    y = g.op("Div", [x, std], f"{prefix}/Div")
+    w = g.param(f"{_dotted(prefix)}.weight", (g.cfg.hidden,), "scale")
+    return g.op("Mul", [y, w], f"{prefix}/Mul", output=output)
+
+
+def _norm(g: _Graph, prefix: str, x: str, output: str | None = None) -> str:
+    if g.cfg.family == "llama":
+        return _rms_norm(g, prefix, x, output)
+    return _layer_norm(g, prefix, x, output)
+
+
+def _gelu(g: _Graph, prefix: str, x: str) -> str:
+    """Exact GELU as torch exports it below opset 20: ``x * 0.5 * (1 + erf(x / √2))``."""
+    y = g.op("Div", [x, g.scalar("const/sqrt2", math.sqrt(2.0))], f"{prefix}/Div")
+    y = g.op("Erf", [y], f"{prefix}/Erf")
+    y = g.op("Add", [y, g.scalar("const/one", 1.0)], f"{prefix}/Add")
+    y = g.op("Mul", [x, y], f"{prefix}/Mul")
+    return g.op("Mul", [y, g.scalar("const/half", 0.5)], f"{prefix}/Mul_1")
+
+
+def _mlp(g: _Graph, prefix: str, x: str) -> str:
+    """GELU MLP (BERT, ViT), ReLU MLP (OPT) or SwiGLU MLP (Llama)."""
+    h, i = g.cfg.hidden, g.cfg.intermediate
+    if g.cfg.family == "llama":
+        gate = _linear(g, f"{prefix}/gate_proj", x, h, i, bias=False)
+        sig = g.op("Sigmoid", [gate], f"{prefix}/act/Sigmoid")
+        act = g.op("Mul", [gate, sig], f"{prefix}/act/Mul")
+        up = _linear(g, f"{prefix}/up_proj", x, h, i, bias=False)
+        y = g.op("Mul", [act, up], f"{prefix}/Mul")
+        return _linear(g, f"{prefix}/down_proj", y, i, h, bias=False)
+    y = _linear(g, f"{prefix}/fc1", x, h, i)
+    if g.cfg.family == "opt":
+        y = g.op("Relu", [y], f"{prefix}/act/Relu")
+    else:
+        y = _gelu(g, f"{prefix}/act", y)
+    return _linear(g, f"{prefix}/fc2", y, i, h)
+
+
+def _rotary(g: _Graph, prefix: str, x: str) -> str:
+    """``x * cos + rotate_half(x) * sin`` on [batch, heads, seq, head_dim], with
+    ``rotate_half(x) = concat(-x[..., d/2:], x[..., :d/2])`` and precomputed cos/sin."""
+    d = g.cfg.head_dim
+    cos, sin = _rope_tables(g)
+    axis = g.ints("const/axis_last", [3])
+    x1 = g.op("Slice", [x, g.ints("const/zero", [0]), g.ints("const/half_head_dim", [d // 2]),
+                        axis], f"{prefix}/Slice")
+    x2 = g.op("Slice", [x, g.ints("const/half_head_dim", [d // 2]),
+                        g.ints("const/head_dim", [d]), axis], f"{prefix}/Slice_1")
+    neg = g.op("Neg", [x2], f"{prefix}/Neg")
+    rot = g.op("Concat", [neg, x1], f"{prefix}/Concat", axis=-1)
+    a = g.op("Mul", [x, cos], f"{prefix}/Mul")
+    b = g.op("Mul", [rot, sin], f"{prefix}/Mul_1")
+    return g.op("Add", [a, b], f"{prefix}/Add")
+
+
+def _rope_tables(g: _Graph) -> tuple[str, str]:
+    d = g.cfg.head_dim
+    inv_freq = 1.0 / (g.cfg.rope_theta ** (np.arange(0, d, 2, dtype=np.float64) / d))
+    freqs = np.outer(np.arange(g.seq, dtype=np.float64), inv_freq)
+    emb = np.concatenate([freqs, freqs], axis=-1).reshape(1, 1, g.seq, d)
+    return (g.const("rope.cos", np.cos(emb).astype(np.float32)),
+            g.const("rope.sin", np.sin(emb).astype(np.float32)))
+
+
+def _causal_mask(g: _Graph) -> str:
+    """[1, 1, seq, seq]: 0 where a query may see a key (key ≤ query), float32 min elsewhere."""
+    s = g.seq
+    mask = np.triu(np.full((s, s), _NEG, dtype=np.float32), k=1).reshape(1, 1, s, s)
+    return g.const("causal_mask", mask)
+
+
+def _attention(g: _Graph, prefix: str, x: str, mask: str | None) -> str:
+    """Multi-head self-attention on [batch, seq, hidden] as torch exports it."""
+    cfg = g.cfg
+    h, nh, d = cfg.hidden, cfg.heads, cfg.head_dim
+    bias = cfg.family != "llama"
+    heads_shape = g.ints("shape/heads", [g.batch, g.seq, nh, d])
+    hidden_shape = g.ints("shape/hidden", [g.batch, g.seq, h])
+
+    def heads(name: str, y: str) -> str:
+        y = g.op("Reshape", [y, heads_shape], f"{prefix}/{name}/Reshape")
+        return g.op("Transpose", [y], f"{prefix}/{name}/Transpose", perm=[0, 2, 1, 3])
+
+    q = _linear(g, f"{prefix}/q_proj", x, h, h, bias)
+    if cfg.family == "opt":  # OPT scales the query projection, not the scores
+        q = g.op("Mul", [q, g.scalar("const/attn_scale", d ** -0.5)], f"{prefix}/q_scale/Mul")
+    k = _linear(g, f"{prefix}/k_proj", x, h, h, bias)
+    v = _linear(g, f"{prefix}/v_proj", x, h, h, bias)
+    q, k, v = heads("q_heads", q), heads("k_heads", k), heads("v_heads", v)
+    if cfg.family == "llama":
+        q = _rotary(g, f"{prefix}/q_rotary", q)
+        k = _rotary(g, f"{prefix}/k_rotary", k)
+    kt = g.op("Transpose", [k], f"{prefix}/k_t/Transpose", perm=[0, 1, 3, 2])
+    scores = g.op("MatMul", [q, kt], f"{prefix}/scores/MatMul")
+    if cfg.family != "opt":
+        scores = g.op("Div", [scores, g.scalar("const/sqrt_head_dim", math.sqrt(d))],
+                      f"{prefix}/scores/Div")
+    if mask is not None:
+        scores = g.op("Add", [scores, mask], f"{prefix}/scores/Add")
+    probs = g.op("Softmax", [scores], f"{prefix}/Softmax", axis=-1)
+    ctx = g.op("MatMul", [probs, v], f"{prefix}/context/MatMul")
+    ctx = g.op("Transpose", [ctx], f"{prefix}/context/Transpose", perm=[0, 2, 1, 3])
+    ctx = g.op("Reshape", [ctx, hidden_shape], f"{prefix}/context/Reshape")
+    return _linear(g, f"{prefix}/o_proj", ctx, h, h, bias)
+
+
+def _post_norm_layer(g: _Graph, i: int, x: str, mask: str | None,
+                     output: str | None = None) -> str:
+    """BERT: ``h = LN(x + attn(x))``, ``LN(h + mlp(h))``."""
+    p = f"layer{i}"
+    a = _attention(g, f"{p}/attn", x, mask)
+    h = _layer_norm(g, f"{p}/attn_norm", g.op("Add", [x, a], f"{p}/attn_residual/Add"))
+    m = _mlp(g, f"{p}/mlp", h)
+    return _layer_norm(g, f"{p}/mlp_norm", g.op("Add", [h, m], f"{p}/mlp_residual/Add"),
+                       output=output)
+
+
+def _pre_norm_layer(g: _Graph, i: int, x: str, mask: str | None) -> str:
+    """ViT, OPT, Llama: ``h = x + attn(norm(x))``, ``h + mlp(norm(h))``."""
+    p = f"layer{i}"
+    a = _attention(g, f"{p}/attn", _norm(g, f"{p}/attn_norm", x), mask)
+    h = g.op("Add", [x, a], f"{p}/attn_residual/Add")
+    m = _mlp(g, f"{p}/mlp", _norm(g, f"{p}/mlp_norm", h))
+    return g.op("Add", [h, m], f"{p}/mlp_residual/Add")
+
+
+def _embedding(g: _Graph, prefix: str, ids: str, rows: int) -> str:
+    table = g.param(f"{_dotted(prefix)}.weight", (rows, g.cfg.hidden))
+    return g.op("Gather", [table, ids], f"{prefix}/Gather", axis=0)
+
+
+def _positions(g: _Graph, prefix: str, rows: int, first: int) -> str:
+    """Learned positions of tokens 0..seq-1 (table rows first..first+seq-1): [1, seq, hidden]."""
+    ids = g.ints("position_ids", np.arange(first, first + g.seq).reshape(1, g.seq))
+    return _embedding(g, prefix, ids, rows)
+
+
+# --------------------------------------------------------------------------------------------
+# The four families
+# --------------------------------------------------------------------------------------------
+
+_Outputs = list[tuple[str, tuple[int, ...]]]
+
+
+def _bert(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
+    cfg, b, s, h = g.cfg, g.batch, g.seq, g.cfg.hidden
+    x = _embedding(g, "embeddings/word", "input_ids", cfg.vocab)
+    t = _embedding(g, "embeddings/token_type", "token_type_ids", cfg.type_vocab)
+    p = _positions(g, "embeddings/position", cfg.max_positions, 0)
+    x = g.op("Add", [x, t], "embeddings/Add")
+    x = g.op("Add", [x, p], "embeddings/Add_1")
+    x = _layer_norm(g, "embeddings/norm", x)
+    # attention_mask [b, s] (1 = attend) -> additive [b, 1, 1, s]: (1 - mask) * float32 min
+    m = g.op("Unsqueeze", ["attention_mask", g.ints("const/axes_1_2", [1, 2])],
+             "mask/Unsqueeze")
+    m = g.op("Cast", [m], "mask/Cast", to=TensorProto.FLOAT)
+    m = g.op("Sub", [g.scalar("const/one", 1.0), m], "mask/Sub")
+    m = g.op("Mul", [m, g.scalar("const/mask_value", _NEG)], "mask/Mul")
+    for i in range(layers):
+        last = i == layers - 1
+        x = _post_norm_layer(g, i, x, m, output="last_hidden_state" if last else None)
+    cls = g.op("Gather", [x, g.const("const/index_0", np.asarray(0, dtype=np.int64))],
+               "pooler/Gather", axis=1)
+    y = _gemm_head(g, "pooler/dense", cls, h, h, output="pooler/dense_output")
+    g.op("Tanh", [y], "pooler/Tanh", output="pooler_output")
+    return [("last_hidden_state", (b, s, h)), ("pooler_output", (b, h))]
+
+
+def _vit(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
+    cfg, b, s, h = g.cfg, g.batch, g.seq, g.cfg.hidden
+    c, p = cfg.channels, cfg.patch
+    n = _image_side(cfg, s) // p
+    # The patch convolution (kernel = stride = patch) as the equivalent patch flattening and
+    # MatMul: [b, c, n·p, n·p] -> [b, c, n, p, n, p] -> [b, n, n, c, p, p] -> [b, n², c·p²].
+    x = g.op("Reshape", ["pixel_values", g.ints("shape/patch_grid", [b, c, n, p, n, p])],
+             "embeddings/patches/Reshape")
+    x = g.op("Transpose", [x], "embeddings/patches/Transpose", perm=[0, 2, 4, 1, 3, 5])
+    x = g.op("Reshape", [x, g.ints("shape/patches", [b, n * n, c * p * p])],
+             "embeddings/patches/Reshape_1")
+    x = _linear(g, "embeddings/patch_proj", x, c * p * p, h)
+    cls = g.op("Expand", [g.param("embeddings.cls_token", (1, 1, h)),
+                          g.ints("shape/cls", [b, 1, h])], "embeddings/cls/Expand")
+    x = g.op("Concat", [cls, x], "embeddings/Concat", axis=1)
+    x = g.op("Add", [x, g.param("embeddings.position", (1, s, h))], "embeddings/position/Add")
+    for i in range(layers):
+        x = _pre_norm_layer(g, i, x, None)
+    x = _layer_norm(g, "final_norm", x, output="last_hidden_state")
+    first = g.op("Gather", [x, g.const("const/index_0", np.asarray(0, dtype=np.int64))],
+                 "classifier/Gather", axis=1)
+    _gemm_head(g, "classifier", first, h, cfg.labels, output="logits")
+    return [("last_hidden_state", (b, s, h)), ("logits", (b, cfg.labels))]
+
+
+def _decoder(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
+    cfg, b, s, h = g.cfg, g.batch, g.seq, g.cfg.hidden
+    x = _embedding(g, "embed_tokens", "input_ids", cfg.vocab) if token_ids else "hidden_states"
+    if cfg.family == "opt":
+        pos = _positions(g, "embed_positions", cfg.max_positions + cfg.position_offset,
+                         cfg.position_offset)
+        x = g.op("Add", [x, pos], "embed_positions/Add")
+    mask = _causal_mask(g)
+    for i in range(layers):
+        x = _pre_norm_layer(g, i, x, mask)
+    _norm(g, "final_norm", x, output="last_hidden_state")
+    return [("last_hidden_state", (b, s, h))]
+
+
+_BUILDERS: dict[str, Callable[[_Graph, int, bool], _Outputs]] = {
+    "bert": _bert,
+    "vit": _vit,
+    "llama": _decoder,
+    "opt": _decoder,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Writing a model file, and the listing
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Written:
+    path: Path
+    data_path: Path | None  # the external weights file, if any
+    weight_bytes: int
+    file_bytes: int  # the model file plus the data file
+
+
+def write(
+    model: ZooModel | str,
+    path: str | os.PathLike[str],
+    batch: int | None = None,
+    seq: int | None = None,
+    layers: int = 1,
+    seed: int = 0,
+    *,
+    token_ids: bool = False,
+    config: ZooConfig | None = None,
+    external_threshold: int = EXTERNAL_DATA_THRESHOLD,
+) -> Written:
+    """Build and save a zoo model. Weights over ``external_threshold`` bytes are streamed,
+    one tensor at a time, to ``{path}.data`` (ONNX external data, next to the model file),
+    so that any layer count fits in memory and under protobuf's 2 GB limit."""
+    entry = get(model) if isinstance(model, str) else model
+    path = Path(path)
+    _, nbytes = entry.build_shapes_only(batch, seq, layers, token_ids=token_ids, config=config)
+    data_path = None
+    try:
+        if nbytes > external_threshold:
+            data_path = path.with_name(path.name + ".data")
+            with open(data_path, "wb") as f:
+                proto = entry._build(_ExternalSink(f, data_path.name), batch, seq, layers,
+                                     seed, token_ids, config)
+        else:
+            proto = entry.build(batch, seq, layers, seed, token_ids=token_ids, config=config)
+        onnx.save_model(proto, path)
+    except OSError as e:
+        raise T10Error(f"cannot write zoo model '{path}': {e.strerror or e}") from None
+    size = path.stat().st_size + (data_path.stat().st_size if data_path else 0)
+    return Written(path=path, data_path=data_path, weight_bytes=nbytes, file_bytes=size)
+
+
+def _shape(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _inputs_text(m: ZooModel, token_ids: bool = False) -> str:
+    groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+    for name, dtype, shape in m.inputs(token_ids=token_ids):
+        groups.setdefault((dtype, shape), []).append(name)
+    return "; ".join(f"{', '.join(names)}: {dtype} {_shape(shape)}"
+                     for (dtype, shape), names in groups.items())
+
+
+def format_list() -> str:
+    """The ``t10 zoo --list`` text."""
+    rows = [("name", "layers", "hidden", "heads", "intermediate", "default inputs")]
+    for m in ZOO.values():
+        cfg = m.config
+        text = _inputs_text(m)
+        if cfg.family == "vit":
+            n = math.isqrt(m.default_seq - 1)
+            text += f" ({m.default_seq} tokens: {n}×{n} patches of {cfg.patch}² and CLS)"
+        elif cfg.family in ("llama", "opt"):
+            text += " (hidden states)"
+            if m.takes_token_ids_option:
+                text += f"; --token-ids: {_inputs_text(m, token_ids=True)}"
+        rows.append((m.name, f"1-{cfg.layers}", str(cfg.hidden), str(cfg.heads),
+                     str(cfg.intermediate), text))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines = []
+    for r in rows:
+        numbers = [c.rjust(w) for c, w in zip(r[1:5], widths[1:], strict=True)]
+        cells = [r[0].ljust(widths[0]), *numbers]
+        lines.append("  ".join([*cells, r[5]]).rstrip())
+    lines.append("")
+    lines += [f"{m.name.ljust(widths[0])}  {m.description}" for m in ZOO.values()]
+    lines += [
+        "",
+        "defaults: --batch 1, --seq 128 (ViT: 197 tokens = --image-size 224), --layers 1, "
+        "--seed 0; float32, opset 17, static shapes; weights over 1 GiB go to FILE.onnx.data "
+        "(docs/zoo.md)",
+    ]
+    return "\n".join(lines)
+
