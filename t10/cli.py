@@ -6,6 +6,9 @@ t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--inputs IN.npz
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--emit linalg|rtensor|cshift|core|chip]
                        [-o FILE]
 t10 bench [--chip NAME|FILE] [--shapes MxKxN,...]
+t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
+             -o FILE.onnx
+t10 zoo --list
 ```
 
 Every failure the user can cause (a missing or bad model, an unsupported operator, a bad
@@ -267,6 +270,34 @@ def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
     return bench.run_from_args(args, out)
 
 
+def _cmd_zoo(args: argparse.Namespace, out: IO[str]) -> int:
+    from t10.examples import zoo
+
+    if args.list:
+        print(zoo.format_list(), file=out)
+        return 0
+    if args.name is None:
+        raise UsageError(f"missing zoo model NAME: choose from {', '.join(zoo.ZOO)} "
+                         "(or --list)")
+    model = zoo.get(args.name)
+    seq = args.seq
+    if args.image_size is not None:
+        if seq is not None:
+            raise T10Error("give either --seq or --image-size, not both")
+        seq = model.seq_for_image(args.image_size)
+    if args.output is None:
+        raise UsageError("missing -o FILE.onnx")
+    written = zoo.write(model, args.output, args.batch, seq, args.layers, args.seed,
+                        token_ids=args.token_ids)
+    inputs = ", ".join(f"{name} {dtype} [{', '.join(map(str, shape))}]" for name, dtype, shape
+                       in model.inputs(args.batch, seq, args.token_ids))
+    where = f"; weights in {written.data_path}" if written.data_path else ""
+    layers = f"{args.layers} layer{'s' if args.layers != 1 else ''}"
+    print(f"wrote {model.name} ({layers}; inputs {inputs}) to {written.path}: "
+          f"{written.file_bytes / 1e6:,.1f} MB{where}", file=out)
+    return 0
+
+
 # --------------------------------------------------------------------------------------------
 # Argument parsing
 # --------------------------------------------------------------------------------------------
@@ -343,6 +374,27 @@ def make_parser() -> argparse.ArgumentParser:
                        description=bench.__doc__.splitlines()[0] if bench.__doc__ else None)
     bench.add_arguments(b)
     b.set_defaults(handler=_cmd_bench)
+
+    z = sub.add_parser("zoo", help="write a built-in transformer model (BERT, ViT, Llama 2, OPT)",
+                       description="Write a seeded float32 ONNX model of the zoo (published "
+                                   "dimensions, static shapes; docs/zoo.md), or list them.")
+    z.add_argument("name", nargs="?", metavar="NAME", help="the model (see --list)")
+    z.add_argument("--list", action="store_true",
+                   help="list the models: layers, dimensions, default inputs")
+    z.add_argument("--batch", type=int, default=None, help="batch size (default 1)")
+    z.add_argument("--seq", type=int, default=None,
+                   help="sequence length (default 128; ViT: tokens incl. CLS, default 197)")
+    z.add_argument("--image-size", type=int, default=None, metavar="N",
+                   help="ViT only: image side in pixels, a multiple of 16 (default 224)")
+    z.add_argument("--layers", type=int, default=1,
+                   help="how many layers, up to the published count (default 1)")
+    z.add_argument("--seed", type=int, default=0, help="seed of the weights (default 0)")
+    z.add_argument("--token-ids", action="store_true",
+                   help="opt-1.3b: take int64 token ids through the embedding table instead "
+                        "of hidden states")
+    z.add_argument("-o", "--output", metavar="FILE.onnx",
+                   help="the model file (weights over 1 GiB go to FILE.onnx.data)")
+    z.set_defaults(handler=_cmd_zoo)
     return parser
 
 
@@ -362,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = make_parser()
         args = parser.parse_args(argv)
         if args.command is None:
-            parser.error("missing COMMAND (run, compile or bench)")
+            parser.error("missing COMMAND (run, compile, bench or zoo)")
         return int(args.handler(args, out))
     except UsageError as e:
         print(f"t10: error: {_one_line(str(e))}", file=sys.stderr)

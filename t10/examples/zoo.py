@@ -725,16 +725,17 @@ def write(
     entry = get(model) if isinstance(model, str) else model
     path = Path(path)
     _, nbytes = entry.build_shapes_only(batch, seq, layers, token_ids=token_ids, config=config)
-    data_path = None
-    try:
-        if nbytes > external_threshold:
-            data_path = path.with_name(path.name + ".data")
-            with open(data_path, "wb") as f:
-                proto = entry._build(_ExternalSink(f, data_path.name), batch, seq, layers,
-                                     seed, token_ids, config)
-        else:
-            proto = entry.build(batch, seq, layers, seed, token_ids=token_ids, config=config)
-        onnx.save_model(proto, path)
+    data_path = path.with_name(path.name + ".data") if nbytes > external_threshold else None
+    try:  # open the files first: an unwritable path fails before minutes of generation
+        with open(path, "wb") as f:
+            if data_path is not None:
+                with open(data_path, "wb") as data:
+                    proto = entry._build(_ExternalSink(data, data_path.name), batch, seq,
+                                         layers, seed, token_ids, config)
+            else:
+                proto = entry.build(batch, seq, layers, seed, token_ids=token_ids,
+                                    config=config)
+            f.write(proto.SerializeToString())
     except OSError as e:
         raise T10Error(f"cannot write zoo model '{path}': {e.strerror or e}") from None
     size = path.stat().st_size + (data_path.stat().st_size if data_path else 0)

@@ -479,3 +479,93 @@ def test_frontend_rejects_unsupported_operators_cleanly(name: str) -> None:
     assert message.startswith("unsupported ONNX operators in model")
     for op in missing:
         assert f"{op} (" in message
+
+
+# ------------------------------------------------------------------------------ t10 zoo CLI
+
+
+def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("t10: error: ")
+    return lines[0]
+
+
+def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
+    from t10.cli import main
+
+    assert main(["zoo", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:5] == ["name", "layers", "hidden", "heads",
+                                               "intermediate"]
+    rows = {line.split()[0]: line for line in out.splitlines()[1:7]}
+    assert list(rows) == NAMES
+    for name, (layers, hidden, heads, inter, _) in PUBLISHED.items():
+        assert rows[name].split()[1:5] == [f"1-{layers}", str(hidden), str(heads), str(inter)]
+    assert "input_ids, token_type_ids, attention_mask: int64 [1, 128]" in rows["bert-base"]
+    assert "pixel_values: float32 [1, 3, 224, 224] (197 tokens" in rows["vit-large"]
+    assert "hidden_states: float32 [1, 128, 4096] (hidden states)" in rows["llama2-7b"]
+    assert "--token-ids: input_ids: int64 [1, 128]" in rows["opt-1.3b"]
+    for m in ZOO.values():
+        assert m.description in out
+
+
+def test_cli_writes_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from t10.cli import main
+
+    path = tmp_path / "vit.onnx"
+    assert main(["zoo", "vit-base", "--image-size", "32", "--batch", "2", "--seed", "4",
+                 "-o", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("wrote vit-base (1 layer; inputs pixel_values float32 [2, 3, 32, 32])")
+    assert path.read_bytes() == ZOO["vit-base"].build(2, 5, seed=4).SerializeToString()
+    assert main(["zoo", "vit-base", "--seq", "5", "--batch", "2", "--seed", "4", "--layers",
+                 "2", "-o", str(path)]) == 0
+    assert "(2 layers;" in capsys.readouterr().out
+    assert onnx.load(str(path)).SerializeToString() == ZOO["vit-base"].build(
+        2, 5, 2, seed=4).SerializeToString()
+
+
+@pytest.mark.parametrize(
+    "argv, code, message",
+    [
+        (["zoo", "gpt-4", "-o", "x.onnx"], 1,
+         "unknown zoo model 'gpt-4': choose from bert-base, bert-large, vit-base, vit-large, "
+         "llama2-7b, opt-1.3b"),
+        (["zoo"], 2, "missing zoo model NAME: choose from bert-base, bert-large"),
+        (["zoo", "bert-base"], 2, "missing -o FILE.onnx"),
+        (["zoo", "bert-base", "--seq", "1024", "-o", "x.onnx"], 1,
+         "bert-base: --seq must be at most 512"),
+        (["zoo", "bert-base", "--batch", "0", "-o", "x.onnx"], 1,
+         "bert-base: --batch must be a positive integer, got 0"),
+        (["zoo", "llama2-7b", "--layers", "33", "-o", "x.onnx"], 1,
+         "llama2-7b: --layers must be between 1 and 32"),
+        (["zoo", "bert-base", "--layers", "two", "-o", "x.onnx"], 2,
+         "argument --layers: invalid int value"),
+        (["zoo", "vit-base", "--seq", "100", "-o", "x.onnx"], 1, "is not a ViT token count"),
+        (["zoo", "vit-base", "--seq", "5", "--image-size", "32", "-o", "x.onnx"], 1,
+         "either --seq or --image-size"),
+        (["zoo", "bert-base", "--image-size", "224", "-o", "x.onnx"], 1, "ViT models only"),
+        (["zoo", "llama2-7b", "--token-ids", "-o", "x.onnx"], 1,
+         "--token-ids applies only to opt-1.3b"),
+    ],
+)
+def test_cli_errors(argv: list[str], code: int, message: str, tmp_path: Path,
+                    monkeypatch: pytest.MonkeyPatch,
+                    capsys: pytest.CaptureFixture[str]) -> None:
+    from t10.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == code
+    assert message in _error_line(capsys)
+    assert not (tmp_path / "x.onnx").exists()
+
+
+def test_cli_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from t10.cli import main
+
+    bad = tmp_path / "missing-dir" / "m.onnx"
+    assert main(["zoo", "llama2-7b", "--seq", "4", "-o", str(bad)]) == 1  # fails before
+    assert f"cannot write zoo model '{bad}'" in _error_line(capsys)   # building 810 MB
