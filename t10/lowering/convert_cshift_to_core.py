@@ -335,7 +335,11 @@ class AllReduceToCore(RewritePattern):
         buffer = _buffer_of(op.source)
         reduce = core.AllReduceOp.build(
             operands=[buffer],
-            properties={"axes": op.axes, "grid": int_array(rtype.get_layout().grid)},
+            properties={
+                "combiner": op.combiner,
+                "axes": op.axes,
+                "grid": int_array(rtype.get_layout().grid),
+            },
         )
         _replace_with_buffer(rewriter, op, [reduce], buffer, rtype)
 

@@ -25,7 +25,7 @@ from xdsl.pattern_rewriter import (
 
 from t10.errors import T10Error
 from t10.passes.plan import Layout, input_layouts, output_layout
-from t10.passes.tensor_expr import ExprKind, linalg_tensor_expr, op_name
+from t10.passes.tensor_expr import COMBINER_IDENTITY, ExprKind, linalg_tensor_expr, op_name
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType
 
@@ -34,12 +34,14 @@ ESTIMATE_ATTR = "t10.estimate"
 RELAYOUT_ATTR = "t10.relayout"
 
 
-def _is_zero_splat(value: SSAValue) -> bool:
+def _is_splat_of(value: SSAValue, identity: float) -> bool:
     owner = value.owner
     if not isinstance(owner, arith.ConstantOp):
         return False
     dense = owner.value
-    return isinstance(dense, DenseIntOrFPElementsAttr) and not any(dense.get_values())
+    return isinstance(dense, DenseIntOrFPElementsAttr) and all(
+        v == identity for v in dense.get_values()
+    )
 
 
 def _distributed(
@@ -75,10 +77,18 @@ class GenericToRTensor(RewritePattern):
             )
         expr = linalg_tensor_expr(op)
         plan = plan_attr.to_plan()
-        if expr.kind is ExprKind.CONTRACTION and not _is_zero_splat(op.outputs[0]):
+        if expr.kind is ExprKind.CONTRACTION and not _is_splat_of(op.outputs[0], 0.0):
             raise T10Error(
                 f"operator '{expr.name}': a contraction must accumulate into a zero constant"
             )
+        if expr.kind is ExprKind.REDUCTION:
+            assert expr.combiner is not None
+            identity = COMBINER_IDENTITY[expr.combiner]
+            if not _is_splat_of(op.outputs[0], identity):
+                raise T10Error(
+                    f"operator '{expr.name}': a {expr.combiner} reduction must accumulate into a "
+                    f"splat constant of its identity {identity}"
+                )
         inputs = [
             _distributed(v, lay, op, rewriter)
             for v, lay in zip(op.inputs, input_layouts(expr, plan), strict=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -64,7 +64,10 @@ class GenericToComputeShift(RewritePattern):
         )
         new_ops = [compute]
         if partial:
-            new_ops.append(cshift.AllReduceOp(compute.result, int_array(partial)))
+            assert expr.combiner is not None
+            new_ops.append(
+                cshift.AllReduceOp(compute.result, int_array(partial), StringAttr(expr.combiner))
+            )
         rewriter.replace(op, new_ops)
 
 

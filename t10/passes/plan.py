@@ -166,7 +166,7 @@ def step_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
 
 def kernel_cycles(chip: ChipSpec, expr: TensorExpr, sizes: tuple[int, ...]) -> int:
     """Cycles of one sub-operator with the given loop extents on one core."""
-    if expr.kind is ExprKind.CONTRACTION:
+    if expr.kind is ExprKind.CONTRACTION:  # REDUCTION / ELEMENTWISE: element-wise cycles
         b, m, k, n = expr.matmul_dims(sizes)
         return costs.matmul_cycles(chip, b, m, k, n, expr.elem_bytes)
     return costs.elementwise_cycles(chip, prod(sizes), expr.relu_like)
@@ -243,13 +243,23 @@ def rotation_choices(expr: TensorExpr, factors: tuple[int, ...], temporal: int):
     yield from choices(0, frozenset())
 
 
+def shiftable_dims(expr: TensorExpr) -> tuple[int, ...]:
+    """The loop dims a plan may cut into steps. A reduction (not a contraction) computes each
+    output chunk in one kernel, so it never shifts along a reduction dim: its kernels overwrite
+    their output instead of accumulating into it (the output buffer needs no init to the
+    combiner's identity), and the reduction dims' per-core origins follow from the grid."""
+    if expr.kind is ExprKind.REDUCTION:
+        return tuple(d for d in range(expr.rank) if expr.parallel[d])
+    return tuple(range(expr.rank))
+
+
 def temporal_plans(expr: TensorExpr, factors: tuple[int, ...], rotate: bool):
     """Every plan with these spatial factors: no temporal split, and (if `rotate`) every
     temporal dim with every rotation choice, at the common pace N = lcm of the f_t."""
     yield Plan(factors)
     if not rotate:
         return
-    for d in range(expr.rank):
+    for d in shiftable_dims(expr):
         for rots in rotation_choices(expr, factors, d):
             if not rots:
                 continue
@@ -275,6 +285,8 @@ def plan_problem(expr: TensorExpr, plan: Plan) -> str | None:
         return None
     if not 0 <= d < rank:
         return f"shift dim d{d} is not a loop dim"
+    if d not in shiftable_dims(expr):
+        return f"a reduction cannot shift along its reduction dim d{d}"
     tile = ceil(expr.loop_sizes[d] / plan.factors[d])
     if not 2 <= plan.steps <= tile:
         return f"{plan.steps} steps do not fit the tile of {tile} of shift dim d{d}"

@@ -35,7 +35,7 @@ from fractions import Fraction
 from math import ceil, lcm, prod
 
 from t10.errors import T10Error
-from t10.passes.plan import Estimate, Plan, Rotation
+from t10.passes.plan import Estimate, Plan, Rotation, shiftable_dims
 from t10.passes.plan import plan_problem as operator_plan_problem
 from t10.passes.tensor_expr import ExprKind, TensorExpr
 from t10.sim.chip_spec import ChipSpec
@@ -436,7 +436,7 @@ class _Search:
         group = prod(spatial.factors[d] for d in self.red)
         # the spatial plan's all-reduce is the least of any plan with these tiles
         moved = (group - 1) * -(-self.out_tile(tiles) // group)
-        for d in range(self.expr.rank):
+        for d in shiftable_dims(self.expr):
             tile = tiles[d]
             if tile < 2:
                 continue

@@ -31,6 +31,11 @@ from t10.errors import T10Error
 class ExprKind(Enum):
     CONTRACTION = "contraction"
     ELEMENTWISE = "elementwise"
+    REDUCTION = "reduction"
+
+
+COMBINER_IDENTITY: dict[str, float] = {"sum": 0.0, "max": float("-inf"), "min": float("inf")}
+"""The identity of each combiner a reduction (and an all-reduce) may use."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,9 @@ class TensorExpr:
     kind: ExprKind
     elem_bytes: int
     relu_like: bool
+    combiner: str | None = None
+    """How a reduction combines values over its reduction dims: sum, max or min (None for an
+    element-wise op; sum for a contraction)."""
 
     @property
     def rank(self) -> int:
@@ -152,6 +160,33 @@ def _is_mul_add(body: Block) -> bool:
     )
 
 
+_COMBINERS: dict[type[Operation], str] = {
+    arith.AddfOp: "sum",
+    arith.MaximumfOp: "max",
+    arith.MinimumfOp: "min",
+}
+
+
+def reduction_combiner(body: Block) -> str | None:
+    """The combiner of a body `combine(acc, f(inputs))` (acc = the output block argument, used
+    only by the combine; f any element-wise chain of the inputs), or None."""
+    ops = list(body.ops)
+    if len(ops) < 2 or not isinstance(ops[-1], YieldOp) or len(ops[-1].operands) != 1:
+        return None
+    combine = ops[-2]
+    if len(combine.results) != 1 or ops[-1].operands[0] is not combine.results[0]:
+        return None
+    name = _COMBINERS.get(type(combine))
+    acc = body.args[-1]
+    if name is None or len(combine.operands) != 2 or acc not in combine.operands:
+        return None
+    if list(combine.operands).count(acc) != 1 or len(acc.uses) != 1:
+        return None
+    if not all(isinstance(op, ELEMENTWISE_BODY_OPS) for op in ops[:-2]):
+        return None
+    return name
+
+
 def _is_relu_like(body: Block) -> bool:
     return any(isinstance(op, arith.MaximumfOp | arith.MinimumfOp) for op in body.ops)
 
@@ -194,6 +229,7 @@ def tensor_expr_of(
     if any(d is None for d in output.dims):
         raise T10Error(f"{what}: the output may not have broadcast dims")
     elem = output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
+    combiner: str | None = None
     if all(parallel):
         for body_op in body.ops:
             if not isinstance(body_op, (*ELEMENTWISE_BODY_OPS, YieldOp)):
@@ -201,9 +237,13 @@ def tensor_expr_of(
         kind = ExprKind.ELEMENTWISE
     elif len(inputs) == 2 and _is_mul_add(body):
         kind = ExprKind.CONTRACTION
+    elif (combiner := reduction_combiner(body)) is not None:
+        kind = ExprKind.REDUCTION
     else:
         raise T10Error(
-            f"{what}: only element-wise ops and multiply-accumulate contractions are supported"
+            f"{what}: only element-wise ops, multiply-accumulate contractions and reductions "
+            "combine(acc, f(inputs)) with combine one of arith.addf/maximumf/minimumf are "
+            "supported"
         )
     return TensorExpr(
         name=name,
@@ -213,7 +253,8 @@ def tensor_expr_of(
         output=output,
         kind=kind,
         elem_bytes=element_bytes(elem, what),
-        relu_like=_is_relu_like(body),
+        relu_like=kind is not ExprKind.REDUCTION and _is_relu_like(body),
+        combiner="sum" if kind is ExprKind.CONTRACTION else combiner,
     )
 
 

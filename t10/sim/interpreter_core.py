@@ -19,7 +19,13 @@ from xdsl.ir.affine import AffineDimExpr
 
 from t10.errors import T10Error
 from t10.passes.plan import Layout, kernel_cycles
-from t10.passes.tensor_expr import ExprKind, TensorExpr, element_bytes, tensor_expr_of
+from t10.passes.tensor_expr import (
+    COMBINER_IDENTITY,
+    ExprKind,
+    TensorExpr,
+    element_bytes,
+    tensor_expr_of,
+)
 from t10.sim import costs, layouts
 from t10.sim.state import Buffer, Index, SimState, per_core
 from t10.t10_dialects import core
@@ -218,6 +224,11 @@ def _run_kernel(
         total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)  # type: ignore[arg-type]
         slices[-1].write(_zero_padding(op, slices[-1], out_loops, values[-1] + total))  # type: ignore[arg-type]
         return
+    if expr.kind is ExprKind.REDUCTION:
+        slices[-1].write(
+            _zero_padding(op, slices[-1], out_loops, _reduce(interpreter, op, expr, values, loops))
+        )  # type: ignore[arg-type]
+        return
     if sorted(out_loops) != list(range(len(sizes))):  # type: ignore[type-var]
         raise T10Error(
             f"core.kernel '{op.label.data}': an element-wise kernel's output must read every "
@@ -227,6 +238,57 @@ def _run_kernel(
     (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
     out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)  # type: ignore[arg-type]
     slices[-1].write(_zero_padding(op, slices[-1], out_loops, out))  # type: ignore[arg-type]
+
+
+_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+
+
+def _reduce(
+    interpreter: Interpreter,
+    op: core.KernelOp,
+    expr: TensorExpr,
+    values: list[np.ndarray],
+    loops: list[tuple[int | None, ...]],
+) -> np.ndarray:
+    """A reduction kernel `out = combine over the reduction dims of f(inputs)`: the body runs
+    over the whole loop space with acc = the combiner's identity (so it yields f), the values
+    of padded loop positions (beyond the bounds) become the identity, then the combiner folds
+    the reduction dims. Plans never shift a reduction's reduction dims (`shiftable_dims`), so
+    each kernel computes whole output elements and overwrites them."""
+    sizes = ints_of(op.sizes)
+    rank = len(sizes)
+    cores = values[-1].shape[0]
+    assert expr.combiner is not None
+    identity = np.float32(COMBINER_IDENTITY[expr.combiner])
+    args = [to_loop_space(v, m, rank) for v, m in zip(values[:-1], loops[:-1], strict=True)]
+    full = (cores, *sizes)
+    args = [np.broadcast_to(a, full) for a in args]
+    (f,) = interpreter.run_ssacfg_region(
+        op.body, (*args, np.full(full, identity, dtype=np.float32)), "core.kernel"
+    )
+    f = np.broadcast_to(np.asarray(f, dtype=np.float32), full)
+    f = np.where(_inside(op, cores), f, identity)
+    out_loops = [d for d in loops[-1] if d is not None]
+    red = tuple(1 + d for d in range(rank) if d not in out_loops)
+    reduced = _REDUCE[expr.combiner](f, axis=red, keepdims=True).astype(np.float32)
+    return from_loop_space(reduced, out_loops, sizes, cores)
+
+
+def _inside(op: core.KernelOp, cores: int) -> np.ndarray:
+    """`(cores, *sizes)` (broadcastable): whether each loop position of each core lies within
+    the loop bounds. Loop d of core x starts at x[d] · sizes[d] (a reduction never shifts, so
+    every step covers its whole tile)."""
+    grid, bounds, sizes = ints_of(op.grid), ints_of(op.bounds), ints_of(op.sizes)
+    coords = layouts.grid_coords(grid, cores)
+    keep = np.ones((cores,) + (1,) * len(sizes), dtype=bool)
+    for d, size in enumerate(sizes):
+        if grid[d] * size <= bounds[d]:
+            continue
+        inside = coords[:, d, None] * size + np.arange(size) < bounds[d]
+        shape = [cores] + [1] * len(sizes)
+        shape[d + 1] = size
+        keep = keep & inside.reshape(shape)
+    return keep
 
 
 def _zero_padding(
@@ -361,7 +423,8 @@ class CoreFunctions(InterpreterFunctions):
         buffer.check_usable(what, cores)
         group = prod(grid[a] for a in axes)
         view = buffer.data[:cores].reshape(grid + buffer.shape)
-        total = view.sum(axis=tuple(axes), keepdims=True, dtype=np.float32)
+        combine = _REDUCE[op.combiner.data]
+        total = combine(view, axis=tuple(axes), keepdims=True).astype(np.float32)
         buffer.data[:cores] = np.broadcast_to(total, view.shape).reshape(cores, *buffer.shape)
         step.use_cores(cores)
         if group == 1:

@@ -45,7 +45,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from t10.t10_dialects.rtensor import LayoutAttr, layout_problem, print_shaped
-from t10.t10_dialects.syntax import ints_of
+from t10.t10_dialects.syntax import check_combiner, ints_of
 
 
 @irdl_attr_definition
@@ -289,16 +289,19 @@ class ShiftOp(IRDLOperation):
 
 @irdl_op_definition
 class AllReduceOp(IRDLOperation):
-    """Sums `buffer` over the cores of `grid` that differ only on grid `axes`; every core
-    ends with the total (a reduce-scatter and an all-gather)."""
+    """Combines (`combiner`: sum, max or min) `buffer` over the cores of `grid` that differ
+    only on grid `axes`; every core ends with the result (a reduce-scatter and an
+    all-gather): `core.all_reduce max %b over [1] of [2, 2] : ...`."""
 
     name = "core.all_reduce"
     buffer = operand_def(BufferType)
+    combiner = prop_def(StringAttr)
     grid = prop_def(DenseArrayBase[I64])
     axes = prop_def(DenseArrayBase[I64])
-    assembly_format = "$buffer `over` $axes `of` $grid attr-dict `:` type($buffer)"
+    assembly_format = "$combiner $buffer `over` $axes `of` $grid attr-dict `:` type($buffer)"
 
     def verify_(self) -> None:
+        check_combiner(self.combiner, "core.all_reduce")
         grid = _check_grid(self.grid, "core.all_reduce")
         if not ints_of(self.axes) or any(not 0 <= a < len(grid) for a in ints_of(self.axes)):
             raise VerifyException(f"core.all_reduce: axes must be axes of grid {list(grid)}")

@@ -46,7 +46,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from t10.t10_dialects.rtensor import RTensorType
-from t10.t10_dialects.syntax import ints_of
+from t10.t10_dialects.syntax import check_combiner, ints_of
 
 
 @irdl_op_definition
@@ -112,20 +112,27 @@ class ComputeShiftOp(IRDLOperation):
 
 @irdl_op_definition
 class AllReduceOp(IRDLOperation):
-    """Sums the partial tiles held by the cores that differ only on grid `axes`."""
+    """Combines (`combiner`: sum, max or min) the partial tiles held by the cores that differ
+    only on grid `axes`: `cshift.all_reduce max %x over [1] : ...`."""
 
     name = "cshift.all_reduce"
     T: ClassVar = VarConstraint("T", base(RTensorType))
     source = operand_def(T)
     result = result_def(T)
+    combiner = prop_def(StringAttr)
     axes = prop_def(DenseArrayBase[I64])
     traits = traits_def(Pure())
-    assembly_format = "$source `over` $axes attr-dict `:` type($source)"
+    assembly_format = "$combiner $source `over` $axes attr-dict `:` type($source)"
 
-    def __init__(self, source, axes: DenseArrayBase[I64]):  # type: ignore[no-untyped-def]
-        super().__init__(operands=[source], result_types=[source.type], properties={"axes": axes})
+    def __init__(self, source, axes: DenseArrayBase[I64], combiner: StringAttr):  # type: ignore[no-untyped-def]
+        super().__init__(
+            operands=[source],
+            result_types=[source.type],
+            properties={"axes": axes, "combiner": combiner},
+        )
 
     def verify_(self) -> None:
+        check_combiner(self.combiner, "cshift.all_reduce")
         grid = self.source.type.get_layout().grid  # type: ignore[attr-defined]
         axes = ints_of(self.axes)
         if not axes or any(not 0 <= a < len(grid) for a in axes):

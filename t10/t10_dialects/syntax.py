@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, ArrayAttr, DenseArrayBase, IntAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    DenseArrayBase,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    i64,
+)
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 NONE = -1
 """Stored for an absent entry (printed `-`)."""
@@ -68,3 +77,14 @@ def ints_of(attr: DenseArrayBase[I64]) -> tuple[int, ...]:
 
 def int_prop(value: int) -> IntegerAttr[I64]:
     return IntegerAttr(value, i64)
+
+
+COMBINERS = ("sum", "max", "min")
+"""How an all-reduce combines partial tiles."""
+
+
+def check_combiner(attr: StringAttr, what: str) -> None:
+    if attr.data not in COMBINERS:
+        raise VerifyException(
+            f"{what}: combiner '{attr.data}' is not one of {', '.join(COMBINERS)}"
+        )

@@ -238,7 +238,7 @@ func.func @main(%A: tensor<2x4xf32> {{t10.name = "a"}}, %B: tensor<4x3xf32> {{t1
           along [-1, -1, -1] {MATMUL_ATTRS}
           : (!core.buffer<2x2xf32>, !core.buffer<2x3xf32>) -> !core.buffer<2x3xf32> {MUL_ADD}
     }} exchange {{
-      core.all_reduce %c over [2] of [1, 1, 2] : !core.buffer<2x3xf32>
+      core.all_reduce "sum" %c over [2] of [1, 1, 2] : !core.buffer<2x3xf32>
     }}
     %r = core.store %c layout <grid [1, 1, 2] axes [-, -] tile [2, 3]>
         : !core.buffer<2x3xf32> -> tensor<2x3xf32>

@@ -62,7 +62,7 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
   }
   core.free %1 : !core.buffer<4x3xf32>
   core.free %0 : !core.buffer<3x2xf32>
-  core.all_reduce %mm2 over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
+  core.all_reduce "sum" %mm2 over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
   %mm2_2 = core.store %mm2 layout <grid [1, 2, 2] axes [-, d1] tile [4, 2]> : !core.buffer<4x2xf32> -> tensor<4x4xf32>
   core.free %mm2 : !core.buffer<4x2xf32>
   func.return %mm_14, %mm2_2 : tensor<4x4xf32>, tensor<4x4xf32>
@@ -86,7 +86,7 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
 // CHECK-NEXT:     core.kernel "split_k"
 // CHECK:        chip.superstep "split_k" {
 // CHECK-NEXT:   } exchange {
-// CHECK-NEXT:     core.all_reduce %{{.*}} over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
+// CHECK-NEXT:     core.all_reduce "sum" %{{.*}} over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
 // CHECK-NEXT:   }
 // CHECK:        chip.yield %{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>
 // CHECK-NEXT: }

@@ -21,7 +21,7 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
     %s_1 = arith.addf %acc_1, %p_1 : f32
     linalg.yield %s_1 : f32
   }
-  %mm2_1 = cshift.all_reduce %mm2 over [2] : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>>
+  %mm2_1 = cshift.all_reduce "sum" %mm2 over [2] : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>>
   %mm2_2 = rtensor.collect %mm2_1 : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>> -> tensor<4x4xf32>
   func.return %mm_1, %mm2_2 : tensor<4x4xf32>, tensor<4x4xf32>
 }
@@ -60,5 +60,5 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
 // CHECK:      %{{.*}} = core.store %[[OUT]] layout <grid [2, 2, 1] axes [d0, d1] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<4x4xf32>
 // CHECK-NEXT: core.free %[[OUT]] : !core.buffer<2x2xf32>
 // CHECK:      core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] of [4, 4, 6] ins(%{{.*}}, %{{.*}}) outs(%[[SK:.*]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, -1, -1]
-// CHECK:      core.all_reduce %[[SK]] over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
+// CHECK:      core.all_reduce "sum" %[[SK]] over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
 // CHECK-NOT:  unrealized_conversion_cast

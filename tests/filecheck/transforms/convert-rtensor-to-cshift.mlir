@@ -28,6 +28,6 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
 
 // CHECK:      %mm = cshift.compute_shift "cannon"(%0, %1) steps 2 shift 2 sizes [2, 2, 3] rotate [1, 0] partial [] {{.*}} -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [2, 2]>> {
 // CHECK:      %mm2 = cshift.compute_shift "split_k"(%2, %3) steps 1 shift -1 sizes [4, 2, 3] rotate [-1, -1] partial [2] {{.*}} -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>> {
-// CHECK:      %mm2_1 = cshift.all_reduce %mm2 over [2] : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>>
+// CHECK:      %mm2_1 = cshift.all_reduce "sum" %mm2 over [2] : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>>
 // CHECK-NEXT: %mm2_2 = rtensor.collect %mm2_1
 // CHECK-NOT:  rtensor.generic

@@ -44,7 +44,7 @@ func.func @matmul(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32>
     chip.superstep "mm" {
     ^bb0:
     } exchange {
-      core.all_reduce %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
+      core.all_reduce "sum" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
     }
     %y = core.store %c layout <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> : !core.buffer<4x4xf32> -> tensor<8x8xf32>
     core.free %c : !core.buffer<4x4xf32>
@@ -90,7 +90,7 @@ func.func @matmul(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT:      chip.superstep "mm" {
 // CHECK-NEXT:      ^bb0:
 // CHECK-NEXT:      } exchange {
-// CHECK-NEXT:        core.all_reduce %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
+// CHECK-NEXT:        core.all_reduce "sum" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      %y = core.store %c layout <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> : !core.buffer<4x4xf32> -> tensor<8x8xf32>
 // CHECK-NEXT:      core.free %c : !core.buffer<4x4xf32>

@@ -230,7 +230,7 @@ core.shift %a ring 1 x 2 of [2, 2, 2] dim 2 size 4 from %i to %i : !core.buffer<
 
 // all_reduce needs a grid of positive sizes.
 %c = "test.op"() : () -> !core.buffer<4x4xf32>
-core.all_reduce %c over [0] of [2, 0] : !core.buffer<4x4xf32>
+core.all_reduce "sum" %c over [0] of [2, 0] : !core.buffer<4x4xf32>
 
 // CHECK: Operation does not verify: core.all_reduce: grid [2, 0] must be positive integers
 
@@ -238,7 +238,7 @@ core.all_reduce %c over [0] of [2, 0] : !core.buffer<4x4xf32>
 
 // all_reduce needs at least one axis.
 %c = "test.op"() : () -> !core.buffer<4x4xf32>
-core.all_reduce %c over [] of [2, 2, 2] : !core.buffer<4x4xf32>
+core.all_reduce "sum" %c over [] of [2, 2, 2] : !core.buffer<4x4xf32>
 
 // CHECK: Operation does not verify: core.all_reduce: axes must be axes of grid [2, 2, 2]
 
@@ -246,7 +246,7 @@ core.all_reduce %c over [] of [2, 2, 2] : !core.buffer<4x4xf32>
 
 // all_reduce axes must be grid axes.
 %c = "test.op"() : () -> !core.buffer<4x4xf32>
-core.all_reduce %c over [1, 3] of [2, 2, 2] : !core.buffer<4x4xf32>
+core.all_reduce "sum" %c over [1, 3] of [2, 2, 2] : !core.buffer<4x4xf32>
 
 // CHECK: Operation does not verify: core.all_reduce: axes must be axes of grid [2, 2, 2]
 
@@ -294,3 +294,11 @@ core.shift %b ring 0 x 2 of [2] dim 0 size 0 from %c0 to %c0 : !core.buffer<4x4x
 %b = core.alloc "b" on 2 : !core.buffer<4xf32>
 core.load %t into %b layout <grid [2] axes [d0] tile [4]> : tensor<8x8xf32>, !core.buffer<4xf32>
 // CHECK: core.load: layout of rank 1 does not fit a tensor of rank 2
+
+// -----
+
+// all_reduce combines with sum, max or min.
+%c = "test.op"() : () -> !core.buffer<4x4xf32>
+core.all_reduce "prod" %c over [1] of [2, 2, 2] : !core.buffer<4x4xf32>
+
+// CHECK: Operation does not verify: core.all_reduce: combiner 'prod' is not one of sum, max, min

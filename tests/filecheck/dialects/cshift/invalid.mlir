@@ -126,7 +126,7 @@
 
 // all_reduce needs at least one axis.
 %p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
-%0 = cshift.all_reduce %p over [] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+%0 = cshift.all_reduce "sum" %p over [] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 
 // CHECK: Operation does not verify: cshift.all_reduce: axes [] must be grid axes of [2, 2, 2]
 
@@ -134,7 +134,7 @@
 
 // all_reduce axes must be grid axes.
 %p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
-%0 = cshift.all_reduce %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+%0 = cshift.all_reduce "sum" %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 
 // CHECK: Operation does not verify: cshift.all_reduce: axes [2, 3] must be grid axes of [2, 2, 2]
 
@@ -142,7 +142,7 @@
 
 // all_reduce keeps its operand's type (generic form; the custom syntax has one type).
 %p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
-%0 = "cshift.all_reduce"(%p) <{axes = array<i64: 2>}> : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [4, 4]>>
+%0 = "cshift.all_reduce"(%p) <{axes = array<i64: 2>, combiner = "sum"}> : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [4, 4]>>
 
 // CHECK:      Operation does not verify: result 'result' at position 0 does not verify:
 // CHECK-NEXT: attribute !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> expected from variable 'T', but got !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [4, 4]>>

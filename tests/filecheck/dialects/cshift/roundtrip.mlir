@@ -12,7 +12,7 @@ func.func @matmul(%a: !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] a
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
-  %1 = cshift.all_reduce %0 over [2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+  %1 = cshift.all_reduce "sum" %0 over [2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
   func.return %1 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 }
 // CHECK-LABEL: func.func @matmul(%a: !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>, %b: !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> {
@@ -22,7 +22,7 @@ func.func @matmul(%a: !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] a
 // CHECK-NEXT:      %s = arith.addf %acc, %p : f32
 // CHECK-NEXT:      linalg.yield %s : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %1 = cshift.all_reduce %0 over [2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+// CHECK-NEXT:    %1 = cshift.all_reduce "sum" %0 over [2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 // CHECK-NEXT:    func.return %1 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 // CHECK-NEXT:  }
 
@@ -50,10 +50,12 @@ func.func @elementwise(%x: !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] 
 
 // all_reduce over several grid axes.
 func.func @all_reduce(%p: !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>> {
-  %0 = cshift.all_reduce %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
-  func.return %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
+  %0 = cshift.all_reduce "sum" %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
+  %1 = cshift.all_reduce "max" %0 over [2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
+  func.return %1 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
 }
 // CHECK-LABEL: func.func @all_reduce(%p: !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>> {
-// CHECK-NEXT:    %0 = cshift.all_reduce %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
-// CHECK-NEXT:    func.return %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
+// CHECK-NEXT:    %0 = cshift.all_reduce "sum" %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
+// CHECK-NEXT:    %1 = cshift.all_reduce "max" %0 over [2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
+// CHECK-NEXT:    func.return %1 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>
 // CHECK-NEXT:  }
