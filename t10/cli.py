@@ -430,6 +430,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("t10: error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`t10 zoo --list | head`): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush does not complain
+        return 0
     except Exception as e:
         if os.environ.get("T10_TRACEBACK"):
             raise
