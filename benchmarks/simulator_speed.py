@@ -1,0 +1,13 @@
+"""Simulator speed: compile and simulation wall time beside onnxruntime's (issue 3, item 6).
+
+    python benchmarks/simulator_speed.py [--chip NAME|FILE] [--repeat N]
+
+The logic lives in `t10/bench_simulator.py`.
+"""
+
+import sys
+
+from t10.bench_simulator import main
+
+if __name__ == "__main__":
+    sys.exit(main())
