@@ -31,6 +31,7 @@ lint: venv
 
 bench: venv
 	$(BIN)/python benchmarks/matmul_plans.py
+	$(BIN)/python benchmarks/simulator_speed.py
 
 clean:
 	rm -rf $(BUILD)
