@@ -48,6 +48,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.frontend import Frontend
 
 from t10.errors import T10Error
+from t10.passes.tensor_expr import COMBINER_IDENTITY
 
 with warnings.catch_warnings():
     # xDSL 0.75 deprecates these package-root re-exports in favour of xdsl.dialects.linalg.ops,
@@ -298,6 +299,7 @@ class _Importer:
         self.constants: list[Operation] = []  # initializers, emitted first
         self.ops: list[Operation] = []  # everything else, in graph order
         self.values: dict[str, SSAValue] = {}
+        self.int_constants: dict[str, np.ndarray] = {}  # INT64 Constant nodes (e.g. axes)
         self.shapes: dict[str, Shape] = {}
         self.initializers = {t.name: t for t in self.graph.initializer}
         self.node_name = ""
@@ -433,6 +435,11 @@ class _Importer:
         """The value named ``name``; initializers are materialized on first use."""
         if name not in self.values:
             tensor_proto = self.initializers.get(name)
+            if name in self.int_constants:
+                raise self.error(
+                    f"INT64 constant '{name}' (used by '{self.node_name}') is only supported as "
+                    "the axes of a reduction; only float32 tensors are computed"
+                )
             if tensor_proto is None:
                 raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
             if tensor_proto.data_type != _FLOAT:
@@ -511,6 +518,66 @@ class _Importer:
         op.attributes[T10_NAME] = self.generic_name(index)
         self.emit(op)
         return op.results[0]
+
+    def reduction(
+        self,
+        inputs: Sequence[tuple[SSAValue, Shape]],
+        axes: Sequence[int],
+        keepdims: bool,
+        combiner: str,
+        body: BodyFn = lambda bb, x: x[0],
+        index: int | None = None,
+    ) -> tuple[SSAValue, Shape]:
+        """``out = combine over axes of body(inputs)``, the inputs broadcast (numpy) to one
+        shape; one loop per dim of that shape (``axes`` are reduction loops), plus with
+        ``keepdims`` a size-1 parallel loop per reduced axis that only the output reads. The
+        output starts as a splat of the combiner's identity."""
+        shape = _broadcast_shapes(*(s for _, s in inputs))
+        assert shape is not None
+        rank = len(shape)
+        kept = [d for d in range(rank) if d not in axes]
+        out_shape = (
+            tuple(1 if d in axes else shape[d] for d in range(rank))
+            if keepdims
+            else (tuple(shape[d] for d in kept))
+        )
+        if not out_shape:
+            raise self.error(
+                f"node '{self.node_name}': a reduction to a rank-0 (scalar) tensor is not "
+                "supported; keep the reduced dims (keepdims=1)"
+            )
+        extra = {d: rank + i for i, d in enumerate(axes)} if keepdims else {}
+        n = rank + len(extra)
+        loops = list(range(rank))
+        maps = [_map(n, _broadcast_exprs(s, loops, shape)) for _, s in inputs]
+        dim = AffineExpr.dimension
+        out_exprs = [dim(extra.get(d, d)) for d in range(rank) if keepdims or d not in axes]
+        maps.append(_map(n, out_exprs))
+        init = arith.ConstantOp(
+            _dense(out_shape, np.full(out_shape, COMBINER_IDENTITY[combiner], np.float32))
+        )
+        self.emit(init)
+        block = Block(arg_types=[f32] * (len(inputs) + 1))
+        bb = _BodyBuilder(block)
+        value = body(bb, block.args[: len(inputs)])
+        combine = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
+        result = bb._add(combine[combiner](block.args[-1], value))
+        block.add_op(YieldOp(result))
+        iterators = [
+            IteratorTypeAttr.reduction() if d in axes else IteratorTypeAttr.parallel()
+            for d in range(rank)
+        ] + [IteratorTypeAttr.parallel()] * len(extra)
+        op = GenericOp(
+            [v for v, _ in inputs],
+            [init.result],
+            Region(block),
+            maps,
+            iterators,
+            [_tensor_type(out_shape)],
+        )
+        op.attributes[T10_NAME] = self.generic_name(index)
+        self.emit(op)
+        return op.results[0], out_shape
 
     # -- driver ----------------------------------------------------------------------------
 
@@ -750,7 +817,7 @@ def _lower_gemm(imp: _Importer, node: onnx.NodeProto) -> None:
 def _lower_constant(imp: _Importer, node: onnx.NodeProto) -> None:
     attr = node.attribute[0]  # the checker guarantees exactly one value attribute
     out = node.output[0]
-    if attr.name == "value":
+    if attr.name == "value" and attr.t.data_type != onnx.TensorProto.INT64:
         if attr.t.data_type != _FLOAT:
             raise imp.node_error(
                 node,
@@ -762,6 +829,16 @@ def _lower_constant(imp: _Importer, node: onnx.NodeProto) -> None:
         arr = np.asarray(attr.f, dtype=np.float32)
     elif attr.name == "value_floats":
         arr = np.asarray(list(attr.floats), dtype=np.float32)
+    elif attr.name in ("value_int", "value_ints") or (
+        attr.name == "value" and attr.t.data_type == onnx.TensorProto.INT64
+    ):
+        # kept for the reductions' axes; no tensor value is computed
+        imp.int_constants[out] = (
+            numpy_helper.to_array(attr.t)
+            if attr.name == "value"
+            else np.asarray(onnx.helper.get_attribute_value(attr), dtype=np.int64)
+        )
+        return
     else:
         kind = {
             "value_int": "INT64",
@@ -827,7 +904,128 @@ def _lower_cast(imp: _Importer, node: onnx.NodeProto) -> None:
     _lower_identity(imp, node)
 
 
+def _axis(imp: _Importer, node: onnx.NodeProto, axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        raise imp.node_error(node, f"axis {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def _reduce_axes(imp: _Importer, node: onnx.NodeProto, rank: int) -> list[int]:
+    """The sorted axes a Reduce* node reduces (the `axes` attribute, or the constant `axes`
+    input of the newer opsets); no axes: all, unless noop_with_empty_axes."""
+    attrs = _attributes(node)
+    names = _inputs(node)
+    if len(names) > 1:
+        tensor_proto = imp.initializers.get(names[1])
+        if names[1] in imp.int_constants:
+            axes = [int(a) for a in imp.int_constants[names[1]].reshape(-1)]
+        elif tensor_proto is not None:
+            axes = [int(a) for a in numpy_helper.to_array(tensor_proto).reshape(-1)]
+        else:
+            raise imp.node_error(
+                node,
+                f"axes '{names[1]}' must be a constant (an initializer or a Constant node): "
+                "the compiler needs the reduced axes at compile time",
+            )
+    else:
+        axes = [int(a) for a in attrs.get("axes", [])]
+    if not axes:
+        return [] if attrs.get("noop_with_empty_axes", 0) else list(range(rank))
+    result = sorted({_axis(imp, node, a, rank) for a in axes})
+    if len(result) != len(axes):
+        raise imp.node_error(node, f"axes {axes} repeat an axis")
+    return result
+
+
+_REDUCE_COMBINERS = {"ReduceSum": "sum", "ReduceMean": "sum", "ReduceMax": "max"}
+
+
+def _lower_reduce(imp: _Importer, node: onnx.NodeProto) -> None:
+    """ReduceSum / ReduceMax: one reduction generic; ReduceMean: a sum, then a scale."""
+    x = imp.use(node.input[0])
+    axes = _reduce_axes(imp, node, len(x[1]))
+    if not axes:
+        _lower_identity(imp, node)
+        return
+    keepdims = bool(_attributes(node).get("keepdims", 1))
+    combiner = _REDUCE_COMBINERS[node.op_type]
+    if node.op_type != "ReduceMean":
+        value, shape = imp.reduction([x], axes, keepdims, combiner)
+        imp.define(node.output[0], value, shape)
+        return
+    total, shape = imp.reduction([x], axes, keepdims, combiner, index=0)
+    scale = 1.0 / int(np.prod([x[1][a] for a in axes]))
+    mean = imp.elementwise([(total, shape)], shape, lambda bb, v: bb.mul(v[0], bb.const(scale)), 1)
+    imp.define(node.output[0], mean, shape)
+
+
+def _lower_softmax(imp: _Importer, node: onnx.NodeProto) -> None:
+    """max-reduce → exp(x - max) → sum-reduce → div, each a generic (opset 13+ semantics:
+    along one axis)."""
+    if imp.opset < 13:
+        raise imp.node_error(
+            node,
+            f"Softmax of opset {imp.opset} (2-D coercion) is not supported; convert the model "
+            "with onnx.version_converter.convert_version(model, 13)",
+        )
+    x = imp.use(node.input[0])
+    shape = x[1]
+    axis = _axis(imp, node, int(_attributes(node).get("axis", -1)), len(shape))
+    top = imp.reduction([x], [axis], True, "max", index=0)
+    e = imp.elementwise([x, top], shape, lambda bb, v: bb.exp(bb.sub(v[0], v[1])), 1)
+    total = imp.reduction([(e, shape)], [axis], True, "sum", index=2)
+    y = imp.elementwise([(e, shape), total], shape, lambda bb, v: bb.div(v[0], v[1]), 3)
+    imp.define(node.output[0], y, shape)
+
+
+def _lower_layer_norm(imp: _Importer, node: onnx.NodeProto) -> None:
+    """Normalise over the dims from `axis` on: mean (sum, scale) → x - mean → square-mean (sum
+    of squares, scale, + epsilon, sqrt) → divide → · scale + bias."""
+    names = _inputs(node)
+    attrs = _attributes(node)
+    x = imp.use(names[0])
+    shape = x[1]
+    axis = _axis(imp, node, int(attrs.get("axis", -1)), len(shape))
+    eps = float(attrs.get("epsilon", 1e-5))
+    axes = list(range(axis, len(shape)))
+    scale = 1.0 / int(np.prod(shape[axis:]))
+    total, rshape = imp.reduction([x], axes, True, "sum", index=0)
+    mean = imp.elementwise(
+        [(total, rshape)], rshape, lambda bb, v: bb.mul(v[0], bb.const(scale)), 1
+    )
+    d = imp.elementwise([x, (mean, rshape)], shape, lambda bb, v: bb.sub(v[0], v[1]), 2)
+    squares, _ = imp.reduction(
+        [(d, shape)], axes, True, "sum", lambda bb, v: bb.mul(v[0], v[0]), index=3
+    )
+    std = imp.elementwise(
+        [(squares, rshape)],
+        rshape,
+        lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(scale)), bb.const(eps))),
+        4,
+    )
+    operands = [(d, shape), (std, rshape), *(imp.use(n) for n in names[1:3])]
+    if _broadcast_shapes(*(s for _, s in operands)) != shape:
+        raise imp.node_error(node, "Scale and B must broadcast to the shape of X")
+
+    def affine(bb: _BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        y = bb.div(v[0], v[1])
+        if len(v) > 2:
+            y = bb.mul(y, v[2])
+        return bb.add(y, v[3]) if len(v) > 3 else y
+
+    imp.define(node.output[0], imp.elementwise(operands, shape, affine, 5), shape)
+    outputs = list(node.output) + ["", ""]
+    if outputs[1]:
+        imp.define(outputs[1], mean, rshape)
+    if outputs[2]:
+        inv = imp.elementwise([(std, rshape)], rshape, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6)
+        imp.define(outputs[2], inv, rshape)
+
+
 SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
+    **dict.fromkeys(_REDUCE_COMBINERS, _lower_reduce),
+    "LayerNormalization": _lower_layer_norm,
+    "Softmax": _lower_softmax,
     **dict.fromkeys(_ELEMENTWISE_BODIES, _lower_elementwise),
     "Cast": _lower_cast,
     "Constant": _lower_constant,
@@ -844,6 +1042,9 @@ _ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     "Dropout": frozenset({"seed", "ratio"}),  # no-ops in inference
     "Gelu": frozenset({"approximate"}),
     "Gemm": frozenset({"alpha", "beta", "transA", "transB"}),
+    **dict.fromkeys(_REDUCE_COMBINERS, frozenset({"axes", "keepdims", "noop_with_empty_axes"})),
+    "Softmax": frozenset({"axis"}),
+    "LayerNormalization": frozenset({"axis", "epsilon", "stash_type"}),  # stash: f32 anyway
     "Constant": frozenset(
         {
             "value",

@@ -180,7 +180,7 @@ def reduction_combiner(body: Block) -> str | None:
     acc = body.args[-1]
     if name is None or len(combine.operands) != 2 or acc not in combine.operands:
         return None
-    if list(combine.operands).count(acc) != 1 or len(acc.uses) != 1:
+    if list(combine.operands).count(acc) != 1 or len(list(acc.uses)) != 1:
         return None
     if not all(isinstance(op, ELEMENTWISE_BODY_OPS) for op in ops[:-2]):
         return None
@@ -259,9 +259,7 @@ def tensor_expr_of(
 
 
 def linalg_tensor_expr(op: GenericOp) -> TensorExpr:
-    parallel = tuple(
-        it.data == IteratorType.PARALLEL for it in op.iterator_types.data
-    )
+    parallel = tuple(it.data == IteratorType.PARALLEL for it in op.iterator_types.data)
     return tensor_expr_of(
         op,
         op.indexing_maps,

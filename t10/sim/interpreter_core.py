@@ -269,9 +269,10 @@ def _reduce(
     f = np.broadcast_to(np.asarray(f, dtype=np.float32), full)
     f = np.where(_inside(op, cores), f, identity)
     out_loops = [d for d in loops[-1] if d is not None]
+    kept = [d for d in range(rank) if d in out_loops]
     red = tuple(1 + d for d in range(rank) if d not in out_loops)
-    reduced = _REDUCE[expr.combiner](f, axis=red, keepdims=True).astype(np.float32)
-    return from_loop_space(reduced, out_loops, sizes, cores)
+    reduced = _REDUCE[expr.combiner](f, axis=red).astype(np.float32)
+    return reduced.transpose([0, *(1 + kept.index(d) for d in out_loops)])
 
 
 def _inside(op: core.KernelOp, cores: int) -> np.ndarray:

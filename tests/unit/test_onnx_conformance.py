@@ -47,13 +47,18 @@ MIN_PASSED: dict[str, int] = {
     "Gelu": 4,
     "Gemm": 11,
     "Identity": 2,
+    "LayerNormalization": 19,
     "MatMul": 7,
     "Mul": 3,
     "Neg": 2,
     "Pow": 4,
     "Reciprocal": 2,
+    "ReduceMax": 16,
+    "ReduceMean": 2,  # the others take their axes as a runtime graph input
+    "ReduceSum": 14,
     "Relu": 1,
     "Sigmoid": 2,
+    "Softmax": 7,
     "Sqrt": 2,
     "Sub": 3,
     "Tanh": 2,
@@ -128,6 +133,33 @@ _CAST_UNSUPPORTED = {
 _DROPOUT_MASK = r"the mask output 'z' is used; only inference Dropout"
 _TRAINING_MODE = "graph input 't' has element type BOOL;"  # training_mode is a runtime input
 
+_RUNTIME_AXES = "graph input 'axes' has element type INT64;"  # axes known only at run time
+_EMPTY = "graph input 'data' has size 0 at axis 1; empty tensors are not supported"
+_KEEPDIMS = (
+    "do_not_keepdims_example",
+    "do_not_keepdims_random",
+    "keepdims_example",
+    "keepdims_random",
+    "negative_axes_keepdims_example",
+    "negative_axes_keepdims_random",
+)
+_RUNTIME_AXES_CASES = {
+    "max": _KEEPDIMS,
+    "mean": (*_KEEPDIMS, "default_axes_keepdims_example", "default_axes_keepdims_random"),
+    "sum": (
+        *_KEEPDIMS,
+        "default_axes_keepdims_example",
+        "default_axes_keepdims_random",
+        "empty_axes_input_noop_example",
+        "empty_axes_input_noop",
+    ),
+    "sum_square": tuple(
+        f"{c}_expanded"
+        for c in (*_KEEPDIMS, "default_axes_keepdims_example", "default_axes_keepdims_random")
+    ),
+}
+"""The Reduce* cases whose axes are a graph input (not a constant)."""
+
 EXPECTED_UNSUPPORTED: dict[str, str] = {
     **{
         f"test_{op}_{suffix}": f"graph input 'x' has element type {dtype}; only float32"
@@ -160,9 +192,21 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     "test_clip_default_int8_inbounds_expanded": "graph input 'x' has element type INT8",
     "test_identity_sequence": r"graph input 'x' is not a tensor \(its ONNX type is sequence_type",
     "test_identity_opt": r"graph input 'opt_in' is not a tensor \(its ONNX type is optional_type",
+    **{
+        f"test_reduce_{op}_{suffix}": _RUNTIME_AXES
+        for op, suffixes in _RUNTIME_AXES_CASES.items()
+        for suffix in suffixes
+    },
+    "test_reduce_max_bool_inputs": "graph input 'data' has element type BOOL;",
+    "test_reduce_max_empty_set_bool": "graph input 'data' has element type BOOL;",
+    "test_reduce_max_empty_set": _EMPTY,
+    "test_reduce_sum_empty_set": _EMPTY,
+    "test_reduce_sum_empty_set_non_reduced_axis_zero": _EMPTY,
+    "test_reduce_sum_square_empty_set_expanded": _EMPTY,
 }
 """Case name → regex its `T10Error` message must match: the cases outside what the compiler
-supports (non-float32 element types, non-tensor values, Dropout training mode or mask)."""
+supports (non-float32 element types, non-tensor values, Dropout training mode or mask, empty
+tensors, reduction axes given at run time)."""
 
 
 # --------------------------------------------------------------------------------------------
