@@ -36,11 +36,13 @@ from t10.passes.plan_search import (
     min_cores_for,
     operator_frontier,
     pareto_frontier,
+    plan_problem,
     spatial_factors,
     validate_plan,
 )
 from t10.passes.t10_plan_search import T10PlanSearch
 from t10.passes.tensor_expr import Access, ExprKind, TensorExpr
+from t10.sim import costs
 from t10.sim.chip_spec import ChipSpec, load_chip
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
 
@@ -192,6 +194,52 @@ def searched(chip: ChipSpec, expr: TensorExpr, planner: str = "t10") -> PlanPoin
     return point
 
 
+def row_max(rows: int, cols: int) -> TensorExpr:
+    """Y[d0] = max over d1 of X[d0, d1] (a reduction: element-wise cost, max all-reduce)."""
+    return TensorExpr(
+        name=f"rowmax_{rows}x{cols}",
+        loop_sizes=(rows, cols),
+        parallel=(True, False),
+        inputs=(Access((0, 1), (rows, cols)),),
+        output=Access((0,), (rows,)),
+        kind=ExprKind.REDUCTION,
+        elem_bytes=4,
+        relu_like=False,
+        combiner="max",
+    )
+
+
+def sum_exp(a: int, k: int, b: int) -> TensorExpr:
+    """Y[d0, d1, d3] = sum over d2 of exp(X[d0, d2, d1] - M[d0, 0, d1]) with d3 a keepdims loop
+    of size 1: M does not read d2, so it may rotate along a parallel dim on ring d2."""
+    return TensorExpr(
+        name=f"sumexp_{a}x{k}x{b}",
+        loop_sizes=(a, b, k, 1),
+        parallel=(True, True, False, True),
+        inputs=(Access((0, 2, 1), (a, k, b)), Access((0, None, 1), (a, 1, b))),
+        output=Access((0, 3, 1), (a, 1, b)),
+        kind=ExprKind.REDUCTION,
+        elem_bytes=4,
+        relu_like=False,
+        combiner="sum",
+    )
+
+
+def square_sum(a: int, b: int, c: int) -> TensorExpr:
+    """Y[d0] = sum over d1, d2 of X[d0, d1, d2]^2: two reduction dims."""
+    return TensorExpr(
+        name=f"sqsum_{a}x{b}x{c}",
+        loop_sizes=(a, b, c),
+        parallel=(True, False, False),
+        inputs=(Access((0, 1, 2), (a, b, c)),),
+        output=Access((0,), (a,)),
+        kind=ExprKind.REDUCTION,
+        elem_bytes=4,
+        relu_like=False,
+        combiner="sum",
+    )
+
+
 BRUTE_FORCE_CASES: list[tuple[str, TensorExpr, int]] = [
     ("matmul 8x12x6", matmul(8, 12, 6), 16),
     ("matmul 8x12x6", matmul(8, 12, 6), 6),
@@ -206,6 +254,10 @@ BRUTE_FORCE_CASES: list[tuple[str, TensorExpr, int]] = [
     ("bias add 13x10 relu-like", bias_add(13, 10, relu_like=True), 16),
     ("broadcast 3-D 4x6x5", broadcast3(4, 6, 5), 8),
     ("scalar input 9x7", scale_shift(9, 7), 16),
+    ("row max 13x37", row_max(13, 37), 16),
+    ("sum of exp 6x9x5 (rotating max)", sum_exp(6, 9, 5), 16),
+    ("sum of exp 4x7x6 (rotating max)", sum_exp(4, 7, 6), 12),
+    ("square sum 5x6x7", square_sum(5, 6, 7), 16),
 ]
 CASES = [(expr, cores) for _, expr, cores in BRUTE_FORCE_CASES]
 CASE_IDS = [f"{name} on {cores} cores" for name, _, cores in BRUTE_FORCE_CASES]
@@ -314,7 +366,8 @@ def test_min_cores_small_ops_cannot_use_the_whole_chip() -> None:
 @pytest.mark.parametrize(
     "expr",
     [matmul(7, 5, 9), matmul(12, 16, 10, 2), batched_matmul(2, 4, 6, 4), bias_add(13, 10, True),
-     broadcast3(4, 6, 5), two_reductions(4, 6, 4, 5)],
+     broadcast3(4, 6, 5), two_reductions(4, 6, 4, 5), row_max(13, 37), sum_exp(6, 9, 5),
+     square_sum(5, 6, 7)],
     ids=lambda e: e.name,
 )
 def test_fast_estimator_is_exact(expr: TensorExpr) -> None:
@@ -323,6 +376,27 @@ def test_fast_estimator_is_exact(expr: TensorExpr) -> None:
         fast = FastEstimator(chip, expr)
         for plan in plans:
             assert fast.estimate(plan) == estimate(chip, expr, plan)
+
+
+def test_reductions_rotate_but_never_shift_a_reduction_dim() -> None:
+    expr = sum_exp(6, 9, 5)
+    plans = [plan for plan, _ in whole_space(tiny_chip(16), expr, True)]
+    shifted = {plan.temporal_dim for plan in plans if plan.temporal_dim is not None}
+    assert shifted and shifted <= {0, 1, 3}
+    assert "cannot shift along its reduction dim d2" in (
+        plan_problem(tiny_chip(16), expr, Plan((1, 1, 3, 1), 2, 3, (Rotation(1, 2, 3),))) or ""
+    )
+
+
+def test_reduction_cost_is_element_wise() -> None:
+    chip = tiny_chip(16)
+    expr = row_max(13, 37)
+    est = estimate(chip, expr, Plan((1, 4)))
+    tile = 13 * 10
+    combine = 3 * ceil(13 / 4)
+    assert est.compute_cycles == costs.elementwise_cycles(
+        chip, tile, False
+    ) + costs.elementwise_cycles(chip, combine, False)
 
 
 def test_frontier_is_pareto_and_sorted() -> None:
