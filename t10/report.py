@@ -21,7 +21,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute
 
-from t10.passes.tensor_expr import linalg_tensor_expr, op_name
+from t10.passes.tensor_expr import is_mul_add, linalg_tensor_expr, op_name
 from t10.sim.chip_spec import ChipSpec
 
 with warnings.catch_warnings():
@@ -165,7 +165,11 @@ def kernel_ops(module: ModuleOp) -> list[PlannedOp]:
         reduction = any(
             "reduction" in str(it) for it in getattr(iterators, "data", ())
         )
-        kinds.setdefault(label.data, "contraction" if reduction else "elementwise")
+        body = op.regions[0].block
+        kind = "elementwise"
+        if reduction:
+            kind = "contraction" if is_mul_add(body) else "reduction"
+        kinds.setdefault(label.data, kind)
     return [PlannedOp(name, kind, None, None, None) for name, kind in kinds.items()]
 
 

@@ -144,7 +144,10 @@ ELEMENTWISE_BODY_OPS = (
 """The scalar ops an element-wise body may contain (the simulator implements each)."""
 
 
-def _is_mul_add(body: Block) -> bool:
+def is_mul_add(body: Block) -> bool:
+    """Whether the body is `acc + a * b` (a contraction's)."""
+    if len(body.args) != 3:
+        return False
     ops = list(body.ops)
     if len(ops) != 3:
         return False
@@ -235,7 +238,7 @@ def tensor_expr_of(
             if not isinstance(body_op, (*ELEMENTWISE_BODY_OPS, YieldOp)):
                 raise T10Error(f"{what}: element-wise body op '{body_op.name}' is not supported")
         kind = ExprKind.ELEMENTWISE
-    elif len(inputs) == 2 and _is_mul_add(body):
+    elif len(inputs) == 2 and is_mul_add(body):
         kind = ExprKind.CONTRACTION
     elif (combiner := reduction_combiner(body)) is not None:
         kind = ExprKind.REDUCTION

@@ -1,0 +1,65 @@
+// RUN: %python %S/Inputs/reduction_model.py %t.onnx
+// RUN: xdsl-opt %t.onnx | filecheck %s
+// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s --check-prefix=REPARSED
+// RUN: xdsl-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor,convert-rtensor-to-cshift' | filecheck %s --check-prefix=CSHIFT
+// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
+// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
+
+// Reductions are generics with reduction iterators whose body is combine(acc, f(inputs)),
+// accumulating into a splat of the combiner's identity; keepdims adds a size-1 parallel loop
+// that only the output reads. Softmax and LayerNormalization decompose into reductions and
+// element-wise generics.
+
+// xDSL 0.75 prints -inf as dense<0xff800000> but reads that back as the integer 0xff800000
+// converted to float, so a reparsed max-reduction has a wrong init; convert-linalg-to-rtensor
+// refuses it (the init must be the combiner's identity) instead of computing garbage.
+// REPARSED: arith.constant dense<4.28657869e+09> : tensor<4x1xf32>
+// REPARSED: arith.maximumf
+// RUN: xdsl-opt %t.onnx | xdsl-opt -p 't10-compile{chip=test-16}' --verify-diagnostics | filecheck %s --check-prefix=REFUSED
+// REFUSED: operator 'softmax:0': a max reduction must accumulate into a splat constant of its identity -inf
+
+// Softmax along axis 1: max-reduce (init -inf), exp(x - max), sum-reduce, divide.
+// CHECK:      %[[NINF:.*]] = arith.constant dense<0xff800000> : tensor<4x1xf32>
+// CHECK-NEXT: %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x : tensor<4x6xf32>) outs(%[[NINF]] : tensor<4x1xf32>) attrs =  {t10.name = "softmax:0"} {
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:   %[[M:.*]] = arith.maximumf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT:   linalg.yield %[[M]] : f32
+// CHECK:      t10.name = "softmax:1"
+// CHECK:        arith.subf
+// CHECK-NEXT:   math.exp
+// CHECK:      %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<4x1xf32>
+// CHECK-NEXT: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} {{.*}} outs(%[[ZERO]] : tensor<4x1xf32>) attrs =  {t10.name = "softmax:2"}
+// CHECK:        arith.addf
+// CHECK-NEXT:   linalg.yield
+// CHECK:      %sm = linalg.generic {{.*}}t10.name = "softmax:3"
+// CHECK:        arith.divf
+
+// LayerNormalization: sum, scale, centre, sum of squares (the square is f), eps + sqrt, affine.
+// CHECK:      t10.name = "ln:0"
+// CHECK:      t10.name = "ln:3"
+// CHECK-NEXT: ^bb0(%[[D:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:   %[[SQ:.*]] = arith.mulf %[[D]], %[[D]] : f32
+// CHECK-NEXT:   %{{.*}} = arith.addf %[[ACC]], %[[SQ]] : f32
+// CHECK:      t10.name = "ln:4"
+// CHECK:        math.sqrt
+// CHECK:      %ln = linalg.generic
+
+// ReduceMax keepdims=1, ReduceSum keepdims=0, ReduceMean = sum then scale.
+// CHECK:      %mx = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x1xf32>) attrs =  {t10.name = "rmax"}
+// CHECK:      %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK:      t10.name = "rmean:0"
+// CHECK:      %y = linalg.generic {{.*}}t10.name = "rmean:1"
+// CHECK:        arith.mulf
+
+// A reduction dim split over cores ends in an all-reduce with the operator's combiner.
+// CSHIFT: cshift.all_reduce "max"
+// CSHIFT: cshift.all_reduce "sum"
+// CORE:   core.all_reduce "max"
+// CORE:   core.all_reduce "sum"
+
+// SIM:      softmax:0         reduction
+// SIM-NEXT: softmax:1         elementwise
+// SIM-NEXT: softmax:2         reduction
+// SIM-NEXT: softmax:3         elementwise
+// SIM:      rmax              reduction
+// SIM:      rmean:1           elementwise
