@@ -267,22 +267,24 @@ def _reduce(
         op.body, (*args, np.full(full, identity, dtype=np.float32)), "core.kernel"
     )
     f = np.broadcast_to(np.asarray(f, dtype=np.float32), full)
-    f = np.where(_inside(op, cores), f, identity)
     out_loops = [d for d in loops[-1] if d is not None]
+    # padding of the parallel dims is the output's, zeroed by the caller
+    f = np.where(_inside(op, cores, expr.reduction_dims), f, identity)
     kept = [d for d in range(rank) if d in out_loops]
     red = tuple(1 + d for d in range(rank) if d not in out_loops)
     reduced = _REDUCE[expr.combiner](f, axis=red).astype(np.float32)
     return reduced.transpose([0, *(1 + kept.index(d) for d in out_loops)])
 
 
-def _inside(op: core.KernelOp, cores: int) -> np.ndarray:
+def _inside(op: core.KernelOp, cores: int, dims: Sequence[int]) -> np.ndarray:
     """`(cores, *sizes)` (broadcastable): whether each loop position of each core lies within
-    the loop bounds. Loop d of core x starts at x[d] · sizes[d] (a reduction never shifts, so
-    every step covers its whole tile)."""
+    the loop bounds along the loop dims `dims`, which are never cut into steps (a reduction's
+    reduction dims): loop d of core x starts at x[d] · sizes[d]."""
     grid, bounds, sizes = ints_of(op.grid), ints_of(op.bounds), ints_of(op.sizes)
     coords = layouts.grid_coords(grid, cores)
     keep = np.ones((cores,) + (1,) * len(sizes), dtype=bool)
-    for d, size in enumerate(sizes):
+    for d in dims:
+        size = sizes[d]
         if grid[d] * size <= bounds[d]:
             continue
         inside = coords[:, d, None] * size + np.arange(size) < bounds[d]

@@ -189,7 +189,10 @@ class KernelOp(IRDLOperation):
     Tiles are padded: an output element whose index in the whole tensor (the core's tile
     origin `coord * tile` plus its offset in the tile, `tile` being the output buffer's extent)
     reaches `bounds` along some loop dim is padding and is written as 0, so padding stays zero
-    whatever the body computes of zeros (a contraction may then reduce over padded dims)."""
+    whatever the body computes of zeros (a contraction may then reduce over padded dims).
+    A reduction kernel (body `combine(acc, f(inputs))`) instead folds its reduction dims with
+    the loop positions beyond `bounds` set to the combiner's identity; the origin of loop d on
+    a core is `coord[d] * sizes[d]` (plans never cut a reduction's reduction dims into steps)."""
 
     name = "core.kernel"
     label = prop_def(StringAttr)

@@ -10,14 +10,21 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.parser import Parser
 
+from t10.errors import T10Error
+from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.plan import Plan
 from t10.passes.t10_compile import pipeline
+from t10.passes.tensor_expr import ExprKind, linalg_tensor_expr
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects.rtensor import PlanAttr
+from t10.universe import DIALECTS
 
 CHIPS = ["test-16", "ipu-mk2"]
 RTOL, ATOL = 1e-4, 1e-5
@@ -121,3 +128,54 @@ def test_max_over_padded_split_reduction_dim_ignores_padding() -> None:
         p.apply(Context(), module)
     result = simulate(module, load_chip("test-16"), {"x": x})
     np.testing.assert_allclose(result.outputs["y"], x.max(axis=1), rtol=RTOL)
+
+
+REDUCE_IR = """
+func.func @main(%x: tensor<4x6xf32>) -> tensor<4xf32> {{
+  %init = arith.constant dense<{init}> : tensor<4xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+      affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}}
+      ins(%x : tensor<4x6xf32>) outs(%init : tensor<4xf32>)
+      attrs = {{t10.name = "r", t10.plan = #rtensor.plan<grid [2, 2]>}} {{
+  ^bb0(%a: f32, %acc: f32):
+    {body}
+  }} -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}}
+"""
+
+
+def _reduce_module(init: str, body: str) -> ModuleOp:
+    ctx = Context()
+    for name, factory in {**get_all_dialects(), **DIALECTS}.items():
+        ctx.register_dialect(name, factory)
+    return Parser(ctx, REDUCE_IR.format(init=init, body=body)).parse_module()
+
+
+MAX_BODY = (
+    "%e = math.exp %a : f32\n    %m = arith.maximumf %acc, %e : f32\n    linalg.yield %m : f32"
+)
+
+
+def test_reduction_expression_kind_and_combiner() -> None:
+    module = _reduce_module("0.0", MAX_BODY)
+    (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
+    expr = linalg_tensor_expr(generic)
+    assert expr.kind is ExprKind.REDUCTION and expr.combiner == "max" and not expr.relu_like
+
+
+def test_reduction_init_must_be_the_identity() -> None:
+    module = _reduce_module("0.0", MAX_BODY)
+    with pytest.raises(T10Error, match="a max reduction must accumulate into a splat constant"):
+        ConvertLinalgToRTensor().apply(Context(), module)
+
+
+def test_accumulator_read_by_f_is_not_a_reduction() -> None:
+    body = (
+        "%s = arith.mulf %a, %acc : f32\n    %m = arith.addf %acc, %s : f32\n"
+        "    linalg.yield %m : f32"
+    )
+    module = _reduce_module("0.0", body)
+    (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
+    with pytest.raises(T10Error, match="reductions combine"):
+        linalg_tensor_expr(generic)
