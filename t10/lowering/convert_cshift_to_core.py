@@ -305,24 +305,27 @@ def _source_label(op: rtensor.DistributeOp) -> str:
 
 
 class RelayoutToExchange(RewritePattern):
-    """A relayout between two layouts with the same placement only renames the buffer."""
+    """A relayout between two layouts with the same placement only renames the buffer; one
+    that applies a view always exchanges (into a buffer of the viewed tensor's tiles)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.RelayoutOp, rewriter: PatternRewriter) -> None:
         src, dst = op.source.type, op.result.type
         assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
-        if same_placement(src.get_layout(), dst.get_layout()):
+        if op.map is None and same_placement(src.get_layout(), dst.get_layout()):
             _replace_with_buffer(rewriter, op, [], _buffer_of(op.source), dst)
             return
         alloc = _alloc(op.label.data, dst)
+        properties = {
+            "label": op.label,
+            "src_layout": src.layout,
+            "dst_layout": dst.layout,
+            "tensor": src.tensor,
+        }
+        if op.map is not None:
+            properties |= {"map": op.map, "view_tensor": dst.tensor}
         exchange = core.RelayoutOp.build(
-            operands=[_buffer_of(op.source), alloc.result],
-            properties={
-                "label": op.label,
-                "src_layout": src.layout,
-                "dst_layout": dst.layout,
-                "tensor": src.tensor,
-            },
+            operands=[_buffer_of(op.source), alloc.result], properties=properties
         )
         _replace_with_buffer(rewriter, op, [alloc, exchange], alloc.result, dst)
 
@@ -409,4 +412,3 @@ class _Patterns(RewritePattern):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
-

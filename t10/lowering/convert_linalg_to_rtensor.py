@@ -3,7 +3,9 @@ distributed tensors.
 
 Host tensors (function arguments, constants) are distributed straight into the layout their
 consumer's plan asks for; a value produced on chip in one layout and consumed in another gets
-an `rtensor.relayout`. Results that leave the chip are collected.
+an `rtensor.relayout`. Results that leave the chip are collected. Chains of `rtensor.view`
+ops fold into the map of the relayout that feeds each consumer (a viewed function argument
+is first placed by `host_layout`); a view returned from the function is moved on chip too.
 """
 
 from __future__ import annotations
@@ -12,9 +14,16 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -22,12 +31,13 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from t10.errors import T10Error
-from t10.passes.plan import Layout, input_layouts, output_layout
+from t10.passes.plan import Layout, host_layout, input_layouts, output_layout
 from t10.passes.tensor_expr import COMBINER_IDENTITY, ExprKind, linalg_tensor_expr, op_name
 from t10.t10_dialects import rtensor
-from t10.t10_dialects.rtensor import PlanAttr, RTensorType
+from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
 
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
@@ -44,24 +54,53 @@ def _is_splat_of(value: SSAValue, identity: float) -> bool:
     )
 
 
+def _relayout(
+    source: SSAValue,
+    wanted: RTensorType,
+    label: str,
+    view: AffineMap | None,
+    estimate: Attribute | None,
+) -> Operation:
+    properties: dict[str, Attribute] = {"label": StringAttr(label)}
+    if estimate is not None:
+        properties["estimate"] = estimate
+    if view is not None:
+        properties["map"] = AffineMapAttr(view)
+    return rtensor.RelayoutOp.create(
+        operands=[source], result_types=[wanted], properties=properties
+    )
+
+
+def _on_chip(value: SSAValue, cores: int, rewriter: PatternRewriter) -> SSAValue:
+    """`value` (a host tensor, or the collect of an on-chip one) as a distributed tensor: the
+    on-chip one, or the host one placed by `host_layout`."""
+    if isinstance(value.owner, rtensor.CollectOp):
+        return value.owner.source
+    assert isinstance(value.type, TensorType)
+    layout = host_layout(value.type.get_shape(), cores)
+    op = rtensor.DistributeOp.create(
+        operands=[value], result_types=[RTensorType.of(value.type, layout)]
+    )
+    rewriter.insert(op)
+    return op.results[0]
+
+
 def _distributed(
     value: SSAValue, layout: Layout, consumer: Operation, rewriter: PatternRewriter
 ) -> SSAValue:
-    """`value` (a host tensor, or the collect of an on-chip one) in `layout`."""
+    """`value` (a host tensor, the collect of an on-chip one, or views of either) in
+    `layout`; views become the map of the relayout that feeds `consumer`."""
     assert isinstance(value.type, TensorType)
     wanted = RTensorType.of(value.type, layout)
-    if isinstance(value.owner, rtensor.CollectOp):
-        on_chip = value.owner.source
+    source, view = through_views(value)
+    if view is None and not isinstance(source.owner, rtensor.CollectOp):
+        op: Operation = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
+    else:
+        on_chip = _on_chip(source, layout.cores, rewriter)
         if on_chip.type == wanted:
             return on_chip
-        properties: dict[str, Attribute] = {"label": StringAttr(f"{op_name(consumer)}/relayout")}
-        if RELAYOUT_ATTR in consumer.attributes:
-            properties["estimate"] = consumer.attributes[RELAYOUT_ATTR]
-        op: Operation = rtensor.RelayoutOp.create(
-            operands=[on_chip], result_types=[wanted], properties=properties
-        )
-    else:
-        op = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
+        estimate = consumer.attributes.get(RELAYOUT_ATTR)
+        op = _relayout(on_chip, wanted, f"{op_name(consumer)}/relayout", view, estimate)
     rewriter.insert(op)
     return op.results[0]
 
@@ -113,12 +152,42 @@ class GenericToRTensor(RewritePattern):
         rewriter.replace(op, [generic, collect])
 
 
+class MaterializeView(RewritePattern):
+    """A view that leaves the chip (a function result) is made on chip: moved through its
+    map into `host_layout` over the source's cores, then collected."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: rtensor.ViewOp, rewriter: PatternRewriter) -> None:
+        users = [u for u in op.result.uses if not isinstance(u.operation, rtensor.ViewOp)]
+        if not users:
+            return
+        source, view = through_views(op.result)
+        on_chip = _on_chip(source, _cores_of(source), rewriter)
+        assert isinstance(on_chip.type, RTensorType) and isinstance(op.result.type, TensorType)
+        layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)
+        wanted = RTensorType.of(op.result.type, layout)
+        move = _relayout(on_chip, wanted, f"{op.label.data}/relayout", view, None)
+        collect = rtensor.CollectOp.create(operands=move.results, result_types=[op.result.type])
+        rewriter.insert([move, collect], InsertPoint.before(op))
+        for use in users:
+            use.operation.operands[use.index] = collect.results[0]
+
+
+def _cores_of(value: SSAValue) -> int:
+    """The cores an on-chip value (a collect) lives on; 1 for a host value."""
+    if isinstance(value.owner, rtensor.CollectOp):
+        rtype = value.owner.source.type
+        assert isinstance(rtype, RTensorType)
+        return rtype.get_layout().cores
+    return 1
+
+
 class EraseUnused(RewritePattern):
     """Drops what the conversion left without users: collects of values that stay on chip,
     the output inits of linalg (`tensor.empty`, zero constants), unused relayouts."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, rtensor.CollectOp | tensor.EmptyOp | arith.ConstantOp):
+        if isinstance(op, rtensor.CollectOp | rtensor.ViewOp | tensor.EmptyOp | arith.ConstantOp):
             if not any(r.uses for r in op.results):
                 rewriter.erase(op)
 
@@ -129,5 +198,5 @@ class ConvertLinalgToRTensor(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(GenericToRTensor(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(MaterializeView(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(EraseUnused(), walk_reverse=True).rewrite_module(op)
-

@@ -48,7 +48,10 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.frontend import Frontend
 
 from t10.errors import T10Error
+from t10.lowering.onnx_views import VIEW_ATTRIBUTES, VIEW_OPS
+from t10.passes.index_maps import map_problem
 from t10.passes.tensor_expr import COMBINER_IDENTITY
+from t10.t10_dialects import rtensor
 
 with warnings.catch_warnings():
     # xDSL 0.75 deprecates these package-root re-exports in favour of xdsl.dialects.linalg.ops,
@@ -127,13 +130,7 @@ def _import_bytes(data: bytes, name: str, base_dir: pathlib.Path | None) -> Modu
 def _import_model_proto(model: onnx.ModelProto, name: str) -> ModuleOp:
     _check_supported_ops(model, name)
     _check_model(model, name)
-    try:
-        model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-    except Exception as e:
-        raise T10Error(
-            f"ONNX shape inference failed for model '{name}': {_first_lines(e)}"
-        ) from None
-    return _Importer(model, name).run()
+    return _Importer(_strict_shape_inference(model, name), name).run()
 
 
 def _check_model(model: onnx.ModelProto, name: str) -> None:
@@ -145,7 +142,18 @@ def _check_model(model: onnx.ModelProto, name: str) -> None:
         try:
             onnx.checker.check_model(onnx.shape_inference.infer_shapes(model))
         except Exception:
+            if "of 'type' is required" in str(e):  # an output type inference could not fill
+                _strict_shape_inference(model, name)  # raises with the root cause
             raise T10Error(f"invalid ONNX model '{name}': {_first_lines(e)}") from None
+
+
+def _strict_shape_inference(model: onnx.ModelProto, name: str) -> onnx.ModelProto:
+    try:
+        return onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    except Exception as e:
+        raise T10Error(
+            f"ONNX shape inference failed for model '{name}': {_first_lines(e)}"
+        ) from None
 
 
 def _first_lines(e: Exception, n: int = 6) -> str:
@@ -450,7 +458,42 @@ class _Importer:
             self.add_constant(name, self.initializer_array(tensor_proto), "initializer", hoist=True)
         return self.values[name], self.shapes[name]
 
+    def known_array(self, node: onnx.NodeProto, name: str, what: str) -> np.ndarray:
+        """The compile-time value of input `name` (an initializer or a Constant node)."""
+        if name in self.int_constants:
+            return self.int_constants[name]
+        tensor_proto = self.initializers.get(name)
+        if tensor_proto is None:
+            raise self.node_error(
+                node,
+                f"{what} '{name}' must be a constant (an initializer or a Constant node): "
+                f"the compiler needs the {what} at compile time",
+            )
+        return numpy_helper.to_array(tensor_proto)
+
+    def known_ints(self, node: onnx.NodeProto, name: str, what: str) -> list[int]:
+        return [int(v) for v in self.known_array(node, name, what).reshape(-1)]
+
     # -- generic builders ------------------------------------------------------------------
+
+    def view(
+        self,
+        source: SSAValue,
+        source_shape: Shape,
+        shape: Shape,
+        view: AffineMap,
+        index: int | None = None,
+    ) -> SSAValue:
+        """``result[i] = source[view(i)]`` as an ``rtensor.view`` (no arithmetic)."""
+        op = rtensor.ViewOp.create(
+            operands=[source],
+            result_types=[_tensor_type(shape)],
+            properties={"label": self.generic_name(index), "map": AffineMapAttr(view)},
+        )
+        problem = map_problem(view, source_shape, shape)
+        assert problem is None, problem
+        self.emit(op)
+        return op.results[0]
 
     def generic_name(self, index: int | None) -> StringAttr:
         return StringAttr(self.node_name if index is None else f"{self.node_name}:{index}")
@@ -916,17 +959,7 @@ def _reduce_axes(imp: _Importer, node: onnx.NodeProto, rank: int) -> list[int]:
     attrs = _attributes(node)
     names = _inputs(node)
     if len(names) > 1:
-        tensor_proto = imp.initializers.get(names[1])
-        if names[1] in imp.int_constants:
-            axes = [int(a) for a in imp.int_constants[names[1]].reshape(-1)]
-        elif tensor_proto is not None:
-            axes = [int(a) for a in numpy_helper.to_array(tensor_proto).reshape(-1)]
-        else:
-            raise imp.node_error(
-                node,
-                f"axes '{names[1]}' must be a constant (an initializer or a Constant node): "
-                "the compiler needs the reduced axes at compile time",
-            )
+        axes = imp.known_ints(node, names[1], "axes")
     else:
         axes = [int(a) for a in attrs.get("axes", [])]
     if not axes:
@@ -1034,6 +1067,7 @@ SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
     "Gemm": _lower_gemm,
     "Identity": _lower_identity,
     "MatMul": _lower_matmul,
+    **VIEW_OPS,
 }
 """op_type → lowering function."""
 
@@ -1043,6 +1077,7 @@ _ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     "Gelu": frozenset({"approximate"}),
     "Gemm": frozenset({"alpha", "beta", "transA", "transB"}),
     **dict.fromkeys(_REDUCE_COMBINERS, frozenset({"axes", "keepdims", "noop_with_empty_axes"})),
+    **VIEW_ATTRIBUTES,
     "Softmax": frozenset({"axis"}),
     "LayerNormalization": frozenset({"axis", "epsilon", "stash_type"}),  # stash: f32 anyway
     "Constant": frozenset(

@@ -15,12 +15,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from math import ceil
 
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
+
 from t10.passes.memory_reconciliation import OpOptions, PlanPoint, model_bytes
 from t10.passes.plan import (
     Estimate,
     Layout,
     Plan,
     Rotating,
+    host_layout,
     input_layouts,
     operand_layout,
     output_layout,
@@ -57,25 +67,41 @@ def same_placement(a: Layout, b: Layout) -> bool:
     return placement(a) == placement(b)
 
 
-def quick_cycles(chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int) -> int:
-    """An upper bound used while searching: every core receives its whole destination buffer."""
-    if same_placement(src, dst):
+def quick_cycles(
+    chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: AffineMap | None = None
+) -> int:
+    """An upper bound used while searching: every core receives its whole destination buffer
+    (nothing when the placements agree, through the view if there is one)."""
+    if view is not None:
+        viewed = viewed_layout(src, view, dst.shape)
+        if viewed is not None and same_placement(viewed, dst):
+            return 0
+    elif same_placement(src, dst):
         return 0
     received = dst.local_elements() * elem_bytes
     return costs.exchange_cycles(chip, received) + costs.sync_cycles(chip)
 
 
-def transition_estimate(chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int) -> Estimate:
-    """Cycles of the exchange superstep that moves a tensor from `src` to `dst`: the busiest
-    core's sent or received bytes over the exchange, plus one sync."""
-    if same_placement(src, dst):
-        return Estimate(0, 0, 0, 0)
-    from t10.sim.layouts import relayout_traffic
+def transition_estimate(
+    chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: AffineMap | None = None
+) -> Estimate:
+    """Cycles of the exchange superstep that moves a tensor from `src` to `dst` (through
+    `view`, if given): the busiest core's sent or received bytes over the exchange, the
+    busiest core's copy of what it already holds into place (views only), plus one sync."""
+    from t10.sim.layouts import relayout_traffic, view_move
 
-    sent, received = relayout_traffic(src, dst)
-    busiest = ceil(max(float(sent.max()), float(received.max())) * elem_bytes)
+    if view is None:
+        if same_placement(src, dst):
+            return Estimate(0, 0, 0, 0)
+        sent, received = relayout_traffic(src, dst)
+        compute = 0
+    else:
+        move = view_move(src, dst, view)
+        sent, received = move.sent, move.received
+        compute = costs.elementwise_cycles(chip, int(move.copied.max(initial=0.0)))
+    busiest = ceil(max(float(sent.max()), float(received.max())) * elem_bytes - 1e-9)
     return Estimate(
-        compute_cycles=0,
+        compute_cycles=compute,
         exchange_cycles=costs.exchange_cycles(chip, busiest),
         sync_cycles=costs.sync_cycles(chip),
         sram_bytes=dst.local_elements() * elem_bytes,
@@ -84,19 +110,24 @@ def transition_estimate(chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: in
 
 @dataclass(frozen=True)
 class Edge:
-    """Input `operand` of operator `consumer` is the output of operator `producer`."""
+    """Input `operand` of operator `consumer` is the output of operator `producer`, read
+    through `view` when the value passes views on its way (`producer` None: the views read
+    a function argument of shape `source_shape`, placed as `host_layout` gives)."""
 
-    producer: int
+    producer: int | None
     consumer: int
     operand: int
+    view: AffineMap | None = None
+    source_shape: tuple[int, ...] = ()
 
 
 def edge_layouts(
     exprs: Sequence[TensorExpr], plans: Sequence[Plan], edge: Edge
 ) -> tuple[Layout, Layout]:
-    src = output_layout(exprs[edge.producer], plans[edge.producer])
     dst = input_layouts(exprs[edge.consumer], plans[edge.consumer])[edge.operand]
-    return src, dst
+    if edge.producer is None:
+        return host_layout(edge.source_shape, dst.cores), dst
+    return output_layout(exprs[edge.producer], plans[edge.producer]), dst
 
 
 def reduce_transitions(
@@ -120,11 +151,16 @@ def reduce_transitions(
         total = point.cycles
         for e in edges:
             if e.consumer == i:
-                src = layouts(e.producer, chosen[e.producer])[1]
-                total += quick_cycles(chip, src, ins[e.operand], exprs[i].elem_bytes)
+                dst = ins[e.operand]
+                src = (
+                    host_layout(e.source_shape, dst.cores)
+                    if e.producer is None
+                    else layouts(e.producer, chosen[e.producer])[1]
+                )
+                total += quick_cycles(chip, src, dst, exprs[i].elem_bytes, e.view)
             if e.producer == i:
                 dst = layouts(e.consumer, chosen[e.consumer])[0][e.operand]
-                total += quick_cycles(chip, out, dst, exprs[i].elem_bytes)
+                total += quick_cycles(chip, out, dst, exprs[i].elem_bytes, e.view)
         return total
 
     for i, op in enumerate(options):
@@ -148,7 +184,9 @@ def transitions_into(
 ) -> Estimate | None:
     """The summed estimate of the transitions into `consumer`'s inputs (None: there are none)."""
     found = [
-        transition_estimate(chip, *edge_layouts(exprs, plans, e), exprs[consumer].elem_bytes)
+        transition_estimate(
+            chip, *edge_layouts(exprs, plans, e), exprs[consumer].elem_bytes, e.view
+        )
         for e in edges
         if e.consumer == consumer
     ]
@@ -156,7 +194,7 @@ def transitions_into(
     if not found:
         return None
     return Estimate(
-        0,
+        sum(e.compute_cycles for e in found),
         sum(e.exchange_cycles for e in found),
         sum(e.sync_cycles for e in found),
         max(e.sram_bytes for e in found),
@@ -198,11 +236,59 @@ def aligned_points(
     expr = exprs[i]
     plans = []
     for e in edges:
+        if e.producer is None or (e.view is not None and e.consumer != i):
+            continue
         if e.consumer == i:
             src = output_layout(exprs[e.producer], chosen[e.producer].plan)
+            if e.view is not None:
+                viewed = viewed_layout(src, e.view, expr.inputs[e.operand].shape)
+                if viewed is None:
+                    continue
+                src = viewed
             plans.append(aligned_plan(expr, expr.inputs[e.operand], e.operand, src))
         if e.producer == i:
             dst = input_layouts(exprs[e.consumer], chosen[e.consumer].plan)[e.operand]
             plans.append(aligned_plan(expr, expr.output, None, dst))
     unique = {p for p in plans if p is not None and p.cores <= chip.cores}
     return [options[i].point(chip, expr, p) for p in sorted(unique, key=lambda p: p.factors)]
+
+
+def viewed_layout(src: Layout, view: AffineMap, shape: tuple[int, ...]) -> Layout | None:
+    """The layout of the `view` (of `shape`) that leaves every element on the core that holds
+    it in `src`, when the view only permutes dims or splits them (`d_j * c + d_k` with
+    `d_k` of size c) and the splits fall on tile boundaries; None otherwise."""
+    if src.rotating is not None:
+        return None
+    axes: list[int | None] = [None] * len(shape)
+    tile = list(shape)
+    for expr, axis, t in zip(view.results, src.axes, src.tile, strict=True):
+        if axis is None:
+            continue
+        if isinstance(expr, AffineDimExpr):
+            outer, inner = expr.position, 1
+        else:
+            split = _split_dims(expr, shape)
+            if split is None:
+                return None
+            outer, inner = split
+        if t % inner:
+            return None
+        axes[outer], tile[outer] = axis, t // inner
+    return Layout(shape, src.grid, tuple(axes), tuple(tile))
+
+
+def _split_dims(expr: AffineExpr, shape: tuple[int, ...]) -> tuple[int, int] | None:
+    """(j, c) when `expr` is `d_j * c + d_k` with dim k of size c."""
+    if not (isinstance(expr, AffineBinaryOpExpr) and expr.kind is AffineBinaryOpKind.Add):
+        return None
+    mul, minor = expr.lhs, expr.rhs
+    if not (
+        isinstance(minor, AffineDimExpr)
+        and isinstance(mul, AffineBinaryOpExpr)
+        and mul.kind is AffineBinaryOpKind.Mul
+        and isinstance(mul.lhs, AffineDimExpr)
+        and isinstance(mul.rhs, AffineConstantExpr)
+        and shape[minor.position] == mul.rhs.value
+    ):
+        return None
+    return mul.lhs.position, mul.rhs.value

@@ -114,6 +114,23 @@ class Layout:
         return prod(self.local_shape())
 
 
+def host_layout(shape: tuple[int, ...], cores: int) -> Layout:
+    """Where a function argument that only views read is placed: its largest dim split over
+    up to `cores` cores (the views then move it on chip like any other relayout)."""
+    if not shape:
+        return Layout((), (1,), (), ())
+    dim = max(range(len(shape)), key=lambda d: shape[d])
+    parts = max(1, min(shape[dim], cores))
+    tile = ceil(shape[dim] / parts)
+    parts = ceil(shape[dim] / tile)
+    return Layout(
+        shape,
+        (parts,),
+        tuple(0 if d == dim else None for d in range(len(shape))),
+        tuple(tile if d == dim else s for d, s in enumerate(shape)),
+    )
+
+
 def tile_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
     """Per-core loop extents, padded so that the temporal dim splits into whole chunks."""
     tiles = []

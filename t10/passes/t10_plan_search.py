@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, linalg
-from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
@@ -37,7 +37,7 @@ from t10.passes.plan import Estimate, Plan
 from t10.passes.plan_search import PLANNERS, operator_frontier
 from t10.passes.tensor_expr import TensorExpr, linalg_tensor_expr, op_name
 from t10.sim.chip_spec import ChipSpec, load_chip
-from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr
+from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, through_views
 
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
@@ -141,12 +141,17 @@ class T10PlanSearch(ModulePass):
 
 
 def dataflow_edges(generics: list[Operation]) -> list[Edge]:
-    """Which generic's output feeds which input of which generic."""
+    """Which generic's output feeds which input of which generic, through which views; and
+    which inputs view a host value (a function argument placed on chip to be viewed)."""
     index = {id(g): i for i, g in enumerate(generics)}
     edges = []
     for i, generic in enumerate(generics):
         for k, value in enumerate(generic.operands[: len(generic.operands) - 1]):
-            producer = index.get(id(value.owner))
+            source, view = through_views(value)
+            producer = index.get(id(source.owner))
             if producer is not None:
-                edges.append(Edge(producer, i, k))
+                edges.append(Edge(producer, i, k, view))
+            elif view is not None:
+                assert isinstance(source.type, TensorType)
+                edges.append(Edge(None, i, k, view, source.type.get_shape()))
     return edges

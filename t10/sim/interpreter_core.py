@@ -18,6 +18,7 @@ from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
 from t10.errors import T10Error
+from t10.passes.index_maps import source_indices
 from t10.passes.plan import Layout, kernel_cycles
 from t10.passes.tensor_expr import (
     COMBINER_IDENTITY,
@@ -447,13 +448,21 @@ class CoreFunctions(InterpreterFunctions):
         source, target = args
         step = self.state.phase("core.relayout")
         src = _layout(op.src_layout, op.tensor)
-        dst = _layout(op.dst_layout, op.tensor)
+        dst = _layout(op.dst_layout, op.target_tensor())
         what = f"core.relayout of '{source.label}' to '{target.label}'"
         source.check_usable(what, src.cores)
         target.check_usable(what, dst.cores)
         tensor = layouts.collect(src, source.data)
+        if op.map is None:
+            sent, received = layouts.relayout_traffic(src, dst)
+        else:
+            tensor = tensor[source_indices(op.map.data, dst.shape)]
+            move = layouts.view_move(src, dst, op.map.data)
+            sent, received = move.sent, move.received
+            step.compute_cycles += costs.elementwise_cycles(
+                self.state.chip, int(move.copied.max(initial=0.0))
+            )
         target.data[: dst.cores] = layouts.distribute(dst, tensor)
-        sent, received = layouts.relayout_traffic(src, dst)
         busiest = float(np.maximum(sent, received).max(initial=0.0))
         step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
         step.use_cores(max(src.cores, dst.cores))

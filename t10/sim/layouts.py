@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from math import prod
 
 import numpy as np
+from xdsl.ir.affine import AffineMap
 
+from t10.passes.index_maps import eval_expr
 from t10.passes.plan import Layout
 
 IntArray = np.ndarray
@@ -322,3 +324,119 @@ def _blocked_traffic(
         weight = np.divide(missing[rows], holders, out=np.zeros(len(holders)), where=holders > 0)
         sent += weight @ shares
     return _pad(sent, missing, max(src.cores, dst.cores))
+
+
+# --------------------------------------------------------------------------------------------
+# Views: relayouts that also re-index the tensor
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ViewMove:
+    """What moving a tensor from `src` into a view of it laid out as `dst` costs each core:
+    elements sent and received (floats: shares of replicated elements, as in
+    `relayout_traffic`) and elements a core already holds but copies into place. `in_place`:
+    every core's destination buffer is its source buffer read in another shape (nothing
+    moves at all)."""
+
+    sent: np.ndarray
+    received: np.ndarray
+    copied: np.ndarray
+    in_place: bool
+
+
+CHUNK_ELEMENTS = 1 << 22
+"""Destination buffer elements `view_move` handles at once (bounds memory)."""
+
+
+def flat_sources(
+    layout: Layout, source: Sequence[int], view: AffineMap | None, cores: slice | None = None
+) -> IntArray:
+    """`(cores, local elements)`: the row-major index into the `source` tensor of what each
+    buffer element holds, -1 for padding; with `view`, `layout` places the viewed tensor
+    (`viewed[i] = source[view(i)]`). `cores` selects a range of the layout's cores."""
+    coords = grid_coords(layout.grid)[cores or slice(None)]
+    local = local_indices(layout, coords)
+    shape = (len(coords), *layout.local_shape())
+    index = [np.broadcast_to(i, shape) for i in _open_mesh(local, layout.shape)]
+    valid = np.ones(shape, dtype=bool)
+    for i, size in zip(index, layout.shape, strict=True):
+        valid &= i < size  # _open_mesh marks padding with the dim's size
+    if view is not None:
+        index = [np.broadcast_to(eval_expr(e, index), shape) for e in view.results]
+    if not source:
+        flat = np.zeros(shape, dtype=np.int64)
+    else:
+        clipped = tuple(np.where(valid, i, 0) for i in index)
+        flat = np.ravel_multi_index(clipped, tuple(source))
+    return np.where(valid, flat, -1).reshape(len(coords), -1).astype(np.int64)
+
+
+def _is_injective(view: AffineMap, result: Sequence[int], source: Sequence[int]) -> bool:
+    """Whether no two elements of the viewed tensor read the same source element."""
+    from t10.passes.index_maps import source_indices
+
+    if not source:
+        return prod(result) <= 1
+    flat = np.ravel_multi_index(source_indices(view, tuple(result)), tuple(source))
+    return bool(np.bincount(flat.reshape(-1)).max(initial=0) <= 1)
+
+
+def _distinct_per_row(flat: IntArray) -> IntArray:
+    """`flat` with repeated entries of a row replaced by -1."""
+    ordered = np.sort(flat, axis=1)
+    repeat = np.zeros(ordered.shape, dtype=bool)
+    repeat[:, 1:] = ordered[:, 1:] == ordered[:, :-1]
+    return np.where(repeat, -1, ordered)
+
+
+def view_move(src: Layout, dst: Layout, view: AffineMap) -> ViewMove:
+    """Moves the tensor laid out as `src` (not rotating) into its `view`, laid out as `dst`.
+
+    Element by element: a destination core receives the distinct source elements it needs
+    and does not hold; each is requested from the cores holding it (the replicas of its
+    source tile, `replicas` of them), spread evenly over them.
+    """
+    assert src.rotating is None, "a view reads an operator's output or a host tensor"
+    ncores = max(src.cores, dst.cores)
+    split = [
+        (d, a, t) for d, (a, t) in enumerate(zip(src.axes, src.tile, strict=True)) if a is not None
+    ]
+    tiles = tuple(src.grid[a] for _, a, _ in split)
+    replicas = src.cores // max(prod(tiles), 1)
+    src_coords = grid_coords(src.grid)
+    injective = _is_injective(view, dst.shape, src.shape)
+    received, copied = np.zeros(ncores), np.zeros(ncores)
+    requests = np.zeros(max(prod(tiles), 1))
+    per_chunk = max(1, CHUNK_ELEMENTS // max(dst.local_elements(), 1))
+    for first in range(0, dst.cores, per_chunk):
+        rows = slice(first, min(first + per_chunk, dst.cores))
+        need = flat_sources(dst, src.shape, view, rows)
+        if not injective:
+            need = _distinct_per_row(need)
+        valid = need >= 0
+        element = np.unravel_index(np.where(valid, need, 0), src.shape) if src.shape else ()
+        core = np.arange(rows.start, rows.stop)
+        holds = valid & (core < src.cores)[:, None]
+        tile_id = np.zeros(need.shape, dtype=np.int64)
+        for d, a, t in split:
+            block = element[d] // t
+            holds &= block == src_coords[np.minimum(core, src.cores - 1), a][:, None]
+            tile_id = tile_id * src.grid[a] + block
+        missing = valid & ~holds
+        received[rows] = missing.sum(axis=1)
+        copied[rows] = holds.sum(axis=1)
+        requests += np.bincount(tile_id[missing], minlength=len(requests))
+    own_tile = np.zeros(src.cores, dtype=np.int64)
+    for _, a, _ in split:
+        own_tile = own_tile * src.grid[a] + src_coords[:, a]
+    sent = np.zeros(ncores)
+    sent[: src.cores] = requests[own_tile] / replicas
+    in_place = src.local_elements() == dst.local_elements() and src.cores == dst.cores
+    if in_place:
+        in_place = bool(
+            np.array_equal(flat_sources(src, src.shape, None), flat_sources(dst, src.shape, view))
+        )
+    if in_place:
+        copied[:] = 0.0
+    return ViewMove(sent, received, copied, in_place)

@@ -35,6 +35,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -44,6 +45,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from t10.passes.index_maps import map_problem
 from t10.t10_dialects.rtensor import LayoutAttr, layout_problem, print_shaped
 from t10.t10_dialects.syntax import check_combiner, ints_of
 
@@ -313,7 +315,8 @@ class AllReduceOp(IRDLOperation):
 @irdl_op_definition
 class RelayoutOp(IRDLOperation):
     """All-to-all exchange: fills `target` (laid out as `dst_layout`) from `source` (laid
-    out as `src_layout`), both holding the tensor of type `tensor`."""
+    out as `src_layout`), both holding the tensor of type `tensor`. With `view MAP as T`,
+    the target holds the tensor of type `T` that reads `T[i] = tensor[MAP(i)]`."""
 
     name = "core.relayout"
     label = prop_def(StringAttr)
@@ -322,14 +325,28 @@ class RelayoutOp(IRDLOperation):
     src_layout = prop_def(LayoutAttr)
     dst_layout = prop_def(LayoutAttr)
     tensor = prop_def(TensorType)
+    map = opt_prop_def(AffineMapAttr)
+    view_tensor = opt_prop_def(TensorType)
     assembly_format = (
-        "$label $source `to` $target `of` $tensor `layouts` $src_layout `->` $dst_layout attr-dict "
-        "`:` type($source) `,` type($target)"
+        "$label $source `to` $target `of` $tensor `layouts` $src_layout `->` $dst_layout "
+        "(`view` $map^ `as` $view_tensor)? attr-dict `:` type($source) `,` type($target)"
     )
 
+    def target_tensor(self) -> TensorType:
+        """The tensor the target holds (the viewed one, if any)."""
+        return self.tensor if self.view_tensor is None else self.view_tensor
+
     def verify_(self) -> None:
+        if (self.map is None) != (self.view_tensor is None):
+            raise VerifyException("core.relayout: a view needs both a map and a view tensor")
+        if self.map is not None:
+            problem = map_problem(
+                self.map.data, self.tensor.get_shape(), self.target_tensor().get_shape()
+            )
+            if problem is not None:
+                raise VerifyException(f"core.relayout: map {self.map.data}: {problem}")
         check_buffer_layout(self.name, self.source.type, self.src_layout, self.tensor)
-        check_buffer_layout(self.name, self.target.type, self.dst_layout, self.tensor)
+        check_buffer_layout(self.name, self.target.type, self.dst_layout, self.target_tensor())
 
 
 Core = Dialect(

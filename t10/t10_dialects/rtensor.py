@@ -29,7 +29,8 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -49,6 +50,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from t10.errors import T10Error
+from t10.passes.index_maps import map_problem
 from t10.passes.plan import Layout, Plan, Rotating, Rotation
 from t10.t10_dialects.syntax import (
     encode_optional,
@@ -443,24 +445,69 @@ class CollectOp(IRDLOperation):
 @irdl_op_definition
 class RelayoutOp(IRDLOperation):
     """Moves a distributed tensor into another layout (an all-to-all exchange); `label`
-    names it in reports (`<consumer>/relayout`), `estimate` is the plan search's."""
+    names it in reports (`<consumer>/relayout`), `estimate` is the plan search's. With a
+    `map`, the move also applies a view (the result is another tensor type)."""
 
     name = "rtensor.relayout"
     label = prop_def(StringAttr)
     source = operand_def(RTensorType)
     result = result_def(RTensorType)
     estimate = opt_prop_def(EstimateAttr)
+    map = opt_prop_def(AffineMapAttr)
+    """A view folded into the move: `result[i] = source[map(i)]` (absent: the identity)."""
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$label $source attr-dict `:` type($source) `->` type($result)"
+    assembly_format = "$label $source (`map` $map^)? attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         src, dst = self.source.type, self.result.type
         assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
-        if src.tensor != dst.tensor:
+        if self.map is not None:
+            _check_view("rtensor.relayout", self.map, src.tensor, dst.tensor)
+        elif src.tensor != dst.tensor:
             raise VerifyException(
-                f"rtensor.relayout changes the tensor type from {src.tensor} to {dst.tensor}"
+                f"rtensor.relayout changes the tensor type from {src.tensor} to {dst.tensor} "
+                "without a view map"
             )
+
+
+def _check_view(op: str, view: AffineMapAttr, source: Attribute, result: Attribute) -> None:
+    """`view` reads a `source` tensor as a `result` tensor of the same element type."""
+    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    if source.element_type != result.element_type:
+        raise VerifyException(
+            f"{op}: a view keeps the element type, got {source.element_type} -> "
+            f"{result.element_type}"
+        )
+    problem = map_problem(view.data, source.get_shape(), result.get_shape())
+    if problem is not None:
+        raise VerifyException(
+            f"{op}: map {view.data} is not a view of {source} as {result}: {problem}"
+        )
+
+
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """A data-movement-only operator before planning: `result[i] = source[map(i)]` (see
+    `t10.passes.index_maps`; Transpose, Reshape, Slice, … in the ONNX frontend).
+
+    Views are not planned by themselves: the plan search costs each one as part of the
+    layout transition into every operator that reads it, and convert-linalg-to-rtensor folds
+    chains of views into the `rtensor.relayout` (with the composed map) that feeds that
+    operator, so a view costs what the exchange it implies costs, and nothing when the data
+    already lies where it is read."""
+
+    name = "rtensor.view"
+    label = prop_def(StringAttr)
+    source = operand_def(TensorType)
+    map = prop_def(AffineMapAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$label $source `map` $map attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        _check_view(self.name, self.map, self.source.type, self.result.type)
 
 
 @irdl_op_definition
@@ -515,8 +562,19 @@ class GenericOp(IRDLOperation):
                 )
 
 
+def through_views(value: SSAValue) -> tuple[SSAValue, AffineMap | None]:
+    """The value that `value` views through a chain of `rtensor.view` ops, and the composed
+    map (`value[i] = source[map(i)]`; None when `value` is no view)."""
+    composed: AffineMap | None = None
+    while isinstance(value.owner, ViewOp):
+        view = value.owner.map.data
+        composed = view if composed is None else view.compose(composed)
+        value = value.owner.source
+    return value, composed
+
+
 RTensor = Dialect(
     "rtensor",
-    [DistributeOp, CollectOp, RelayoutOp, GenericOp],
+    [DistributeOp, CollectOp, RelayoutOp, ViewOp, GenericOp],
     [PlanAttr, EstimateAttr, LayoutAttr, RTensorType],
 )

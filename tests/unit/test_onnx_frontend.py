@@ -543,9 +543,10 @@ def test_unsupported_ops_listed_together() -> None:
     msg = str(info.value)
     assert "unsupported ONNX operators in model 'x.onnx': Cos (2), Hardmax (1)" in msg
     assert (
-        "supported: Add, Cast, Constant, Div, Dropout, Erf, Exp, Gelu, Gemm, Identity, "
-        "LayerNormalization, MatMul, Mul, Neg, Pow, Reciprocal, ReduceMax, ReduceMean, "
-        "ReduceSum, Relu, Sigmoid, Softmax, Sqrt, Sub, Tanh" in msg
+        "supported: Add, Cast, Constant, Div, Dropout, Erf, Exp, Flatten, Gather, Gelu, Gemm, "
+        "Identity, LayerNormalization, MatMul, Mul, Neg, Pow, Reciprocal, ReduceMax, ReduceMean, "
+        "ReduceSum, Relu, Reshape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, "
+        "Transpose, Unsqueeze" in msg
     )
 
 

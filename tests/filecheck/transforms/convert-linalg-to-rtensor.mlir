@@ -46,3 +46,31 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // CHECK: operator 'neg' has no 't10.plan' attribute: run t10-plan-search before convert-linalg-to-rtensor (or pin a plan by hand)
+
+// -----
+
+// Views fold into the relayouts that feed their readers: the transposed product reaches the
+// negation through one relayout carrying the view's map; a view of an argument is first
+// placed by the host layout (its largest dim split); a returned view is moved on chip and
+// collected; the views themselves disappear.
+func.func @main(%x: tensor<4x2xf32> {t10.name = "x"}) -> (tensor<2x4xf32> {t10.name = "y"}, tensor<8xf32> {t10.name = "z"}) {
+  %t = rtensor.view "t" %x map affine_map<(d0, d1) -> (d1, d0)> : tensor<4x2xf32> -> tensor<2x4xf32>
+  %e = tensor.empty() : tensor<2x4xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) attrs = {t10.name = "neg", t10.plan = #rtensor.plan<grid [2, 1]>} {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.negf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<2x4xf32>
+  %f = rtensor.view "flat" %n map affine_map<(d0) -> (d0 floordiv 4, d0 mod 4)> : tensor<2x4xf32> -> tensor<8xf32>
+  func.return %n, %f : tensor<2x4xf32>, tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT:    %0 = rtensor.distribute %x : tensor<4x2xf32> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [2, 2]>>
+// CHECK-NEXT:    %1 = rtensor.relayout "neg/relayout" %0 map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [2, 2]>> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [1, 4]>>
+// CHECK-NEXT:    %n = rtensor.generic "neg"(%1)
+// CHECK:         %n_1 = rtensor.collect %n
+// CHECK-NEXT:    %2 = rtensor.relayout "flat/relayout" %n map affine_map<(d0) -> ((d0 floordiv 4), (d0 mod 4))> : !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [1, 4]>> -> !rtensor.tensor<8xf32, #rtensor.layout<grid [2] axes [d0] tile [4]>>
+// CHECK-NEXT:    %3 = rtensor.collect %2 : !rtensor.tensor<8xf32, #rtensor.layout<grid [2] axes [d0] tile [4]>> -> tensor<8xf32>
+// CHECK-NEXT:    func.return %n_1, %3 : tensor<2x4xf32>, tensor<8xf32>
+// CHECK-NOT:     rtensor.view

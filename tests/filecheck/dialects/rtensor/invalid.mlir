@@ -167,7 +167,7 @@
 %0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 %1 = rtensor.relayout "x/relayout" %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [-, d0] tile [8, 2]>>
 
-// CHECK: Operation does not verify: rtensor.relayout changes the tensor type from tensor<8x8xf32> to tensor<8x4xf32>
+// CHECK: Operation does not verify: rtensor.relayout changes the tensor type from tensor<8x8xf32> to tensor<8x4xf32> without a view map
 
 // -----
 
@@ -230,3 +230,28 @@
 // A rank-0 rtensor type prints without a shape and parses back; a dynamic dim is refused.
 "test.op"() : () -> !rtensor.tensor<?xf32, #rtensor.layout<grid [1] axes [-] tile [1]>>
 // CHECK: dim 0 is dynamic; only static shapes can be distributed
+
+// -----
+
+// A view's map must read inside its source.
+%x = "test.op"() : () -> tensor<8x4xf32>
+%0 = rtensor.view "s/Slice" %x map affine_map<(d0, d1) -> (d0 + 4, d1)> : tensor<8x4xf32> -> tensor<6x4xf32>
+
+// CHECK: Operation does not verify: rtensor.view: map (d0, d1) -> ((d0 + 4), d1) is not a view of tensor<8x4xf32> as tensor<6x4xf32>: result 0 ((d0 + 4)) ranges over [4, 9], outside [0, 8)
+
+// -----
+
+// A view's map has one dim per result dim.
+%x = "test.op"() : () -> tensor<8x4xf32>
+%0 = rtensor.view "r/Reshape" %x map affine_map<(d0) -> (d0 floordiv 4, d0 mod 4)> : tensor<8x4xf32> -> tensor<4x8xf32>
+
+// CHECK: Operation does not verify: rtensor.view: map (d0) -> ((d0 floordiv 4), (d0 mod 4)) is not a view of tensor<8x4xf32> as tensor<4x8xf32>: the map has 1 dims but the result has rank 2
+
+// -----
+
+// A view keeps the element type.
+%x = "test.op"() : () -> tensor<8x4xf32>
+%0 = rtensor.view "t/Transpose" %x map affine_map<(d0, d1) -> (d1, d0)> : tensor<8x4xf32> -> tensor<4x8xf16>
+
+// CHECK: Operation does not verify: rtensor.view: a view keeps the element type, got f32 -> f16
+

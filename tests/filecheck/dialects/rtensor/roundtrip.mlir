@@ -53,6 +53,18 @@ func.func @transfers(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // CHECK-NEXT:    func.return %2 : tensor<8x8xf32>
 // CHECK-NEXT:  }
 
+// A view before planning, and a relayout that applies a view (a transposing move).
+func.func @views(%x: tensor<8x4xf32>, %d: !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 4]>>) -> tensor<4x8xf32> {
+  %0 = rtensor.view "t/Transpose" %x map affine_map<(d0, d1) -> (d1, d0)> : tensor<8x4xf32> -> tensor<4x8xf32>
+  %1 = rtensor.relayout "c/relayout" %d map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 4]>> -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [2] axes [-, d0] tile [4, 4]>>
+  func.return %0 : tensor<4x8xf32>
+}
+// CHECK-LABEL: func.func @views(%x: tensor<8x4xf32>, %d: !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 4]>>) -> tensor<4x8xf32> {
+// CHECK-NEXT:    %0 = rtensor.view "t/Transpose" %x map affine_map<(d0, d1) -> (d1, d0)> : tensor<8x4xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    %1 = rtensor.relayout "c/relayout" %d map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 4]>> -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [2] axes [-, d0] tile [4, 4]>>
+// CHECK-NEXT:    func.return %0 : tensor<4x8xf32>
+// CHECK-NEXT:  }
+
 // An element-wise generic with a broadcast input, a plan without shift and an estimate.
 func.func @generic_elementwise(%x: !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>, %bias: !rtensor.tensor<1x8xf32, #rtensor.layout<grid [2, 1] axes [-, -] tile [1, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
   %0 = rtensor.generic "add"(%x, %bias) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [2, 1]>, estimate = #rtensor.estimate<cycles = 436, compute = 316, exchange = 0, sync = 120, bytes = 288>} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>, !rtensor.tensor<1x8xf32, #rtensor.layout<grid [2, 1] axes [-, -] tile [1, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {

@@ -1,0 +1,265 @@
+"""ONNX data-movement operators → `rtensor.view` ops (see `t10.passes.index_maps`).
+
+Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Slice, Split and Gather with constant
+indices move elements without arithmetic. Each becomes a view, `result[i] = x[map(i)]`; the
+plan search costs it inside the layout transition into each operator that reads it, and the
+conversion to rtensor folds view chains into that transition's relayout. Shapes, axes,
+starts and the like must be compile-time constants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+from typing import TYPE_CHECKING
+
+import numpy as np
+import onnx
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from t10.passes.index_maps import reshape_map, slice_map, transpose_map
+
+if TYPE_CHECKING:
+    from t10.lowering.onnx_frontend import _Importer
+
+Shape = tuple[int, ...]
+
+
+def _attrs(node: onnx.NodeProto) -> dict[str, object]:
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _axes(imp: _Importer, node: onnx.NodeProto, axes: Sequence[int], rank: int) -> list[int]:
+    result = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise imp.node_error(node, f"axis {a} is out of range for rank {rank}")
+        result.append(a % rank)
+    if len(set(result)) != len(result):
+        raise imp.node_error(node, f"axes {list(axes)} repeat an axis")
+    return result
+
+
+def _ints_input_or_attr(
+    imp: _Importer, node: onnx.NodeProto, index: int, attr: str
+) -> list[int] | None:
+    """Input `index` of the newer opsets (a constant), else attribute `attr`; None if neither."""
+    names = list(node.input)
+    if len(names) > index and names[index]:
+        return imp.known_ints(node, names[index], attr)
+    value = _attrs(node).get(attr)
+    return None if value is None else [int(v) for v in value]  # type: ignore[union-attr]
+
+
+def _define_view(
+    imp: _Importer, node: onnx.NodeProto, shape: Shape, view: AffineMap, out: int = 0
+) -> None:
+    value, source = imp.use(node.input[0])
+    if not shape:
+        raise imp.node_error(
+            node,
+            f"the result is a rank-0 (scalar) tensor; views to scalars are not supported "
+            f"(input shape {list(source)})",
+        )
+    index = out if len(node.output) > 1 else None
+    imp.define(node.output[out], imp.view(value, source, shape, view, index), shape)
+
+
+def _reshape_to(imp: _Importer, node: onnx.NodeProto, shape: Shape) -> None:
+    _, source = imp.use(node.input[0])
+    if prod(shape) != prod(source):
+        raise imp.node_error(
+            node, f"cannot reshape {list(source)} ({prod(source)} elements) to {list(shape)}"
+        )
+    _define_view(imp, node, shape, reshape_map(source, shape))
+
+
+def lower_transpose(imp: _Importer, node: onnx.NodeProto) -> None:
+    _, source = imp.use(node.input[0])
+    rank = len(source)
+    perm = [int(p) for p in _attrs(node).get("perm", list(range(rank))[::-1])]  # type: ignore[union-attr]
+    if sorted(perm) != list(range(rank)):
+        raise imp.node_error(node, f"perm {perm} is not a permutation of the {rank} axes")
+    _define_view(imp, node, tuple(source[p] for p in perm), transpose_map(perm))
+
+
+def lower_reshape(imp: _Importer, node: onnx.NodeProto) -> None:
+    _, source = imp.use(node.input[0])
+    requested = imp.known_ints(node, node.input[1], "shape")
+    allow_zero = bool(_attrs(node).get("allowzero", 0))
+    dims = [
+        source[i] if d == 0 and not allow_zero and i < len(source) else d
+        for i, d in enumerate(requested)
+    ]
+    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+        raise imp.node_error(node, f"shape {requested} is not a valid Reshape target")
+    if -1 in dims:
+        known = prod(d for d in dims if d != -1)
+        if known == 0 or prod(source) % known:
+            raise imp.node_error(
+                node, f"cannot reshape {list(source)} to {requested}: -1 cannot be inferred"
+            )
+        dims[dims.index(-1)] = prod(source) // known
+    _reshape_to(imp, node, tuple(dims))
+
+
+def lower_flatten(imp: _Importer, node: onnx.NodeProto) -> None:
+    _, source = imp.use(node.input[0])
+    axis = int(_attrs(node).get("axis", 1))  # type: ignore[arg-type]
+    if not -len(source) <= axis <= len(source):
+        raise imp.node_error(node, f"axis {axis} is out of range for rank {len(source)}")
+    axis = axis + len(source) if axis < 0 else axis
+    _reshape_to(imp, node, (prod(source[:axis]), prod(source[axis:])))
+
+
+def lower_squeeze(imp: _Importer, node: onnx.NodeProto) -> None:
+    _, source = imp.use(node.input[0])
+    given = _ints_input_or_attr(imp, node, 1, "axes")
+    if given is None:
+        axes = [d for d, s in enumerate(source) if s == 1]
+    else:
+        axes = _axes(imp, node, given, len(source))
+    if any(source[a] != 1 for a in axes):
+        raise imp.node_error(
+            node, f"cannot squeeze axes {given} of shape {list(source)}: size != 1"
+        )
+    _reshape_to(imp, node, tuple(s for d, s in enumerate(source) if d not in axes))
+
+
+def lower_unsqueeze(imp: _Importer, node: onnx.NodeProto) -> None:
+    _, source = imp.use(node.input[0])
+    given = _ints_input_or_attr(imp, node, 1, "axes")
+    if given is None:
+        raise imp.node_error(node, "Unsqueeze needs axes")
+    rank = len(source) + len(given)
+    axes = _axes(imp, node, given, rank)
+    rest = iter(source)
+    _reshape_to(imp, node, tuple(1 if d in axes else next(rest) for d in range(rank)))
+
+
+def _slice_view(
+    imp: _Importer,
+    node: onnx.NodeProto,
+    bounds: dict[int, tuple[int, int, int]],
+    out: int = 0,
+) -> None:
+    """Output `out` = x sliced per axis by python-style (start, end, step) `bounds` (ONNX
+    clamps out-of-range starts and ends the same way)."""
+    _, source = imp.use(node.input[0])
+    starts, steps, shape = [], [], []
+    for d, size in enumerate(source):
+        start, end, step = bounds.get(d, (0, size, 1))
+        if step == 0:
+            raise imp.node_error(node, f"step 0 on axis {d}")
+        picked = range(*slice(start, end, step).indices(size))
+        if not picked:
+            raise imp.node_error(
+                node, f"the slice {start}:{end}:{step} of axis {d} (size {size}) is empty"
+            )
+        starts.append(picked.start)
+        steps.append(picked.step)
+        shape.append(len(picked))
+    _define_view(imp, node, tuple(shape), slice_map(source, starts, steps), out)
+
+
+def lower_slice(imp: _Importer, node: onnx.NodeProto) -> None:
+    _, source = imp.use(node.input[0])
+    if len(node.input) >= 3:  # opset 10+: inputs
+        starts = imp.known_ints(node, node.input[1], "starts")
+        ends = imp.known_ints(node, node.input[2], "ends")
+        axes = _ints_input_or_attr(imp, node, 3, "axes")
+        steps = _ints_input_or_attr(imp, node, 4, "steps")
+    else:
+        attrs = _attrs(node)
+        starts = [int(v) for v in attrs.get("starts", [])]  # type: ignore[union-attr]
+        ends = [int(v) for v in attrs.get("ends", [])]  # type: ignore[union-attr]
+        axes = _ints_input_or_attr(imp, node, 3, "axes")
+        steps = None
+    axes = list(range(len(starts))) if axes is None else axes
+    steps = [1] * len(starts) if steps is None else steps
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise imp.node_error(node, "starts, ends, axes and steps must have the same length")
+    bounds = {
+        a: (s, e, st)
+        for a, s, e, st in zip(
+            _axes(imp, node, axes, len(source)), starts, ends, steps, strict=True
+        )
+    }
+    _slice_view(imp, node, bounds)
+
+
+def lower_split(imp: _Importer, node: onnx.NodeProto) -> None:
+    _, source = imp.use(node.input[0])
+    attrs = _attrs(node)
+    axis = _axes(imp, node, [int(attrs.get("axis", 0))], len(source))[0]  # type: ignore[arg-type]
+    sizes = _ints_input_or_attr(imp, node, 1, "split")
+    parts = len(node.output)
+    if sizes is None:
+        # equal parts (the last one smaller, opset 18's num_outputs rule)
+        chunk = -(-source[axis] // parts)
+        sizes = [min(chunk, source[axis] - i * chunk) for i in range(parts)]
+    if len(sizes) != parts or sum(sizes) != source[axis] or min(sizes) <= 0:
+        raise imp.node_error(
+            node, f"split sizes {sizes} do not cut axis {axis} (size {source[axis]}) into {parts}"
+        )
+    start = 0
+    for out, size in enumerate(sizes):
+        _slice_view(imp, node, {axis: (start, start + size, 1)}, out)
+        start += size
+
+
+def lower_gather(imp: _Importer, node: onnx.NodeProto) -> None:
+    """Gather of constant indices from a runtime tensor: a scalar index drops the axis; a
+    1-D arithmetic progression of indices is a strided slice. Other index sets (and
+    runtime indices, e.g. token ids into an embedding table) are refused."""
+    _, source = imp.use(node.input[0])
+    axis = _axes(imp, node, [int(_attrs(node).get("axis", 0))], len(source))[0]  # type: ignore[arg-type]
+    indices = np.asarray(imp.known_array(node, node.input[1], "indices"), dtype=np.int64)
+    size = source[axis]
+    if ((indices < -size) | (indices >= size)).any():
+        raise imp.node_error(node, f"indices {indices.tolist()} are out of range for size {size}")
+    indices = indices % size
+    flat = indices.reshape(-1)
+    steps = np.diff(flat)
+    if indices.ndim > 1 or (len(flat) > 1 and (steps != steps[0]).any()):
+        raise imp.node_error(
+            node,
+            f"indices {indices.tolist()} along axis {axis} are not a single index or an evenly "
+            "spaced run; only those Gathers are views (general index tensors are not supported)",
+        )
+    step = int(steps[0]) if len(flat) > 1 else 1
+    dim = AffineExpr.dimension
+    first = int(flat[0])
+    if indices.ndim == 0:  # the axis disappears: result dims after it shift down by one
+        exprs = [dim(d) if d < axis else dim(d - 1) for d in range(len(source))]
+        exprs[axis] = AffineExpr.constant(first)
+        shape = source[:axis] + source[axis + 1 :]
+    else:
+        exprs = [dim(d) for d in range(len(source))]
+        exprs[axis] = dim(axis) * step + first
+        shape = source[:axis] + (len(flat),) + source[axis + 1 :]
+    _define_view(imp, node, shape, AffineMap(len(shape), 0, tuple(exprs)))
+
+
+VIEW_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
+    "Flatten": lower_flatten,
+    "Gather": lower_gather,
+    "Reshape": lower_reshape,
+    "Slice": lower_slice,
+    "Split": lower_split,
+    "Squeeze": lower_squeeze,
+    "Transpose": lower_transpose,
+    "Unsqueeze": lower_unsqueeze,
+}
+"""op type → lowering to `rtensor.view`."""
+
+VIEW_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "Flatten": frozenset({"axis"}),
+    "Gather": frozenset({"axis"}),
+    "Reshape": frozenset({"allowzero"}),
+    "Slice": frozenset({"starts", "ends", "axes"}),
+    "Split": frozenset({"axis", "split", "num_outputs"}),
+    "Squeeze": frozenset({"axes"}),
+    "Transpose": frozenset({"perm"}),
+    "Unsqueeze": frozenset({"axes"}),
+}

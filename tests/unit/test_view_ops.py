@@ -1,0 +1,350 @@
+"""Views (Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Slice, Split, Gather of constant
+indices): their index maps against numpy, the traffic of a relayout that applies a view
+against a brute-force count, and models with views compiled, simulated and checked against
+onnxruntime, with the plan search's relayout estimates equal to the simulated cycles."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir.affine import AffineMap
+
+from t10.errors import T10Error
+from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.index_maps import (
+    map_problem,
+    reshape_map,
+    slice_map,
+    source_indices,
+    transpose_map,
+)
+from t10.passes.plan import Layout
+from t10.passes.t10_compile import pipeline
+from t10.report import PlannedOp, planned_ops
+from t10.sim.chip_spec import load_chip
+from t10.sim.layouts import grid_coords, local_indices, relayout_traffic, view_move
+from t10.sim.simulator import SimResult, simulate
+
+CHIPS = ["test-16", "ipu-mk2"]
+RTOL, ATOL = 1e-4, 1e-5
+
+
+# --------------------------------------------------------------------------------------------
+# Index maps
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        ((8, 16, 768), (8, 16, 12, 64)),
+        ((2, 12, 16, 64), (2, 12, 1024)),
+        ((5, 1), (5,)),
+        ((5,), (1, 5, 1)),
+        ((2, 1, 3), (6,)),
+        ((6, 4), (4, 6)),
+        ((3, 4, 5), (60,)),
+        ((4, 6), (2, 2, 2, 3)),
+        ((2, 3, 4), (4, 3, 2)),
+    ],
+)
+def test_reshape_map_is_numpy_reshape(source: tuple[int, ...], result: tuple[int, ...]) -> None:
+    x = np.arange(np.prod(source)).reshape(source)
+    view = reshape_map(source, result)
+    assert map_problem(view, source, result) is None
+    np.testing.assert_array_equal(x[source_indices(view, result)], x.reshape(result))
+
+
+def test_reshape_map_touches_only_the_dims_it_mixes() -> None:
+    assert str(reshape_map((8, 16, 768), (8, 16, 12, 64))) == (
+        "(d0, d1, d2, d3) -> (d0, d1, ((d2 * 64) + d3))"
+    )
+
+
+def test_transpose_and_slice_maps_are_numpy() -> None:
+    x = np.arange(120).reshape(2, 3, 4, 5)
+    perm = (3, 0, 2, 1)
+    view = transpose_map(perm)
+    result = tuple(x.shape[p] for p in perm)
+    np.testing.assert_array_equal(x[source_indices(view, result)], x.transpose(perm))
+    view = slice_map(x.shape, [1, 2, 3, 0], [1, -1, -2, 2])
+    want = x[1:, 2::-1, 3::-2, ::2]
+    assert map_problem(view, x.shape, want.shape) is None
+    np.testing.assert_array_equal(x[source_indices(view, want.shape)], want)
+
+
+def test_map_problem_names_an_out_of_range_read() -> None:
+    view = slice_map((8,), [4], [1])
+    assert map_problem(view, (8,), (6,)) == "result 0 ((d0 + 4)) ranges over [4, 9], outside [0, 8)"
+
+
+# --------------------------------------------------------------------------------------------
+# Traffic of a relayout through a view
+# --------------------------------------------------------------------------------------------
+
+
+def _holdings(layout: Layout, view: AffineMap | None, source: tuple[int, ...]) -> list[set[int]]:
+    """Per core, the flat source indices its buffer holds (brute force)."""
+    local = local_indices(layout, grid_coords(layout.grid))
+    out = []
+    for c in range(layout.cores):
+        held = set()
+        for idx in np.ndindex(*layout.local_shape()):
+            point = [int(local[d][c, i]) for d, i in enumerate(idx)]
+            if min(point) < 0:
+                continue
+            if view is not None:
+                point = list(view.eval(point, []))
+            held.add(int(np.ravel_multi_index(point, source)))
+        out.append(held)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "view"),
+    [
+        (  # transpose a row-split tensor into a row-split transpose: an all-to-all
+            Layout((4, 6), (2,), (0, None), (2, 6)),
+            Layout((6, 4), (3,), (0, None), (2, 4)),
+            transpose_map((1, 0)),
+        ),
+        (  # split heads of a replicated tensor: nothing to receive
+            Layout((4, 6), (2, 2), (0, None), (2, 6)),
+            Layout((4, 2, 3), (2, 2), (0, 1, None), (2, 1, 3)),
+            reshape_map((4, 6), (4, 2, 3)),
+        ),
+        (  # a strided slice onto more cores than the source uses
+            Layout((8, 4), (2,), (None, 0), (8, 2)),
+            Layout((4, 4), (4,), (0, None), (1, 4)),
+            slice_map((8, 4), [1, 0], [2, 1]),
+        ),
+    ],
+)
+def test_view_move_counts_what_each_core_lacks(src: Layout, dst: Layout, view: AffineMap) -> None:
+    move = view_move(src, dst, view)
+    held = _holdings(src, None, src.shape)
+    need = _holdings(dst, view, src.shape)
+    for c, wanted in enumerate(need):
+        own = held[c] if c < len(held) else set()
+        assert move.received[c] == len(wanted - own)
+        assert move.copied[c] == len(wanted & own)
+    holders = {e: sum(e in h for h in held) for e in range(int(np.prod(src.shape)))}
+    for c, own in enumerate(held):
+        requests = sum(
+            1 / holders[e]
+            for d, wanted in enumerate(need)
+            for e in wanted - (held[d] if d < len(held) else set())
+            if e in own
+        )
+        assert move.sent[c] == pytest.approx(requests)
+
+
+def test_identity_view_move_is_the_plain_relayout() -> None:
+    src = Layout((6, 5), (2, 3), (0, 1), (3, 2))
+    dst = Layout((6, 5), (4,), (None, 0), (6, 2))
+    move = view_move(src, dst, AffineMap.identity(2))
+    sent, received = relayout_traffic(src, dst)
+    np.testing.assert_allclose(move.sent, sent)
+    np.testing.assert_allclose(move.received, received)
+
+
+def test_a_view_that_keeps_every_core_s_buffer_moves_nothing() -> None:
+    src = Layout((4, 6), (4,), (0, None), (1, 6))
+    dst = Layout((4, 2, 3), (4,), (0, None, None), (1, 2, 3))
+    move = view_move(src, dst, reshape_map((4, 6), (4, 2, 3)))
+    assert move.in_place and not move.received.any() and not move.copied.any()
+
+
+# --------------------------------------------------------------------------------------------
+# Models with views, end to end
+# --------------------------------------------------------------------------------------------
+
+
+def _ints(name: str, values: list[int]) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def _model(
+    nodes: list[onnx.NodeProto],
+    inputs: dict[str, list[int]],
+    outputs: list[str],
+    initializers: list[onnx.TensorProto],
+    opset: int = 17,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "views",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs.items()],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 9
+    return model
+
+
+def attention(b: int = 2, s: int = 16, heads: int = 4, dh: int = 8) -> onnx.ModelProto:
+    """Multi-head self-attention written with Reshape / Transpose, as exporters write it."""
+    d = heads * dh
+    rng = np.random.default_rng(0)
+    weights = [
+        numpy_helper.from_array((rng.standard_normal((d, d)) / np.sqrt(d)).astype(np.float32), n)
+        for n in ("wq", "wk", "wv", "wo")
+    ]
+    node = helper.make_node
+    nodes = [node("MatMul", ["x", f"w{n}"], [n]) for n in "qkv"]
+    nodes += [node("Reshape", [n, "heads"], [f"{n}4"]) for n in "qkv"]
+    nodes += [
+        node("Transpose", ["q4"], ["qt"], perm=[0, 2, 1, 3]),
+        node("Transpose", ["k4"], ["kt"], perm=[0, 2, 3, 1]),
+        node("Transpose", ["v4"], ["vt"], perm=[0, 2, 1, 3]),
+        node("MatMul", ["qt", "kt"], ["scores"]),
+        node("Div", ["scores", "sqrt_dh"], ["scaled"]),
+        node("Softmax", ["scaled"], ["p"], axis=-1),
+        node("MatMul", ["p", "vt"], ["o"]),
+        node("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]),
+        node("Reshape", ["ot", "merged"], ["om"]),
+        node("MatMul", ["om", "wo"], ["y"]),
+    ]
+    extra = [
+        _ints("heads", [b, s, heads, dh]),
+        _ints("merged", [b, s, d]),
+        numpy_helper.from_array(np.array([np.sqrt(dh)], np.float32), "sqrt_dh"),
+    ]
+    return _model(nodes, {"x": [b, s, d]}, ["y"], weights + extra)
+
+
+def compile_model(model: onnx.ModelProto, chip: str) -> tuple[ModuleOp, list[PlannedOp]]:
+    """The chip-level module, and the planned ops (read after the plan search)."""
+    module = import_onnx(model)
+    plan_search, *lowering = pipeline(chip, "t10", 0.5)
+    plan_search.apply(Context(), module)
+    planned = planned_ops(module)
+    for p in lowering:
+        p.apply(Context(), module)
+    return module, planned
+
+
+def run_and_check(model: onnx.ModelProto, chip: str) -> tuple[list[PlannedOp], SimResult]:
+    rng = np.random.default_rng(1)
+    feeds = {
+        i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(
+            np.float32
+        )
+        for i in model.graph.input
+    }
+    module, planned = compile_model(model, chip)
+    result = simulate(module, load_chip(chip), feeds)
+    want = ort.InferenceSession(model.SerializeToString()).run(None, feeds)
+    for vi, w in zip(model.graph.output, want, strict=True):
+        np.testing.assert_allclose(result.outputs[vi.name], w, rtol=RTOL, atol=ATOL)
+    return planned, result
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_attention_matches_onnxruntime_and_its_relayout_estimates(chip: str) -> None:
+    planned_list, result = run_and_check(attention(), chip)
+    planned = {p.name: p for p in planned_list}
+    relayouts = [op for op in result.report.ops if op.name.endswith("/relayout")]
+    assert relayouts
+    for op in relayouts:
+        assert planned[op.name].estimated_cycles == op.cycles, op.name
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_views_of_inputs_and_views_returned(chip: str) -> None:
+    node = helper.make_node
+    nodes = [
+        node("Transpose", ["x"], ["xt"], perm=[1, 0]),
+        node("MatMul", ["xt", "w"], ["m"]),
+        node("Unsqueeze", ["m", "zero"], ["u"]),
+        node("Flatten", ["u"], ["f"], axis=-1),
+        node("Split", ["m"], ["top", "bottom"], axis=0),
+        node("Squeeze", ["top_row"], ["row"]),
+        node("Slice", ["bottom", "s0", "s1", "s_axes", "s_steps"], ["tail"]),
+        node("Gather", ["m", "two"], ["col"], axis=1),
+        node("Gather", ["m", "run"], ["cols"], axis=1),
+        node("Slice", ["top", "r0", "r1", "r_axes"], ["top_row"]),
+    ]
+    w = np.random.default_rng(2).standard_normal((6, 5)).astype(np.float32)
+    inits = [
+        numpy_helper.from_array(w, "w"),
+        _ints("zero", [0]),
+        _ints("s0", [-1]),
+        _ints("s1", [-100]),
+        _ints("s_axes", [1]),
+        _ints("s_steps", [-2]),
+        numpy_helper.from_array(np.array(2, dtype=np.int64), "two"),
+        _ints("run", [4, 2, 0]),
+        _ints("r0", [0]),
+        _ints("r1", [1]),
+        _ints("r_axes", [0]),
+    ]
+    nodes = [nodes[-1], *nodes[:-1]]  # the Slice feeding the Squeeze goes first
+    nodes.insert(5, nodes.pop(0))
+    model = _model(nodes, {"x": [6, 4]}, ["f", "row", "tail", "col", "cols"], inits)
+    run_and_check(model, chip)
+
+
+def test_split_heads_of_a_matmul_needs_no_exchange() -> None:
+    """A Reshape that only splits a dim the producer does not partition moves nothing when
+    the consumer keeps the producer's placement; the planner then prefers that."""
+    node = helper.make_node
+    nodes = [
+        node("MatMul", ["x", "w"], ["m"]),
+        node("Reshape", ["m", "heads"], ["h"]),
+        node("Relu", ["h"], ["y"]),
+    ]
+    w = np.random.default_rng(3).standard_normal((32, 64)).astype(np.float32)
+    model = _model(
+        nodes,
+        {"x": [64, 32]},
+        ["y"],
+        [numpy_helper.from_array(w, "w"), _ints("heads", [64, 4, 16])],
+    )
+    _, result = run_and_check(model, "test-16")
+    moved = [op for op in result.report.ops if op.name == "Relu_2/relayout"]
+    assert all(op.exchange_cycles == 0 for op in moved)
+
+
+@pytest.mark.parametrize(
+    ("node", "inits", "message"),
+    [
+        (
+            helper.make_node("Gather", ["x", "idx"], ["y"], axis=0),
+            [_ints("idx", [0, 3, 1])],
+            r"indices \[0, 3, 1\] along axis 0 are not a single index or an evenly spaced run",
+        ),
+        (
+            helper.make_node("Reshape", ["x", "shape"], ["y"]),
+            [_ints("shape", [5, -1, -1])],
+            "Target shape may not have multiple -1 dimensions",
+        ),
+        (
+            helper.make_node("Transpose", ["x"], ["y"], perm=[0, 0]),
+            [],
+            "Attribute perm for Transpose has repeated value: 0",
+        ),
+        (
+            helper.make_node("Slice", ["x", "a", "a"], ["y"]),
+            [_ints("a", [2])],
+            r"the slice 2:2:1 of axis 0 \(size 4\) is empty",
+        ),
+    ],
+)
+def test_bad_views_are_clear_errors(node: onnx.NodeProto, inits: list, message: str) -> None:
+    graph = helper.make_graph(
+        [node],
+        "bad",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(T10Error, match=message):
+        import_onnx(model)
