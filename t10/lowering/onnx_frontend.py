@@ -1039,7 +1039,9 @@ def _is_constant_false(imp: _Importer, name: str) -> bool:
 
 
 def _lower_cast(imp: _Importer, node: onnx.NodeProto) -> None:
-    """Cast float32 → float32 (every value is float32) is the identity; any other is refused."""
+    """Cast to FLOAT of a runtime value (float32, or an integer graph input already held as
+    its exact float32) is the identity; any other target is refused. Casts of known values
+    are folded."""
     to = int(_attributes(node)["to"])
     if to != _FLOAT:
         raise imp.node_error(
