@@ -44,6 +44,7 @@ from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.report import (
     CheckResult,
+    InputSpec,
     PlannedOp,
     build_report,
     check_outputs,
@@ -187,6 +188,20 @@ class RunResult:
     check: CheckResult | None
 
 
+def _check_integer_inputs(specs: Sequence[InputSpec], inputs: dict[str, np.ndarray]) -> None:
+    """An integer ONNX input must be given with its integer dtype (onnxruntime needs it for
+    --check; the simulator computes with its exact float32 value)."""
+    for spec in specs:
+        value = inputs.get(spec.name)
+        if spec.onnx_type is None or value is None or value.dtype == np.dtype(spec.onnx_type):
+            continue
+        raise T10Error(
+            f"input '{spec.name}' is an integer graph input ({spec.onnx_type}), but the given "
+            f"array has dtype {value.dtype}: give it as {spec.onnx_type} (numpy.savez(..., "
+            f"{spec.name}=array.astype('{spec.onnx_type}')))"
+        )
+
+
 def run_model(
     model_path: str,
     chip: str = DEFAULT_CHIP,
@@ -200,8 +215,10 @@ def run_model(
     from t10.sim.simulator import simulate
 
     compiled = compile_model(model_path, chip, planner, min_utilization)
+    specs = input_specs(compiled.module)
     if inputs is None:
-        inputs = random_inputs(input_specs(compiled.module), seed)
+        inputs = random_inputs(specs, seed)
+    _check_integer_inputs(specs, inputs)
     result = simulate(compiled.module, compiled.chip, inputs)
     checked = None
     if check is not None:
@@ -344,9 +361,12 @@ def make_parser() -> argparse.ArgumentParser:
                                      "numbers and print cycles, plans and SRAM per operator.")
     _compile_options(run)
     run.add_argument("--inputs", metavar="IN.npz",
-                     help="input arrays keyed by ONNX input name (default: seeded random)")
+                     help="input arrays keyed by ONNX input name, integer inputs (INT64, "
+                          "INT32, BOOL) in their dtype with |x| <= 2**24 (default: seeded "
+                          "random)")
     run.add_argument("--seed", type=int, default=0,
-                     help="seed of the standard-normal float32 random inputs (default 0)")
+                     help="seed of the random inputs: standard-normal float32, and integers "
+                          "in [0, 2) for integer (INT64, INT32, BOOL) inputs (default 0)")
     run.add_argument("--outputs", metavar="OUT.npz",
                      help="save the simulated outputs, keyed by ONNX output name")
     run.add_argument("--check", action="store_true",

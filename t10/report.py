@@ -79,10 +79,12 @@ class SimReportLike(Protocol):
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One graph input of `@main`: its ONNX name and static shape (float32)."""
+    """One graph input of `@main`: its ONNX name, static shape and, for an integer ONNX input
+    (a float32 argument holding integers), its ONNX type (`t10.onnx_type`: int64, int32, bool)."""
 
     name: str
     shape: tuple[int, ...]
+    onnx_type: str | None = None
 
 
 def _main_func(module: ModuleOp) -> func.FuncOp | None:
@@ -98,20 +100,29 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
     specs: list[InputSpec] = []
     attrs = main.arg_attrs.data if main.arg_attrs is not None else ()
     for i, arg in enumerate(main.body.block.args):
-        name = f"input{i}"
+        name, onnx_type = f"input{i}", None
         if i < len(attrs) and isinstance(attrs[i], DictionaryAttr):
             attr = attrs[i].data.get("t10.name")
             if isinstance(attr, StringAttr):
                 name = attr.data
+            attr = attrs[i].data.get("t10.onnx_type")
+            if isinstance(attr, StringAttr):
+                onnx_type = attr.data
         shape = tuple(arg.type.get_shape()) if isinstance(arg.type, TensorType) else ()
-        specs.append(InputSpec(name, shape))
+        specs.append(InputSpec(name, shape, onnx_type))
     return specs
 
 
 def random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
-    """Seeded standard-normal float32 inputs, drawn in argument order from one generator."""
+    """Seeded inputs, drawn in argument order from one generator: standard-normal float32,
+    and for an integer input integers in [0, 2) of its ONNX type (a valid 0/1 mask)."""
     rng = np.random.default_rng(seed)
-    return {s.name: rng.standard_normal(s.shape).astype(np.float32) for s in specs}
+    return {
+        s.name: rng.standard_normal(s.shape).astype(np.float32)
+        if s.onnx_type is None
+        else rng.integers(0, 2, s.shape).astype(np.dtype(s.onnx_type))
+        for s in specs
+    }
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,18 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
   and numpy broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh,
   erf, sqrt, powf) where ``arith`` has none (see ``_ELEMENTWISE_BODIES``).
 
-Initializers and ``Constant`` nodes become ``arith.constant`` ops holding the exact float32
-bytes; ``Identity``, inference ``Dropout`` and float32 → float32 ``Cast`` are pass-throughs.
+Static folding: a node whose inputs are all compile-time known (initializers, ``Constant``
+nodes, results of folded nodes; any input of ``Shape``, since every shape is static) is
+evaluated at import time by ``onnx.reference.ReferenceEvaluator`` and its outputs become known
+constants of any element type. A known float32 constant read by compute becomes an
+``arith.constant`` holding the exact bytes; other known constants serve only as attribute-like
+inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identity``, inference
+``Dropout`` and ``Cast`` to float32 are pass-throughs; ``Where`` with a known condition is an
+element-wise ``select``, ``Expand`` a broadcasting identity generic.
+
+INT64 / INT32 / BOOL graph inputs are accepted when every use of them reaches a ``Cast`` to
+FLOAT through ``INTEGER_PASSTHROUGH_OPS``: they become f32 arguments (the exact float of each
+integer) tagged ``t10.onnx_type``.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import IO, Any
 import numpy as np
 import onnx
 from onnx import numpy_helper
+from onnx.reference import ReferenceEvaluator
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import (
@@ -43,7 +54,7 @@ from xdsl.dialects.builtin import (
     f32,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.frontend import Frontend
 
@@ -59,13 +70,37 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from xdsl.dialects.linalg import GenericOp, YieldOp
 
-__all__ = ["OnnxFrontend", "SUPPORTED_OPS", "import_onnx"]
+__all__ = ["INTEGER_PASSTHROUGH_OPS", "OnnxFrontend", "SUPPORTED_OPS", "import_onnx"]
 
 Shape = tuple[int, ...]
 BodyFn = Callable[["_BodyBuilder", Sequence[SSAValue]], SSAValue]
 
 T10_NAME = "t10.name"
+T10_ONNX_TYPE = "t10.onnx_type"
 _FLOAT = onnx.TensorProto.FLOAT
+_INTEGER_INPUT_TYPES = {
+    onnx.TensorProto.INT64: "int64",
+    onnx.TensorProto.INT32: "int32",
+    onnx.TensorProto.BOOL: "bool",
+}
+"""Integer graph input types (→ ``t10.onnx_type``) accepted when they are only cast to FLOAT."""
+
+INTEGER_PASSTHROUGH_OPS: frozenset[str] = frozenset({"Identity", *VIEW_OPS})
+"""Ops an integer graph input may pass through (as their data input) on its way to a Cast to
+FLOAT: they move values without computing on them."""
+
+_NEVER_FOLDED = frozenset(
+    {
+        "Bernoulli",
+        "Dropout",  # its own lowering refuses training mode instead of folding a random mask
+        "Multinomial",
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+    }
+)
+"""Ops whose result is not a function of their inputs: never evaluated at import time."""
 _LEGACY_OPSET = 7
 """Default-domain opsets before numpy broadcasting (legacy `broadcast`/`axis` attributes): their
 attribute errors come with a conversion hint (to `_CONVERT_TO_OPSET`)."""
@@ -128,9 +163,10 @@ def _import_bytes(data: bytes, name: str, base_dir: pathlib.Path | None) -> Modu
 
 
 def _import_model_proto(model: onnx.ModelProto, name: str) -> ModuleOp:
-    _check_supported_ops(model, name)
+    foldable = _foldable_nodes(model.graph)
+    _check_supported_ops(model, name, foldable)
     _check_model(model, name)
-    return _Importer(_strict_shape_inference(model, name), name).run()
+    return _Importer(_strict_shape_inference(model, name), name, foldable).run()
 
 
 def _check_model(model: onnx.ModelProto, name: str) -> None:
@@ -167,14 +203,47 @@ def _op_key(node: onnx.NodeProto) -> str:
     return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
 
 
-def _check_supported_ops(model: onnx.ModelProto, name: str) -> None:
-    counts = Counter(_op_key(n) for n in model.graph.node if _op_key(n) not in SUPPORTED_OPS)
+def _foldable_nodes(graph: onnx.GraphProto) -> set[int]:
+    """Indices of the nodes evaluated at import time: default-domain nodes without subgraphs
+    or randomness whose inputs are all known (initializers, outputs of foldable nodes), and
+    every ``Shape`` (shapes are static)."""
+    known = {t.name for t in graph.initializer}
+    subgraph = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    foldable: set[int] = set()
+    for index, node in enumerate(graph.node):
+        if (
+            node.domain not in ("", "ai.onnx")
+            or node.op_type in _NEVER_FOLDED
+            or any(a.type in subgraph for a in node.attribute)
+        ):
+            continue
+        if node.op_type == "Shape" or all(n in known for n in node.input if n):
+            foldable.add(index)
+            known.update(o for o in node.output if o)
+    return foldable
+
+
+def _check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) -> None:
+    """Every node that is not folded needs a lowering."""
+    counts = Counter(
+        _op_key(n)
+        for i, n in enumerate(model.graph.node)
+        if i not in foldable and _op_key(n) not in SUPPORTED_OPS
+    )
     if counts:
         found = ", ".join(f"{op} ({c})" for op, c in sorted(counts.items()))
         raise T10Error(
             f"unsupported ONNX operators in model '{name}': {found}; "
             f"supported: {', '.join(sorted(SUPPORTED_OPS))}"
         )
+
+
+def _np_dtype_name(dtype: np.dtype) -> str:
+    """The ONNX name of a numpy dtype (``int64`` → ``INT64``)."""
+    try:
+        return _dtype_name(onnx.helper.np_dtype_to_tensor_dtype(dtype))
+    except (KeyError, ValueError, TypeError):
+        return str(dtype)
 
 
 def _dtype_name(elem_type: int) -> str:
@@ -293,6 +362,13 @@ class _BodyBuilder:
     def sqrt(self, a: SSAValue) -> SSAValue:
         return self._add(math.SqrtOp(a))
 
+    def cmpf_one(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``a != b`` (ordered: false when either is NaN), an ``i1``."""
+        return self._add(arith.CmpfOp(a, b, "one"))
+
+    def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.SelectOp(c, a, b))
+
 
 # --------------------------------------------------------------------------------------------
 # The importer
@@ -300,17 +376,20 @@ class _BodyBuilder:
 
 
 class _Importer:
-    def __init__(self, model: onnx.ModelProto, model_name: str) -> None:
+    def __init__(self, model: onnx.ModelProto, model_name: str, foldable: set[int]) -> None:
         self.model = model
         self.graph = model.graph
         self.model_name = model_name
+        self.foldable = foldable
         self.constants: list[Operation] = []  # initializers, emitted first
         self.ops: list[Operation] = []  # everything else, in graph order
         self.values: dict[str, SSAValue] = {}
-        self.int_constants: dict[str, np.ndarray] = {}  # INT64 Constant nodes (e.g. axes)
         self.shapes: dict[str, Shape] = {}
+        self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
+        self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
         self.initializers = {t.name: t for t in self.graph.initializer}
         self.node_name = ""
+        self.node_op = ""
         self.consumed = {n for node in self.graph.node for n in node.input} | {
             vi.name for vi in self.graph.output
         }
@@ -318,6 +397,7 @@ class _Importer:
             (o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
             _CONVERT_TO_OPSET,
         )
+        self.opsets = {o.domain or "": o.version for o in model.opset_import}
 
     # -- errors --------------------------------------------------------------------------
 
@@ -329,8 +409,9 @@ class _Importer:
 
     # -- value types -----------------------------------------------------------------------
 
-    def static_f32_shape(self, vi: onnx.ValueInfoProto, role: str) -> Shape:
-        """The static shape of a float32 graph input/output; clear errors otherwise."""
+    def static_input_shape(self, vi: onnx.ValueInfoProto, role: str) -> Shape:
+        """The static shape of a float32 graph input (or an integer one only cast to FLOAT);
+        clear errors otherwise."""
         if not vi.type.HasField("tensor_type"):
             kind = vi.type.WhichOneof("value") or "unknown"
             raise self.error(
@@ -338,7 +419,9 @@ class _Importer:
                 "only tensors are supported"
             )
         tt = vi.type.tensor_type
-        if tt.elem_type != _FLOAT:
+        if tt.elem_type in _INTEGER_INPUT_TYPES:
+            self.check_integer_input(vi.name, tt.elem_type)
+        elif tt.elem_type != _FLOAT:
             raise self.error(
                 f"{role} '{vi.name}' has element type {_dtype_name(tt.elem_type)}; "
                 "only float32 (FLOAT) tensors are supported"
@@ -370,6 +453,38 @@ class _Importer:
                 f"{{'{vi.name}': [{example}]}}, {{<outputs>}}) using concrete sizes"
             )
         return tuple(dims)
+
+    def check_integer_input(self, name: str, elem_type: int) -> None:
+        """Every use of integer graph input ``name`` must reach a Cast to FLOAT, through
+        ``INTEGER_PASSTHROUGH_OPS`` (as their data input); ``Shape`` reads only its shape."""
+        consumers: dict[str, list[tuple[str, onnx.NodeProto]]] = {}
+        for index, node in enumerate(self.graph.node):
+            for n in node.input:
+                consumers.setdefault(n, []).append((node.name or f"{node.op_type}_{index}", node))
+        outputs = {vi.name for vi in self.graph.output}
+        prefix = f"graph input '{name}' has element type {_dtype_name(elem_type)}"
+        fix = (
+            "an integer graph input may only be cast to FLOAT (Cast to=FLOAT), directly or "
+            f"through {', '.join(sorted(INTEGER_PASSTHROUGH_OPS))}; t10 computes float32 only"
+        )
+        pending = [name]
+        while pending:
+            value = pending.pop()
+            if value in outputs:
+                raise self.error(f"{prefix}; it reaches graph output '{value}': {fix}")
+            for node_name, node in consumers.get(value, []):
+                is_data = node.input[0] == value
+                if node.op_type in INTEGER_PASSTHROUGH_OPS and is_data:
+                    pending.extend(o for o in node.output[:1] if o)
+                elif node.op_type == "Shape" or (
+                    node.op_type == "Cast" and _attributes(node).get("to") == _FLOAT
+                ):
+                    continue
+                else:
+                    via = "" if value == name else f" (as '{value}')"
+                    raise self.error(
+                        f"{prefix}; node '{node_name}' ({node.op_type}) reads it{via}: {fix}"
+                    )
 
     def check_output_type(self, vi: onnx.ValueInfoProto) -> None:
         tt = vi.type.tensor_type
@@ -422,57 +537,111 @@ class _Importer:
 
     def initializer_array(self, t: onnx.TensorProto) -> np.ndarray:
         shape = tuple(int(d) for d in t.dims)
-        if t.raw_data and len(t.raw_data) == 4 * int(np.prod(shape, dtype=np.int64)):
+        if (
+            t.data_type == _FLOAT
+            and t.raw_data
+            and len(t.raw_data) == 4 * int(np.prod(shape, dtype=np.int64))
+        ):
             return np.frombuffer(t.raw_data, dtype="<f4").reshape(shape)  # no copy
         try:
             return numpy_helper.to_array(t)
         except Exception as e:
             raise self.error(f"cannot read initializer '{t.name}': {_first_lines(e)}") from None
 
-    def add_constant(self, name: str, arr: np.ndarray, origin: str, *, hoist: bool) -> None:
-        if arr.dtype != np.dtype("<f4"):
-            raise self.error(
-                f"{origin} '{name}' has element type {arr.dtype}; only float32 is supported"
-            )
+    def add_constant(self, name: str, arr: np.ndarray, *, hoist: bool) -> SSAValue:
         shape = tuple(int(d) for d in arr.shape)
         op = arith.ConstantOp(_dense(shape, arr))
         (self.constants if hoist else self.ops).append(op)
         self.define(name, op.result, shape)
+        return op.result
 
-    def use(self, name: str) -> tuple[SSAValue, Shape]:
-        """The value named ``name``; initializers are materialized on first use."""
-        if name not in self.values:
-            tensor_proto = self.initializers.get(name)
-            if name in self.int_constants:
-                raise self.error(
-                    f"INT64 constant '{name}' (used by '{self.node_name}') is only supported as "
-                    "the axes of a reduction; only float32 tensors are computed"
-                )
-            if tensor_proto is None:
-                raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
-            if tensor_proto.data_type != _FLOAT:
-                raise self.error(
-                    f"initializer '{name}' has element type "
-                    f"{_dtype_name(tensor_proto.data_type)}; only float32 (FLOAT) is supported"
-                )
-            self.add_constant(name, self.initializer_array(tensor_proto), "initializer", hoist=True)
-        return self.values[name], self.shapes[name]
+    # -- known (compile-time) values -------------------------------------------------------
 
-    def known_array(self, node: onnx.NodeProto, name: str, what: str) -> np.ndarray:
-        """The compile-time value of input `name` (an initializer or a Constant node)."""
-        if name in self.int_constants:
-            return self.int_constants[name]
-        tensor_proto = self.initializers.get(name)
-        if tensor_proto is None:
+    def is_known(self, name: str) -> bool:
+        return name in self.known or name in self.initializers
+
+    def constant(self, name: str) -> np.ndarray:
+        """The value of a known name (an initializer, or a folded node's output)."""
+        if name not in self.known:
+            self.known[name] = self.initializer_array(self.initializers[name])
+        return self.known[name]
+
+    def known_input(self, node: onnx.NodeProto, name: str, role: str) -> np.ndarray:
+        """An attribute-like input (shape, axes, condition): it must be known."""
+        if not self.is_known(name):
             raise self.node_error(
                 node,
-                f"{what} '{name}' must be a constant (an initializer or a Constant node): "
-                f"the compiler needs the {what} at compile time",
+                f"{role} '{name}' must be a compile-time constant (an initializer, a Constant "
+                "node, or computed from those and from shapes): it is computed at run time",
             )
-        return numpy_helper.to_array(tensor_proto)
+        return self.constant(name)
 
-    def known_ints(self, node: onnx.NodeProto, name: str, what: str) -> list[int]:
-        return [int(v) for v in self.known_array(node, name, what).reshape(-1)]
+    def shape_of(self, name: str) -> Shape:
+        if self.is_known(name):
+            return tuple(int(d) for d in self.constant(name).shape)
+        return self.use(name)[1]
+
+    def fold(self, node: onnx.NodeProto) -> None:
+        """Evaluate ``node`` with the ONNX reference implementation; its outputs become known.
+        Only ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
+        feeds = {
+            n: self.constant(n)
+            if self.is_known(n)
+            else np.broadcast_to(np.float32(0), self.shape_of(n))
+            for n in node.input
+            if n
+        }
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # numpy overflow etc. are the op's semantics
+                results = ReferenceEvaluator(node, opsets=self.opsets).run(None, feeds)
+        except Exception as e:
+            raise self.node_error(
+                node,
+                "all its inputs are compile-time constants, but evaluating it at compile time "
+                f"failed: {type(e).__name__}: {_first_lines(e, 2)}",
+            ) from None
+        for name, value in zip(node.output, results, strict=False):
+            if name:
+                self.known[name] = np.asarray(value)
+
+    def use(self, name: str) -> tuple[SSAValue, Shape]:
+        """The runtime value named ``name``; a known float32 constant becomes an
+        ``arith.constant`` on first use (initializers hoisted); other known values are refused."""
+        if name not in self.values:
+            if not self.is_known(name):
+                raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
+            arr = self.constant(name)
+            if arr.dtype != np.float32:
+                origin = "initializer" if name in self.initializers else "constant"
+                user = (
+                    "the graph outputs"
+                    if self.node_op == ""
+                    else f"node '{self.node_name}' ({self.node_op})"
+                )
+                raise self.error(
+                    f"{origin} '{name}' has element type {_np_dtype_name(arr.dtype)} and "
+                    f"{user} computes with it; t10 computes float32 (FLOAT) tensors only: a "
+                    "non-float constant may only be an attribute-like input (a shape, axes, a "
+                    "Where condition) or an input of nodes evaluated at compile time"
+                )
+            self.add_constant(name, arr, hoist=name in self.initializers)
+        return self.values[name], self.shapes[name]
+
+    def known_ints(self, node: onnx.NodeProto, name: str, role: str) -> list[int]:
+        """A known integer input (a shape, axes, starts, ...) as a list."""
+        return [int(v) for v in self.known_input(node, name, role).reshape(-1)]
+
+    def mask(self, node: onnx.NodeProto, name: str) -> tuple[SSAValue, Shape]:
+        """Known condition ``name`` as a float32 0/1 ``arith.constant`` (made once)."""
+        cond = self.known_input(node, name, "condition")
+        if name not in self.masks:
+            op = arith.ConstantOp(_dense(cond.shape, cond.astype(bool).astype(np.float32)))
+            self.ops.append(op)
+            if hint := _name_hint(f"{name}_f32"):
+                op.result.name_hint = hint
+            self.masks[name] = op.result
+        return self.masks[name], tuple(int(d) for d in cond.shape)
 
     # -- generic builders ------------------------------------------------------------------
 
@@ -627,11 +796,16 @@ class _Importer:
     def run(self) -> ModuleOp:
         arg_names: list[str] = []
         arg_shapes: list[Shape] = []
+        arg_attrs: list[DictionaryAttr] = []
         for vi in self.graph.input:
             if vi.name in self.initializers:
                 continue  # an initializer listed as an input is a constant
             arg_names.append(vi.name)
-            arg_shapes.append(self.static_f32_shape(vi, "graph input"))
+            arg_shapes.append(self.static_input_shape(vi, "graph input"))
+            attrs: dict[str, Attribute] = {T10_NAME: StringAttr(vi.name)}
+            if (onnx_type := _INTEGER_INPUT_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
+                attrs[T10_ONNX_TYPE] = StringAttr(onnx_type)
+            arg_attrs.append(DictionaryAttr(attrs))
 
         block = Block(arg_types=[_tensor_type(s) for s in arg_shapes])
         for name, arg, shape in zip(arg_names, block.args, arg_shapes, strict=True):
@@ -639,12 +813,16 @@ class _Importer:
 
         for index, node in enumerate(self.graph.node):
             self.node_name = node.name or f"{node.op_type}_{index}"
+            self.node_op = node.op_type
+            if index in self.foldable:
+                self.fold(node)
+                continue
             _check_attributes(self, node)
             SUPPORTED_OPS[_op_key(node)](self, node)
 
         results: list[SSAValue] = []
         result_shapes: list[Shape] = []
-        self.node_name = "<graph outputs>"
+        self.node_name, self.node_op = "<graph outputs>", ""
         for vi in self.graph.output:
             self.check_output_type(vi)
             value, shape = self.use(vi.name)
@@ -654,15 +832,14 @@ class _Importer:
         self.emit(func.ReturnOp(*results))
         block.add_ops([*self.constants, *self.ops])
 
-        def name_attrs(names: Sequence[str]) -> ArrayAttr[DictionaryAttr]:
-            return ArrayAttr([DictionaryAttr({T10_NAME: StringAttr(n)}) for n in names])
-
         main = func.FuncOp(
             "main",
             (list(block.arg_types), [_tensor_type(s) for s in result_shapes]),
             Region(block),
-            arg_attrs=name_attrs(arg_names),
-            res_attrs=name_attrs([vi.name for vi in self.graph.output]),
+            arg_attrs=ArrayAttr(arg_attrs),
+            res_attrs=ArrayAttr(
+                [DictionaryAttr({T10_NAME: StringAttr(vi.name)}) for vi in self.graph.output]
+            ),
         )
         module = ModuleOp([main])
         module.verify()
@@ -857,46 +1034,6 @@ def _lower_gemm(imp: _Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], imp.elementwise(ins, out_shape, body, index=1), out_shape)
 
 
-def _lower_constant(imp: _Importer, node: onnx.NodeProto) -> None:
-    attr = node.attribute[0]  # the checker guarantees exactly one value attribute
-    out = node.output[0]
-    if attr.name == "value" and attr.t.data_type != onnx.TensorProto.INT64:
-        if attr.t.data_type != _FLOAT:
-            raise imp.node_error(
-                node,
-                f"constant '{out}' has element type {_dtype_name(attr.t.data_type)}; "
-                "only float32 (FLOAT) is supported",
-            )
-        arr = numpy_helper.to_array(attr.t)
-    elif attr.name == "value_float":
-        arr = np.asarray(attr.f, dtype=np.float32)
-    elif attr.name == "value_floats":
-        arr = np.asarray(list(attr.floats), dtype=np.float32)
-    elif attr.name in ("value_int", "value_ints") or (
-        attr.name == "value" and attr.t.data_type == onnx.TensorProto.INT64
-    ):
-        # kept for the reductions' axes; no tensor value is computed
-        imp.int_constants[out] = (
-            numpy_helper.to_array(attr.t)
-            if attr.name == "value"
-            else np.asarray(onnx.helper.get_attribute_value(attr), dtype=np.int64)
-        )
-        return
-    else:
-        kind = {
-            "value_int": "INT64",
-            "value_ints": "INT64",
-            "value_string": "STRING",
-            "value_strings": "STRING",
-        }.get(attr.name, "sparse tensor")
-        raise imp.node_error(
-            node,
-            f"constant '{out}' has element type {kind} (attribute '{attr.name}'); "
-            "only float32 (FLOAT) is supported",
-        )
-    imp.add_constant(out, arr, "constant", hoist=False)
-
-
 def _lower_identity(imp: _Importer, node: onnx.NodeProto) -> None:
     value, shape = imp.use(node.input[0])
     imp.values[node.output[0]] = value
@@ -929,14 +1066,13 @@ def _lower_dropout(imp: _Importer, node: onnx.NodeProto) -> None:
 
 
 def _is_constant_false(imp: _Importer, name: str) -> bool:
-    tensor_proto = imp.initializers.get(name)
-    if tensor_proto is None:
-        return False
-    return not numpy_helper.to_array(tensor_proto).any()
+    return imp.is_known(name) and not imp.constant(name).any()
 
 
 def _lower_cast(imp: _Importer, node: onnx.NodeProto) -> None:
-    """Cast float32 → float32 (every value is float32) is the identity; any other is refused."""
+    """Cast to FLOAT of a runtime value (float32, or an integer graph input already held as
+    its exact float32) is the identity; any other target is refused. Casts of known values
+    are folded."""
     to = int(_attributes(node)["to"])
     if to != _FLOAT:
         raise imp.node_error(
@@ -947,6 +1083,55 @@ def _lower_cast(imp: _Importer, node: onnx.NodeProto) -> None:
     _lower_identity(imp, node)
 
 
+def _lower_where(imp: _Importer, node: onnx.NodeProto) -> None:
+    """``select(c != 0, x, y)`` with the known condition as a float32 0/1 input, all three
+    broadcast (numpy)."""
+    cond, x, y = node.input
+    if not imp.is_known(cond):
+        raise imp.node_error(
+            node,
+            f"the condition '{cond}' is computed at run time; t10 supports Where only with a "
+            "compile-time constant condition (e.g. a causal mask built from shapes)",
+        )
+    inputs = [imp.mask(node, cond), imp.use(x), imp.use(y)]
+    out_shape = _broadcast_shapes(*(s for _, s in inputs))
+    if out_shape is None:
+        shapes = ", ".join(str(list(s)) for _, s in inputs)
+        raise imp.node_error(node, f"input shapes {shapes} are not broadcast-compatible")
+
+    def body(bb: _BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        return bb.select(bb.cmpf_one(v[0], bb.const(0.0)), v[1], v[2])
+
+    imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
+
+
+def _lower_expand(imp: _Importer, node: onnx.NodeProto) -> None:
+    """Broadcast (numpy) the input to the known shape: an identity generic."""
+    x = imp.use(node.input[0])
+    target = tuple(int(d) for d in imp.known_input(node, node.input[1], "shape").reshape(-1))
+    out_shape = _broadcast_shapes(x[1], target)
+    if out_shape is None:
+        raise imp.node_error(
+            node, f"input shape {list(x[1])} does not broadcast to shape {list(target)}"
+        )
+    if out_shape == x[1]:
+        _lower_identity(imp, node)
+        return
+    imp.define(node.output[0], imp.elementwise([x], out_shape, lambda bb, v: v[0]), out_shape)
+
+
+def _lower_fold_only(imp: _Importer, node: onnx.NodeProto) -> None:
+    """The ops that only compute constants (shape arithmetic, masks): reached only when an
+    input is a runtime value."""
+    runtime = [n for n in node.input if n and not imp.is_known(n)]
+    raise imp.node_error(
+        node,
+        f"the result needs a runtime value, which t10 does not compute: input '{runtime[0]}' "
+        f"is computed at run time, and t10 evaluates {node.op_type} only at compile time "
+        "(all inputs initializers, Constant nodes, shapes or values computed from those)",
+    )
+
+
 def _axis(imp: _Importer, node: onnx.NodeProto, axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
         raise imp.node_error(node, f"axis {axis} is out of range for rank {rank}")
@@ -954,12 +1139,12 @@ def _axis(imp: _Importer, node: onnx.NodeProto, axis: int, rank: int) -> int:
 
 
 def _reduce_axes(imp: _Importer, node: onnx.NodeProto, rank: int) -> list[int]:
-    """The sorted axes a Reduce* node reduces (the `axes` attribute, or the constant `axes`
+    """The sorted axes a Reduce* node reduces (the `axes` attribute, or the known `axes`
     input of the newer opsets); no axes: all, unless noop_with_empty_axes."""
     attrs = _attributes(node)
     names = _inputs(node)
     if len(names) > 1:
-        axes = imp.known_ints(node, names[1], "axes")
+        axes = [int(a) for a in imp.known_input(node, names[1], "axes").reshape(-1)]
     else:
         axes = [int(a) for a in attrs.get("axes", [])]
     if not axes:
@@ -1055,21 +1240,26 @@ def _lower_layer_norm(imp: _Importer, node: onnx.NodeProto) -> None:
         imp.define(outputs[2], inv, rshape)
 
 
+FOLD_ONLY_OPS = frozenset({"Constant", "ConstantOfShape", "Equal", "Range", "Shape"})
+"""Ops supported only when evaluated at compile time (see ``_foldable_nodes``)."""
+
 SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
     **dict.fromkeys(_REDUCE_COMBINERS, _lower_reduce),
     "LayerNormalization": _lower_layer_norm,
     "Softmax": _lower_softmax,
     **dict.fromkeys(_ELEMENTWISE_BODIES, _lower_elementwise),
+    **dict.fromkeys(FOLD_ONLY_OPS, _lower_fold_only),
     "Cast": _lower_cast,
-    "Constant": _lower_constant,
     "Dropout": _lower_dropout,
+    "Expand": _lower_expand,
     "Gelu": _lower_elementwise,
     "Gemm": _lower_gemm,
     "Identity": _lower_identity,
     "MatMul": _lower_matmul,
     **VIEW_OPS,
+    "Where": _lower_where,
 }
-"""op_type → lowering function."""
+"""op_type → lowering function (nodes evaluated at compile time need none)."""
 
 _ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     "Cast": frozenset({"to", "saturate", "round_mode"}),  # saturate/rounding: no-ops f32 → f32
@@ -1080,22 +1270,12 @@ _ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     **VIEW_ATTRIBUTES,
     "Softmax": frozenset({"axis"}),
     "LayerNormalization": frozenset({"axis", "epsilon", "stash_type"}),  # stash: f32 anyway
-    "Constant": frozenset(
-        {
-            "value",
-            "value_float",
-            "value_floats",
-            "value_int",
-            "value_ints",
-            "value_string",
-            "value_strings",
-            "sparse_value",
-        }
-    ),
 }
 
 
 def _check_attributes(imp: _Importer, node: onnx.NodeProto) -> None:
+    if node.op_type in FOLD_ONLY_OPS:
+        return  # refused by _lower_fold_only, whatever its attributes
     allowed = _ALLOWED_ATTRIBUTES.get(node.op_type, frozenset())
     bad = sorted(a.name for a in node.attribute if a.name not in allowed)
     if bad:

@@ -214,7 +214,7 @@ def lower_gather(imp: _Importer, node: onnx.NodeProto) -> None:
     runtime indices, e.g. token ids into an embedding table) are refused."""
     _, source = imp.use(node.input[0])
     axis = _axes(imp, node, [int(_attrs(node).get("axis", 0))], len(source))[0]  # type: ignore[arg-type]
-    indices = np.asarray(imp.known_array(node, node.input[1], "indices"), dtype=np.int64)
+    indices = np.asarray(imp.known_input(node, node.input[1], "indices"), dtype=np.int64)
     size = source[axis]
     if ((indices < -size) | (indices >= size)).any():
         raise imp.node_error(node, f"indices {indices.tolist()} are out of range for size {size}")

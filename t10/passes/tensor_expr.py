@@ -134,6 +134,8 @@ ELEMENTWISE_BODY_OPS = (
     arith.MaximumfOp,
     arith.MinimumfOp,
     arith.NegfOp,
+    arith.CmpfOp,
+    arith.SelectOp,
     arith.ConstantOp,
     math.ExpOp,
     math.TanhOp,

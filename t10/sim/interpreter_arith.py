@@ -2,6 +2,7 @@
 and inside core kernels, on per-core values (see `t10.sim.state`): index arithmetic on ints or
 per-core int64 arrays, and the float ops of kernel bodies on float32 arrays.
 
+`arith.cmpf` gives bool arrays and `arith.select` picks between float32 arrays by one.
 Float ops follow IEEE semantics without numpy warnings: kernels run their bodies over padded
 tiles too (then zero the padding), so `0 / 0` or `sqrt(-1)` there is expected, not an error.
 """
@@ -97,6 +98,31 @@ FLOAT_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
 """The binary float ops of kernel bodies, on float32 arrays."""
 
 
+def _unordered(a: Any, b: Any) -> Any:
+    return np.isnan(a) | np.isnan(b)
+
+
+CMPF_PREDICATES: dict[str, Callable[[Any, Any], Any]] = {
+    "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, dtype=bool),
+    "oeq": np.equal,
+    "ogt": np.greater,
+    "oge": np.greater_equal,
+    "olt": np.less,
+    "ole": np.less_equal,
+    "one": lambda a, b: np.not_equal(a, b) & ~_unordered(a, b),
+    "ord": lambda a, b: ~_unordered(a, b),
+    "ueq": lambda a, b: np.equal(a, b) | _unordered(a, b),
+    "ugt": lambda a, b: np.greater(a, b) | _unordered(a, b),
+    "uge": lambda a, b: np.greater_equal(a, b) | _unordered(a, b),
+    "ult": lambda a, b: np.less(a, b) | _unordered(a, b),
+    "ule": lambda a, b: np.less_equal(a, b) | _unordered(a, b),
+    "une": np.not_equal,
+    "uno": _unordered,
+    "true": lambda a, b: np.ones(np.broadcast(a, b).shape, dtype=bool),
+}
+"""`arith.cmpf` predicate name → comparison on float arrays (ordered: false on NaN)."""
+
+
 _erf64 = np.vectorize(erf, otypes=[np.float64])
 
 
@@ -148,6 +174,15 @@ class ArithFunctions(InterpreterFunctions):
     @impl(arith.NegfOp)
     def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: PythonValues):
         return (np.negative(args[0]),)
+
+    @impl(arith.CmpfOp)
+    def run_cmpf(self, interpreter: Interpreter, op: arith.CmpfOp, args: PythonValues):
+        predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        return (CMPF_PREDICATES[predicate](*args),)
+
+    @impl(arith.SelectOp)
+    def run_select(self, interpreter: Interpreter, op: arith.SelectOp, args: PythonValues):
+        return (np.where(*args).astype(np.float32, copy=False),)
 
 
 class MathFunctions(InterpreterFunctions):

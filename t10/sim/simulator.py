@@ -97,8 +97,25 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
                 raise T10Error(
                     f"input '{name}': expected shape {expected}, got {tuple(value.shape)}"
                 )
-        values.append(value.astype(np.float32))
+        values.append(_as_float32(name, value))
     return values
+
+
+_EXACT_INT = 2**24
+"""Integers up to this magnitude are exact in float32."""
+
+
+def _as_float32(name: str, value: np.ndarray) -> np.ndarray:
+    """The float32 value of an input; integer inputs must be exactly representable."""
+    if value.dtype.kind in "iu" and value.size:
+        worst = int(np.max(np.abs(value.astype(np.float64))))
+        if worst > _EXACT_INT:
+            raise T10Error(
+                f"input '{name}': integer value {worst} (in magnitude) is not exactly "
+                f"representable in float32, which t10 computes with (|x| <= 2**24 = "
+                f"{_EXACT_INT})"
+            )
+    return value.astype(np.float32)
 
 
 def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray]) -> SimResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,7 +49,35 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     model.ir_version = 8
     onnx.save_model(model, out["unsupported"])
     out["garbage"].write_bytes(b"this is not an onnx model")
+    out["mask"] = d / "mask.onnx"
+    onnx.save_model(_attention_mask_model(), out["mask"])
     return out
+
+
+def _attention_mask_model() -> onnx.ModelProto:
+    """y = scores + (1 - float(mask)) · -10000 with an INT64 mask input (BERT's)."""
+    node = helper.make_node
+    graph = helper.make_graph(
+        [
+            node("Cast", ["mask"], ["mf"], to=TensorProto.FLOAT),
+            node("Sub", ["one", "mf"], ["inv"]),
+            node("Mul", ["inv", "big_neg"], ["bias"]),
+            node("Add", ["scores", "bias"], ["y"]),
+        ],
+        "mask",
+        [
+            helper.make_tensor_value_info("scores", TensorProto.FLOAT, [2, 6]),
+            helper.make_tensor_value_info("mask", TensorProto.INT64, [2, 6]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6])],
+        [
+            helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0]),
+            helper.make_tensor("big_neg", TensorProto.FLOAT, [1], [-10000.0]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
 
 
 def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -124,6 +153,52 @@ def test_run_inputs_npz_matches_seeded(
     capsys.readouterr()
     with np.load(a) as ra, np.load(b) as rb:
         np.testing.assert_array_equal(ra["output"], rb["output"])
+
+
+def test_run_integer_input(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Random integer inputs are 0/1 of the input's dtype; --inputs takes int64 arrays;
+    --check feeds onnxruntime the integers."""
+    module = compile_model(str(models["mask"]), "test-16", emit="linalg").module
+    specs = input_specs(module)
+    assert [(s.name, s.onnx_type) for s in specs] == [("scores", None), ("mask", "int64")]
+    inputs = random_inputs(specs, seed=2)
+    assert inputs["mask"].dtype == np.int64 and set(np.unique(inputs["mask"])) == {0, 1}
+    assert inputs["scores"].dtype == np.float32
+    argv = ["run", str(models["mask"]), "--chip", "test-16", "--check"]
+    assert main([*argv, "--seed", "2"]) == 0
+    assert "PASSED" in capsys.readouterr().out
+    mask = np.array([[1, 1, 1, 0, 0, 0], [1, -7, 1, 1, 1, 2**24]], dtype=np.int64)
+    np.savez(tmp_path / "in.npz", scores=inputs["scores"], mask=mask)
+    outputs = tmp_path / "out.npz"
+    assert main([*argv, "--inputs", str(tmp_path / "in.npz"), "--outputs", str(outputs)]) == 0
+    assert "PASSED" in capsys.readouterr().out
+    with np.load(outputs) as data:
+        want = inputs["scores"] + (1 - mask.astype(np.float64)) * -10000
+        np.testing.assert_allclose(data["y"], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("mask", "message"),
+    [
+        (np.full((2, 6), 2**24 + 1, np.int64), "integer value 16777217 .* is not exactly "
+         r"representable in float32"),
+        (np.ones((2, 6), np.float32), r"input 'mask' is an integer graph input \(int64\), but the "
+         "given array has dtype float32"),
+    ],
+)
+def test_run_integer_input_errors(
+    models: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    mask: np.ndarray,
+    message: str,
+) -> None:
+    np.savez(tmp_path / "in.npz", scores=np.zeros((2, 6), np.float32), mask=mask)
+    argv = ["run", str(models["mask"]), "--chip", "test-16", "--inputs", str(tmp_path / "in.npz")]
+    assert main(argv) == 1
+    assert re.search(message, _error_line(capsys))
 
 
 def test_run_check_fails_past_tolerance(

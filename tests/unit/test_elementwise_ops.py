@@ -13,13 +13,14 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
+from xdsl.dialects import arith
 from xdsl.dialects import math as math_dialect
 
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.passes.tensor_expr import ELEMENTWISE_BODY_OPS
 from t10.sim.chip_spec import load_chip
-from t10.sim.interpreter_arith import FLOAT_BINARY, MATH_FUNCTIONS
+from t10.sim.interpreter_arith import CMPF_PREDICATES, FLOAT_BINARY, MATH_FUNCTIONS
 from t10.sim.simulator import SimResult, simulate
 
 CHIPS = ["test-16", "ipu-mk2"]
@@ -174,7 +175,20 @@ def test_math_functions_cover_the_element_wise_body_ops() -> None:
     assert math_ops == set(MATH_FUNCTIONS)
     assert {math_dialect.ExpOp, math_dialect.ErfOp, math_dialect.PowFOp} <= math_ops
     arith_binary = {op for op in ELEMENTWISE_BODY_OPS if op.name.endswith("f")} - math_ops
-    assert {op for op in arith_binary if op.name != "arith.negf"} <= set(FLOAT_BINARY)
+    unary_or_compare = {"arith.negf", "arith.cmpf"}
+    assert {op for op in arith_binary if op.name not in unary_or_compare} <= set(FLOAT_BINARY)
+
+
+def test_cmpf_predicates_are_ieee() -> None:
+    """Ordered predicates are false on NaN, unordered ones true; every arith.cmpf predicate
+    has an implementation."""
+    assert set(CMPF_PREDICATES) == set(arith.CMPF_COMPARISON_OPERATIONS)
+    a = np.array([0.0, 1.0, np.nan, -2.0], dtype=np.float32)
+    b = np.float32(0.0)
+    np.testing.assert_array_equal(CMPF_PREDICATES["one"](a, b), [False, True, False, True])
+    np.testing.assert_array_equal(CMPF_PREDICATES["une"](a, b), [False, True, True, True])
+    np.testing.assert_array_equal(CMPF_PREDICATES["olt"](a, b), [False, False, False, True])
+    np.testing.assert_array_equal(CMPF_PREDICATES["uno"](a, b), [False, False, True, False])
 
 
 @pytest.mark.parametrize("op", sorted(MATH_FUNCTIONS, key=lambda op: op.name), ids=str)

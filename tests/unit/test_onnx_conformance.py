@@ -37,13 +37,16 @@ CHIP = "test-16"
 RTOL, ATOL = 1e-4, 1e-5
 
 MIN_PASSED: dict[str, int] = {
-    "Add": 2,
+    "Add": 4,
     "Cast": 0,  # every case casts to or from another element type
-    "Constant": 1,
-    "Div": 3,
+    "Constant": 17,  # many cases give axes, shapes, ... as Constant nodes (folded)
+    "ConstantOfShape": 0,  # every case takes the shape as a runtime graph input
+    "Div": 19,
     "Dropout": 4,
+    "Equal": 0,  # every case compares runtime graph inputs
     "Erf": 1,
-    "Exp": 2,
+    "Exp": 16,
+    "Expand": 0,  # every case takes the shape as a runtime graph input
     "Flatten": 9,
     "Gelu": 4,
     "Gather": 0,  # the cases gather irregular index sets (only single / evenly spaced are views)
@@ -53,23 +56,26 @@ MIN_PASSED: dict[str, int] = {
     "MatMul": 7,
     "Mul": 3,
     "Neg": 2,
-    "Pow": 4,
+    "Pow": 6,
+    "Range": 0,  # every case takes start / limit / delta as runtime graph inputs
     "Reciprocal": 2,
     "ReduceMax": 22,
     "ReduceMean": 10,
     "ReduceSum": 32,
     "Relu": 1,
     "Reshape": 9,
+    "Shape": 0,  # every case outputs the INT64 shape
     "Sigmoid": 2,
     "Slice": 7,
     "Softmax": 7,
     "Split": 14,
-    "Sqrt": 2,
+    "Sqrt": 4,
     "Squeeze": 2,
-    "Sub": 3,
+    "Sub": 19,
     "Tanh": 2,
     "Transpose": 7,
     "Unsqueeze": 7,
+    "Where": 0,  # every case takes the condition as a runtime graph input
 }
 """Conformance cases of each operator type (every op type of a case counts) that must pass."""
 
@@ -138,6 +144,14 @@ _CAST_UNSUPPORTED = {
     **{f"test_cast_e8m0_{s}_to_{t}": _cast_reason(s, t, False) for s, t in _CAST_E8M0_PAIRS},
 }
 
+def _integer_input(name: str, dtype: str, op: str) -> str:
+    """An integer graph input read by something else than a Cast to FLOAT."""
+    return (
+        f"graph input '{name}' has element type {dtype}; node '{op}_0' \\({op}\\) reads it: "
+        "an integer graph input may only be cast to FLOAT"
+    )
+
+
 _DROPOUT_MASK = r"the mask output 'z' is used; only inference Dropout"
 _TRAINING_MODE = "graph input 't' has element type BOOL;"  # training_mode is a runtime input
 
@@ -176,6 +190,43 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     "test_clip_default_int8_inbounds_expanded": "graph input 'x' has element type INT8",
     "test_identity_sequence": r"graph input 'x' is not a tensor \(its ONNX type is sequence_type",
     "test_identity_opt": r"graph input 'opt_in' is not a tensor \(its ONNX type is optional_type",
+    **{
+        f"test_constantofshape_{c}": _integer_input("x", "INT64", "ConstantOfShape")
+        for c in ("float_ones", "int_zeros", "int_shape_zero")
+    },
+    "test_equal": _integer_input("x", "INT32", "Equal"),
+    "test_equal_bcast": _integer_input("x", "INT32", "Equal"),
+    **{
+        f"test_equal_{suffix}": f"graph input 'x' has element type {dtype}; only float32"
+        for suffix, dtype in _NOT_FLOAT32.items()
+    },
+    "test_equal_string": "graph input 'x' has element type STRING; only float32",
+    "test_equal_string_broadcast": "graph input 'x' has element type STRING; only float32",
+    "test_expand_dim_changed": _integer_input("new_shape", "INT64", "Expand"),
+    "test_expand_dim_unchanged": _integer_input("new_shape", "INT64", "Expand"),
+    "test_range_float_type_positive_delta": r"node 'Range_0' \(Range\): the result needs a "
+    "runtime value, which t10 does not compute: input 'start' is computed at run time",
+    "test_range_float16_type_positive_delta": "graph input 'start' has element type FLOAT16;",
+    "test_range_bfloat16_type_positive_delta": "graph input 'start' has element type BFLOAT16;",
+    "test_range_int32_type_negative_delta": _integer_input("start", "INT32", "Range"),
+    **{
+        f"test_shape{suffix}": "graph output 'y' has element type INT64; only float32"
+        for suffix in (
+            "",
+            "_example",
+            "_start_1",
+            "_end_1",
+            "_start_negative_1",
+            "_end_negative_1",
+            "_start_1_end_negative_1",
+            "_start_1_end_2",
+            "_clip_start",
+            "_clip_end",
+            "_start_greater_than_end",
+        )
+    },
+    "test_where_example": _integer_input("condition", "BOOL", "Where"),
+    "test_where_long_example": _integer_input("condition", "BOOL", "Where"),
     "test_reduce_max_bool_inputs": "graph input 'data' has element type BOOL;",
     "test_reduce_max_empty_set_bool": "graph input 'data' has element type BOOL;",
     "test_reduce_max_empty_set": _EMPTY,
@@ -192,8 +243,10 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     },
 }
 """Case name → regex its `T10Error` message must match: the cases outside what the compiler
-supports (non-float32 element types, non-tensor values, Dropout training mode or mask, empty
-tensors, Gathers of irregular index sets)."""
+supports (non-float32 element types, integer graph inputs used other than by a Cast to FLOAT,
+non-tensor values, Dropout training mode or mask, empty tensors, Gathers of irregular index
+sets, and runtime shapes, conditions and the other inputs of ops that t10 evaluates only at
+compile time)."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -543,10 +543,11 @@ def test_unsupported_ops_listed_together() -> None:
     msg = str(info.value)
     assert "unsupported ONNX operators in model 'x.onnx': Cos (2), Hardmax (1)" in msg
     assert (
-        "supported: Add, Cast, Constant, Div, Dropout, Erf, Exp, Flatten, Gather, Gelu, Gemm, "
-        "Identity, LayerNormalization, MatMul, Mul, Neg, Pow, Reciprocal, ReduceMax, ReduceMean, "
-        "ReduceSum, Relu, Reshape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, "
-        "Transpose, Unsqueeze" in msg
+        "supported: Add, Cast, Constant, ConstantOfShape, Div, Dropout, Equal, Erf, Exp, "
+        "Expand, Flatten, Gather, Gelu, Gemm, Identity, LayerNormalization, MatMul, Mul, Neg, "
+        "Pow, Range, Reciprocal, ReduceMax, ReduceMean, ReduceSum, Relu, Reshape, Shape, "
+        "Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze, "
+        "Where" in msg
     )
 
 
@@ -591,7 +592,19 @@ def test_non_f32_initializer() -> None:
         [_vi("y", [3], TensorProto.DOUBLE)],
         [("b", np.ones(3, dtype=np.float64))],
     )
-    with pytest.raises(T10Error, match="initializer 'b' has element type DOUBLE"):
+    with pytest.raises(T10Error, match="graph output 'y' has element type DOUBLE"):
+        import_onnx(model)  # Identity(b) folds to a DOUBLE constant
+    model = make_model(
+        [helper.make_node("Pow", ["x", "e"], ["y"], name="pow")],
+        [_vi("x", [3])],
+        [_vi("y", [3])],
+        [("e", np.full(3, 2, dtype=np.int64))],
+    )
+    with pytest.raises(
+        T10Error,
+        match=r"initializer 'e' has element type INT64 and node 'pow' \(Pow\) computes with it; "
+        r"t10 computes float32 \(FLOAT\) tensors only",
+    ):
         import_onnx(model)
 
 

@@ -1,0 +1,382 @@
+"""Static folding, Where, Expand and integer graph inputs end to end: ONNX models as torch
+exports them (shape arithmetic, masks, an int64 attention mask) compiled to the chip level,
+simulated, and checked against onnxruntime; and the errors for what stays unsupported."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.linalg.ops import GenericOp
+
+from t10.errors import T10Error
+from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.t10_compile import pipeline
+from t10.sim.chip_spec import load_chip
+from t10.sim.simulator import simulate
+
+CHIPS = ["test-16", "ipu-mk2"]
+RTOL, ATOL = 1e-4, 1e-5
+node = helper.make_node
+
+
+def _model(
+    nodes: list[onnx.NodeProto],
+    inputs: dict[str, tuple[int, list[int]]],
+    outputs: list[str] | dict[str, list[int]],
+    weights: dict[str, np.ndarray] | None = None,
+) -> onnx.ModelProto:
+    """``inputs``: name → (ONNX element type, shape); outputs are FLOAT, of the given shape or
+    (a list of names) left to shape inference."""
+    shapes = outputs if isinstance(outputs, dict) else dict.fromkeys(outputs)
+    graph = helper.make_graph(
+        nodes,
+        "folding",
+        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in shapes.items()],
+        [numpy_helper.from_array(w, n) for n, w in (weights or {}).items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 9
+    return model
+
+
+def _const(name: str, value: np.ndarray) -> onnx.NodeProto:
+    return node("Constant", [], [name], value=numpy_helper.from_array(value, name))
+
+
+def _x(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def run_and_check(
+    model: onnx.ModelProto, chip: str, inputs: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Simulate on `chip` and compare every output with onnxruntime (which gets `inputs` as
+    given, integer dtypes included)."""
+    module = import_onnx(model)
+    for p in pipeline(chip, "t10", 0.5):
+        p.apply(Context(), module)
+    result = simulate(module, load_chip(chip), inputs)
+    expected = ort.InferenceSession(model.SerializeToString()).run(None, inputs)
+    for vi, want in zip(model.graph.output, expected, strict=True):
+        np.testing.assert_allclose(result.outputs[vi.name], want, rtol=RTOL, atol=ATOL)
+    return result.outputs
+
+
+def _generics(model: onnx.ModelProto) -> list[GenericOp]:
+    return [op for op in import_onnx(model).walk() if isinstance(op, GenericOp)]
+
+
+# --------------------------------------------------------------------------------------------
+# Folding
+# --------------------------------------------------------------------------------------------
+
+
+def torch_shape_chain() -> onnx.ModelProto:
+    """y = x + bias.reshape(x.shape[0], -1) * float(x.shape[1]), with the shape arithmetic
+    a torch export emits (Shape, Gather, Unsqueeze, Concat, Cast)."""
+    return _model(
+        [
+            node("Shape", ["x"], ["shape"]),
+            node("Gather", ["shape", "zero"], ["rows"], axis=0),
+            node("Unsqueeze", ["rows", "zero_1d"], ["rows_1d"]),
+            node("Concat", ["rows_1d", "minus_one"], ["new_shape"], axis=0),
+            node("Reshape", ["bias", "new_shape"], ["bias_2d"]),
+            node("Gather", ["shape", "one"], ["cols"], axis=0),
+            node("Cast", ["cols"], ["cols_f"], to=TensorProto.FLOAT),
+            node("Mul", ["bias_2d", "cols_f"], ["scaled"]),
+            node("Add", ["x", "scaled"], ["y"]),
+        ],
+        {"x": (TensorProto.FLOAT, [6, 10])},
+        ["y"],
+        {
+            "bias": np.linspace(-1, 1, 60, dtype=np.float32),
+            "zero": np.array(0, dtype=np.int64),
+            "one": np.array(1, dtype=np.int64),
+            "zero_1d": np.array([0], dtype=np.int64),
+            "minus_one": np.array([-1], dtype=np.int64),
+        },
+    )
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_shape_arithmetic_folds_to_one_constant(chip: str) -> None:
+    model = torch_shape_chain()
+    (add,) = _generics(model)
+    assert add.attributes["t10.name"] == StringAttr("Add_8")
+    const = add.inputs[1].owner
+    assert isinstance(const, arith.ConstantOp)
+    assert const.result.type.get_shape() == (6, 10)
+    run_and_check(model, chip, {"x": _x(6, 10)})
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_reduce_axes_computed_from_constants(chip: str) -> None:
+    """The axes of ReduceSum are an INT64 Concat of Constant nodes, folded."""
+    model = _model(
+        [
+            _const("a", np.array([0], dtype=np.int64)),
+            _const("b", np.array([-1], dtype=np.int64)),
+            node("Concat", ["a", "b"], ["axes"], axis=0),
+            node("ReduceSum", ["x", "axes"], ["y"], keepdims=1),
+        ],
+        {"x": (TensorProto.FLOAT, [4, 5, 6])},
+        {"y": [1, 5, 1]},  # shape inference does not see through the folded axes
+    )
+    run_and_check(model, chip, {"x": _x(4, 5, 6)})
+
+
+def test_float_computation_on_constants_folds() -> None:
+    """Sqrt(w) · 2 of an initializer is evaluated at import: one generic remains."""
+    model = _model(
+        [
+            node("Sqrt", ["w"], ["s"]),
+            node("Mul", ["s", "two"], ["t"]),
+            node("Add", ["x", "t"], ["y"]),
+        ],
+        {"x": (TensorProto.FLOAT, [3, 4])},
+        ["y"],
+        {"w": np.arange(12, dtype=np.float32).reshape(3, 4), "two": np.float32(2).reshape(1)},
+    )
+    (add,) = _generics(model)
+    run_and_check(model, "test-16", {"x": _x(3, 4)})
+
+
+def test_non_foldable_op_is_listed_as_unsupported() -> None:
+    """Trilu folds on constants (it needs no lowering), but is unsupported at run time."""
+    model = _model(
+        [node("Trilu", ["x"], ["y"])],
+        {"x": (TensorProto.FLOAT, [4, 3])},
+        ["y"],
+        {},
+    )
+    with pytest.raises(T10Error, match=r"unsupported ONNX operators in model .*: Trilu \(1\)"):
+        import_onnx(model)
+
+
+def test_fold_only_op_on_a_runtime_value() -> None:
+    model = _model(
+        [
+            node("Equal", ["x", "zero"], ["c"], name="eq"),
+            node("Where", ["c", "x", "zero"], ["y"], name="where"),
+        ],
+        {"x": (TensorProto.FLOAT, [4, 3])},
+        ["y"],
+        {"zero": np.zeros(1, dtype=np.float32)},
+    )
+    with pytest.raises(
+        T10Error,
+        match=r"node 'eq' \(Equal\): the result needs a runtime value, which t10 does not "
+        r"compute: input 'x' is computed at run time",
+    ):
+        import_onnx(model)
+
+
+def test_known_integer_constant_read_by_compute() -> None:
+    """A folded INT64 value may feed a shape or further folding, not float compute."""
+    model = _model(
+        [
+            node("Shape", ["x"], ["shape"]),
+            node("Pow", ["x", "shape"], ["y"], name="pow"),
+        ],
+        {"x": (TensorProto.FLOAT, [2])},
+        ["y"],
+    )
+    with pytest.raises(
+        T10Error, match=r"constant 'shape' has element type INT64 and node 'pow' \(Pow\)"
+    ):
+        import_onnx(model)
+
+
+# --------------------------------------------------------------------------------------------
+# Where and Expand
+# --------------------------------------------------------------------------------------------
+
+
+def causal_attention_scores(seq: int = 8, heads: int = 2) -> onnx.ModelProto:
+    """Softmax(Where(causal mask, x, -inf-ish)) with the mask built from Range / Unsqueeze /
+    LessOrEqual, broadcast over heads, as GPT-style exports do."""
+    return _model(
+        [
+            node("Range", ["zero", "seq", "one"], ["pos"]),
+            node("Unsqueeze", ["pos", "one_1d"], ["pos_col"]),
+            node("LessOrEqual", ["pos", "pos_col"], ["mask"]),
+            node("Where", ["mask", "x", "neg"], ["masked"], name="where"),
+            node("Softmax", ["masked"], ["y"], axis=-1),
+        ],
+        {"x": (TensorProto.FLOAT, [heads, seq, seq])},
+        ["y"],
+        {
+            "zero": np.array(0, dtype=np.int64),
+            "one": np.array(1, dtype=np.int64),
+            "seq": np.array(seq, dtype=np.int64),
+            "one_1d": np.array([1], dtype=np.int64),
+            "neg": np.array(-1e9, dtype=np.float32),
+        },
+    )
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_where_causal_mask(chip: str) -> None:
+    model = causal_attention_scores()
+    where = next(g for g in _generics(model) if g.attributes["t10.name"] == StringAttr("where"))
+    body = [op.name for op in where.body.block.ops]
+    assert body == ["arith.constant", "arith.cmpf", "arith.select", "linalg.yield"]
+    outputs = run_and_check(model, chip, {"x": _x(2, 8, 8)})
+    assert np.all(np.triu(outputs["y"][0], k=1) == 0)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_where_broadcasts_all_three_inputs(chip: str) -> None:
+    """Condition [1, 5], x [4, 5], y [4, 1] (both runtime); a NaN in x survives where
+    selected."""
+    model = _model(
+        [
+            _const("c", np.array([[True, False, True, True, False]])),
+            node("Where", ["c", "x", "z"], ["y"]),
+        ],
+        {"x": (TensorProto.FLOAT, [4, 5]), "z": (TensorProto.FLOAT, [4, 1])},
+        ["y"],
+    )
+    x = _x(4, 5)
+    x[0, 0] = np.nan
+    outputs = run_and_check(model, chip, {"x": x, "z": _x(4, 1, seed=1)})
+    assert np.isnan(outputs["y"][0, 0])
+
+
+def test_where_with_runtime_condition_is_refused() -> None:
+    model = _model(
+        [node("Where", ["c", "x", "x"], ["y"], name="where")],
+        {"c": (TensorProto.BOOL, [3]), "x": (TensorProto.FLOAT, [3])},
+        ["y"],
+    )
+    with pytest.raises(
+        T10Error,
+        match=r"graph input 'c' has element type BOOL; node 'where' \(Where\) reads it",
+    ):
+        import_onnx(model)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("in_shape", "shape"), [([3, 1], [2, 3, 4]), ([1, 5], [4, 1]), ([2, 3], [1, 1])]
+)
+def test_expand_matches_onnxruntime(chip: str, in_shape: list[int], shape: list[int]) -> None:
+    model = _model(
+        [
+            _const("shape", np.array(shape, dtype=np.int64)),
+            node("Expand", ["x", "shape"], ["e"]),
+            node("Add", ["e", "e"], ["y"]),  # the expanded value is computed with
+        ],
+        {"x": (TensorProto.FLOAT, in_shape)},
+        ["y"],
+    )
+    run_and_check(model, chip, {"x": _x(*in_shape)})
+
+
+# --------------------------------------------------------------------------------------------
+# Integer graph inputs
+# --------------------------------------------------------------------------------------------
+
+
+def bert_attention_mask(dtype: int = TensorProto.INT64) -> onnx.ModelProto:
+    """BERT's extended attention mask: (1 - float(mask)) · -10000 added to the scores."""
+    return _model(
+        [
+            node("Identity", ["mask"], ["m"]),
+            node("Cast", ["m"], ["mf"], to=TensorProto.FLOAT),
+            node("Sub", ["one", "mf"], ["inv"]),
+            node("Mul", ["inv", "big_neg"], ["bias"]),
+            node("Add", ["scores", "bias"], ["y"]),
+        ],
+        {"scores": (TensorProto.FLOAT, [2, 6, 6]), "mask": (dtype, [2, 1, 6])},
+        ["y"],
+        {"one": np.float32(1).reshape(1), "big_neg": np.float32(-10000).reshape(1)},
+    )
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("dtype", "np_dtype", "attr"),
+    [
+        (TensorProto.INT64, np.int64, "int64"),
+        (TensorProto.INT32, np.int32, "int32"),
+        (TensorProto.BOOL, np.bool_, "bool"),
+    ],
+)
+def test_integer_input_cast_to_float(chip: str, dtype: int, np_dtype: type, attr: str) -> None:
+    model = bert_attention_mask(dtype)
+    main = next(op for op in import_onnx(model).walk() if isinstance(op, func.FuncOp))
+    assert main.arg_attrs is not None
+    mask_attrs = main.arg_attrs.data[1].data
+    assert mask_attrs["t10.name"] == StringAttr("mask")
+    assert mask_attrs["t10.onnx_type"] == StringAttr(attr)
+    assert "t10.onnx_type" not in main.arg_attrs.data[0].data
+    mask = np.random.default_rng(3).integers(0, 2, (2, 1, 6)).astype(np_dtype)
+    run_and_check(model, chip, {"scores": _x(2, 6, 6), "mask": mask})
+
+
+def test_integer_input_used_by_compute_is_refused() -> None:
+    model = _model(
+        [
+            node("Identity", ["ids"], ["i"], name="id"),
+            node("Pow", ["x", "i"], ["y"], name="pow"),
+        ],
+        {"x": (TensorProto.FLOAT, [3]), "ids": (TensorProto.INT64, [3])},
+        ["y"],
+    )
+    with pytest.raises(
+        T10Error,
+        match=r"graph input 'ids' has element type INT64; node 'pow' \(Pow\) reads it "
+        r"\(as 'i'\): an integer graph input may only be cast to FLOAT",
+    ):
+        import_onnx(model)
+
+
+def test_integer_input_cast_to_another_integer_is_refused() -> None:
+    model = _model(
+        [
+            node("Cast", ["ids"], ["i"], name="cast", to=TensorProto.INT32),
+            node("Cast", ["i"], ["y"], to=TensorProto.FLOAT),
+        ],
+        {"ids": (TensorProto.INT64, [3])},
+        ["y"],
+    )
+    with pytest.raises(T10Error, match=r"node 'cast' \(Cast\) reads it"):
+        import_onnx(model)
+
+
+def test_integer_input_as_graph_output_is_refused() -> None:
+    graph = helper.make_graph(
+        [node("Identity", ["ids"], ["out"])],
+        "g",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("out", TensorProto.INT64, [3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    with pytest.raises(
+        T10Error, match=r"graph input 'ids' has element type INT64; it reaches graph output 'out'"
+    ):
+        import_onnx(model)
+
+
+def test_shape_of_integer_input_folds() -> None:
+    """Shape reads only the (static) shape of an integer input."""
+    model = _model(
+        [
+            node("Shape", ["ids"], ["s"]),
+            node("Cast", ["s"], ["sf"], to=TensorProto.FLOAT),
+            node("Cast", ["ids"], ["f"], to=TensorProto.FLOAT),
+            node("Mul", ["f", "sf"], ["y"]),
+        ],
+        {"ids": (TensorProto.INT64, [3])},
+        ["y"],
+    )
+    ids = np.array([1, -2, 5], dtype=np.int64)
+    run_and_check(model, "test-16", {"ids": ids})
