@@ -4,15 +4,27 @@ distributed tensors.
 Host tensors (function arguments, constants) are distributed straight into the layout their
 consumer's plan asks for; a value produced on chip in one layout and consumed in another gets
 an `rtensor.relayout`. Results that leave the chip are collected.
+
+Precision: distributed tensors take the storage element type the module's `t10.precision`
+names (f32 when absent). Under fp16 an operator whose plan accumulates partial sums
+(`rounds_partials`) produces an f32 accumulator, which an `rtensor.relayout` labelled with
+the operator rounds into f16 storage in place (same layout).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+)
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -24,8 +36,16 @@ from xdsl.pattern_rewriter import (
 )
 
 from t10.errors import T10Error
-from t10.passes.plan import Layout, input_layouts, output_layout
-from t10.passes.tensor_expr import COMBINER_IDENTITY, ExprKind, linalg_tensor_expr, op_name
+from t10.passes.plan import Layout, input_layouts, output_layout, rounds_partials
+from t10.passes.tensor_expr import (
+    COMBINER_IDENTITY,
+    PRECISION_ATTR,
+    ExprKind,
+    element_bytes,
+    linalg_tensor_expr,
+    op_name,
+    precision_type,
+)
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType
 
@@ -44,12 +64,18 @@ def _is_splat_of(value: SSAValue, identity: float) -> bool:
     )
 
 
+def _stored(tensor: Attribute, elem: Attribute, layout: Layout) -> RTensorType:
+    """The distributed type of a host tensor type, stored as `elem`."""
+    assert isinstance(tensor, TensorType)
+    return RTensorType.of(TensorType(elem, tensor.get_shape()), layout)
+
+
 def _distributed(
-    value: SSAValue, layout: Layout, consumer: Operation, rewriter: PatternRewriter
+    value: SSAValue, layout: Layout, elem: Attribute, consumer: Operation, rewriter: PatternRewriter
 ) -> SSAValue:
-    """`value` (a host tensor, or the collect of an on-chip one) in `layout`."""
-    assert isinstance(value.type, TensorType)
-    wanted = RTensorType.of(value.type, layout)
+    """`value` (a host tensor, or the collect of an on-chip one) in `layout`, stored as
+    `elem`."""
+    wanted = _stored(value.type, elem, layout)
     if isinstance(value.owner, rtensor.CollectOp):
         on_chip = value.owner.source
         if on_chip.type == wanted:
@@ -66,7 +92,11 @@ def _distributed(
     return op.results[0]
 
 
+@dataclass
 class GenericToRTensor(RewritePattern):
+    elem: Attribute
+    """The storage element type of distributed tensors."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         plan_attr = op.attributes.get(PLAN_ATTR)
@@ -75,7 +105,9 @@ class GenericToRTensor(RewritePattern):
                 f"operator '{op_name(op)}' has no '{PLAN_ATTR}' attribute: run t10-plan-search "
                 "before convert-linalg-to-rtensor (or pin a plan by hand)"
             )
-        expr = linalg_tensor_expr(op)
+        expr = dataclasses.replace(
+            linalg_tensor_expr(op), elem_bytes=element_bytes(self.elem, op_name(op))
+        )
         plan = plan_attr.to_plan()
         if expr.kind is ExprKind.CONTRACTION and not _is_splat_of(op.outputs[0], 0.0):
             raise T10Error(
@@ -90,11 +122,13 @@ class GenericToRTensor(RewritePattern):
                     f"splat constant of its identity {identity}"
                 )
         inputs = [
-            _distributed(v, lay, op, rewriter)
+            _distributed(v, lay, self.elem, op, rewriter)
             for v, lay in zip(op.inputs, input_layouts(expr, plan), strict=True)
         ]
         result_type = op.res[0].type
         assert isinstance(result_type, TensorType)
+        layout = output_layout(expr, plan)
+        rounding = rounds_partials(expr, plan)
         properties = {
             "indexing_maps": op.indexing_maps,
             "iterator_types": op.iterator_types,
@@ -105,12 +139,23 @@ class GenericToRTensor(RewritePattern):
             properties["estimate"] = op.attributes[ESTIMATE_ATTR]
         generic = rtensor.GenericOp.create(
             operands=inputs,
-            result_types=[RTensorType.of(result_type, output_layout(expr, plan))],
+            result_types=[_stored(result_type, f32 if rounding else self.elem, layout)],
             properties=properties,
             regions=[op.detach_region(op.body)],
         )
-        collect = rtensor.CollectOp.create(operands=generic.results, result_types=[result_type])
-        rewriter.replace(op, [generic, collect])
+        new_ops: list[Operation] = [generic]
+        if rounding:
+            new_ops.append(
+                rtensor.RelayoutOp.create(
+                    operands=generic.results,
+                    result_types=[_stored(result_type, self.elem, layout)],
+                    properties={"label": StringAttr(expr.name)},
+                )
+            )
+        collect = rtensor.CollectOp.create(
+            operands=new_ops[-1].results, result_types=[result_type]
+        )
+        rewriter.replace(op, [*new_ops, collect])
 
 
 class EraseUnused(RewritePattern):
@@ -128,6 +173,10 @@ class ConvertLinalgToRTensor(ModulePass):
     name = "convert-linalg-to-rtensor"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GenericToRTensor(), apply_recursively=False).rewrite_module(op)
+        precision = op.attributes.get(PRECISION_ATTR, StringAttr("fp32"))
+        if not isinstance(precision, StringAttr):
+            raise T10Error(f"module attribute '{PRECISION_ATTR}' must be a string, got {precision}")
+        elem = precision_type(precision.data, f"module attribute '{PRECISION_ATTR}'")
+        PatternRewriteWalker(GenericToRTensor(elem), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(EraseUnused(), walk_reverse=True).rewrite_module(op)
 
