@@ -1,10 +1,11 @@
 """The `t10` command: compile an ONNX model for a chip, simulate it, benchmark plans.
 
 ```
-t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--inputs IN.npz]
-                   [--outputs OUT.npz] [--check [--rtol R] [--atol A]] [--report R.json]
-t10 compile MODEL.onnx [--chip ...] [--planner ...] [--emit linalg|rtensor|cshift|core|chip]
-                       [-o FILE]
+t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
+                   [--inputs IN.npz] [--outputs OUT.npz] [--check [--rtol R] [--atol A]]
+                   [--report R.json]
+t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...]
+                       [--emit linalg|rtensor|cshift|core|chip] [-o FILE]
 t10 bench [--chip NAME|FILE] [--shapes MxKxN,...]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
              -o FILE.onnx
@@ -42,6 +43,7 @@ from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pipeline
+from t10.passes.tensor_expr import PRECISIONS, precision_type
 from t10.report import (
     CheckResult,
     InputSpec,
@@ -60,6 +62,8 @@ __all__ = ["Compiled", "compile_model", "main", "make_context", "run_model"]
 
 DEFAULT_CHIP = "ipu-mk2"
 DEFAULT_MIN_UTILIZATION = 0.5
+CHECK_TOLERANCES: dict[str, tuple[float, float]] = {"fp32": (1e-4, 1e-5), "fp16": (1e-2, 1e-3)}
+"""Default (rtol, atol) of `--check` per precision."""
 
 
 class UsageError(Exception):
@@ -100,15 +104,17 @@ def compile_model(
     planner: str = "t10",
     min_utilization: float = DEFAULT_MIN_UTILIZATION,
     emit: str = "chip",
+    precision: str = "fp32",
 ) -> Compiled:
     """import_onnx, then the passes of `t10.passes.t10_compile.pipeline` one by one."""
     if emit not in LEVELS:
         raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
+    precision_type(precision, "--precision")
     spec = load_chip(chip)
     module = import_onnx(model)
     ctx = make_context()
     planned: ModuleOp | None = None
-    for p in pipeline(chip, planner, min_utilization, emit):
+    for p in pipeline(chip, planner, min_utilization, emit, precision):
         p.apply(ctx, module)
         try:
             module.verify()
@@ -210,11 +216,13 @@ def run_model(
     inputs: dict[str, np.ndarray] | None = None,
     seed: int = 0,
     check: tuple[float, float] | None = None,
+    precision: str = "fp32",
 ) -> RunResult:
-    """Compile and simulate `model_path`; `check=(rtol, atol)` compares with onnxruntime."""
+    """Compile and simulate `model_path`; `check=(rtol, atol)` compares with onnxruntime
+    (run in fp32 whatever the precision)."""
     from t10.sim.simulator import simulate
 
-    compiled = compile_model(model_path, chip, planner, min_utilization)
+    compiled = compile_model(model_path, chip, planner, min_utilization, precision=precision)
     specs = input_specs(compiled.module)
     if inputs is None:
         inputs = random_inputs(specs, seed)
@@ -226,7 +234,13 @@ def run_model(
         checked = check_outputs(result.outputs, ref, rtol=check[0], atol=check[1])
     planned: list[PlannedOp] = planned_ops(compiled.planned)
     report = build_report(
-        compiled.chip, result.report, planned, model=model_path, planner=planner, check=checked
+        compiled.chip,
+        result.report,
+        planned,
+        model=model_path,
+        planner=planner,
+        precision=precision,
+        check=checked,
     )
     return RunResult(report=report, outputs=result.outputs, check=checked)
 
@@ -238,6 +252,9 @@ def run_model(
 
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     inputs = _load_inputs(args.inputs) if args.inputs else None
+    rtol, atol = CHECK_TOLERANCES[args.precision]
+    rtol = rtol if args.rtol is None else args.rtol
+    atol = atol if args.atol is None else args.atol
     result = run_model(
         args.model,
         chip=args.chip,
@@ -245,7 +262,8 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         min_utilization=args.min_utilization,
         inputs=inputs,
         seed=args.seed,
-        check=(args.rtol, args.atol) if args.check else None,
+        check=(rtol, atol) if args.check else None,
+        precision=args.precision,
     )
     print(format_report(result.report), file=out)
     if args.outputs:
@@ -257,13 +275,15 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         raise T10Error(
             f"simulated outputs differ from onnxruntime beyond tolerance: max abs error "
             f"{result.check.max_abs_error:.3g}, max rel error {result.check.max_rel_error:.3g} "
-            f"(criterion |sim - ref| <= {args.atol:g} + {args.rtol:g}·|ref|)"
+            f"(criterion |sim - ref| <= {atol:g} + {rtol:g}·|ref|)"
         )
     return 0
 
 
 def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
-    compiled = compile_model(args.model, args.chip, args.planner, args.min_utilization, args.emit)
+    compiled = compile_model(
+        args.model, args.chip, args.planner, args.min_utilization, args.emit, args.precision
+    )
 
     def emit(stream: IO[str]) -> None:
         Printer(stream=stream).print_op(compiled.module)
@@ -348,6 +368,9 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-utilization", type=_fraction, default=DEFAULT_MIN_UTILIZATION,
                    metavar="U", help="prune plans using fewer than U x the useful cores "
                                      f"(default {DEFAULT_MIN_UTILIZATION})")
+    p.add_argument("--precision", default="fp32", choices=tuple(PRECISIONS),
+                   help="storage precision: fp32 (default) or fp16 (2-byte buffers and "
+                        "exchanges, fp16 matmul rate, fp32 accumulation)")
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -371,10 +394,10 @@ def make_parser() -> argparse.ArgumentParser:
                      help="save the simulated outputs, keyed by ONNX output name")
     run.add_argument("--check", action="store_true",
                      help="compare with onnxruntime; exit 1 past tolerance")
-    run.add_argument("--rtol", type=_non_negative, default=1e-4,
-                     help="relative tolerance of --check (default 1e-4)")
-    run.add_argument("--atol", type=_non_negative, default=1e-5,
-                     help="absolute tolerance of --check (default 1e-5)")
+    run.add_argument("--rtol", type=_non_negative, default=None,
+                     help="relative tolerance of --check (default 1e-4; fp16: 1e-2)")
+    run.add_argument("--atol", type=_non_negative, default=None,
+                     help="absolute tolerance of --check (default 1e-5; fp16: 1e-3)")
     run.add_argument("--report", metavar="REPORT.json",
                      help="write the report as JSON (format: docs/report.md)")
     run.set_defaults(handler=_cmd_run)

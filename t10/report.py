@@ -287,6 +287,7 @@ def build_report(
     *,
     model: str | None = None,
     planner: str | None = None,
+    precision: str | None = None,
     check: CheckResult | None = None,
 ) -> dict[str, Any]:
     """The run report (format: docs/report.md).
@@ -310,6 +311,7 @@ def build_report(
         "model": model,
         "chip": chip.name,
         "planner": planner,
+        "precision": precision,
         "cores": chip.cores,
         "sram_bytes_per_core": chip.sram_bytes_per_core,
         "clock_hz": chip.clock_hz,
@@ -376,6 +378,8 @@ def format_report(report: Mapping[str, Any]) -> str:
     )
     if report.get("planner"):
         chip_line += f"; planner {report['planner']}"
+    if report.get("precision"):
+        chip_line += f"; precision {report['precision']}"
     lines.append(chip_line)
     total = f"total   {report['total_cycles']:,} cycles = {report['seconds'] * 1e6:,.3f} µs"
     if report.get("estimated_total_cycles") is not None:

@@ -305,14 +305,19 @@ def _source_label(op: rtensor.DistributeOp) -> str:
 
 
 class RelayoutToExchange(RewritePattern):
-    """A relayout between two layouts with the same placement only renames the buffer; one
-    that applies a view always exchanges (into a buffer of the viewed tensor's tiles)."""
+    """A relayout between two layouts with the same placement and element type only renames
+    the buffer; any other (a move, a view, or the rounding of an fp32 accumulator into f16)
+    copies into a new buffer."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.RelayoutOp, rewriter: PatternRewriter) -> None:
         src, dst = op.source.type, op.result.type
         assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
-        if op.map is None and same_placement(src.get_layout(), dst.get_layout()):
+        if (
+            op.map is None
+            and src.tensor == dst.tensor
+            and same_placement(src.get_layout(), dst.get_layout())
+        ):
             _replace_with_buffer(rewriter, op, [], _buffer_of(op.source), dst)
             return
         alloc = _alloc(op.label.data, dst)
@@ -355,7 +360,7 @@ class CollectToStore(RewritePattern):
         store = core.StoreOp.build(
             operands=[_buffer_of(op.source)],
             properties={"layout": rtype.layout},
-            result_types=[rtype.tensor],
+            result_types=[op.result.type],
         )
         rewriter.replace(op, store)
 

@@ -6,10 +6,16 @@ consumer's plan asks for; a value produced on chip in one layout and consumed in
 an `rtensor.relayout`. Results that leave the chip are collected. Chains of `rtensor.view`
 ops fold into the map of the relayout that feeds each consumer (a viewed function argument
 is first placed by `host_layout`); a view returned from the function is moved on chip too.
+
+Precision: distributed tensors take the storage element type the module's `t10.precision`
+names (f32 when absent). Under fp16 an operator whose plan accumulates partial sums
+(`rounds_partials`) produces an f32 accumulator, which an `rtensor.relayout` labelled with
+the operator rounds into f16 storage in place (same layout).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -20,6 +26,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    f32,
 )
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -34,8 +41,16 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from t10.errors import T10Error
-from t10.passes.plan import Layout, host_layout, input_layouts, output_layout
-from t10.passes.tensor_expr import COMBINER_IDENTITY, ExprKind, linalg_tensor_expr, op_name
+from t10.passes.plan import Layout, host_layout, input_layouts, output_layout, rounds_partials
+from t10.passes.tensor_expr import (
+    COMBINER_IDENTITY,
+    PRECISION_ATTR,
+    ExprKind,
+    element_bytes,
+    linalg_tensor_expr,
+    op_name,
+    precision_type,
+)
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
 
@@ -52,6 +67,12 @@ def _is_splat_of(value: SSAValue, identity: float) -> bool:
     return isinstance(dense, DenseIntOrFPElementsAttr) and all(
         v == identity for v in dense.get_values()
     )
+
+
+def _stored(tensor: Attribute, elem: Attribute, layout: Layout) -> RTensorType:
+    """The distributed type of a host tensor type, stored as `elem`."""
+    assert isinstance(tensor, TensorType)
+    return RTensorType.of(TensorType(elem, tensor.get_shape()), layout)
 
 
 def _relayout(
@@ -71,32 +92,33 @@ def _relayout(
     )
 
 
-def _on_chip(value: SSAValue, cores: int, rewriter: PatternRewriter) -> SSAValue:
+def _on_chip(
+    value: SSAValue, cores: int, elem: Attribute, rewriter: PatternRewriter
+) -> SSAValue:
     """`value` (a host tensor, or the collect of an on-chip one) as a distributed tensor: the
-    on-chip one, or the host one placed by `host_layout`."""
+    on-chip one, or the host one placed by `host_layout` and stored as `elem`."""
     if isinstance(value.owner, rtensor.CollectOp):
         return value.owner.source
     assert isinstance(value.type, TensorType)
     layout = host_layout(value.type.get_shape(), cores)
     op = rtensor.DistributeOp.create(
-        operands=[value], result_types=[RTensorType.of(value.type, layout)]
+        operands=[value], result_types=[_stored(value.type, elem, layout)]
     )
     rewriter.insert(op)
     return op.results[0]
 
 
 def _distributed(
-    value: SSAValue, layout: Layout, consumer: Operation, rewriter: PatternRewriter
+    value: SSAValue, layout: Layout, elem: Attribute, consumer: Operation, rewriter: PatternRewriter
 ) -> SSAValue:
     """`value` (a host tensor, the collect of an on-chip one, or views of either) in
-    `layout`; views become the map of the relayout that feeds `consumer`."""
-    assert isinstance(value.type, TensorType)
-    wanted = RTensorType.of(value.type, layout)
+    `layout`, stored as `elem`; views become the map of the relayout that feeds `consumer`."""
+    wanted = _stored(value.type, elem, layout)
     source, view = through_views(value)
     if view is None and not isinstance(source.owner, rtensor.CollectOp):
         op: Operation = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
     else:
-        on_chip = _on_chip(source, layout.cores, rewriter)
+        on_chip = _on_chip(source, layout.cores, elem, rewriter)
         if on_chip.type == wanted:
             return on_chip
         estimate = consumer.attributes.get(RELAYOUT_ATTR)
@@ -105,7 +127,11 @@ def _distributed(
     return op.results[0]
 
 
+@dataclass
 class GenericToRTensor(RewritePattern):
+    elem: Attribute
+    """The storage element type of distributed tensors."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         plan_attr = op.attributes.get(PLAN_ATTR)
@@ -114,7 +140,9 @@ class GenericToRTensor(RewritePattern):
                 f"operator '{op_name(op)}' has no '{PLAN_ATTR}' attribute: run t10-plan-search "
                 "before convert-linalg-to-rtensor (or pin a plan by hand)"
             )
-        expr = linalg_tensor_expr(op)
+        expr = dataclasses.replace(
+            linalg_tensor_expr(op), elem_bytes=element_bytes(self.elem, op_name(op))
+        )
         plan = plan_attr.to_plan()
         if expr.kind is ExprKind.CONTRACTION and not _is_splat_of(op.outputs[0], 0.0):
             raise T10Error(
@@ -129,11 +157,13 @@ class GenericToRTensor(RewritePattern):
                     f"splat constant of its identity {identity}"
                 )
         inputs = [
-            _distributed(v, lay, op, rewriter)
+            _distributed(v, lay, self.elem, op, rewriter)
             for v, lay in zip(op.inputs, input_layouts(expr, plan), strict=True)
         ]
         result_type = op.res[0].type
         assert isinstance(result_type, TensorType)
+        layout = output_layout(expr, plan)
+        rounding = rounds_partials(expr, plan)
         properties = {
             "indexing_maps": op.indexing_maps,
             "iterator_types": op.iterator_types,
@@ -144,17 +174,32 @@ class GenericToRTensor(RewritePattern):
             properties["estimate"] = op.attributes[ESTIMATE_ATTR]
         generic = rtensor.GenericOp.create(
             operands=inputs,
-            result_types=[RTensorType.of(result_type, output_layout(expr, plan))],
+            result_types=[_stored(result_type, f32 if rounding else self.elem, layout)],
             properties=properties,
             regions=[op.detach_region(op.body)],
         )
-        collect = rtensor.CollectOp.create(operands=generic.results, result_types=[result_type])
-        rewriter.replace(op, [generic, collect])
+        new_ops: list[Operation] = [generic]
+        if rounding:
+            new_ops.append(
+                rtensor.RelayoutOp.create(
+                    operands=generic.results,
+                    result_types=[_stored(result_type, self.elem, layout)],
+                    properties={"label": StringAttr(expr.name)},
+                )
+            )
+        collect = rtensor.CollectOp.create(
+            operands=new_ops[-1].results, result_types=[result_type]
+        )
+        rewriter.replace(op, [*new_ops, collect])
 
 
+@dataclass
 class MaterializeView(RewritePattern):
     """A view that leaves the chip (a function result) is made on chip: moved through its
     map into `host_layout` over the source's cores, then collected."""
+
+    elem: Attribute
+    """The storage element type of distributed tensors."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.ViewOp, rewriter: PatternRewriter) -> None:
@@ -162,10 +207,10 @@ class MaterializeView(RewritePattern):
         if not users:
             return
         source, view = through_views(op.result)
-        on_chip = _on_chip(source, _cores_of(source), rewriter)
-        assert isinstance(on_chip.type, RTensorType) and isinstance(op.result.type, TensorType)
-        layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)
-        wanted = RTensorType.of(op.result.type, layout)
+        on_chip = _on_chip(source, _cores_of(source), self.elem, rewriter)
+        assert isinstance(on_chip.type, RTensorType)
+        layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)  # type: ignore[attr-defined]
+        wanted = _stored(op.result.type, self.elem, layout)
         move = _relayout(on_chip, wanted, f"{op.label.data}/relayout", view, None)
         collect = rtensor.CollectOp.create(operands=move.results, result_types=[op.result.type])
         rewriter.insert([move, collect], InsertPoint.before(op))
@@ -187,7 +232,9 @@ class EraseUnused(RewritePattern):
     the output inits of linalg (`tensor.empty`, zero constants), unused relayouts."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, rtensor.CollectOp | rtensor.ViewOp | tensor.EmptyOp | arith.ConstantOp):
+        if isinstance(
+            op, rtensor.CollectOp | rtensor.ViewOp | tensor.EmptyOp | arith.ConstantOp
+        ):
             if not any(r.uses for r in op.results):
                 rewriter.erase(op)
 
@@ -197,6 +244,11 @@ class ConvertLinalgToRTensor(ModulePass):
     name = "convert-linalg-to-rtensor"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GenericToRTensor(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(MaterializeView(), apply_recursively=False).rewrite_module(op)
+        precision = op.attributes.get(PRECISION_ATTR, StringAttr("fp32"))
+        if not isinstance(precision, StringAttr):
+            raise T10Error(f"module attribute '{PRECISION_ATTR}' must be a string, got {precision}")
+        elem = precision_type(precision.data, f"module attribute '{PRECISION_ATTR}'")
+        PatternRewriteWalker(GenericToRTensor(elem), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(MaterializeView(elem), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(EraseUnused(), walk_reverse=True).rewrite_module(op)
+

@@ -194,6 +194,21 @@ def reduction_group(expr: TensorExpr, plan: Plan) -> int:
     return prod(plan.factors[d] for d in expr.reduction_dims)
 
 
+ACCUMULATOR_BYTES = 4
+"""Partial sums are fp32 whatever the storage precision (the IPU's fp16 AMP matmuls)."""
+
+
+def rounds_partials(expr: TensorExpr, plan: Plan) -> bool:
+    """Whether the plan accumulates partial sums (over steps along a reduction dim, or over
+    the cores of a split reduction dim) that are narrower in storage than fp32: they then
+    accumulate in an fp32 buffer that is rounded into the output once they are complete."""
+    return (
+        expr.elem_bytes < ACCUMULATOR_BYTES
+        and expr.kind is not ExprKind.ELEMENTWISE
+        and (plan.temporal_dim in expr.reduction_dims or reduction_group(expr, plan) > 1)
+    )
+
+
 @dataclass(frozen=True)
 class Estimate:
     compute_cycles: int
@@ -212,9 +227,12 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     Time: every step is a BSP superstep (compute, then the shift of every rotating input,
     then a sync); the last step does not shift. A reduction dim split over R cores ends with
     an all-reduce: a reduce-scatter and an all-gather superstep, each moving (R-1)/R of the
-    output tile, plus the additions.
+    output tile, plus the additions. Partial sums narrower than fp32 (`rounds_partials`)
+    accumulate in an fp32 tile, then a superstep of its own rounds it into the output (an
+    element-wise pass over the tile).
     Memory: every input's local buffer (rotating ones hold their window plus one incoming
-    chunk), the output tile, and the all-reduce's receive buffer.
+    chunk), the output tile (plus the fp32 accumulator when rounding), and the all-reduce's
+    receive buffer.
     """
     eb = expr.elem_bytes
     layouts = input_layouts(expr, plan)
@@ -226,14 +244,20 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     exchange = (plan.steps - 1) * costs.exchange_cycles(chip, shift_bytes) if shift_bytes else 0
     syncs = plan.steps
     memory = sum(lay.local_elements() for lay in layouts) * eb + out_tile * eb
+    rounding = rounds_partials(expr, plan)
+    acc_bytes = ACCUMULATOR_BYTES if rounding else eb
     group = reduction_group(expr, plan)
     if group > 1:
         part = ceil(out_tile / group)
-        moved = (group - 1) * part * eb
+        moved = (group - 1) * part * acc_bytes
         exchange += 2 * costs.exchange_cycles(chip, moved)
         compute += costs.elementwise_cycles(chip, (group - 1) * part, False)
         syncs += 2
         memory += moved
+    if rounding:
+        compute += costs.elementwise_cycles(chip, out_tile, False)
+        syncs += 1
+        memory += out_tile * ACCUMULATOR_BYTES
     return Estimate(compute, exchange, syncs * costs.sync_cycles(chip), memory)
 
 

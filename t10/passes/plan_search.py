@@ -35,7 +35,7 @@ from fractions import Fraction
 from math import ceil, lcm, prod
 
 from t10.errors import T10Error
-from t10.passes.plan import Estimate, Plan, Rotation, shiftable_dims
+from t10.passes.plan import ACCUMULATOR_BYTES, Estimate, Plan, Rotation, shiftable_dims
 from t10.passes.plan import plan_problem as operator_plan_problem
 from t10.passes.tensor_expr import ExprKind, TensorExpr
 from t10.sim.chip_spec import ChipSpec
@@ -150,6 +150,10 @@ class FastEstimator:
         self.red = expr.reduction_dims
         self.sync = chip.sync_cycles
         self.contraction = expr.kind is ExprKind.CONTRACTION
+        # partial sums narrower than fp32 are rounded from an fp32 accumulator (rounds_partials)
+        self.narrow_partials = (
+            expr.elem_bytes < ACCUMULATOR_BYTES and expr.kind is not ExprKind.ELEMENTWISE
+        )
         # matmul role per loop dim, as TensorExpr.matmul_dims: 0 batch, 1 m, 2 k, 3 n
         self.roles: tuple[int, ...] = ()
         if self.contraction:
@@ -225,12 +229,18 @@ class FastEstimator:
         exchange = (steps - 1) * self.exchange(shifted * eb) if shifted else 0
         syncs = steps
         group = prod(factors[d] for d in self.red)
+        rounding = self.narrow_partials and (group > 1 or temporal in self.red)
+        acc_bytes = ACCUMULATOR_BYTES if rounding else eb
         if group > 1:
             moved = (group - 1) * -(-out_tile // group)
-            exchange += 2 * self.exchange(moved * eb)
+            exchange += 2 * self.exchange(moved * acc_bytes)
             compute += self.reduce_ew(moved)
             syncs += 2
-            memory += moved * eb
+            memory += moved * acc_bytes
+        if rounding:
+            compute += self.reduce_ew(out_tile)
+            syncs += 1
+            memory += out_tile * ACCUMULATOR_BYTES
         return Estimate(compute, exchange, syncs * self.sync, memory)
 
 

@@ -19,11 +19,13 @@ LEVELS = ("linalg", "rtensor", "cshift", "core", "chip")
 
 
 def pipeline(
-    chip: str, planner: str, min_utilization: float, emit: str = "chip"
+    chip: str, planner: str, min_utilization: float, emit: str = "chip", precision: str = "fp32"
 ) -> tuple[ModulePass, ...]:
     """The passes that lower linalg to the `emit` level (planning first)."""
     passes: tuple[ModulePass, ...] = (
-        T10PlanSearch(chip=chip, planner=planner, min_utilization=min_utilization),
+        T10PlanSearch(
+            chip=chip, planner=planner, min_utilization=min_utilization, precision=precision
+        ),
         ConvertLinalgToRTensor(),
         ConvertRTensorToCShift(),
         ConvertCShiftToCore(),
@@ -39,7 +41,8 @@ class T10Compile(ModulePass):
     chip: str = "ipu-mk2"
     planner: str = "t10"
     min_utilization: float = 0.5
+    precision: str = "fp32"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for p in pipeline(self.chip, self.planner, self.min_utilization):
+        for p in pipeline(self.chip, self.planner, self.min_utilization, precision=self.precision):
             p.apply(ctx, op)

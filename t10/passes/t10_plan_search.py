@@ -6,7 +6,13 @@ An analysis pass: it changes no operation, it only writes attributes.
   `t10.estimate = #rtensor.estimate<...>` (its cycles and bytes per core);
 - on a generic whose inputs arrive in another layout than their producer's:
   `t10.relayout = #rtensor.estimate<...>`, the layout transitions into it;
-- on the module: `t10.chip` (the `chip` option as given) and `t10.planner`.
+- on the module: `t10.chip` (the `chip` option as given), `t10.planner` and
+  `t10.precision`.
+
+`precision=fp16` plans for fp16 storage: every buffer and exchange takes 2 bytes per element
+and matmuls run at the fp16 rate; partial sums stay fp32 (`t10.passes.plan.rounds_partials`).
+The linalg IR keeps its f32 types (the host's); convert-linalg-to-rtensor reads
+`t10.precision` and gives the distributed tensors f16 elements.
 
 Per operator it builds the Pareto frontier of plans (`operator_frontier`), then picks one plan
 per operator so that the whole model fits the chip's SRAM (`choose_plans`): weights (inputs
@@ -16,7 +22,8 @@ only its estimate is recomputed, and the memory reconciliation never moves it. F
 sweep re-chooses plans to avoid costly layout transitions between producers and consumers
 (`reduce_transitions`).
 
-    xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5}'
+    xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5
+                                            precision=fp32}'
 """
 
 from __future__ import annotations
@@ -35,7 +42,14 @@ from t10.passes.layout_transitions import Edge, reduce_transitions, transitions_
 from t10.passes.memory_reconciliation import OpOptions, choose_plans, op_options, pinned_options
 from t10.passes.plan import Estimate, Plan
 from t10.passes.plan_search import PLANNERS, operator_frontier
-from t10.passes.tensor_expr import TensorExpr, linalg_tensor_expr, op_name
+from t10.passes.tensor_expr import (
+    PRECISION_ATTR,
+    TensorExpr,
+    element_bytes,
+    linalg_tensor_expr,
+    op_name,
+    precision_type,
+)
 from t10.sim.chip_spec import ChipSpec, load_chip
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, through_views
 
@@ -90,8 +104,11 @@ class T10PlanSearch(ModulePass):
     """`t10` (rotating tensors) or `replicate` (spatial partitions only)."""
     min_utilization: float = 0.5
     """Plans must be able to use at least this fraction of the cores an operator can use."""
+    precision: str = "fp32"
+    """Storage precision: `fp32` or `fp16` (fp16 storage, fp32 accumulation)."""
 
     def check_options(self) -> None:
+        precision_type(self.precision, "t10-plan-search")
         if self.planner not in PLANNERS:
             raise T10Error(
                 f"t10-plan-search: unknown planner '{self.planner}'; choose one of "
@@ -108,8 +125,10 @@ class T10PlanSearch(ModulePass):
         chip = load_chip(self.chip)
         generics = [o for o in op.walk() if o.name == GENERIC]
         frontiers: dict[TensorExpr, list] = {}
-        options = [self.options(chip, g, frontiers) for g in generics]
-        exprs = [linalg_tensor_expr(g) for g in generics]
+        exprs = [self.tensor_expr(g) for g in generics]
+        options = [
+            self.options(chip, g, e, frontiers) for g, e in zip(generics, exprs, strict=True)
+        ]
         edges = dataflow_edges(generics)
         chosen = choose_plans(chip, options, self.planner)
         chosen = reduce_transitions(chip, exprs, options, chosen, edges)
@@ -124,12 +143,23 @@ class T10PlanSearch(ModulePass):
                 generic.attributes.pop(RELAYOUT_ATTR, None)
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
         op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
+        op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
+
+    def tensor_expr(self, op: linalg.GenericOp) -> TensorExpr:
+        """The operator with the storage precision's element size."""
+        elem = precision_type(self.precision, "t10-plan-search")
+        return dataclasses.replace(
+            linalg_tensor_expr(op), elem_bytes=element_bytes(elem, "t10-plan-search")
+        )
 
     def options(
-        self, chip: ChipSpec, op: linalg.GenericOp, frontiers: dict[TensorExpr, list]
+        self,
+        chip: ChipSpec,
+        op: linalg.GenericOp,
+        expr: TensorExpr,
+        frontiers: dict[TensorExpr, list],
     ) -> OpOptions:
         """The plans `op` may take; frontiers are shared between identical operators."""
-        expr = linalg_tensor_expr(op)
         consts = constant_inputs(op)
         plan = pinned_plan(op)
         if plan is not None:

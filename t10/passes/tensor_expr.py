@@ -58,6 +58,7 @@ class TensorExpr:
     output: Access
     kind: ExprKind
     elem_bytes: int
+    """Bytes per stored element (4 fp32, 2 fp16): every buffer's size and the matmul rate."""
     relu_like: bool
     combiner: str | None = None
     """How a reduction combines values over its reduction dims: sum, max or min (None for an
@@ -126,6 +127,21 @@ def element_bytes(type_: Attribute, what: str) -> int:
     raise T10Error(f"{what}: element type {type_} is not supported (f32 or f16)")
 
 
+PRECISIONS: dict[str, Attribute] = {"fp32": Float32Type(), "fp16": Float16Type()}
+"""Storage precision -> the element type of distributed tensors and core buffers."""
+PRECISION_ATTR = "t10.precision"
+"""Module attribute naming the storage precision (written by t10-plan-search)."""
+
+
+def precision_type(precision: str, what: str) -> Attribute:
+    """The storage element type of `precision` (a T10Error names the valid ones)."""
+    if precision not in PRECISIONS:
+        raise T10Error(
+            f"{what}: unknown precision '{precision}'; choose one of {', '.join(PRECISIONS)}"
+        )
+    return PRECISIONS[precision]
+
+
 ELEMENTWISE_BODY_OPS = (
     arith.AddfOp,
     arith.SubfOp,
@@ -192,6 +208,21 @@ def reduction_combiner(body: Block) -> str | None:
     return name
 
 
+def _storage_type(
+    input_types: tuple[Attribute, ...], output_type: Attribute, what: str
+) -> Attribute:
+    """The element type the operator's inputs are stored in (its output's when it has no
+    inputs): it sets the kernel's rate (`elem_bytes`). The output may be wider: an fp32
+    partial-sum accumulator of fp16 inputs (`t10.passes.plan.rounds_partials`)."""
+    elems = {t.get_element_type() if isinstance(t, TensorType) else t for t in input_types}
+    if len(elems) > 1:
+        names = ", ".join(sorted(str(e) for e in elems))
+        raise T10Error(f"{what}: inputs mix element types ({names}); use one precision")
+    if elems:
+        return elems.pop()
+    return output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
+
+
 def _is_relu_like(body: Block) -> bool:
     return any(isinstance(op, arith.MaximumfOp | arith.MinimumfOp) for op in body.ops)
 
@@ -233,7 +264,7 @@ def tensor_expr_of(
         raise T10Error(f"{what}: every loop dim must be read by some operand")
     if any(d is None for d in output.dims):
         raise T10Error(f"{what}: the output may not have broadcast dims")
-    elem = output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
+    elem = _storage_type(input_types, output_type, what)
     combiner: str | None = None
     if all(parallel):
         for body_op in body.ops:

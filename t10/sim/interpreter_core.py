@@ -219,7 +219,7 @@ def _run_kernel(
     out_loops = loops[-1]
     if any(d is None for d in out_loops):
         raise T10Error(f"core.kernel '{op.label.data}': the output may not have broadcast dims")
-    values = [s.read() for s in slices]
+    values = [s.read().astype(np.float32, copy=False) for s in slices]  # f16 loads widen
     cores = slices[-1].cores
     if expr.kind is ExprKind.CONTRACTION:
         total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)  # type: ignore[arg-type]
@@ -347,7 +347,8 @@ class CoreFunctions(InterpreterFunctions):
         eb = element_bytes(tensor.get_element_type(), f"core.alloc '{label}'")
         shape = tuple(tensor.get_shape())
         self.state.allocate(label, cores, prod(shape) * eb)
-        return (Buffer(label, np.zeros((cores, *shape), dtype=np.float32), eb),)
+        dtype = np.float16 if eb == 2 else np.float32
+        return (Buffer(label, np.zeros((cores, *shape), dtype=dtype), eb),)
 
     @impl(core.FreeOp)
     def run_free(self, interpreter: Interpreter, op: core.FreeOp, args: PythonValues):
@@ -377,7 +378,7 @@ class CoreFunctions(InterpreterFunctions):
         layout = _layout(op.layout, op.result.type)
         what = f"core.store of '{buffer.label}'"
         buffer.check_usable(what, layout.cores)
-        return (layouts.collect(layout, buffer.data),)
+        return (layouts.collect(layout, buffer.data).astype(np.float32),)
 
     @impl(core.KernelOp)
     def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
@@ -428,7 +429,7 @@ class CoreFunctions(InterpreterFunctions):
         group = prod(grid[a] for a in axes)
         view = buffer.data[:cores].reshape(grid + buffer.shape)
         combine = _REDUCE[op.combiner.data]
-        total = combine(view, axis=tuple(axes), keepdims=True).astype(np.float32)
+        total = combine(view.astype(np.float32), axis=tuple(axes), keepdims=True)
         buffer.data[:cores] = np.broadcast_to(total, view.shape).reshape(cores, *buffer.shape)
         step.use_cores(cores)
         if group == 1:
@@ -465,5 +466,7 @@ class CoreFunctions(InterpreterFunctions):
         target.data[: dst.cores] = layouts.distribute(dst, tensor)
         busiest = float(np.maximum(sent, received).max(initial=0.0))
         step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
+        if target.elem_bytes != source.elem_bytes:  # rounding: an element-wise pass
+            step.compute_cycles += costs.elementwise_cycles(self.state.chip, prod(target.shape))
         step.use_cores(max(src.cores, dst.cores))
         return ()

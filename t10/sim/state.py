@@ -4,7 +4,8 @@ buffers, each core's SRAM accounting, and the running cost of the current supers
 Values while simulating:
 - `index`: a Python int (uniform over cores) or an int64 array with one entry per chip core;
 - a host tensor (function argument, `arith.constant dense<...>`, `core.store`): a numpy array;
-- a `!core.buffer<S x T>` on N cores: a `Buffer` whose data is a float32 array `(N, *S)`;
+- a `!core.buffer<S x T>` on N cores: a `Buffer` whose data is an `(N, *S)` array of T
+  (float32 or float16: writing into an f16 buffer rounds to nearest even);
 - kernel-body floats: numpy float32 arrays (one element per core and loop point).
 
 Every op is vectorized over cores: there is no Python loop over cores.

@@ -26,6 +26,7 @@ from t10.errors import T10Error
 
 CHIP_ATTR = "t10.chip"
 PLANNER_ATTR = "t10.planner"
+PRECISION_ATTR = "t10.precision"
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,12 @@ class T10SimTarget(Target):
         inputs = random_inputs(input_specs(module), self.seed)
         result = simulate(module, chip, inputs)
         planner = module.attributes.get(PLANNER_ATTR)
+        precision = module.attributes.get(PRECISION_ATTR)
         report = build_report(
             chip,
             result.report,
             kernel_ops(module),
             planner=planner.data if isinstance(planner, StringAttr) else None,
+            precision=precision.data if isinstance(precision, StringAttr) else None,
         )
         output.write(format_report(report) + "\n")

@@ -24,6 +24,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    f16,
+    f32,
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -137,12 +139,18 @@ class CoordOp(IRDLOperation):
 def check_buffer_layout(
     what: str, buffer_type: Attribute, layout: LayoutAttr, tensor: TensorType
 ) -> None:
-    """`layout` must place `tensor` and `buffer_type` must hold exactly one core's part."""
+    """`layout` must place `tensor` and `buffer_type` must hold exactly one core's part, in
+    the tensor's element type or as f16 storage of f32 values."""
     lay = layout.to_layout(tensor.get_shape())
     problem = layout_problem(lay)
     if problem is not None:
         raise VerifyException(f"{what}: {problem}")
     assert isinstance(buffer_type, BufferType)
+    elems = (tensor.get_element_type(), buffer_type.tensor.get_element_type())
+    if elems[0] != elems[1] and elems != (f32, f16):
+        raise VerifyException(
+            f"{what}: buffer {buffer_type} cannot hold {tensor} (only f32 may be stored as f16)"
+        )
     local = lay.local_shape()
     if local != buffer_type.get_shape():
         raise VerifyException(

@@ -15,6 +15,11 @@ which grid axis splits each tensor dim, the per-core tile, and whether the tenso
 
 Plans are attributes the plan search writes and users can read, edit or pin:
 `#rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>`.
+
+Precision: the element type T of a distributed tensor is its storage type on chip (f32, or
+f16 under `t10-plan-search{precision=fp16}`). Host tensors stay f32: `rtensor.distribute`
+rounds into a narrower T and `rtensor.collect` widens back; an `rtensor.relayout` may round
+an f32 partial-sum accumulator into f16 storage. Kernel bodies always compute in f32.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from xdsl.dialects.builtin import (
     IntAttr,
     StringAttr,
     TensorType,
+    f16,
+    f32,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
@@ -405,12 +412,22 @@ class RTensorType(ParametrizedAttribute, TypeAttribute):
         return RTensorType(tensor, LayoutAttr.from_layout(layout))
 
 
+def _stores(wide: Attribute, narrow: TensorType) -> bool:
+    """Whether `narrow` stores the tensor type `wide`: same shape and element type, or f16
+    storage of f32 values (the conversion rounds to nearest even, or widens back exactly)."""
+    assert isinstance(wide, TensorType)
+    elems = (wide.get_element_type(), narrow.get_element_type())
+    return wide.get_shape() == narrow.get_shape() and (elems[0] == elems[1] or elems == (f32, f16))
+
+
 def _check_same_tensor(op: str, host: Attribute, chip: Attribute) -> None:
-    """A host tensor and its distributed form have the same tensor type."""
+    """A host tensor and its distributed form have the same shape; the distributed one may
+    store the host's f32 values as f16."""
     assert isinstance(chip, RTensorType)
-    if host != chip.tensor:
+    if not _stores(host, chip.tensor):
         raise VerifyException(
-            f"{op}: host tensor {host} and distributed tensor {chip.tensor} differ"
+            f"{op}: host tensor {host} and distributed tensor {chip.tensor} differ (only f32 "
+            "may be stored as f16)"
         )
 
 
@@ -446,7 +463,9 @@ class CollectOp(IRDLOperation):
 class RelayoutOp(IRDLOperation):
     """Moves a distributed tensor into another layout (an all-to-all exchange); `label`
     names it in reports (`<consumer>/relayout`), `estimate` is the plan search's. With a
-    `map`, the move also applies a view (the result is another tensor type)."""
+    `map`, the move also applies a view (the result is another tensor type). It may also
+    round f32 into f16 storage (the rounding of an fp32 partial-sum accumulator, labelled
+    with its operator and costed as an element-wise pass)."""
 
     name = "rtensor.relayout"
     label = prop_def(StringAttr)
@@ -464,10 +483,10 @@ class RelayoutOp(IRDLOperation):
         assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
         if self.map is not None:
             _check_view("rtensor.relayout", self.map, src.tensor, dst.tensor)
-        elif src.tensor != dst.tensor:
+        elif not _stores(src.tensor, dst.tensor):
             raise VerifyException(
                 f"rtensor.relayout changes the tensor type from {src.tensor} to {dst.tensor} "
-                "without a view map"
+                "(without a view map it may only round f32 to f16)"
             )
 
 
@@ -532,7 +551,7 @@ class GenericOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        from t10.passes.plan import input_layouts, output_layout, plan_problem
+        from t10.passes.plan import input_layouts, output_layout, plan_problem, rounds_partials
         from t10.passes.tensor_expr import tensor_expr_of
 
         what = f"rtensor.generic '{self.label.data}'"
@@ -551,6 +570,14 @@ class GenericOp(IRDLOperation):
         problem = plan_problem(expr, plan)
         if problem is not None:
             raise VerifyException(f"{what}: {problem}")
+        inputs = {t.tensor.get_element_type() for t in self.inputs.types}  # type: ignore[attr-defined]
+        want = f32 if rounds_partials(expr, plan) else next(iter(inputs), None)
+        got = self.result.type.tensor.get_element_type()  # type: ignore[attr-defined]
+        if want is not None and got != want:
+            why = " (an fp32 partial-sum accumulator)" if want == f32 else ""
+            raise VerifyException(
+                f"{what}: the result's element type is {got}, expected {want}{why}"
+            )
         expected = (*input_layouts(expr, plan), output_layout(expr, plan))
         actual = (*(t.get_layout() for t in self.inputs.types), self.result.type.get_layout())  # type: ignore[attr-defined]
         for i, (want, got) in enumerate(zip(expected, actual, strict=True)):

@@ -151,11 +151,11 @@
 %0 = "test.op"() : () -> tensor<4x8xf32>
 %1 = rtensor.distribute %0 : tensor<4x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 
-// CHECK: Operation does not verify: rtensor.distribute: host tensor tensor<4x8xf32> and distributed tensor tensor<8x8xf32> differ
+// CHECK: Operation does not verify: rtensor.distribute: host tensor tensor<4x8xf32> and distributed tensor tensor<8x8xf32> differ (only f32 may be stored as f16)
 
 // -----
 
-// collect keeps the tensor type.
+// collect keeps the tensor type (f16 storage widens back to f32 only).
 %0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 %1 = rtensor.collect %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> tensor<8x8xf16>
 
@@ -163,11 +163,19 @@
 
 // -----
 
-// relayout may change the layout but not the tensor type.
+// relayout may change the layout but not the tensor type (beyond rounding f32 to f16).
 %0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 %1 = rtensor.relayout "x/relayout" %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [-, d0] tile [8, 2]>>
 
-// CHECK: Operation does not verify: rtensor.relayout changes the tensor type from tensor<8x8xf32> to tensor<8x4xf32> without a view map
+// CHECK: Operation does not verify: rtensor.relayout changes the tensor type from tensor<8x8xf32> to tensor<8x4xf32> (without a view map it may only round f32 to f16)
+
+// -----
+
+// relayout cannot widen f16 storage.
+%0 = "test.op"() : () -> !rtensor.tensor<8x8xf16, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
+%1 = rtensor.relayout "x/relayout" %0 : !rtensor.tensor<8x8xf16, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
+
+// CHECK: Operation does not verify: rtensor.relayout changes the tensor type from tensor<8x8xf16> to tensor<8x8xf32> (without a view map it may only round f32 to f16)
 
 // -----
 
