@@ -1,6 +1,7 @@
 """Whole-pipeline tests: ONNX models compiled to the chip level, simulated, and checked
 against onnxruntime. The torch models were exported by both torch exporters
-(scripts/export_torch_models.py)."""
+(scripts/export_torch_models.py); the transformer blocks beside them (scripts/export_hf_models.py)
+are tested in test_hf_exports.py."""
 
 from __future__ import annotations
 
@@ -26,7 +27,10 @@ from t10.t10_dialects.rtensor import EstimateAttr
 from t10.universe import DIALECTS
 
 DATA = Path(__file__).parent / "data"
-TORCH_MODELS = sorted(p.name for p in DATA.glob("*.onnx"))
+TRANSFORMER_PREFIXES = ("hf_", "attn_")
+TORCH_MODELS = sorted(
+    p.name for p in DATA.glob("*.onnx") if not p.name.startswith(TRANSFORMER_PREFIXES)
+)
 
 
 def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
@@ -59,9 +63,16 @@ def compile_model(
     return module, estimated
 
 
-def run_and_check(model: onnx.ModelProto, path: str | Path, chip: str) -> SimResult:
+def run_and_check(
+    model: onnx.ModelProto,
+    path: str | Path,
+    chip: str,
+    inputs: dict[str, np.ndarray] | None = None,
+) -> SimResult:
+    """Compiles and simulates `model` (read from `path` when that is a file) on `chip` and checks
+    its outputs against onnxruntime's, on `inputs` or else `random_inputs(model)`."""
     module, _ = compile_model(path if isinstance(path, Path) else model, chip)
-    inputs = random_inputs(model)
+    inputs = random_inputs(model) if inputs is None else inputs
     result = simulate(module, load_chip(chip), inputs)
     session = ort.InferenceSession(
         str(path) if isinstance(path, Path) else model.SerializeToString()

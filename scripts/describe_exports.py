@@ -1,0 +1,128 @@
+"""Writes tests/unit/data/EXPORTS.md: for each transformer export (scripts/export_hf_models.py),
+its exporter, opset, inputs, output and ONNX op types with counts, checked to run in onnxruntime.
+
+    python scripts/describe_exports.py tests/unit/data
+Needs only the project's own dependencies.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+from t10.lowering.onnx_frontend import SUPPORTED_OPS
+
+PREFIXES = ("hf_", "attn_")
+# The op types the frontend is to import for issue 3; anything else is listed per file.
+TARGET_OPS = frozenset(
+    "MatMul Gemm Add Sub Mul Div Pow Relu Gelu Erf Tanh Sigmoid Exp Sqrt Reciprocal Neg Softmax "
+    "LayerNormalization ReduceMean ReduceSum ReduceMax Transpose Reshape Flatten Squeeze "
+    "Unsqueeze Split Slice Concat Gather Constant ConstantOfShape Identity Dropout Cast Where "
+    "Expand Shape".split()
+)
+# Where an op outside TARGET_OPS comes from (no export setting tried avoids it).
+WHY = {
+    ("hf_vit_1layer", "Conv"): "the patch embedding, a Conv2d with kernel = stride = patch 8",
+    ("hf_vit_1layer.torchscript", "Equal"): (
+        "with Where/ConstantOfShape: `cls_token.expand(batch, -1, -1)`, TorchScript's Expand "
+        "symbolic resolving -1 at run time (all inputs constant)"
+    ),
+    ("hf_llama_gqa_1layer.torchscript", "Equal"): (
+        "with Where/ConstantOfShape: `repeat_kv`'s expand of the 2 kv heads, as for ViT's "
+        "cls_token (all inputs constant)"
+    ),
+    ("attn_mha.torchscript", "Mod"): (
+        "a Mod of two Constants from the `unflatten` symbolic; this export also computes the "
+        "SDPA scale as Shape→Slice→Cast→Sqrt→Div at run time (constant-foldable)"
+    ),
+}
+
+
+def describe(path: Path) -> str:
+    model = onnx.load(path)
+    stem = path.name.removesuffix(".onnx")
+    name, exporter = stem.split(".")
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    initializers = {t.name for t in model.graph.initializer}
+    rng = np.random.default_rng(0)
+    feeds, inputs = {}, []
+    for i in model.graph.input:
+        if i.name in initializers:
+            continue
+        shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)
+        feeds[i.name] = (
+            rng.integers(0, 128, shape).astype(dtype)
+            if np.issubdtype(dtype, np.integer)
+            else rng.standard_normal(shape).astype(dtype)
+        )
+        inputs.append(f"`{i.name}` {dtype.name}{shape}")
+    outputs = ort.InferenceSession(str(path)).run(None, feeds)
+    assert all(np.isfinite(o).all() for o in outputs), path
+    out = ", ".join(
+        f"`{o.name}` {list(v.shape)}" for o, v in zip(model.graph.output, outputs, strict=True)
+    )
+    counts = Counter(n.op_type for n in model.graph.node)
+    ops = ", ".join(f"{op} {c}" for op, c in sorted(counts.items()))
+    outside = sorted(set(counts) - TARGET_OPS)
+    notes = [
+        f"**{op}**: {WHY.get((stem, op)) or WHY.get((name, op)) or 'see below'}" for op in outside
+    ]
+    missing = ", ".join(sorted(set(counts) - set(SUPPORTED_OPS))) or "none"
+    size = path.stat().st_size + sum(p.stat().st_size for p in path.parent.glob(path.name + ".*"))
+    return (
+        f"| `{path.name}` | {exporter} | {opset} | {'; '.join(inputs)} | {out} | {ops} "
+        f"| {'; '.join(notes) or '—'} | {missing} | {size // 1024} |"
+    )
+
+
+HEADER = """# Transformer-block ONNX exports (issue 3)
+
+Made by `scripts/export_hf_models.py` (versions in its docstring; reruns are byte-identical),
+described by `scripts/describe_exports.py` (regenerate this file with it). Every file ran in
+onnxruntime on seeded random inputs (token ids below the vocab of 128) with finite outputs.
+Tested by `tests/unit/test_hf_exports.py` (marker `hf_exports`, off by default).
+
+Settings: static shapes (batch 2, sequence 16, hidden 64, 4 heads, intermediate 128, one layer; ViT
+image 32, patch 8, 3 channels, so 17 tokens with CLS; Llama vocab 128); TorchScript exporter
+(`dynamo=False`) at opset 17, dynamo exporter (`dynamo=True`) at opset 18, which writes the weights
+to `<file>.data`. HF models use `attn_implementation="eager"` (q·kᵀ / √d, softmax, ·v; the default
+SDPA gives the same op types at these opsets, tried for BertLayer and LlamaModel, scaling q and kᵀ
+by d^-¼ each instead); each is wrapped to take its inputs positionally and return the last hidden
+state only (ViT without its pooler). `hf_bert_layer_mask` takes BertLayer's additive mask `[batch,
+1, 1, seq]` as a float input. Llama is given its causal mask (additive, `[1, 1, 16, 16]`) and
+position ids as constants: left to build them itself it checks the position ids for packed
+sequences with `torch.diff`, which the TorchScript exporter refuses (`aten::diff`), and with a 2-D
+mask the TorchScript export keeps the mask building (LessOrEqual, And, Equal, Where, Flatten,
+Gather) and the rotary tables (Cos, Sin); given both, both exporters fold them into initializers.
+`nn.MultiheadAttention` is exported with autograd on: under `torch.no_grad()` eval mode takes its
+fused fast path, `aten::_native_multi_head_attention`, which the TorchScript exporter refuses. The
+dynamo exporter folds the constant shape arithmetic that TorchScript leaves in (Shape, Mod,
+Equal/Where of constants); in the dynamo exports the only op outside the target list is ViT's Conv.
+
+Columns: *outside list* = op types not in the frontend's target list for issue 3 (MatMul Gemm Add
+Sub Mul Div Pow Relu Gelu Erf Tanh Sigmoid Exp Sqrt Reciprocal Neg Softmax LayerNormalization
+ReduceMean ReduceSum ReduceMax Transpose Reshape Flatten Squeeze Unsqueeze Split Slice Concat
+Gather Constant ConstantOfShape Identity Dropout Cast Where Expand Shape); *not imported yet* = op
+types `t10.lowering.onnx_frontend.SUPPORTED_OPS` lacks at the time this file was written; KiB =
+model plus external data.
+
+"""
+TABLE = (
+    "| file | exporter | opset | inputs | output | op types (count) | outside list "
+    "| not imported yet | KiB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+)
+
+
+def main(data: Path) -> None:
+    rows = [describe(p) for p in sorted(data.glob("*.onnx")) if p.name.startswith(PREFIXES)]
+    (data / "EXPORTS.md").write_text(HEADER + TABLE + "\n".join(rows) + "\n")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
