@@ -329,6 +329,8 @@ class RelayoutToExchange(RewritePattern):
         }
         if op.map is not None:
             properties |= {"map": op.map, "view_tensor": dst.tensor}
+        if op.guard is not None and op.guard_shape is not None:
+            properties |= {"guard": op.guard, "guard_shape": op.guard_shape}
         exchange = core.RelayoutOp.build(
             operands=[_buffer_of(op.source), alloc.result], properties=properties
         )

@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -41,6 +40,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from t10.errors import T10Error
+from t10.passes.index_maps import View
 from t10.passes.plan import Layout, host_layout, input_layouts, output_layout, rounds_partials
 from t10.passes.tensor_expr import (
     COMBINER_IDENTITY,
@@ -53,6 +53,7 @@ from t10.passes.tensor_expr import (
 )
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
+from t10.t10_dialects.syntax import int_array
 
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
@@ -79,14 +80,17 @@ def _relayout(
     source: SSAValue,
     wanted: RTensorType,
     label: str,
-    view: AffineMap | None,
+    view: View | None,
     estimate: Attribute | None,
 ) -> Operation:
     properties: dict[str, Attribute] = {"label": StringAttr(label)}
     if estimate is not None:
         properties["estimate"] = estimate
     if view is not None:
-        properties["map"] = AffineMapAttr(view)
+        properties["map"] = AffineMapAttr(view.map)
+    if view is not None and view.guard is not None:
+        properties["guard"] = AffineMapAttr(view.guard)
+        properties["guard_shape"] = int_array(view.guard_shape)
     return rtensor.RelayoutOp.create(
         operands=[source], result_types=[wanted], properties=properties
     )

@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -652,14 +653,20 @@ class _Importer:
         shape: Shape,
         view: AffineMap,
         index: int | None = None,
+        padded: bool = False,
     ) -> SSAValue:
-        """``result[i] = source[view(i)]`` as an ``rtensor.view`` (no arithmetic)."""
+        """``result[i] = source[view(i)]`` as an ``rtensor.view`` (no arithmetic); `padded`:
+        reads outside the source give 0."""
+        properties: dict[str, Attribute] = {
+            "label": self.generic_name(index),
+            "map": AffineMapAttr(view),
+        }
+        if padded:
+            properties["padded"] = UnitAttr()
         op = rtensor.ViewOp.create(
-            operands=[source],
-            result_types=[_tensor_type(shape)],
-            properties={"label": self.generic_name(index), "map": AffineMapAttr(view)},
+            operands=[source], result_types=[_tensor_type(shape)], properties=properties
         )
-        problem = map_problem(view, source_shape, shape)
+        problem = map_problem(view, source_shape, shape, padded)
         assert problem is None, problem
         self.emit(op)
         return op.results[0]

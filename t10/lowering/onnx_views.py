@@ -1,7 +1,8 @@
 """ONNX data-movement operators → `rtensor.view` ops (see `t10.passes.index_maps`).
 
 Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Slice, Split and Gather with constant
-indices move elements without arithmetic. Each becomes a view, `result[i] = x[map(i)]`; the
+indices move elements without arithmetic; Concat adds up its inputs, each padded with zeros
+into place by a view. Each becomes a view, `result[i] = x[map(i)]`; the
 plan search costs it inside the layout transition into each operator that reads it, and the
 conversion to rtensor folds view chains into that transition's relayout. Shapes, axes,
 starts and the like must be compile-time constants.
@@ -20,7 +21,9 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from t10.passes.index_maps import reshape_map, slice_map, transpose_map
 
 if TYPE_CHECKING:
-    from t10.lowering.onnx_frontend import _Importer
+    from xdsl.ir import SSAValue
+
+    from t10.lowering.onnx_frontend import _BodyBuilder, _Importer
 
 Shape = tuple[int, ...]
 
@@ -198,7 +201,11 @@ def lower_split(imp: _Importer, node: onnx.NodeProto) -> None:
         # equal parts (the last one smaller, opset 18's num_outputs rule)
         chunk = -(-source[axis] // parts)
         sizes = [min(chunk, source[axis] - i * chunk) for i in range(parts)]
-    if len(sizes) != parts or sum(sizes) != source[axis] or min(sizes) <= 0:
+    if 0 in sizes:
+        raise imp.node_error(
+            node, f"split sizes {sizes} make an empty output; empty tensors are not supported"
+        )
+    if len(sizes) != parts or sum(sizes) != source[axis] or min(sizes) < 0:
         raise imp.node_error(
             node, f"split sizes {sizes} do not cut axis {axis} (size {source[axis]}) into {parts}"
         )
@@ -241,7 +248,38 @@ def lower_gather(imp: _Importer, node: onnx.NodeProto) -> None:
     _define_view(imp, node, shape, AffineMap(len(shape), 0, tuple(exprs)))
 
 
+def lower_concat(imp: _Importer, node: onnx.NodeProto) -> None:
+    """Each input padded with zeros into the result (a padded view), then summed by one
+    element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0)."""
+    inputs = [imp.use(n) for n in node.input]
+    rank = len(inputs[0][1])
+    axis = _axes(imp, node, [int(_attrs(node)["axis"])], rank)[0]  # type: ignore[arg-type]
+    shape = list(inputs[0][1])
+    shape[axis] = sum(s[axis] for _, s in inputs)
+    out = tuple(shape)
+    if len(inputs) == 1:
+        imp.define(node.output[0], inputs[0][0], out)
+        return
+    dim = AffineExpr.dimension
+    pieces = []
+    offset = 0
+    for k, (value, source) in enumerate(inputs):
+        exprs = [dim(d) if d != axis else dim(d) - offset for d in range(rank)]
+        view = AffineMap(rank, 0, tuple(exprs))
+        pieces.append((imp.view(value, source, out, view, k, padded=True), out))
+        offset += source[axis]
+
+    def total(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+        acc = x[0]
+        for v in x[1:]:
+            acc = bb.add(acc, v)
+        return acc
+
+    imp.define(node.output[0], imp.elementwise(pieces, out, total, len(inputs)), out)
+
+
 VIEW_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
+    "Concat": lower_concat,
     "Flatten": lower_flatten,
     "Gather": lower_gather,
     "Reshape": lower_reshape,
@@ -254,6 +292,7 @@ VIEW_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
 """op type → lowering to `rtensor.view`."""
 
 VIEW_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "Concat": frozenset({"axis"}),
     "Flatten": frozenset({"axis"}),
     "Gather": frozenset({"axis"}),
     "Reshape": frozenset({"allowzero"}),

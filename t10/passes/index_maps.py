@@ -19,6 +19,7 @@ gather); `map_problem` checks a map reads inside its source.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from math import prod
 
 import numpy as np
@@ -159,8 +160,11 @@ def _bounds(expr: AffineExpr, sizes: Sequence[int]) -> tuple[int, int] | None:
     return None
 
 
-def map_problem(view: AffineMap, source: Shape, result: Shape) -> str | None:
-    """Why `view` is not a view of a `source` tensor as a `result` tensor (None: it is)."""
+def map_problem(
+    view: AffineMap, source: Shape, result: Shape, padded: bool = False
+) -> str | None:
+    """Why `view` is not a view of a `source` tensor as a `result` tensor (None: it is);
+    `padded` views may read outside the source (those elements are zero)."""
     if view.num_symbols:
         return "the map must have no symbols"
     if view.num_dims != len(result):
@@ -174,8 +178,56 @@ def map_problem(view: AffineMap, source: Shape, result: Shape) -> str | None:
                 f"result {k} ({expr}) is not built from dims, constants, +, * and floordiv/mod "
                 "by a positive constant"
             )
-        if bounds[0] < 0 or bounds[1] >= size:
+        if not padded and (bounds[0] < 0 or bounds[1] >= size):
             return (
                 f"result {k} ({expr}) ranges over [{bounds[0]}, {bounds[1]}], outside [0, {size})"
             )
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# Chains of views
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class View:
+    """A chain of views composed into one: `result[i] = source[map(i)]` where every result of
+    `guard(i)` lies inside `guard_shape`, and 0 elsewhere (the zero fill of padded views: a
+    Concat is the sum of its inputs, each padded into the result)."""
+
+    map: AffineMap
+    guard: AffineMap | None = None
+    guard_shape: tuple[int, ...] = ()
+
+    def through(self, inner: AffineMap, padded: bool, inner_source: Shape) -> View:
+        """This chain continued by a view `inner` (closer to the source), which reads
+        `inner_source`; `padded`: `inner` may read outside it (zero fill)."""
+        mapped = inner.compose(self.map)
+        guard, shape = self.guard, self.guard_shape
+        if padded:
+            guard = mapped if guard is None else AffineMap(
+                guard.num_dims, 0, (*guard.results, *mapped.results)
+            )
+            shape = (*shape, *inner_source)
+        return View(mapped, guard, shape)
+
+    def valid(self, index: Sequence[np.ndarray]) -> np.ndarray | bool:
+        """Where the view reads its source (False: a zero-filled element)."""
+        if self.guard is None:
+            return True
+        ok: np.ndarray | bool = True
+        for expr, size in zip(self.guard.results, self.guard_shape, strict=True):
+            value = eval_expr(expr, index)
+            ok = ok & (value >= 0) & (value < size)
+        return ok
+
+    def gather(self, source: np.ndarray, result: Shape) -> np.ndarray:
+        """The viewed tensor of shape `result`."""
+        grids = list(np.indices(result, dtype=np.int64)) if result else []
+        valid = np.broadcast_to(self.valid(grids), result)
+        index = tuple(
+            np.where(valid, np.broadcast_to(eval_expr(e, grids), result), 0)
+            for e in self.map.results
+        )
+        return np.where(valid, source[index], np.zeros((), dtype=source.dtype))

@@ -21,9 +21,9 @@ from xdsl.ir.affine import (
     AffineConstantExpr,
     AffineDimExpr,
     AffineExpr,
-    AffineMap,
 )
 
+from t10.passes.index_maps import View
 from t10.passes.memory_reconciliation import OpOptions, PlanPoint, model_bytes
 from t10.passes.plan import (
     Estimate,
@@ -68,7 +68,7 @@ def same_placement(a: Layout, b: Layout) -> bool:
 
 
 def quick_cycles(
-    chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: AffineMap | None = None
+    chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: View | None = None
 ) -> int:
     """An upper bound used while searching: every core receives its whole destination buffer
     (nothing when the placements agree, through the view if there is one)."""
@@ -83,7 +83,7 @@ def quick_cycles(
 
 
 def transition_estimate(
-    chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: AffineMap | None = None
+    chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: View | None = None
 ) -> Estimate:
     """Cycles of the exchange superstep that moves a tensor from `src` to `dst` (through
     `view`, if given): the busiest core's sent or received bytes over the exchange, the
@@ -117,7 +117,7 @@ class Edge:
     producer: int | None
     consumer: int
     operand: int
-    view: AffineMap | None = None
+    view: View | None = None
     source_shape: tuple[int, ...] = ()
 
 
@@ -253,15 +253,15 @@ def aligned_points(
     return [options[i].point(chip, expr, p) for p in sorted(unique, key=lambda p: p.factors)]
 
 
-def viewed_layout(src: Layout, view: AffineMap, shape: tuple[int, ...]) -> Layout | None:
+def viewed_layout(src: Layout, view: View, shape: tuple[int, ...]) -> Layout | None:
     """The layout of the `view` (of `shape`) that leaves every element on the core that holds
     it in `src`, when the view only permutes dims or splits them (`d_j * c + d_k` with
     `d_k` of size c) and the splits fall on tile boundaries; None otherwise."""
-    if src.rotating is not None:
+    if src.rotating is not None or view.guard is not None:
         return None
     axes: list[int | None] = [None] * len(shape)
     tile = list(shape)
-    for expr, axis, t in zip(view.results, src.axes, src.tile, strict=True):
+    for expr, axis, t in zip(view.map.results, src.axes, src.tile, strict=True):
         if axis is None:
             continue
         if isinstance(expr, AffineDimExpr):

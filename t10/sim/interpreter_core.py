@@ -18,7 +18,6 @@ from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
 from t10.errors import T10Error
-from t10.passes.index_maps import source_indices
 from t10.passes.plan import Layout, kernel_cycles
 from t10.passes.tensor_expr import (
     COMBINER_IDENTITY,
@@ -454,11 +453,12 @@ class CoreFunctions(InterpreterFunctions):
         source.check_usable(what, src.cores)
         target.check_usable(what, dst.cores)
         tensor = layouts.collect(src, source.data)
-        if op.map is None:
+        view = op.view()
+        if view is None:
             sent, received = layouts.relayout_traffic(src, dst)
         else:
-            tensor = tensor[source_indices(op.map.data, dst.shape)]
-            move = layouts.view_move(src, dst, op.map.data)
+            tensor = view.gather(tensor, dst.shape)
+            move = layouts.view_move(src, dst, view)
             sent, received = move.sent, move.received
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))

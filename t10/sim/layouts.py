@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from math import prod
 
 import numpy as np
-from xdsl.ir.affine import AffineMap
 
-from t10.passes.index_maps import eval_expr
+from t10.passes.index_maps import View, eval_expr
 from t10.passes.plan import Layout
 
 IntArray = np.ndarray
@@ -350,11 +349,11 @@ CHUNK_ELEMENTS = 1 << 22
 
 
 def flat_sources(
-    layout: Layout, source: Sequence[int], view: AffineMap | None, cores: slice | None = None
+    layout: Layout, source: Sequence[int], view: View | None, cores: slice | None = None
 ) -> IntArray:
     """`(cores, local elements)`: the row-major index into the `source` tensor of what each
-    buffer element holds, -1 for padding; with `view`, `layout` places the viewed tensor
-    (`viewed[i] = source[view(i)]`). `cores` selects a range of the layout's cores."""
+    buffer element holds, -1 for padding and zero fill; with `view`, `layout` places the
+    viewed tensor. `cores` selects a range of the layout's cores."""
     coords = grid_coords(layout.grid)[cores or slice(None)]
     local = local_indices(layout, coords)
     shape = (len(coords), *layout.local_shape())
@@ -363,7 +362,8 @@ def flat_sources(
     for i, size in zip(index, layout.shape, strict=True):
         valid &= i < size  # _open_mesh marks padding with the dim's size
     if view is not None:
-        index = [np.broadcast_to(eval_expr(e, index), shape) for e in view.results]
+        valid &= view.valid(index)
+        index = [np.broadcast_to(eval_expr(e, index), shape) for e in view.map.results]
     if not source:
         flat = np.zeros(shape, dtype=np.int64)
     else:
@@ -372,14 +372,14 @@ def flat_sources(
     return np.where(valid, flat, -1).reshape(len(coords), -1).astype(np.int64)
 
 
-def _is_injective(view: AffineMap, result: Sequence[int], source: Sequence[int]) -> bool:
-    """Whether no two elements of the viewed tensor read the same source element."""
-    from t10.passes.index_maps import source_indices
-
+def _is_injective(view: View, result: Sequence[int], source: Sequence[int]) -> bool:
+    """Whether no two (not zero-filled) elements of the viewed tensor read the same source
+    element."""
     if not source:
         return prod(result) <= 1
-    flat = np.ravel_multi_index(source_indices(view, tuple(result)), tuple(source))
-    return bool(np.bincount(flat.reshape(-1)).max(initial=0) <= 1)
+    numbered = np.arange(1, prod(source) + 1).reshape(tuple(source))  # 0: zero fill
+    reads = np.bincount(view.gather(numbered, tuple(result)).reshape(-1))
+    return bool(reads[1:].max(initial=0) <= 1)
 
 
 def _distinct_per_row(flat: IntArray) -> IntArray:
@@ -390,7 +390,7 @@ def _distinct_per_row(flat: IntArray) -> IntArray:
     return np.where(repeat, -1, ordered)
 
 
-def view_move(src: Layout, dst: Layout, view: AffineMap) -> ViewMove:
+def view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
     """Moves the tensor laid out as `src` (not rotating) into its `view`, laid out as `dst`.
 
     Element by element: a destination core receives the distinct source elements it needs

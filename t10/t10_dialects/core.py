@@ -47,8 +47,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from t10.passes.index_maps import map_problem
-from t10.t10_dialects.rtensor import LayoutAttr, layout_problem, print_shaped
+from t10.passes.index_maps import View, map_problem
+from t10.t10_dialects.rtensor import LayoutAttr, check_guard, layout_problem, print_shaped, view_of
 from t10.t10_dialects.syntax import check_combiner, ints_of
 
 
@@ -335,10 +335,16 @@ class RelayoutOp(IRDLOperation):
     tensor = prop_def(TensorType)
     map = opt_prop_def(AffineMapAttr)
     view_tensor = opt_prop_def(TensorType)
+    guard = opt_prop_def(AffineMapAttr)
+    guard_shape = opt_prop_def(DenseArrayBase[I64])
     assembly_format = (
         "$label $source `to` $target `of` $tensor `layouts` $src_layout `->` $dst_layout "
-        "(`view` $map^ `as` $view_tensor)? attr-dict `:` type($source) `,` type($target)"
+        "(`view` $map^ `as` $view_tensor)? (`guard` $guard^ `in` $guard_shape)? attr-dict `:` "
+        "type($source) `,` type($target)"
     )
+
+    def view(self) -> View | None:
+        return view_of(self.map, self.guard, self.guard_shape)
 
     def target_tensor(self) -> TensorType:
         """The tensor the target holds (the viewed one, if any)."""
@@ -347,9 +353,13 @@ class RelayoutOp(IRDLOperation):
     def verify_(self) -> None:
         if (self.map is None) != (self.view_tensor is None):
             raise VerifyException("core.relayout: a view needs both a map and a view tensor")
+        check_guard(self.name, self.map, self.guard, self.guard_shape, self.target_tensor())
         if self.map is not None:
             problem = map_problem(
-                self.map.data, self.tensor.get_shape(), self.target_tensor().get_shape()
+                self.map.data,
+                self.tensor.get_shape(),
+                self.target_tensor().get_shape(),
+                self.guard is not None,
             )
             if problem is not None:
                 raise VerifyException(f"core.relayout: map {self.map.data}: {problem}")

@@ -27,11 +27,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    I64,
     AffineMapAttr,
     ArrayAttr,
+    DenseArrayBase,
     IntAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     f16,
     f32,
 )
@@ -57,11 +60,12 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from t10.errors import T10Error
-from t10.passes.index_maps import map_problem
+from t10.passes.index_maps import View, map_problem
 from t10.passes.plan import Layout, Plan, Rotating, Rotation
 from t10.t10_dialects.syntax import (
     encode_optional,
     ints,
+    ints_of,
     optional_values,
     parse_dim,
     parse_dim_list,
@@ -474,15 +478,27 @@ class RelayoutOp(IRDLOperation):
     estimate = opt_prop_def(EstimateAttr)
     map = opt_prop_def(AffineMapAttr)
     """A view folded into the move: `result[i] = source[map(i)]` (absent: the identity)."""
+    guard = opt_prop_def(AffineMapAttr)
+    """With `map`: where `guard(i)` leaves `guard_shape`, result[i] is 0 (a padded view)."""
+    guard_shape = opt_prop_def(DenseArrayBase[I64])
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$label $source (`map` $map^)? attr-dict `:` type($source) `->` type($result)"
+    assembly_format = (
+        "$label $source (`map` $map^)? (`guard` $guard^ `in` $guard_shape)? attr-dict `:` "
+        "type($source) `->` type($result)"
+    )
+
+    def view(self) -> View | None:
+        return view_of(self.map, self.guard, self.guard_shape)
 
     def verify_(self) -> None:
         src, dst = self.source.type, self.result.type
         assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
+        check_guard(self.name, self.map, self.guard, self.guard_shape, dst.tensor)
         if self.map is not None:
-            _check_view("rtensor.relayout", self.map, src.tensor, dst.tensor)
+            _check_view(
+                "rtensor.relayout", self.map, src.tensor, dst.tensor, self.guard is not None
+            )
         elif not _stores(src.tensor, dst.tensor):
             raise VerifyException(
                 f"rtensor.relayout changes the tensor type from {src.tensor} to {dst.tensor} "
@@ -490,7 +506,44 @@ class RelayoutOp(IRDLOperation):
             )
 
 
-def _check_view(op: str, view: AffineMapAttr, source: Attribute, result: Attribute) -> None:
+def view_of(
+    view: AffineMapAttr | None,
+    guard: AffineMapAttr | None,
+    guard_shape: DenseArrayBase[I64] | None,
+) -> View | None:
+    """The `View` that a relayout's `map`, `guard` and `guard_shape` properties describe."""
+    if view is None:
+        return None
+    if guard is None or guard_shape is None:
+        return View(view.data)
+    return View(view.data, guard.data, ints_of(guard_shape))
+
+
+def check_guard(
+    op: str,
+    view: AffineMapAttr | None,
+    guard: AffineMapAttr | None,
+    guard_shape: DenseArrayBase[I64] | None,
+    result: Attribute,
+) -> None:
+    """A guard comes with a map and a shape, and has one result per shape entry."""
+    if (guard is None) != (guard_shape is None) or (guard is not None and view is None):
+        raise VerifyException(f"{op}: a guard needs a map, a guard map and a guard shape")
+    if guard is None or guard_shape is None:
+        return
+    assert isinstance(result, TensorType)
+    if guard.data.num_dims != len(result.get_shape()) or len(guard.data.results) != len(
+        ints_of(guard_shape)
+    ):
+        raise VerifyException(
+            f"{op}: guard {guard.data} must map the result's {len(result.get_shape())} dims to "
+            f"one index per guard shape entry {list(ints_of(guard_shape))}"
+        )
+
+
+def _check_view(
+    op: str, view: AffineMapAttr, source: Attribute, result: Attribute, padded: bool = False
+) -> None:
     """`view` reads a `source` tensor as a `result` tensor of the same element type."""
     assert isinstance(source, TensorType) and isinstance(result, TensorType)
     if source.element_type != result.element_type:
@@ -498,7 +551,7 @@ def _check_view(op: str, view: AffineMapAttr, source: Attribute, result: Attribu
             f"{op}: a view keeps the element type, got {source.element_type} -> "
             f"{result.element_type}"
         )
-    problem = map_problem(view.data, source.get_shape(), result.get_shape())
+    problem = map_problem(view.data, source.get_shape(), result.get_shape(), padded)
     if problem is not None:
         raise VerifyException(
             f"{op}: map {view.data} is not a view of {source} as {result}: {problem}"
@@ -520,13 +573,20 @@ class ViewOp(IRDLOperation):
     label = prop_def(StringAttr)
     source = operand_def(TensorType)
     map = prop_def(AffineMapAttr)
+    padded = opt_prop_def(UnitAttr)
+    """The map may read outside the source; those result elements are 0."""
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$label $source `map` $map attr-dict `:` type($source) `->` type($result)"
+    assembly_format = (
+        "$label $source `map` $map (`padded` $padded^)? attr-dict `:` type($source) `->` "
+        "type($result)"
+    )
 
     def verify_(self) -> None:
-        _check_view(self.name, self.map, self.source.type, self.result.type)
+        _check_view(
+            self.name, self.map, self.source.type, self.result.type, self.padded is not None
+        )
 
 
 @irdl_op_definition
@@ -589,14 +649,21 @@ class GenericOp(IRDLOperation):
                 )
 
 
-def through_views(value: SSAValue) -> tuple[SSAValue, AffineMap | None]:
+def through_views(value: SSAValue) -> tuple[SSAValue, View | None]:
     """The value that `value` views through a chain of `rtensor.view` ops, and the composed
-    map (`value[i] = source[map(i)]`; None when `value` is no view)."""
-    composed: AffineMap | None = None
+    view (`value[i] = source[map(i)]`, guarded by the padded views; None when `value` is no
+    view)."""
+    if not isinstance(value.owner, ViewOp):
+        return value, None
+    assert isinstance(value.type, TensorType)
+    composed = View(AffineMap.identity(len(value.type.get_shape())))
     while isinstance(value.owner, ViewOp):
-        view = value.owner.map.data
-        composed = view if composed is None else view.compose(composed)
-        value = value.owner.source
+        view = value.owner
+        assert isinstance(view.source.type, TensorType)
+        composed = composed.through(
+            view.map.data, view.padded is not None, view.source.type.get_shape()
+        )
+        value = view.source
     return value, composed
 
 

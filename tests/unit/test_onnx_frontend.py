@@ -543,7 +543,7 @@ def test_unsupported_ops_listed_together() -> None:
     msg = str(info.value)
     assert "unsupported ONNX operators in model 'x.onnx': Cos (2), Hardmax (1)" in msg
     assert (
-        "supported: Add, Cast, Constant, ConstantOfShape, Div, Dropout, Equal, Erf, Exp, "
+        "supported: Add, Cast, Concat, Constant, ConstantOfShape, Div, Dropout, Equal, Erf, Exp, "
         "Expand, Flatten, Gather, Gelu, Gemm, Identity, LayerNormalization, MatMul, Mul, Neg, "
         "Pow, Range, Reciprocal, ReduceMax, ReduceMean, ReduceSum, Relu, Reshape, Shape, "
         "Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze, "

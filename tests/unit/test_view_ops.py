@@ -17,6 +17,7 @@ from xdsl.ir.affine import AffineMap
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.index_maps import (
+    View,
     map_problem,
     reshape_map,
     slice_map,
@@ -126,7 +127,7 @@ def _holdings(layout: Layout, view: AffineMap | None, source: tuple[int, ...]) -
     ],
 )
 def test_view_move_counts_what_each_core_lacks(src: Layout, dst: Layout, view: AffineMap) -> None:
-    move = view_move(src, dst, view)
+    move = view_move(src, dst, View(view))
     held = _holdings(src, None, src.shape)
     need = _holdings(dst, view, src.shape)
     for c, wanted in enumerate(need):
@@ -147,7 +148,7 @@ def test_view_move_counts_what_each_core_lacks(src: Layout, dst: Layout, view: A
 def test_identity_view_move_is_the_plain_relayout() -> None:
     src = Layout((6, 5), (2, 3), (0, 1), (3, 2))
     dst = Layout((6, 5), (4,), (None, 0), (6, 2))
-    move = view_move(src, dst, AffineMap.identity(2))
+    move = view_move(src, dst, View(AffineMap.identity(2)))
     sent, received = relayout_traffic(src, dst)
     np.testing.assert_allclose(move.sent, sent)
     np.testing.assert_allclose(move.received, received)
@@ -156,7 +157,7 @@ def test_identity_view_move_is_the_plain_relayout() -> None:
 def test_a_view_that_keeps_every_core_s_buffer_moves_nothing() -> None:
     src = Layout((4, 6), (4,), (0, None), (1, 6))
     dst = Layout((4, 2, 3), (4,), (0, None, None), (1, 2, 3))
-    move = view_move(src, dst, reshape_map((4, 6), (4, 2, 3)))
+    move = view_move(src, dst, View(reshape_map((4, 6), (4, 2, 3))))
     assert move.in_place and not move.received.any() and not move.copied.any()
 
 
@@ -289,6 +290,46 @@ def test_views_of_inputs_and_views_returned(chip: str) -> None:
     nodes.insert(5, nodes.pop(0))
     model = _model(nodes, {"x": [6, 4]}, ["f", "row", "tail", "col", "cols"], inits)
     run_and_check(model, chip)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_concat_rotate_half_and_a_class_token(chip: str) -> None:
+    """Llama's rotate_half (two slices, a negation, a Concat) and ViT's class token (a
+    Concat with a constant): each input is padded into place by a view, then summed."""
+    node = helper.make_node
+    nodes = [
+        node("Slice", ["x", "s0", "s1", "ax"], ["x1"]),
+        node("Slice", ["x", "s1", "s2", "ax"], ["x2"]),
+        node("Neg", ["x2"], ["nx2"]),
+        node("Concat", ["nx2", "x1"], ["rot"], axis=-1),
+        node("Mul", ["x", "cos"], ["a"]),
+        node("Mul", ["rot", "sin"], ["b"]),
+        node("Add", ["a", "b"], ["y"]),
+        node("Concat", ["cls", "y", "x"], ["z"], axis=2),
+    ]
+    rng = np.random.default_rng(4)
+    inits = [
+        _ints("s0", [0]),
+        _ints("s1", [4]),
+        _ints("s2", [8]),
+        _ints("ax", [3]),
+        *(
+            numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+            for n, s in (("cos", (16, 8)), ("sin", (16, 8)), ("cls", (2, 4, 1, 8)))
+        ),
+    ]
+    run_and_check(_model(nodes, {"x": [2, 4, 16, 8]}, ["z"], inits), chip)
+
+
+def test_padded_view_chain_guards_every_padded_step() -> None:
+    """A padded view read through another view keeps its zero fill (the guard is composed
+    into the reader's index space)."""
+    source = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    shifted = AffineMap.from_callable(lambda i, j: (i, j - 1))  # [2, 5] reads [2, 3] at j-1
+    flip = AffineMap.from_callable(lambda i, j: (i, j * -1 + 4))  # xDSL 0.75: 4 - j is wrong
+    chain = View(AffineMap.identity(2)).through(flip, False, (2, 5)).through(shifted, True, (2, 3))
+    want = np.pad(source, [(0, 0), (1, 1)])[:, ::-1]
+    np.testing.assert_array_equal(chain.gather(source, (2, 5)), want)
 
 
 def test_split_heads_of_a_matmul_needs_no_exchange() -> None:

@@ -97,6 +97,7 @@ func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !c
   core.all_reduce "min" %c over [0, 1] of [2, 2, 2] : !core.buffer<4x4xf32>
   core.relayout "t/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
   core.relayout "v/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d1, d0)> as tensor<8x8xf32> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
+  core.relayout "g/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d0, d1 - 1)> as tensor<8x8xf32> guard affine_map<(d0, d1) -> (d1 - 1)> in [8] : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
   func.return
 }
 // CHECK-LABEL: func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !core.buffer<8x2xf32>, %send: index, %recv: index) {
@@ -106,5 +107,6 @@ func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !c
 // CHECK-NEXT:    core.all_reduce "min" %c over [0, 1] of [2, 2, 2] : !core.buffer<4x4xf32>
 // CHECK-NEXT:    core.relayout "t/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
 // CHECK-NEXT:    core.relayout "v/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d1, d0)> as tensor<8x8xf32> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
+// CHECK-NEXT:    core.relayout "g/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d0, (d1 + -1))> as tensor<8x8xf32> guard affine_map<(d0, d1) -> ((d1 + -1))> in [8] : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }

@@ -263,3 +263,19 @@
 
 // CHECK: Operation does not verify: rtensor.view: a view keeps the element type, got f32 -> f16
 
+
+// -----
+
+// A view that reads outside its source must be marked padded.
+%x = "test.op"() : () -> tensor<2x3xf32>
+%0 = rtensor.view "c:0" %x map affine_map<(d0, d1) -> (d0, d1 - 2)> : tensor<2x3xf32> -> tensor<2x5xf32>
+
+// CHECK: Operation does not verify: rtensor.view: map (d0, d1) -> (d0, (d1 + -2)) is not a view of tensor<2x3xf32> as tensor<2x5xf32>: result 1 ((d1 + -2)) ranges over [-2, 2], outside [0, 3)
+
+// -----
+
+// A relayout's guard has one result per guard shape entry.
+%d = "test.op"() : () -> !rtensor.tensor<2x3xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 3]>>
+%1 = rtensor.relayout "a/relayout" %d map affine_map<(d0, d1) -> (d0, d1 - 2)> guard affine_map<(d0, d1) -> (d1 - 2)> in [2, 3] : !rtensor.tensor<2x3xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 3]>> -> !rtensor.tensor<2x5xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 5]>>
+
+// CHECK: Operation does not verify: rtensor.relayout: guard (d0, d1) -> ((d1 + -2)) must map the result's 2 dims to one index per guard shape entry [2, 3]

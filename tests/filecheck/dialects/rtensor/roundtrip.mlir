@@ -65,6 +65,16 @@ func.func @views(%x: tensor<8x4xf32>, %d: !rtensor.tensor<8x4xf32, #rtensor.layo
 // CHECK-NEXT:    func.return %0 : tensor<4x8xf32>
 // CHECK-NEXT:  }
 
+// A padded view (reads outside the source give 0) and a relayout whose guard zero-fills.
+func.func @padded(%x: tensor<2x3xf32>, %d: !rtensor.tensor<2x3xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 3]>>) -> tensor<2x5xf32> {
+  %0 = rtensor.view "c:0" %x map affine_map<(d0, d1) -> (d0, d1 - 2)> padded : tensor<2x3xf32> -> tensor<2x5xf32>
+  %1 = rtensor.relayout "a/relayout" %d map affine_map<(d0, d1) -> (d0, d1 - 2)> guard affine_map<(d0, d1) -> (d0, d1 - 2)> in [2, 3] : !rtensor.tensor<2x3xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 3]>> -> !rtensor.tensor<2x5xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 5]>>
+  func.return %0 : tensor<2x5xf32>
+}
+// CHECK-LABEL: func.func @padded
+// CHECK-NEXT:    %0 = rtensor.view "c:0" %x map affine_map<(d0, d1) -> (d0, (d1 + -2))> padded : tensor<2x3xf32> -> tensor<2x5xf32>
+// CHECK-NEXT:    %1 = rtensor.relayout "a/relayout" %d map affine_map<(d0, d1) -> (d0, (d1 + -2))> guard affine_map<(d0, d1) -> (d0, (d1 + -2))> in [2, 3] : !rtensor.tensor<2x3xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 3]>> -> !rtensor.tensor<2x5xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 5]>>
+
 // An element-wise generic with a broadcast input, a plan without shift and an estimate.
 func.func @generic_elementwise(%x: !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>, %bias: !rtensor.tensor<1x8xf32, #rtensor.layout<grid [2, 1] axes [-, -] tile [1, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
   %0 = rtensor.generic "add"(%x, %bias) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [2, 1]>, estimate = #rtensor.estimate<cycles = 436, compute = 316, exchange = 0, sync = 120, bytes = 288>} : (!rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>, !rtensor.tensor<1x8xf32, #rtensor.layout<grid [2, 1] axes [-, -] tile [1, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>> {
