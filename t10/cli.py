@@ -43,6 +43,7 @@ from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pipeline
+from t10.passes.t10_plan_search import T10PlanSearch
 from t10.passes.tensor_expr import PRECISIONS, precision_type
 from t10.report import (
     CheckResult,
@@ -122,7 +123,7 @@ def compile_model(
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise T10Error(f"internal error: the IR after pass '{p.name}' does not verify: "
                            f"{first}") from None
-        if planned is None:
+        if isinstance(p, T10PlanSearch):
             planned = module.clone()
     assert planned is not None
     return Compiled(module=module, planned=planned, chip=spec)

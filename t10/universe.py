@@ -44,6 +44,12 @@ DIALECTS: dict[str, Callable[[], Dialect]] = {
     "chip": _chip,
 }
 
+def _t10_fuse_elementwise() -> type[ModulePass]:
+    from t10.passes.t10_fuse_elementwise import T10FuseElementwise
+
+    return T10FuseElementwise
+
+
 def _t10_plan_search() -> type[ModulePass]:
     from t10.passes.t10_plan_search import T10PlanSearch
 
@@ -81,6 +87,7 @@ def _t10_compile() -> type[ModulePass]:
 
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "t10-fuse-elementwise": _t10_fuse_elementwise,
     "t10-plan-search": _t10_plan_search,
     "convert-linalg-to-rtensor": _convert_linalg_to_rtensor,
     "convert-rtensor-to-cshift": _convert_rtensor_to_cshift,

@@ -186,7 +186,7 @@ def kernel_cycles(chip: ChipSpec, expr: TensorExpr, sizes: tuple[int, ...]) -> i
     if expr.kind is ExprKind.CONTRACTION:  # REDUCTION / ELEMENTWISE: element-wise cycles
         b, m, k, n = expr.matmul_dims(sizes)
         return costs.matmul_cycles(chip, b, m, k, n, expr.elem_bytes)
-    return costs.elementwise_cycles(chip, prod(sizes), expr.relu_like)
+    return costs.elementwise_cycles(chip, prod(sizes), expr.relu_like, expr.body_ops)
 
 
 def reduction_group(expr: TensorExpr, plan: Plan) -> int:

@@ -12,6 +12,7 @@ from t10.lowering.convert_core_to_chip import ConvertCoreToChip
 from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
+from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_plan_search import T10PlanSearch
 
 LEVELS = ("linalg", "rtensor", "cshift", "core", "chip")
@@ -19,19 +20,26 @@ LEVELS = ("linalg", "rtensor", "cshift", "core", "chip")
 
 
 def pipeline(
-    chip: str, planner: str, min_utilization: float, emit: str = "chip", precision: str = "fp32"
+    chip: str,
+    planner: str,
+    min_utilization: float,
+    emit: str = "chip",
+    precision: str = "fp32",
+    fuse: bool = True,
 ) -> tuple[ModulePass, ...]:
-    """The passes that lower linalg to the `emit` level (planning first)."""
-    passes: tuple[ModulePass, ...] = (
-        T10PlanSearch(
-            chip=chip, planner=planner, min_utilization=min_utilization, precision=precision
-        ),
+    """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off) and
+    planning first (`emit="linalg"` stops after the plan search)."""
+    fusion: tuple[ModulePass, ...] = (T10FuseElementwise(),) if fuse else ()
+    lowering: tuple[ModulePass, ...] = (
         ConvertLinalgToRTensor(),
         ConvertRTensorToCShift(),
         ConvertCShiftToCore(),
         ConvertCoreToChip(),
     )
-    return passes[: LEVELS.index(emit) + 1] if emit != "linalg" else passes[:1]
+    plan = T10PlanSearch(
+        chip=chip, planner=planner, min_utilization=min_utilization, precision=precision
+    )
+    return (*fusion, plan, *lowering[: LEVELS.index(emit)])
 
 
 @dataclass(frozen=True)
@@ -42,7 +50,12 @@ class T10Compile(ModulePass):
     planner: str = "t10"
     min_utilization: float = 0.5
     precision: str = "fp32"
+    fuse: bool = True
+    """Fuse element-wise chains first (t10-fuse-elementwise)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for p in pipeline(self.chip, self.planner, self.min_utilization, precision=self.precision):
+        passes = pipeline(
+            self.chip, self.planner, self.min_utilization, precision=self.precision, fuse=self.fuse
+        )
+        for p in passes:
             p.apply(ctx, op)

@@ -63,6 +63,9 @@ class TensorExpr:
     combiner: str | None = None
     """How a reduction combines values over its reduction dims: sum, max or min (None for an
     element-wise op; sum for a contraction)."""
+    body_ops: int = 1
+    """Arithmetic ops per element of an element-wise or reduction body (constants and the
+    yield do not count): a fused chain costs what its ops cost."""
 
     @property
     def rank(self) -> int:
@@ -223,8 +226,16 @@ def _storage_type(
     return output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
 
 
+def _arith_ops(body: Block) -> int:
+    """Ops that compute (not constants, not the yield): at least 1."""
+    return max(1, sum(not isinstance(o, arith.ConstantOp) for o in body.ops) - 1)
+
+
 def _is_relu_like(body: Block) -> bool:
-    return any(isinstance(op, arith.MaximumfOp | arith.MinimumfOp) for op in body.ops)
+    """A body that is a single max / min (with a constant): the chip's `relu` rate."""
+    return _arith_ops(body) == 1 and any(
+        isinstance(op, arith.MaximumfOp | arith.MinimumfOp) for op in body.ops
+    )
 
 
 def op_name(op: Operation) -> str:
@@ -291,6 +302,7 @@ def tensor_expr_of(
         elem_bytes=element_bytes(elem, what),
         relu_like=kind is not ExprKind.REDUCTION and _is_relu_like(body),
         combiner="sum" if kind is ExprKind.CONTRACTION else combiner,
+        body_ops=_arith_ops(body),
     )
 
 

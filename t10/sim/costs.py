@@ -74,18 +74,21 @@ def matmul_cycles(chip: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes
     return math.ceil(b * per_batch)
 
 
-def elementwise_cycles(chip: ChipSpec, n_elements: int, relu_like: bool = False) -> int:
-    """Cycles of one core applying an element-wise kernel to `n_elements` elements.
+def elementwise_cycles(
+    chip: ChipSpec, n_elements: int, relu_like: bool = False, ops: int = 1
+) -> int:
+    """Cycles of one core applying an element-wise kernel of `ops` arithmetic ops per element
+    to `n_elements` elements.
 
-    `⌈cycles_per_element·N + fixed_cycles⌉` with the chip's `elementwise` constants
-    (IPU MK2: 0.5·N + 300), or its `relu` constants when `relu_like` (IPU MK2: 0.5·N + 200).
-    Zero elements cost 0.
+    `⌈cycles_per_element·N·ops + fixed_cycles⌉` with the chip's `elementwise` constants
+    (IPU MK2: 0.5·N·ops + 300), or its `relu` constants when `relu_like` (IPU MK2:
+    0.5·N + 200). Zero elements cost 0.
     """
     n = _count("n_elements", n_elements)
     if n == 0:
         return 0
     c = chip.relu if relu_like else chip.elementwise
-    return math.ceil(_exact(c.cycles_per_element) * n + _exact(c.fixed_cycles))
+    return math.ceil(_exact(c.cycles_per_element) * n * ops + _exact(c.fixed_cycles))
 
 
 def exchange_cycles(chip: ChipSpec, nbytes: int) -> int:

@@ -55,7 +55,7 @@ def _weights(seed: int, **shapes: tuple[int, ...]) -> dict[str, np.ndarray]:
 
 def run_and_check(model: onnx.ModelProto, chip: str, inputs: dict[str, np.ndarray]) -> SimResult:
     module = import_onnx(model)
-    for p in pipeline(chip, "t10", 0.5):
+    for p in pipeline(chip, "t10", 0.5, fuse=False):  # one operator per ONNX node
         p.apply(Context(), module)
     result = simulate(module, load_chip(chip), inputs)
     expected = ort.InferenceSession(model.SerializeToString()).run(None, inputs)
@@ -204,3 +204,41 @@ def test_erf_is_accurate() -> None:
     x = np.array([-4.0, -1.0, -1e-6, 0.0, 1e-6, 0.5, 2.0, 10.0], dtype=np.float32)
     want = np.array([math.erf(float(v)) for v in x], dtype=np.float32)
     np.testing.assert_array_equal(MATH_FUNCTIONS[math_dialect.ErfOp](x), want)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_fused_exported_gelu_is_one_operator_and_cheaper(chip: str) -> None:
+    """torch's GELU export (Div, Erf, Add, Mul, Mul) after a bias add fuses into one operator
+    (t10-fuse-elementwise, on by default): same numbers, one kernel, no transitions between
+    the former operators, and fewer cycles than the unfused chain."""
+    node = helper.make_node
+    nodes = [
+        node("Add", ["x", "b"], ["h"]),
+        node("Div", ["h", "sqrt2"], ["d"]),
+        node("Erf", ["d"], ["e"]),
+        node("Add", ["e", "one"], ["p"]),
+        node("Mul", ["h", "p"], ["m"]),
+        node("Mul", ["m", "half"], ["y"]),
+    ]
+    consts = {
+        "b": np.linspace(-1, 1, 64, dtype=np.float32),
+        "sqrt2": np.array([np.sqrt(2)], np.float32),
+        "one": np.array([1], np.float32),
+        "half": np.array([0.5], np.float32),
+    }
+    model = _model(nodes, {"x": [32, 64]}, {"y": [32, 64]}, consts)
+    x = {"x": np.random.default_rng(5).standard_normal((32, 64)).astype(np.float32)}
+    cycles = {}
+    for fuse in (True, False):
+        module = import_onnx(model)
+        for p in pipeline(chip, "t10", 0.5, fuse=fuse):
+            p.apply(Context(), module)
+        result = simulate(module, load_chip(chip), x)
+        (want,) = ort.InferenceSession(model.SerializeToString()).run(None, x)
+        np.testing.assert_allclose(result.outputs["y"], want, rtol=RTOL, atol=ATOL)
+        cycles[fuse] = result.report.total_cycles
+        if fuse:
+            assert [op.name for op in result.report.ops] == [
+                "Add_0+Div_1+Erf_2+Add_3+Mul_4+Mul_5"
+            ]
+    assert cycles[True] < cycles[False]

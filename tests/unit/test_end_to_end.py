@@ -50,7 +50,7 @@ def compile_model(
 ) -> tuple[ModuleOp, int]:
     """The chip-level module and the plan search's total estimated cycles."""
     module = import_onnx(model)
-    passes = pipeline(chip, planner, 0.5)
+    passes = pipeline(chip, planner, 0.5, fuse=False)
     passes[0].apply(Context(), module)
     estimated = sum(
         op.attributes["t10.estimate"].cycles.data  # type: ignore[union-attr]

@@ -21,6 +21,7 @@ from t10.examples.models import matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.plan import Plan, Rotation
 from t10.passes.t10_compile import pipeline
+from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.tensor_expr import op_name
 from t10.report import input_specs, random_inputs
 from t10.sim.chip_spec import load_chip
@@ -60,10 +61,11 @@ def _simulate_with_plans(
     plans = {op_name(op): op.attributes["t10.plan"] for op in fp32.module.walk()
              if isinstance(op, GenericOp)}
     module = import_onnx(path)
+    ctx = cli.make_context()
+    T10FuseElementwise().apply(ctx, module)  # the operators the fp32 run planned
     for op in module.walk():
         if isinstance(op, GenericOp):
             op.attributes["t10.plan"] = plans[op_name(op)]
-    ctx = cli.make_context()
     for p in pipeline(chip, "t10", 0.5, precision=precision):
         p.apply(ctx, module)
     module.verify()
@@ -116,7 +118,7 @@ def test_partial_sums_accumulate_in_f32_then_round(tmp_path: Path) -> None:
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     generic.attributes["t10.plan"] = PlanAttr.from_plan(plan)
     ctx = cli.make_context()
-    passes = pipeline("test-16", "t10", 0.5, precision="fp16")
+    passes = pipeline("test-16", "t10", 0.5, precision="fp16", fuse=False)
     passes[0].apply(ctx, module)
     estimate = generic.attributes["t10.estimate"].cycles.data  # type: ignore[union-attr]
     for p in passes[1:]:

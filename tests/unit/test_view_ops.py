@@ -223,7 +223,8 @@ def attention(b: int = 2, s: int = 16, heads: int = 4, dh: int = 8) -> onnx.Mode
 def compile_model(model: onnx.ModelProto, chip: str) -> tuple[ModuleOp, list[PlannedOp]]:
     """The chip-level module, and the planned ops (read after the plan search)."""
     module = import_onnx(model)
-    plan_search, *lowering = pipeline(chip, "t10", 0.5)
+    fusion, plan_search, *lowering = pipeline(chip, "t10", 0.5)
+    fusion.apply(Context(), module)
     plan_search.apply(Context(), module)
     planned = planned_ops(module)
     for p in lowering:
