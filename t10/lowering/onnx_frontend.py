@@ -3,8 +3,8 @@
 See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes one or more
 ``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
 
-* contractions (MatMul, Gemm) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero
-  splat ``arith.constant`` as ``outs``;
+* contractions (MatMul, Gemm, the patch-embedding Conv of ``onnx_conv``) have the body
+  ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat ``arith.constant`` as ``outs``;
 * element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
   Gelu, Relu, the Gemm epilogue) are all-parallel generics with a ``tensor.empty`` as ``outs``
   and numpy broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh,
@@ -60,6 +60,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.frontend import Frontend
 
 from t10.errors import T10Error
+from t10.lowering.onnx_conv import CONV_ATTRIBUTES, CONV_OPS
 from t10.lowering.onnx_views import VIEW_ATTRIBUTES, VIEW_OPS
 from t10.passes.index_maps import map_problem
 from t10.passes.tensor_expr import COMBINER_IDENTITY
@@ -1257,6 +1258,7 @@ SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
     **dict.fromkeys(_ELEMENTWISE_BODIES, _lower_elementwise),
     **dict.fromkeys(FOLD_ONLY_OPS, _lower_fold_only),
     "Cast": _lower_cast,
+    **CONV_OPS,
     "Dropout": _lower_dropout,
     "Expand": _lower_expand,
     "Gelu": _lower_elementwise,
@@ -1270,6 +1272,7 @@ SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
 
 _ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     "Cast": frozenset({"to", "saturate", "round_mode"}),  # saturate/rounding: no-ops f32 → f32
+    **CONV_ATTRIBUTES,
     "Dropout": frozenset({"seed", "ratio"}),  # no-ops in inference
     "Gelu": frozenset({"approximate"}),
     "Gemm": frozenset({"alpha", "beta", "transA", "transB"}),

@@ -42,6 +42,7 @@ MIN_PASSED: dict[str, int] = {
     "Concat": 29,
     "Constant": 17,  # many cases give axes, shapes, ... as Constant nodes (folded)
     "ConstantOfShape": 0,  # every case takes the shape as a runtime graph input
+    "Conv": 0,  # every case pads or overlaps its windows (and takes W as a runtime input)
     "Div": 19,
     "Dropout": 4,
     "Equal": 0,  # every case compares runtime graph inputs
@@ -158,6 +159,13 @@ _TRAINING_MODE = "graph input 't' has element type BOOL;"  # training_mode is a 
 
 _EMPTY = "graph input 'data' has size 0 at axis 1; empty tensors are not supported"
 _IRREGULAR_GATHER = "are not a single index or an evenly spaced run"
+_PATCH_CONV_ONLY = "is not supported; t10 supports Conv only as a patch embedding"
+
+
+def _conv(attribute: str) -> str:
+    """A Conv case refused for `attribute` (the first one outside the patchify convolution)."""
+    return rf"node 'Conv_0' \(Conv\): attribute {attribute} .*{_PATCH_CONV_ONLY}"
+
 
 EXPECTED_UNSUPPORTED: dict[str, str] = {
     **{
@@ -238,6 +246,12 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     "test_split_zero_size_splits_opset13": "graph input 'input' has size 0 at axis 0",
     "test_split_zero_size_splits_opset18": "graph input 'input' has size 0 at axis 0",
     "test_slice_start_out_of_bounds": r"the slice 1000:1000:1 of axis 1 \(size 10\) is empty",
+    "test_basic_conv_with_padding": _conv(r"pads \[1, 1, 1, 1\]"),
+    "test_basic_conv_without_padding": _conv(r"strides \[1, 1\] with kernel_shape \[3, 3\]"),
+    "test_conv_with_strides_padding": _conv(r"pads \[1, 1, 1, 1\]"),
+    "test_conv_with_strides_no_padding": _conv(r"strides \[2, 2\] with kernel_shape \[3, 3\]"),
+    "test_conv_with_strides_and_asymmetric_padding": _conv(r"pads \[1, 0, 1, 0\]"),
+    "test_conv_with_autopad_same": _conv("auto_pad=SAME_LOWER"),
     **{
         f"test_rotary_embedding_{case}_expanded": "graph input 'position_ids' has element type "
         r"INT64; node 'Gather_1\d' \(Gather\) reads it"
@@ -249,6 +263,11 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         "an empty output; empty tensors are not supported"
         for case in ("", "_interleaved")
     },
+    **{
+        f"test_causal_conv_with_state_{case}_expanded": r"node 'Conv_4' \(Conv\): a 1-D "
+        "convolution .* is not supported"
+        for case in ("decode_step", "with_bias_and_past_state", "with_past_state")
+    },
     "test_flexattention_double_expanded_ver26": "graph input 'Q' has element type DOUBLE;",
     "test_flexattention_fp16_expanded_ver26": "graph input 'Q' has element type FLOAT16;",
     **{
@@ -259,8 +278,8 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
 """Case name → regex its `T10Error` message must match: the cases outside what the compiler
 supports (non-float32 element types, integer graph inputs used other than by a Cast to FLOAT,
 non-tensor values, Dropout training mode or mask, empty tensors, Gathers of irregular index
-sets, and runtime shapes, conditions and the other inputs of ops that t10 evaluates only at
-compile time)."""
+sets, Convs other than a patch embedding (padding, overlapping windows), and runtime shapes,
+conditions and the other inputs of ops that t10 evaluates only at compile time)."""
 
 
 # --------------------------------------------------------------------------------------------
