@@ -45,6 +45,7 @@ __all__ = [
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
 RELAYOUT_ATTR = "t10.relayout"
+GATHER_ATTR = "t10.gather"
 CHIP_ATTR = "t10.chip"
 
 
@@ -146,6 +147,9 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
         relayout = op.attributes.get(RELAYOUT_ATTR)
         if relayout is not None:
             out.append(_planned(f"{op_name(op)}/relayout", "relayout", None, relayout))
+        gather = op.attributes.get(GATHER_ATTR)
+        if gather is not None:
+            out.append(_planned(f"{op_name(op)}/gather", "gather", None, gather))
         kind = linalg_tensor_expr(op).kind.value
         est = op.attributes.get(ESTIMATE_ATTR)
         out.append(_planned(op_name(op), kind, None if plan is None else str(plan), est))
@@ -255,12 +259,16 @@ def check_outputs(
 # --------------------------------------------------------------------------------------------
 
 
+_MOVES = ("relayout", "gather")
+"""Name suffixes of the data-movement steps (`X/relayout`, `X/gather`)."""
+
+
 def _sim_op(planned: PlannedOp | None, stats: OpStatsLike | None, name: str) -> dict[str, Any]:
     def sim(field: str) -> int | None:
         return None if stats is None else int(getattr(stats, field))
 
-    relayout = name.endswith("/relayout")
-    kind = planned.kind if planned is not None else ("relayout" if relayout else None)
+    moved = name.rsplit("/", 1)[-1] if "/" in name else None
+    kind = planned.kind if planned is not None else (moved if moved in _MOVES else None)
     return {
         "name": name,
         "kind": kind,
@@ -294,7 +302,8 @@ def build_report(
 
     Ops are listed in the simulator's order; a simulated op takes kind, plan and estimate
     from the planned op of the same name (the layout transition into operator X is named
-    "X/relayout", with kind "relayout"); planned ops the simulator never ran come last
+    "X/relayout", with kind "relayout"; a gather of runtime ids read by X "X/gather", kind
+    "gather"); planned ops the simulator never ran come last
     with null simulated figures. `planned=None` (the plan attributes are gone, e.g. in the
     `t10-sim` target) leaves every plan and estimate null.
     """

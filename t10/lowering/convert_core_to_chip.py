@@ -2,7 +2,7 @@
 
 Each `core.kernel` opens a superstep whose compute phase it is; the transfers that follow it
 (ring shifts) form that superstep's exchange phase. A transfer with no kernel before it (an
-all-reduce, a relayout) gets a superstep of its own with an empty compute phase. The body
+all-reduce, a relayout, a gather) gets a superstep of its own with an empty compute phase. The body
 of `@main` moves into one `chip.program` over the cores the program uses.
 """
 
@@ -42,8 +42,9 @@ def _move_into(region: Region, op: Operation) -> None:
 
 
 def _exchange_label(op: Operation) -> str:
-    """A relayout is reported under its own label, an all-reduce under its operator's."""
-    if isinstance(op, core.RelayoutOp):
+    """A relayout or a gather is reported under its own label, an all-reduce under its
+    operator's."""
+    if isinstance(op, core.RelayoutOp | core.GatherOp):
         return op.label.data
     producer = op.operands[0].owner
     return getattr(producer, "label", StringAttr(op.name)).data
@@ -56,7 +57,7 @@ def schedule_block(block: Block) -> None:
         for region in op.regions:
             for inner in region.blocks:
                 schedule_block(inner)
-        standalone = isinstance(op, core.RelayoutOp | core.AllReduceOp)
+        standalone = isinstance(op, core.RelayoutOp | core.GatherOp | core.AllReduceOp)
         if isinstance(op, core.KernelOp):
             current = _superstep(op.label.data)
             block.insert_op_before(current, op)

@@ -337,6 +337,33 @@ class RelayoutToExchange(RewritePattern):
         _replace_with_buffer(rewriter, op, [alloc, exchange], alloc.result, dst)
 
 
+class GatherToCore(RewritePattern):
+    """A gather of runtime ids fills a new buffer in the result's layout (its own
+    superstep, like a relayout)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: rtensor.GatherOp, rewriter: PatternRewriter) -> None:
+        table, ids, dst = op.table.type, op.ids.type, op.result.type
+        if not isinstance(dst, RTensorType):
+            return
+        assert isinstance(table, RTensorType) and isinstance(ids, RTensorType)
+        alloc = _alloc(op.label.data, dst)
+        gather = core.GatherOp.build(
+            operands=[_buffer_of(op.table), _buffer_of(op.ids), alloc.result],
+            properties={
+                "label": op.label,
+                "axis": op.axis,
+                "table_tensor": table.tensor,
+                "ids_tensor": ids.tensor,
+                "tensor": dst.tensor,
+                "table_layout": table.layout,
+                "ids_layout": ids.layout,
+                "dst_layout": dst.layout,
+            },
+        )
+        _replace_with_buffer(rewriter, op, [alloc, gather], alloc.result, dst)
+
+
 class AllReduceToCore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cshift.AllReduceOp, rewriter: PatternRewriter) -> None:
@@ -411,6 +438,7 @@ class _Patterns(RewritePattern):
         ComputeShiftToKernels(),
         AllReduceToCore(),
         RelayoutToExchange(),
+        GatherToCore(),
         CollectToStore(),
     )
 

@@ -7,6 +7,14 @@ an `rtensor.relayout`. Results that leave the chip are collected. Chains of `rte
 ops fold into the map of the relayout that feeds each consumer (a viewed function argument
 is first placed by `host_layout`); a view returned from the function is moved on chip too.
 
+A gather of runtime ids (`rtensor.gather` on host tensors) becomes, for each operator that
+reads it, an `rtensor.gather` on distributed tensors labelled `<consumer>/gather`: the table
+and the ids placed by `host_layout` over the program's cores (the most any plan uses; a
+constant table is a resident weight, placed once), the result directly in the layout the consumer
+wants. Views of the ids are moved on chip first (a relayout into `host_layout`); a gather
+read through views is refused. A gather returned from the function is made on chip in
+`host_layout` and collected.
+
 Precision: distributed tensors take the storage element type the module's `t10.precision`
 names (f32 when absent). Under fp16 an operator whose plan accumulates partial sums
 (`rounds_partials`) produces an f32 accumulator, which an `rtensor.relayout` labelled with
@@ -16,7 +24,7 @@ the operator rounds into f16 storage in place (same layout).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
@@ -58,6 +66,7 @@ from t10.t10_dialects.syntax import int_array
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
 RELAYOUT_ATTR = "t10.relayout"
+GATHER_ATTR = "t10.gather"
 
 
 def _is_splat_of(value: SSAValue, identity: float) -> bool:
@@ -112,13 +121,110 @@ def _on_chip(
     return op.results[0]
 
 
+Placed = dict[tuple[SSAValue, Layout, Attribute], SSAValue]
+"""Gather operands already placed on chip: (host value, layout, element type) → value."""
+
+
+@dataclass
+class Gathers:
+    """What the gathers of one module share: their tables and ids are placed over `cores`
+    (the most any operator's plan uses), each once."""
+
+    cores: int
+    placed: Placed = field(default_factory=dict)
+
+
+def _placed(
+    value: SSAValue,
+    cores: int,
+    elem: Attribute,
+    label: str,
+    rewriter: PatternRewriter,
+    placed: Placed,
+) -> SSAValue:
+    """`value` (a host tensor, an on-chip one, or views of either) on chip: an on-chip value
+    as it is, a host one in `host_layout` over `cores` (once per layout), a view moved
+    through its map into `host_layout` by a relayout labelled `label`."""
+    assert isinstance(value.type, TensorType)
+    layout = host_layout(value.type.get_shape(), cores)
+    key = (value, layout, elem)
+    if key not in placed:
+        # placed right after the definition, so that every later reader may share it
+        source, view = through_views(value)
+        if isinstance(source.owner, rtensor.CollectOp):
+            on_chip = source.owner.source
+        else:
+            assert isinstance(source.type, TensorType)
+            put = rtensor.DistributeOp.create(
+                operands=[source],
+                result_types=[
+                    _stored(source.type, elem, host_layout(source.type.get_shape(), cores))
+                ],
+            )
+            rewriter.insert(put, _after(source))
+            on_chip = put.results[0]
+        if view is not None:
+            move = _relayout(on_chip, _stored(value.type, elem, layout), label, view, None)
+            rewriter.insert(move, _after(on_chip))
+            on_chip = move.results[0]
+        placed[key] = on_chip
+    return placed[key]
+
+
+def _after(value: SSAValue) -> InsertPoint:
+    """Right after the definition of `value` (a block argument: the block's start)."""
+    owner = value.owner
+    if isinstance(owner, Operation):
+        return InsertPoint.after(owner)
+    return InsertPoint.at_start(owner)
+
+
+def _gather(
+    op: rtensor.GatherOp,
+    wanted: RTensorType,
+    label: str,
+    estimate: Attribute | None,
+    rewriter: PatternRewriter,
+    gathers: Gathers,
+) -> SSAValue:
+    """The host-level gather `op` made on chip into the distributed type `wanted`."""
+    cores, placed = gathers.cores, gathers.placed
+    table = _placed(op.table, cores, wanted.tensor.get_element_type(), label, rewriter, placed)
+    ids = _placed(op.ids, cores, f32, label, rewriter, placed)  # integers stay exact
+    properties: dict[str, Attribute] = {"label": StringAttr(label), "axis": op.axis}
+    if estimate is not None:
+        properties["estimate"] = estimate
+    gather = rtensor.GatherOp.create(
+        operands=[table, ids], result_types=[wanted], properties=properties
+    )
+    rewriter.insert(gather)
+    return gather.results[0]
+
+
 def _distributed(
-    value: SSAValue, layout: Layout, elem: Attribute, consumer: Operation, rewriter: PatternRewriter
+    value: SSAValue,
+    layout: Layout,
+    elem: Attribute,
+    consumer: Operation,
+    rewriter: PatternRewriter,
+    gathers: Gathers,
 ) -> SSAValue:
     """`value` (a host tensor, the collect of an on-chip one, or views of either) in
-    `layout`, stored as `elem`; views become the map of the relayout that feeds `consumer`."""
+    `layout`, stored as `elem`; views become the map of the relayout that feeds `consumer`;
+    a gather of runtime ids is made straight into `layout`."""
     wanted = _stored(value.type, elem, layout)
     source, view = through_views(value)
+    if isinstance(source.owner, rtensor.GatherOp):
+        label, estimate = f"{op_name(consumer)}/gather", consumer.attributes.get(GATHER_ATTR)
+        if view is None:
+            return _gather(source.owner, wanted, label, estimate, rewriter, gathers)
+        # read through views: made in host_layout, then moved through the views
+        assert isinstance(source.type, TensorType)
+        made = _stored(source.type, elem, host_layout(source.type.get_shape(), gathers.cores))
+        on_chip = _gather(source.owner, made, label, estimate, rewriter, gathers)
+        op = _relayout(on_chip, wanted, f"{op_name(consumer)}/relayout", view, None)
+        rewriter.insert(op)
+        return op.results[0]
     if view is None and not isinstance(source.owner, rtensor.CollectOp):
         op: Operation = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
     else:
@@ -135,6 +241,7 @@ def _distributed(
 class GenericToRTensor(RewritePattern):
     elem: Attribute
     """The storage element type of distributed tensors."""
+    gathers: Gathers
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
@@ -161,7 +268,7 @@ class GenericToRTensor(RewritePattern):
                     f"splat constant of its identity {identity}"
                 )
         inputs = [
-            _distributed(v, lay, self.elem, op, rewriter)
+            _distributed(v, lay, self.elem, op, rewriter, self.gathers)
             for v, lay in zip(op.inputs, input_layouts(expr, plan), strict=True)
         ]
         result_type = op.res[0].type
@@ -222,6 +329,49 @@ class MaterializeView(RewritePattern):
             use.operation.operands[use.index] = collect.results[0]
 
 
+@dataclass
+class MaterializeGather(RewritePattern):
+    """A gather that leaves the chip (a function result, or views of it that are) is made on
+    chip in `host_layout` over the program's cores, then collected."""
+
+    elem: Attribute
+    """The storage element type of distributed tensors."""
+    gathers: Gathers
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: rtensor.GatherOp, rewriter: PatternRewriter) -> None:
+        result = op.result.type
+        if not isinstance(result, TensorType):
+            return
+        if not op.result.uses:  # every reader made its own gather
+            rewriter.erase(op)
+            return
+        layout = host_layout(result.get_shape(), self.gathers.cores)
+        gather = _gather(
+            op,
+            _stored(result, self.elem, layout),
+            f"{op.label.data}/gather",
+            None,
+            rewriter,
+            self.gathers,
+        )
+        collect = rtensor.CollectOp.create(operands=[gather], result_types=[result])
+        rewriter.insert(collect)
+        rewriter.replace(op, [], [collect.results[0]])
+
+
+def _program_cores(module: ModuleOp) -> int:
+    """The most cores any planned operator of `module` uses (1 when there is none)."""
+    return max(
+        (
+            plan.to_plan().cores
+            for o in module.walk()
+            if isinstance(plan := o.attributes.get(PLAN_ATTR), PlanAttr)
+        ),
+        default=1,
+    )
+
+
 def _cores_of(value: SSAValue) -> int:
     """The cores an on-chip value (a collect) lives on; 1 for a host value."""
     if isinstance(value.owner, rtensor.CollectOp):
@@ -237,7 +387,12 @@ class EraseUnused(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(
-            op, rtensor.CollectOp | rtensor.ViewOp | tensor.EmptyOp | arith.ConstantOp
+            op,
+            rtensor.CollectOp
+            | rtensor.ViewOp
+            | rtensor.GatherOp
+            | tensor.EmptyOp
+            | arith.ConstantOp,
         ):
             if not any(r.uses for r in op.results):
                 rewriter.erase(op)
@@ -252,7 +407,13 @@ class ConvertLinalgToRTensor(ModulePass):
         if not isinstance(precision, StringAttr):
             raise T10Error(f"module attribute '{PRECISION_ATTR}' must be a string, got {precision}")
         elem = precision_type(precision.data, f"module attribute '{PRECISION_ATTR}'")
-        PatternRewriteWalker(GenericToRTensor(elem), apply_recursively=False).rewrite_module(op)
+        gathers = Gathers(_program_cores(op))
+        PatternRewriteWalker(
+            GenericToRTensor(elem, gathers), apply_recursively=False
+        ).rewrite_module(op)
+        PatternRewriteWalker(
+            MaterializeGather(elem, gathers), apply_recursively=False
+        ).rewrite_module(op)
         PatternRewriteWalker(MaterializeView(elem), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(EraseUnused(), walk_reverse=True).rewrite_module(op)
 

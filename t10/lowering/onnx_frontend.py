@@ -20,8 +20,9 @@ inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identit
 element-wise ``select``, ``Expand`` a broadcasting identity generic.
 
 INT64 / INT32 / BOOL graph inputs are accepted when every use of them reaches a ``Cast`` to
-FLOAT through ``INTEGER_PASSTHROUGH_OPS``: they become f32 arguments (the exact float of each
-integer) tagged ``t10.onnx_type``.
+FLOAT or the indices of a ``Gather`` (token ids: an ``rtensor.gather``) through
+``INTEGER_PASSTHROUGH_OPS``: they become f32 arguments (the exact float of each integer)
+tagged ``t10.onnx_type``.
 """
 
 from __future__ import annotations
@@ -457,8 +458,9 @@ class _Importer:
         return tuple(dims)
 
     def check_integer_input(self, name: str, elem_type: int) -> None:
-        """Every use of integer graph input ``name`` must reach a Cast to FLOAT, through
-        ``INTEGER_PASSTHROUGH_OPS`` (as their data input); ``Shape`` reads only its shape."""
+        """Every use of integer graph input ``name`` must reach a Cast to FLOAT or the indices
+        of a Gather, through ``INTEGER_PASSTHROUGH_OPS`` (as their data input); ``Shape``
+        reads only its shape."""
         consumers: dict[str, list[tuple[str, onnx.NodeProto]]] = {}
         for index, node in enumerate(self.graph.node):
             for n in node.input:
@@ -466,8 +468,9 @@ class _Importer:
         outputs = {vi.name for vi in self.graph.output}
         prefix = f"graph input '{name}' has element type {_dtype_name(elem_type)}"
         fix = (
-            "an integer graph input may only be cast to FLOAT (Cast to=FLOAT), directly or "
-            f"through {', '.join(sorted(INTEGER_PASSTHROUGH_OPS))}; t10 computes float32 only"
+            "an integer graph input may only be cast to FLOAT (Cast to=FLOAT) or be the "
+            "indices of a Gather, directly or through "
+            f"{', '.join(sorted(INTEGER_PASSTHROUGH_OPS))}; t10 computes float32 only"
         )
         pending = [name]
         while pending:
@@ -478,8 +481,10 @@ class _Importer:
                 is_data = node.input[0] == value
                 if node.op_type in INTEGER_PASSTHROUGH_OPS and is_data:
                     pending.extend(o for o in node.output[:1] if o)
-                elif node.op_type == "Shape" or (
-                    node.op_type == "Cast" and _attributes(node).get("to") == _FLOAT
+                elif (
+                    node.op_type == "Shape"
+                    or (node.op_type == "Cast" and _attributes(node).get("to") == _FLOAT)
+                    or (node.op_type == "Gather" and node.input[1] == value and not is_data)
                 ):
                     continue
                 else:

@@ -1,7 +1,8 @@
 """ONNX data-movement operators → `rtensor.view` ops (see `t10.passes.index_maps`).
 
 Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Slice, Split and Gather with constant
-indices move elements without arithmetic; Concat adds up its inputs, each padded with zeros
+indices move elements without arithmetic (a Gather of runtime indices is an
+`rtensor.gather`, a data-dependent move); Concat adds up its inputs, each padded with zeros
 into place by a view. Each becomes a view, `result[i] = x[map(i)]`; the
 plan search costs it inside the layout transition into each operator that reads it, and the
 conversion to rtensor folds view chains into that transition's relayout. Shapes, axes,
@@ -16,9 +17,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import onnx
+from xdsl.dialects.builtin import IntegerAttr, TensorType, f32, i64
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.passes.index_maps import reshape_map, slice_map, transpose_map
+from t10.t10_dialects import rtensor
+from t10.t10_dialects.rtensor import gather_shape
 
 if TYPE_CHECKING:
     from xdsl.ir import SSAValue
@@ -217,10 +221,26 @@ def lower_split(imp: _Importer, node: onnx.NodeProto) -> None:
 
 def lower_gather(imp: _Importer, node: onnx.NodeProto) -> None:
     """Gather of constant indices from a runtime tensor: a scalar index drops the axis; a
-    1-D arithmetic progression of indices is a strided slice. Other index sets (and
-    runtime indices, e.g. token ids into an embedding table) are refused."""
-    _, source = imp.use(node.input[0])
+    1-D arithmetic progression of indices is a strided slice. Other constant index sets are
+    refused. Runtime indices (token ids into an embedding table: an integer graph input,
+    possibly through views) become an `rtensor.gather`."""
+    table, source = imp.use(node.input[0])
     axis = _axes(imp, node, [int(_attrs(node).get("axis", 0))], len(source))[0]  # type: ignore[arg-type]
+    if not imp.is_known(node.input[1]):
+        ids, ids_shape = imp.use(node.input[1])
+        if not ids_shape:
+            raise imp.node_error(
+                node, "runtime indices must have rank >= 1 (a scalar index is not supported)"
+            )
+        shape = gather_shape(source, ids_shape, axis)
+        gather = rtensor.GatherOp.create(
+            operands=[table, ids],
+            result_types=[TensorType(f32, shape)],
+            properties={"label": imp.generic_name(None), "axis": IntegerAttr(axis, i64)},
+        )
+        imp.emit(gather)
+        imp.define(node.output[0], gather.results[0], shape)
+        return
     indices = np.asarray(imp.known_input(node, node.input[1], "indices"), dtype=np.int64)
     size = source[axis]
     if ((indices < -size) | (indices >= size)).any():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from math import ceil
+from math import ceil, prod
 
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -108,17 +108,44 @@ def transition_estimate(
     )
 
 
+def gather_estimate(chip: ChipSpec, dst: Layout, elem_bytes: int, ids: Gathered) -> Estimate:
+    """The plan search's bound for a gather of runtime ids into `dst` (the ids are unknown
+    at compile time): every core receives its whole buffer and the ids it reads (4 bytes
+    each), copies its whole buffer into place, plus one sync. It bounds what each core
+    receives; a core holding table rows that many cores read (skewed ids) may send more.
+    The simulator counts the real traffic of the ids it is given."""
+    axis, rank = ids
+    local = dst.local_shape()
+    received = dst.local_elements() * elem_bytes + prod(local[axis : axis + rank]) * IDS_BYTES
+    return Estimate(
+        compute_cycles=costs.elementwise_cycles(chip, dst.local_elements()),
+        exchange_cycles=costs.exchange_cycles(chip, received),
+        sync_cycles=costs.sync_cycles(chip),
+        sram_bytes=dst.local_elements() * elem_bytes,
+    )
+
+
+IDS_BYTES = 4
+"""Ids are kept as f32 (exact integers) whatever the storage precision."""
+
+Gathered = tuple[int, int]
+"""A gather of runtime ids: (axis, rank of the ids)."""
+
+
 @dataclass(frozen=True)
 class Edge:
     """Input `operand` of operator `consumer` is the output of operator `producer`, read
     through `view` when the value passes views on its way (`producer` None: the views read
-    a function argument of shape `source_shape`, placed as `host_layout` gives)."""
+    a function argument of shape `source_shape`, placed as `host_layout` gives). With
+    `gather` (axis, ids rank), the input is a gather of runtime ids (`producer` None, no
+    view), costed by `gather_estimate`."""
 
     producer: int | None
     consumer: int
     operand: int
     view: View | None = None
     source_shape: tuple[int, ...] = ()
+    gather: Gathered | None = None
 
 
 def edge_layouts(
@@ -150,7 +177,11 @@ def reduce_transitions(
         ins, out = layouts(i, point)
         total = point.cycles
         for e in edges:
-            if e.consumer == i:
+            if e.consumer == i and e.gather is not None:
+                total += gather_estimate(
+                    chip, ins[e.operand], exprs[i].elem_bytes, e.gather
+                ).cycles
+            elif e.consumer == i:
                 dst = ins[e.operand]
                 src = (
                     host_layout(e.source_shape, dst.cores)
@@ -182,15 +213,44 @@ def transitions_into(
     edges: Sequence[Edge],
     consumer: int,
 ) -> Estimate | None:
-    """The summed estimate of the transitions into `consumer`'s inputs (None: there are none)."""
+    """The summed estimate of the transitions into `consumer`'s inputs (None: there are
+    none); gathers are costed apart (`gathers_into`)."""
     found = [
         transition_estimate(
             chip, *edge_layouts(exprs, plans, e), exprs[consumer].elem_bytes, e.view
         )
         for e in edges
-        if e.consumer == consumer
+        if e.consumer == consumer and e.gather is None
     ]
     found = [e for e in found if e.cycles]
+    if not found:
+        return None
+    return Estimate(
+        sum(e.compute_cycles for e in found),
+        sum(e.exchange_cycles for e in found),
+        sum(e.sync_cycles for e in found),
+        max(e.sram_bytes for e in found),
+    )
+
+
+def gathers_into(
+    chip: ChipSpec,
+    exprs: Sequence[TensorExpr],
+    plans: Sequence[Plan],
+    edges: Sequence[Edge],
+    consumer: int,
+) -> Estimate | None:
+    """The summed bound of the gathers of runtime ids into `consumer` (None: there are none)."""
+    found = [
+        gather_estimate(
+            chip,
+            input_layouts(exprs[consumer], plans[consumer])[e.operand],
+            exprs[consumer].elem_bytes,
+            e.gather,
+        )
+        for e in edges
+        if e.consumer == consumer and e.gather is not None
+    ]
     if not found:
         return None
     return Estimate(

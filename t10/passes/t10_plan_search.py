@@ -6,6 +6,9 @@ An analysis pass: it changes no operation, it only writes attributes.
   `t10.estimate = #rtensor.estimate<...>` (its cycles and bytes per core);
 - on a generic whose inputs arrive in another layout than their producer's:
   `t10.relayout = #rtensor.estimate<...>`, the layout transitions into it;
+- on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
+  `t10.gather = #rtensor.estimate<...>`, a bound on the gather into its layout (the ids are
+  unknown at compile time: `layout_transitions.gather_estimate`);
 - on the module: `t10.chip` (the `chip` option as given), `t10.planner` and
   `t10.precision`.
 
@@ -38,7 +41,12 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from t10.errors import T10Error
-from t10.passes.layout_transitions import Edge, reduce_transitions, transitions_into
+from t10.passes.layout_transitions import (
+    Edge,
+    gathers_into,
+    reduce_transitions,
+    transitions_into,
+)
 from t10.passes.memory_reconciliation import OpOptions, choose_plans, op_options, pinned_options
 from t10.passes.plan import Estimate, Plan
 from t10.passes.plan_search import PLANNERS, operator_frontier
@@ -51,7 +59,7 @@ from t10.passes.tensor_expr import (
     precision_type,
 )
 from t10.sim.chip_spec import ChipSpec, load_chip
-from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, through_views
+from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, PlanAttr, through_views
 
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
@@ -63,6 +71,7 @@ PLANNER_ATTR = "t10.planner"
 
 
 RELAYOUT_ATTR = "t10.relayout"
+GATHER_ATTR = "t10.gather"
 
 
 def estimate_attr(est: Estimate) -> EstimateAttr:
@@ -141,6 +150,11 @@ class T10PlanSearch(ModulePass):
                 generic.attributes[RELAYOUT_ATTR] = estimate_attr(transitions)
             else:
                 generic.attributes.pop(RELAYOUT_ATTR, None)
+            gathers = gathers_into(chip, exprs, plans, edges, i)
+            if gathers is not None:
+                generic.attributes[GATHER_ATTR] = estimate_attr(gathers)
+            else:
+                generic.attributes.pop(GATHER_ATTR, None)
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
         op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
@@ -171,15 +185,20 @@ class T10PlanSearch(ModulePass):
 
 
 def dataflow_edges(generics: list[Operation]) -> list[Edge]:
-    """Which generic's output feeds which input of which generic, through which views; and
-    which inputs view a host value (a function argument placed on chip to be viewed)."""
+    """Which generic's output feeds which input of which generic, through which views;
+    which inputs view a host value (a function argument placed on chip to be viewed); and
+    which inputs are gathers of runtime ids."""
     index = {id(g): i for i, g in enumerate(generics)}
     edges = []
     for i, generic in enumerate(generics):
         for k, value in enumerate(generic.operands[: len(generic.operands) - 1]):
             source, view = through_views(value)
             producer = index.get(id(source.owner))
-            if producer is not None:
+            if isinstance(source.owner, GatherOp):
+                _, ids, _ = source.owner.tensors()
+                rank = len(ids.get_shape())
+                edges.append(Edge(None, i, k, gather=(source.owner.axis.value.data, rank)))
+            elif producer is not None:
                 edges.append(Edge(producer, i, k, view))
             elif view is not None:
                 assert isinstance(source.type, TensorType)

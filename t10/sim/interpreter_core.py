@@ -470,3 +470,73 @@ class CoreFunctions(InterpreterFunctions):
             step.compute_cycles += costs.elementwise_cycles(self.state.chip, prod(target.shape))
         step.use_cores(max(src.cores, dst.cores))
         return ()
+
+    @impl(core.GatherOp)
+    def run_gather(self, interpreter: Interpreter, op: core.GatherOp, args: PythonValues):
+        table_buf, ids_buf, target = args
+        step = self.state.phase("core.gather")
+        table_l = _layout(op.table_layout, op.table_tensor)
+        ids_l = _layout(op.ids_layout, op.ids_tensor)
+        dst = _layout(op.dst_layout, op.tensor)
+        what = f"core.gather '{op.label.data}'"
+        table_buf.check_usable(what, table_l.cores)
+        ids_buf.check_usable(what, ids_l.cores)
+        target.check_usable(what, dst.cores)
+        table = layouts.collect(table_l, table_buf.data)
+        ids = layouts.collect(ids_l, ids_buf.data).astype(np.float64)
+        axis = op.axis.value.data
+        index = _checked_ids(what, ids, table.shape[axis], axis, table_buf.label)
+        target.data[: dst.cores] = layouts.distribute(dst, np.take(table, index, axis=axis))
+        table_at, ids_at = gather_sources(table.shape, index, axis)
+        moves = [
+            (layouts.element_move(table_l, dst, table_at), table_buf.elem_bytes),
+            (layouts.element_move(ids_l, dst, ids_at), ids_buf.elem_bytes),
+        ]
+        n = max(len(m.sent) for m, _ in moves)
+        sent, received = np.zeros(n), np.zeros(n)
+        for move, eb in moves:
+            sent[: len(move.sent)] += move.sent * eb
+            received[: len(move.received)] += move.received * eb
+        busiest = float(np.maximum(sent, received).max(initial=0.0))
+        step.add_exchange(self.state.chip, ceil(busiest - 1e-9))
+        step.compute_cycles += costs.elementwise_cycles(
+            self.state.chip, int(moves[0][0].copied.max(initial=0.0))
+        )
+        step.use_cores(max(table_l.cores, ids_l.cores, dst.cores))
+        return ()
+
+
+def gather_sources(
+    table: Sequence[int], index: np.ndarray, axis: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The row-major table element and ids element that every element of
+    `Gather(table, ids, axis)` reads (`index`: the ids in [0, table[axis]))."""
+    rank = len(table) - 1 + index.ndim
+    strides = [prod(table[k + 1 :]) for k in range(len(table))]
+
+    def along(values: np.ndarray, first: int) -> np.ndarray:
+        return values.reshape((1,) * first + values.shape + (1,) * (rank - first - values.ndim))
+
+    flat = along(index.astype(np.int64) * strides[axis], axis)
+    for k, size in enumerate(table):
+        if k != axis:
+            at = k if k < axis else k - 1 + index.ndim
+            flat = flat + along(np.arange(size, dtype=np.int64) * strides[k], at)
+    shape = (*table[:axis], *index.shape, *table[axis + 1 :])
+    ids = along(np.arange(index.size, dtype=np.int64).reshape(index.shape), axis)
+    return np.broadcast_to(flat, shape), np.broadcast_to(ids, shape)
+
+
+def _checked_ids(what: str, ids: np.ndarray, size: int, axis: int, table: str) -> np.ndarray:
+    """The ids (exact floats of integers) as int64 indices in [0, size): negative ids count
+    from the end (ONNX); any other id is an error naming it."""
+    bad = (ids < -size) | (ids >= size) | (ids != np.round(ids))
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = ids[at]
+        shown = int(value) if value == round(value) else float(value)
+        raise T10Error(
+            f"{what}: id {shown} (at ids index {list(at)}) is out of range for axis {axis} of "
+            f"'{table}' (size {size}): ids must be integers in [{-size}, {size})"
+        )
+    return ids.astype(np.int64) % size

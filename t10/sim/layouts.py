@@ -326,7 +326,7 @@ def _blocked_traffic(
 
 
 # --------------------------------------------------------------------------------------------
-# Views: relayouts that also re-index the tensor
+# Views and gathers: relayouts that also re-index the tensor (by a map, or by runtime ids)
 # --------------------------------------------------------------------------------------------
 
 
@@ -391,13 +391,37 @@ def _distinct_per_row(flat: IntArray) -> IntArray:
 
 
 def view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
-    """Moves the tensor laid out as `src` (not rotating) into its `view`, laid out as `dst`.
+    """Moves the tensor laid out as `src` (not rotating) into its `view`, laid out as `dst`
+    (see `element_move`)."""
+    return element_move(src, dst, view)
+
+
+def element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove:
+    """Moves the tensor laid out as `src` (not rotating) into a tensor laid out as `dst`
+    whose every element is one source element: `sources` is a `View` of the source, or the
+    explicit row-major index into the source of every destination element (an int array of
+    the destination tensor's shape, -1: zero fill; a gather of runtime ids).
 
     Element by element: a destination core receives the distinct source elements it needs
     and does not hold; each is requested from the cores holding it (the replicas of its
     source tile, `replicas` of them), spread evenly over them.
     """
     assert src.rotating is None, "a view reads an operator's output or a host tensor"
+    if isinstance(sources, View):
+        view = sources
+
+        def needed(rows: slice) -> IntArray:
+            return flat_sources(dst, src.shape, view, rows)
+
+        injective = _is_injective(view, dst.shape, src.shape)
+    else:
+        table = np.asarray(sources, dtype=np.int64).reshape(-1)
+
+        def needed(rows: slice) -> IntArray:
+            at = flat_sources(dst, dst.shape, None, rows)
+            return np.where(at >= 0, table[np.maximum(at, 0)], -1)
+
+        injective = False
     ncores = max(src.cores, dst.cores)
     split = [
         (d, a, t) for d, (a, t) in enumerate(zip(src.axes, src.tile, strict=True)) if a is not None
@@ -405,13 +429,12 @@ def view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
     tiles = tuple(src.grid[a] for _, a, _ in split)
     replicas = src.cores // max(prod(tiles), 1)
     src_coords = grid_coords(src.grid)
-    injective = _is_injective(view, dst.shape, src.shape)
     received, copied = np.zeros(ncores), np.zeros(ncores)
     requests = np.zeros(max(prod(tiles), 1))
     per_chunk = max(1, CHUNK_ELEMENTS // max(dst.local_elements(), 1))
     for first in range(0, dst.cores, per_chunk):
         rows = slice(first, min(first + per_chunk, dst.cores))
-        need = flat_sources(dst, src.shape, view, rows)
+        need = needed(rows)
         if not injective:
             need = _distinct_per_row(need)
         valid = need >= 0
@@ -432,11 +455,16 @@ def view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
         own_tile = own_tile * src.grid[a] + src_coords[:, a]
     sent = np.zeros(ncores)
     sent[: src.cores] = requests[own_tile] / replicas
-    in_place = src.local_elements() == dst.local_elements() and src.cores == dst.cores
-    if in_place:
-        in_place = bool(
-            np.array_equal(flat_sources(src, src.shape, None), flat_sources(dst, src.shape, view))
+    in_place = (
+        isinstance(sources, View)
+        and src.local_elements() == dst.local_elements()
+        and src.cores == dst.cores
+        and bool(
+            np.array_equal(
+                flat_sources(src, src.shape, None), flat_sources(dst, src.shape, sources)
+            )
         )
+    )
     if in_place:
         copied[:] = 0.0
     return ViewMove(sent, received, copied, in_place)

@@ -367,8 +367,64 @@ class RelayoutOp(IRDLOperation):
         check_buffer_layout(self.name, self.target.type, self.dst_layout, self.target_tensor())
 
 
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """A data-dependent exchange (`rtensor.gather`): fills `target` (laid out as `dst_layout`,
+    holding the tensor `tensor`) with `table[.., ids[..], ..]` along `axis`, from `table` and
+    `ids` (laid out as `table_layout` and `ids_layout`, holding `table_tensor` and
+    `ids_tensor`; ids are the exact floats of integers, negative ones count from the end)."""
+
+    name = "core.gather"
+    label = prop_def(StringAttr)
+    table = operand_def(BufferType)
+    ids = operand_def(BufferType)
+    target = operand_def(BufferType)
+    axis = prop_def(IntegerAttr[I64])
+    table_tensor = prop_def(TensorType)
+    ids_tensor = prop_def(TensorType)
+    tensor = prop_def(TensorType)
+    table_layout = prop_def(LayoutAttr)
+    ids_layout = prop_def(LayoutAttr)
+    dst_layout = prop_def(LayoutAttr)
+    assembly_format = (
+        "$label $table `[` $ids `]` `to` $target `axis` $axis `of` $table_tensor `[` "
+        "$ids_tensor `]` `->` $tensor `layouts` $table_layout `,` $ids_layout `->` $dst_layout "
+        "attr-dict `:` type($table) `,` type($ids) `,` type($target)"
+    )
+
+    def verify_(self) -> None:
+        from t10.t10_dialects.rtensor import gather_shape
+
+        table, ids = self.table_tensor.get_shape(), self.ids_tensor.get_shape()
+        axis = self.axis.value.data
+        if not 0 <= axis < len(table) or not ids:
+            raise VerifyException(
+                f"core.gather: axis {axis} must be a dim of the table {list(table)} and the ids "
+                "must have rank >= 1"
+            )
+        if tuple(self.tensor.get_shape()) != gather_shape(table, ids, axis):
+            raise VerifyException(
+                f"core.gather: gathering {self.ids_tensor} from {self.table_tensor} along axis "
+                f"{axis} does not give {self.tensor}"
+            )
+        check_buffer_layout(self.name, self.table.type, self.table_layout, self.table_tensor)
+        check_buffer_layout(self.name, self.ids.type, self.ids_layout, self.ids_tensor)
+        check_buffer_layout(self.name, self.target.type, self.dst_layout, self.tensor)
+
+
 Core = Dialect(
     "core",
-    [AllocOp, FreeOp, CoordOp, LoadOp, StoreOp, KernelOp, ShiftOp, AllReduceOp, RelayoutOp],
+    [
+        AllocOp,
+        FreeOp,
+        CoordOp,
+        LoadOp,
+        StoreOp,
+        KernelOp,
+        ShiftOp,
+        AllReduceOp,
+        RelayoutOp,
+        GatherOp,
+    ],
     [BufferType],
 )

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     IntAttr,
+    IntegerAttr,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -589,6 +590,77 @@ class ViewOp(IRDLOperation):
         )
 
 
+def gather_shape(
+    table: Sequence[int], ids: Sequence[int], axis: int
+) -> tuple[int, ...]:
+    """The shape of ONNX `Gather(table, ids, axis)`: the table's dims with dim `axis`
+    replaced by the ids' dims."""
+    return (*table[:axis], *ids, *table[axis + 1 :])
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """A data-dependent move, ONNX `Gather` of runtime indices (token ids into an embedding
+    table): `result[i.., j.., k..] = table[i.., ids[j..], k..]` with `j` at dim `axis`;
+    negative ids count from the end of the axis, out-of-range ids are a runtime error.
+
+    Before planning (builtin tensors) it is not planned: like a view, the plan search costs it
+    as the transition into each operator that reads it, an upper bound since the ids are only
+    known at run time. convert-linalg-to-rtensor emits it on distributed tensors (table and
+    ids placed by `host_layout`, the result in its reader's layout); `ids` hold the exact
+    float of each integer."""
+
+    name = "rtensor.gather"
+    label = prop_def(StringAttr)
+    table = operand_def(TensorType | RTensorType)
+    ids = operand_def(TensorType | RTensorType)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType | RTensorType)
+    estimate = opt_prop_def(EstimateAttr)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$label $table `[` $ids `]` `axis` $axis attr-dict `:` `(` type($table) `,` "
+        "type($ids) `)` `->` type($result)"
+    )
+
+    def tensors(self) -> tuple[TensorType, TensorType, TensorType]:
+        """The table, ids and result tensor types (of distributed tensors: their tensors)."""
+
+        def tensor(t: Attribute) -> TensorType:
+            return t.tensor if isinstance(t, RTensorType) else t  # type: ignore[return-value]
+
+        return tensor(self.table.type), tensor(self.ids.type), tensor(self.result.type)
+
+    def verify_(self) -> None:
+        kinds = {isinstance(v.type, RTensorType) for v in (self.table, self.ids, self.result)}
+        if len(kinds) != 1:
+            raise VerifyException(
+                "rtensor.gather: table, ids and result are all host tensors or all distributed"
+            )
+        table, ids, result = self.tensors()
+        axis, rank = self.axis.value.data, len(table.get_shape())
+        if not 0 <= axis < rank:
+            raise VerifyException(f"rtensor.gather: axis {axis} is not a dim of {table}")
+        if not ids.get_shape():
+            raise VerifyException("rtensor.gather: ids must have rank >= 1")
+        want = gather_shape(table.get_shape(), ids.get_shape(), axis)
+        if tuple(result.get_shape()) != want:
+            raise VerifyException(
+                f"rtensor.gather: gathering {ids} from {table} along axis {axis} gives shape "
+                f"{list(want)}, not {result}"
+            )
+        if result.get_element_type() != table.get_element_type():
+            raise VerifyException(
+                f"rtensor.gather: the result's element type {result.get_element_type()} is not "
+                f"the table's {table.get_element_type()}"
+            )
+        if ids.get_element_type() not in (f32, f16):
+            raise VerifyException(
+                f"rtensor.gather: ids hold integers as floats (f32), got {ids.get_element_type()}"
+            )
+
+
 @irdl_op_definition
 class GenericOp(IRDLOperation):
     """A tensor expression (as `linalg.generic`) over distributed tensors, run by `plan`.
@@ -669,6 +741,6 @@ def through_views(value: SSAValue) -> tuple[SSAValue, View | None]:
 
 RTensor = Dialect(
     "rtensor",
-    [DistributeOp, CollectOp, RelayoutOp, ViewOp, GenericOp],
+    [DistributeOp, CollectOp, RelayoutOp, ViewOp, GatherOp, GenericOp],
     [PlanAttr, EstimateAttr, LayoutAttr, RTensorType],
 )

@@ -1,8 +1,7 @@
 """Issue 3's acceptance models: ONNX exports of Hugging Face `BertLayer`, `ViTModel` (1 layer)
 and `LlamaModel` (1 layer), and of hand-written `torch.nn` attention blocks, through both torch
 exporters (scripts/export_hf_models.py; tests/unit/data/EXPORTS.md lists their op types),
-compiled, simulated and checked against onnxruntime. Exports that use an operator t10 does not
-support yet must be refused with a clear error naming it (`NOT_YET`)."""
+compiled, simulated and checked against onnxruntime on both chips."""
 
 from __future__ import annotations
 
@@ -11,17 +10,7 @@ import onnx
 import pytest
 from test_end_to_end import DATA, TRANSFORMER_PREFIXES, random_inputs, run_and_check
 
-from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
-
 EXPORTS = sorted(p.name for p in DATA.glob("*.onnx") if p.name.startswith(TRANSFORMER_PREFIXES))
-NOT_YET = {
-    "hf_llama_ids_1layer": r"graph input 'input_ids' has element type INT64; node .*\(Gather\) "
-    "reads it",
-}
-"""Exports (by stem) refused today, and the error that says why: a Gather of runtime token ids
-(an embedding lookup)."""
-SUPPORTED = [n for n in EXPORTS if n.split(".")[0] not in NOT_YET]
 VOCAB = 128  # the Llama exports' vocab_size: token ids are drawn below it
 
 
@@ -46,14 +35,8 @@ def test_every_export_is_here() -> None:
         assert (DATA / f"{stem}.dynamo.onnx.data").exists()
 
 
-@pytest.mark.parametrize("name", sorted(set(EXPORTS) - set(SUPPORTED)))
-def test_unsupported_exports_are_refused_clearly(name: str) -> None:
-    with pytest.raises(T10Error, match=NOT_YET[name.split(".")[0]]):
-        import_onnx(DATA / name)
-
-
 @pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
-@pytest.mark.parametrize("name", SUPPORTED)
+@pytest.mark.parametrize("name", EXPORTS)
 def test_hf_exports_match_onnxruntime(name: str, chip: str) -> None:
     path = DATA / name
     model = onnx.load(path)

@@ -1,0 +1,10 @@
+// RUN: xdsl-opt %s | xdsl-opt | filecheck %s
+// RUN: xdsl-opt %s --print-op-generic | xdsl-opt | filecheck %s
+
+// core.gather: table and ids buffers, the target buffer, the three layouts and tensors.
+%t = core.alloc "table" on 4 : !core.buffer<2x4xf32>
+%i = core.alloc "ids" on 2 : !core.buffer<1x3xf32>
+%o = core.alloc "Add/gather" on 6 : !core.buffer<1x1x4xf32>
+core.gather "Add/gather" %t[%i] to %o axis 0 of tensor<8x4xf32>[tensor<2x3xf32>] -> tensor<2x3x4xf32> layouts <grid [4] axes [d0, -] tile [2, 4]>, <grid [2] axes [d0, -] tile [1, 3]> -> <grid [2, 3, 1] axes [d0, d1, -] tile [1, 1, 4]> : !core.buffer<2x4xf32>, !core.buffer<1x3xf32>, !core.buffer<1x1x4xf32>
+
+// CHECK: core.gather "Add/gather" %t[%i] to %o axis 0 of tensor<8x4xf32>[tensor<2x3xf32>] -> tensor<2x3x4xf32> layouts <grid [4] axes [d0, -] tile [2, 4]>, <grid [2] axes [d0, -] tile [1, 3]> -> <grid [2, 3, 1] axes [d0, d1, -] tile [1, 1, 4]> : !core.buffer<2x4xf32>, !core.buffer<1x3xf32>, !core.buffer<1x1x4xf32>
