@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute
 
 from t10.passes.tensor_expr import is_mul_add, linalg_tensor_expr, op_name
@@ -86,6 +86,9 @@ class InputSpec:
     name: str
     shape: tuple[int, ...]
     onnx_type: str | None = None
+    index_bound: int = 2
+    """Random integer inputs are drawn in [0, index_bound): 2 (a 0/1 mask) unless the input
+    indexes a Gather (`t10.index_bound`, the gathered axis' size: token ids)."""
 
 
 def _main_func(module: ModuleOp) -> func.FuncOp | None:
@@ -101,7 +104,7 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
     specs: list[InputSpec] = []
     attrs = main.arg_attrs.data if main.arg_attrs is not None else ()
     for i, arg in enumerate(main.body.block.args):
-        name, onnx_type = f"input{i}", None
+        name, onnx_type, bound = f"input{i}", None, 2
         if i < len(attrs) and isinstance(attrs[i], DictionaryAttr):
             attr = attrs[i].data.get("t10.name")
             if isinstance(attr, StringAttr):
@@ -109,19 +112,23 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
             attr = attrs[i].data.get("t10.onnx_type")
             if isinstance(attr, StringAttr):
                 onnx_type = attr.data
+            attr = attrs[i].data.get("t10.index_bound")
+            if isinstance(attr, IntegerAttr):
+                bound = attr.value.data
         shape = tuple(arg.type.get_shape()) if isinstance(arg.type, TensorType) else ()
-        specs.append(InputSpec(name, shape, onnx_type))
+        specs.append(InputSpec(name, shape, onnx_type, bound))
     return specs
 
 
 def random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
     """Seeded inputs, drawn in argument order from one generator: standard-normal float32,
-    and for an integer input integers in [0, 2) of its ONNX type (a valid 0/1 mask)."""
+    and for an integer input integers in [0, index_bound) of its ONNX type (a 0/1 mask, or
+    token ids below the size of the table they index)."""
     rng = np.random.default_rng(seed)
     return {
         s.name: rng.standard_normal(s.shape).astype(np.float32)
         if s.onnx_type is None
-        else rng.integers(0, 2, s.shape).astype(np.dtype(s.onnx_type))
+        else rng.integers(0, s.index_bound, s.shape).astype(np.dtype(s.onnx_type))
         for s in specs
     }
 

@@ -49,14 +49,16 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FloatAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
     UnitAttr,
     f32,
+    i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.frontend import Frontend
 
@@ -80,6 +82,7 @@ BodyFn = Callable[["_BodyBuilder", Sequence[SSAValue]], SSAValue]
 
 T10_NAME = "t10.name"
 T10_ONNX_TYPE = "t10.onnx_type"
+T10_INDEX_BOUND = "t10.index_bound"
 _FLOAT = onnx.TensorProto.FLOAT
 _INTEGER_INPUT_TYPES = {
     onnx.TensorProto.INT64: "int64",
@@ -844,6 +847,10 @@ class _Importer:
             result_shapes.append(shape)
         self.emit(func.ReturnOp(*results))
         block.add_ops([*self.constants, *self.ops])
+        for index, bound in _index_bounds(block).items():
+            arg_attrs[index] = DictionaryAttr(
+                {**arg_attrs[index].data, T10_INDEX_BOUND: IntegerAttr(bound, i64)}
+            )
 
         main = func.FuncOp(
             "main",
@@ -857,6 +864,20 @@ class _Importer:
         module = ModuleOp([main])
         module.verify()
         return module
+
+
+def _index_bounds(block: Block) -> dict[int, int]:
+    """Function arguments that (through views) index a Gather: argument index → the size of
+    the gathered axis (ids must lie below it; `t10 run` draws random ids there)."""
+    bounds: dict[int, int] = {}
+    for op in block.ops:
+        if isinstance(op, rtensor.GatherOp):
+            source, _ = rtensor.through_views(op.ids)
+            table = op.table.type
+            if isinstance(source, BlockArgument) and isinstance(table, TensorType):
+                size = table.get_shape()[op.axis.value.data]
+                bounds[source.index] = min(size, bounds.get(source.index, size))
+    return bounds
 
 
 # --------------------------------------------------------------------------------------------
