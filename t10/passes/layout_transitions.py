@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from math import ceil, prod
 
+import numpy as np
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -108,18 +109,41 @@ def transition_estimate(
     )
 
 
-def gather_estimate(chip: ChipSpec, dst: Layout, elem_bytes: int, ids: Gathered) -> Estimate:
-    """The plan search's bound for a gather of runtime ids into `dst` (the ids are unknown
-    at compile time): every core receives its whole buffer and the ids it reads (4 bytes
-    each), copies its whole buffer into place, plus one sync. It bounds what each core
-    receives; a core holding table rows that many cores read (skewed ids) may send more.
-    The simulator counts the real traffic of the ids it is given."""
-    axis, rank = ids
+def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec) -> int:
+    """Cycles bound used while searching: every core receives its whole buffer and the ids
+    it reads, copies its buffer into place, plus one sync."""
     local = dst.local_shape()
-    received = dst.local_elements() * elem_bytes + prod(local[axis : axis + rank]) * IDS_BYTES
+    ids = prod(local[spec.axis : spec.axis + len(spec.ids)])
+    received = dst.local_elements() * elem_bytes + ids * IDS_BYTES
+    return (
+        costs.elementwise_cycles(chip, dst.local_elements())
+        + costs.exchange_cycles(chip, received)
+        + costs.sync_cycles(chip)
+    )
+
+
+def gather_estimate(
+    chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec, cores: int
+) -> Estimate:
+    """The gather's cost for ids drawn uniformly (seeded) below the table's axis size, with
+    table and ids placed by `host_layout` over `cores` as the lowering places them: the
+    simulator's own traffic count on a typical set of ids. Skewed ids (many readers of one
+    row) cost more; the simulator measures the ids it is given."""
+    from t10.sim.layouts import gather_traffic
+
+    sample = np.random.default_rng(0).integers(0, spec.table[spec.axis], spec.ids)
+    busiest, copied = gather_traffic(
+        host_layout(spec.table, cores),
+        host_layout(spec.ids, cores),
+        dst,
+        sample,
+        spec.axis,
+        elem_bytes,
+        IDS_BYTES,
+    )
     return Estimate(
-        compute_cycles=costs.elementwise_cycles(chip, dst.local_elements()),
-        exchange_cycles=costs.exchange_cycles(chip, received),
+        compute_cycles=costs.elementwise_cycles(chip, copied),
+        exchange_cycles=costs.exchange_cycles(chip, busiest),
         sync_cycles=costs.sync_cycles(chip),
         sram_bytes=dst.local_elements() * elem_bytes,
     )
@@ -128,8 +152,14 @@ def gather_estimate(chip: ChipSpec, dst: Layout, elem_bytes: int, ids: Gathered)
 IDS_BYTES = 4
 """Ids are kept as f32 (exact integers) whatever the storage precision."""
 
-Gathered = tuple[int, int]
-"""A gather of runtime ids: (axis, rank of the ids)."""
+
+@dataclass(frozen=True)
+class GatherSpec:
+    """A gather of runtime ids: the gathered axis, the table's and the ids' shapes."""
+
+    axis: int
+    table: tuple[int, ...]
+    ids: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -137,7 +167,7 @@ class Edge:
     """Input `operand` of operator `consumer` is the output of operator `producer`, read
     through `view` when the value passes views on its way (`producer` None: the views read
     a function argument of shape `source_shape`, placed as `host_layout` gives). With
-    `gather` (axis, ids rank), the input is a gather of runtime ids (`producer` None, no
+    `gather`, the input is a gather of runtime ids (`producer` None, no
     view), costed by `gather_estimate`."""
 
     producer: int | None
@@ -145,7 +175,7 @@ class Edge:
     operand: int
     view: View | None = None
     source_shape: tuple[int, ...] = ()
-    gather: Gathered | None = None
+    gather: GatherSpec | None = None
 
 
 def edge_layouts(
@@ -178,9 +208,7 @@ def reduce_transitions(
         total = point.cycles
         for e in edges:
             if e.consumer == i and e.gather is not None:
-                total += gather_estimate(
-                    chip, ins[e.operand], exprs[i].elem_bytes, e.gather
-                ).cycles
+                total += gather_bound(chip, ins[e.operand], exprs[i].elem_bytes, e.gather)
             elif e.consumer == i:
                 dst = ins[e.operand]
                 src = (
@@ -240,13 +268,16 @@ def gathers_into(
     edges: Sequence[Edge],
     consumer: int,
 ) -> Estimate | None:
-    """The summed bound of the gathers of runtime ids into `consumer` (None: there are none)."""
+    """The summed estimate of the gathers of runtime ids into `consumer` (None: there are
+    none); table and ids lie on the program's cores, the most any plan uses."""
+    cores = max(p.cores for p in plans)
     found = [
         gather_estimate(
             chip,
             input_layouts(exprs[consumer], plans[consumer])[e.operand],
             exprs[consumer].elem_bytes,
             e.gather,
+            cores,
         )
         for e in edges
         if e.consumer == consumer and e.gather is not None

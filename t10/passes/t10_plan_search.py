@@ -7,8 +7,8 @@ An analysis pass: it changes no operation, it only writes attributes.
 - on a generic whose inputs arrive in another layout than their producer's:
   `t10.relayout = #rtensor.estimate<...>`, the layout transitions into it;
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
-  `t10.gather = #rtensor.estimate<...>`, a bound on the gather into its layout (the ids are
-  unknown at compile time: `layout_transitions.gather_estimate`);
+  `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
+  (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
 - on the module: `t10.chip` (the `chip` option as given), `t10.planner` and
   `t10.precision`.
 
@@ -43,6 +43,7 @@ from xdsl.passes import ModulePass
 from t10.errors import T10Error
 from t10.passes.layout_transitions import (
     Edge,
+    GatherSpec,
     gathers_into,
     reduce_transitions,
     transitions_into,
@@ -195,9 +196,11 @@ def dataflow_edges(generics: list[Operation]) -> list[Edge]:
             source, view = through_views(value)
             producer = index.get(id(source.owner))
             if isinstance(source.owner, GatherOp):
-                _, ids, _ = source.owner.tensors()
-                rank = len(ids.get_shape())
-                edges.append(Edge(None, i, k, gather=(source.owner.axis.value.data, rank)))
+                table, ids, _ = source.owner.tensors()
+                spec = GatherSpec(
+                    source.owner.axis.value.data, table.get_shape(), ids.get_shape()
+                )
+                edges.append(Edge(None, i, k, gather=spec))
             elif producer is not None:
                 edges.append(Edge(producer, i, k, view))
             elif view is not None:

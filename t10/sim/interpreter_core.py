@@ -487,44 +487,13 @@ class CoreFunctions(InterpreterFunctions):
         axis = op.axis.value.data
         index = _checked_ids(what, ids, table.shape[axis], axis, table_buf.label)
         target.data[: dst.cores] = layouts.distribute(dst, np.take(table, index, axis=axis))
-        table_at, ids_at = gather_sources(table.shape, index, axis)
-        moves = [
-            (layouts.element_move(table_l, dst, table_at), table_buf.elem_bytes),
-            (layouts.element_move(ids_l, dst, ids_at), ids_buf.elem_bytes),
-        ]
-        n = max(len(m.sent) for m, _ in moves)
-        sent, received = np.zeros(n), np.zeros(n)
-        for move, eb in moves:
-            sent[: len(move.sent)] += move.sent * eb
-            received[: len(move.received)] += move.received * eb
-        busiest = float(np.maximum(sent, received).max(initial=0.0))
-        step.add_exchange(self.state.chip, ceil(busiest - 1e-9))
-        step.compute_cycles += costs.elementwise_cycles(
-            self.state.chip, int(moves[0][0].copied.max(initial=0.0))
+        busiest, copied = layouts.gather_traffic(
+            table_l, ids_l, dst, index, axis, table_buf.elem_bytes, ids_buf.elem_bytes
         )
+        step.add_exchange(self.state.chip, busiest)
+        step.compute_cycles += costs.elementwise_cycles(self.state.chip, copied)
         step.use_cores(max(table_l.cores, ids_l.cores, dst.cores))
         return ()
-
-
-def gather_sources(
-    table: Sequence[int], index: np.ndarray, axis: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The row-major table element and ids element that every element of
-    `Gather(table, ids, axis)` reads (`index`: the ids in [0, table[axis]))."""
-    rank = len(table) - 1 + index.ndim
-    strides = [prod(table[k + 1 :]) for k in range(len(table))]
-
-    def along(values: np.ndarray, first: int) -> np.ndarray:
-        return values.reshape((1,) * first + values.shape + (1,) * (rank - first - values.ndim))
-
-    flat = along(index.astype(np.int64) * strides[axis], axis)
-    for k, size in enumerate(table):
-        if k != axis:
-            at = k if k < axis else k - 1 + index.ndim
-            flat = flat + along(np.arange(size, dtype=np.int64) * strides[k], at)
-    shape = (*table[:axis], *index.shape, *table[axis + 1 :])
-    ids = along(np.arange(index.size, dtype=np.int64).reshape(index.shape), axis)
-    return np.broadcast_to(flat, shape), np.broadcast_to(ids, shape)
 
 
 def _checked_ids(what: str, ids: np.ndarray, size: int, axis: int, table: str) -> np.ndarray:

@@ -16,6 +16,7 @@ uses to count the bytes a relayout must move.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
@@ -468,3 +469,54 @@ def element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove
     if in_place:
         copied[:] = 0.0
     return ViewMove(sent, received, copied, in_place)
+
+
+# --------------------------------------------------------------------------------------------
+# Gathers of runtime ids
+# --------------------------------------------------------------------------------------------
+
+
+def gather_sources(
+    table: Sequence[int], index: np.ndarray, axis: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The row-major table element and ids element that every element of
+    `Gather(table, ids, axis)` reads (`index`: the ids in [0, table[axis]))."""
+    rank = len(table) - 1 + index.ndim
+    strides = [prod(table[k + 1 :]) for k in range(len(table))]
+
+    def along(values: np.ndarray, first: int) -> np.ndarray:
+        return values.reshape((1,) * first + values.shape + (1,) * (rank - first - values.ndim))
+
+    flat = along(index.astype(np.int64) * strides[axis], axis)
+    for k, size in enumerate(table):
+        if k != axis:
+            at = k if k < axis else k - 1 + index.ndim
+            flat = flat + along(np.arange(size, dtype=np.int64) * strides[k], at)
+    shape = (*table[:axis], *index.shape, *table[axis + 1 :])
+    ids = along(np.arange(index.size, dtype=np.int64).reshape(index.shape), axis)
+    return np.broadcast_to(flat, shape), np.broadcast_to(ids, shape)
+
+
+def gather_traffic(
+    table: Layout,
+    ids: Layout,
+    dst: Layout,
+    index: np.ndarray,
+    axis: int,
+    table_bytes: int,
+    ids_bytes: int,
+) -> tuple[int, int]:
+    """The busiest core's exchanged bytes (sent or received) and most elements copied into
+    place of `Gather(table, ids, axis)` into `dst` (`index`: the ids in [0, table[axis]))."""
+    table_at, ids_at = gather_sources(table.shape, index, axis)
+    moves = [
+        (element_move(table, dst, table_at), table_bytes),
+        (element_move(ids, dst, ids_at), ids_bytes),
+    ]
+    n = max(len(m.sent) for m, _ in moves)
+    sent, received = np.zeros(n), np.zeros(n)
+    for move, eb in moves:
+        sent[: len(move.sent)] += move.sent * eb
+        received[: len(move.received)] += move.received * eb
+    busiest = float(np.maximum(sent, received).max(initial=0.0))
+    return math.ceil(busiest - 1e-9), int(moves[0][0].copied.max(initial=0.0))

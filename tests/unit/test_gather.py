@@ -14,8 +14,7 @@ from test_view_ops import _holdings, compile_model
 from t10.errors import T10Error
 from t10.passes.plan import Layout
 from t10.sim.chip_spec import load_chip
-from t10.sim.interpreter_core import gather_sources
-from t10.sim.layouts import element_move
+from t10.sim.layouts import element_move, gather_sources
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
 
