@@ -119,7 +119,7 @@ def spatial_factors(expr: TensorExpr, cores: int, min_cores: int) -> Iterator[tu
 # --------------------------------------------------------------------------------------------
 
 
-def _exact(x: float) -> Fraction:
+def _exact(x: float | Fraction) -> Fraction:
     """The decimal a chip constant spells (as `t10.sim.costs` reads it)."""
     return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
 
@@ -127,7 +127,7 @@ def _exact(x: float) -> Fraction:
 class _Affine:
     """ceil(a * n + b) with exact rational a, b, in integer arithmetic."""
 
-    def __init__(self, a: float, b: float) -> None:
+    def __init__(self, a: float | Fraction, b: float) -> None:
         fa, fb = _exact(a), _exact(b)
         self.den = lcm(fa.denominator, fb.denominator)
         self.a = int(fa * self.den)
@@ -172,7 +172,9 @@ class FastEstimator:
         )
         self.mm_blocks = (mm.row_block, mm.k_bytes_block, mm.col_block)
         kernel_ew = chip.relu if expr.relu_like else chip.elementwise
-        self.kernel_ew = _Affine(kernel_ew.cycles_per_element, kernel_ew.fixed_cycles)
+        self.kernel_ew = _Affine(
+            _exact(kernel_ew.cycles_per_element) * expr.body_ops, kernel_ew.fixed_cycles
+        )
         self.reduce_ew = _Affine(chip.elementwise.cycles_per_element,
                                  chip.elementwise.fixed_cycles)
         self.exchange = _Affine(chip.exchange_cycles_per_byte, 0)

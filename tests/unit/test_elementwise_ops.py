@@ -242,3 +242,20 @@ def test_fused_exported_gelu_is_one_operator_and_cheaper(chip: str) -> None:
                 "Add_0+Div_1+Erf_2+Add_3+Mul_4+Mul_5"
             ]
     assert cycles[True] < cycles[False]
+
+
+def test_fused_operator_estimate_is_its_simulated_cost() -> None:
+    """The plan search prices a fused body by its op count, as the simulator does."""
+    from t10.bench_model import run_planner
+
+    node = helper.make_node
+    nodes = [
+        node("Add", ["x", "b"], ["h"]),
+        node("Tanh", ["h"], ["t"]),
+        node("Mul", ["t", "h"], ["y"]),
+    ]
+    model = _model(nodes, {"x": [48, 80]}, {"y": [48, 80]}, {"b": np.ones(80, np.float32)})
+    run = run_planner(model, "ipu-mk2", "t10", seed=0)
+    (op,) = run.ops
+    assert op["name"] == "Add_0+Tanh_1+Mul_2"
+    assert op["estimated_cycles"] == op["cycles"] and op["compute_cycles"] > 0

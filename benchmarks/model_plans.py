@@ -1,0 +1,14 @@
+"""Whole-model plans: a zoo model under the T10 planner and the replicate baseline, simulated
+side by side (issue 3's BERT-base acceptance: batch 8, seq 128 on ipu-mk2).
+
+    python benchmarks/model_plans.py [MODEL] [--batch N] [--seq N] [--layers N] [--chip NAME|FILE]
+
+The logic lives in `t10/bench_model.py`.
+"""
+
+import sys
+
+from t10.bench_model import main
+
+if __name__ == "__main__":
+    sys.exit(main())

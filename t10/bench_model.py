@@ -1,0 +1,106 @@
+"""Whole-model plan benchmark: a zoo model compiled with the T10 planner and with the
+replicate baseline, both simulated on the same seeded inputs (issue 3's BERT acceptance).
+
+Prints, side by side in one run: total simulated cycles of both plans and their ratio; for
+every contraction its cores (and the share of the chip's cores) and plan; and for every
+operator the plan search's estimate against the simulated cycles (the largest relative gap).
+
+    python benchmarks/model_plans.py [bert-base] [--batch 8] [--seq 128] [--chip ipu-mk2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from t10.errors import T10Error
+from t10.examples import zoo
+
+
+@dataclass(frozen=True)
+class PlannerRun:
+    planner: str
+    total_cycles: int
+    ops: list[dict[str, Any]]
+    compile_seconds: float
+    simulate_seconds: float
+
+
+def run_planner(model: Any, chip: str, planner: str, seed: int) -> PlannerRun:
+    from t10.cli import compile_model
+    from t10.report import build_report, input_specs, planned_ops, random_inputs
+    from t10.sim.simulator import simulate
+
+    start = time.perf_counter()
+    compiled = compile_model(model, chip, planner)
+    compiled_at = time.perf_counter()
+    inputs = random_inputs(input_specs(compiled.module), seed)
+    result = simulate(compiled.module, compiled.chip, inputs)
+    done = time.perf_counter()
+    report = build_report(compiled.chip, result.report, planned_ops(compiled.planned))
+    return PlannerRun(
+        planner,
+        report["total_cycles"],
+        report["ops"],
+        compiled_at - start,
+        done - compiled_at,
+    )
+
+
+def relative_gap(op: dict[str, Any]) -> float | None:
+    est, sim = op["estimated_cycles"], op["cycles"]
+    if est is None or not sim:
+        return None
+    return abs(est - sim) / sim
+
+
+def print_runs(runs: Sequence[PlannerRun], cores: int, name: str) -> None:
+    t10, *others = runs
+    print(f"{name}: total simulated cycles")
+    for run in runs:
+        ratio = run.total_cycles / t10.total_cycles
+        print(
+            f"  {run.planner:<10} {run.total_cycles:>12,}  ({ratio:.3f}x of t10)  "
+            f"compile {run.compile_seconds:.1f} s, simulate {run.simulate_seconds:.1f} s"
+        )
+    print(f"\ncontractions under the t10 plan (chip: {cores} cores)")
+    for op in t10.ops:
+        if op["kind"] == "contraction":
+            share = op["cores_used"] / cores
+            print(f"  {op['name']:<40} {op['cores_used']:>6} cores ({share:6.1%})  {op['plan']}")
+    for run in runs:
+        gaps = [(g, op["name"]) for op in run.ops if (g := relative_gap(op)) is not None]
+        worst = max(gaps, default=(0.0, "-"))
+        within = sum(g <= 0.10 for g, _ in gaps)
+        print(
+            f"\n{run.planner}: estimate vs simulation: {within}/{len(gaps)} operators within "
+            f"10%; largest gap {worst[0]:.1%} ({worst[1]})"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="model_plans", description=__doc__.splitlines()[0])
+    parser.add_argument("model", nargs="?", default="bert-base", choices=sorted(zoo.ZOO))
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--layers", type=int, default=1)
+    parser.add_argument("--chip", default="ipu-mk2")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    try:
+        from t10.sim.chip_spec import load_chip
+
+        cores = load_chip(args.chip).cores
+        model = zoo.get(args.model).build(batch=args.batch, seq=args.seq, layers=args.layers)
+        runs = [run_planner(model, args.chip, p, args.seed) for p in ("t10", "replicate")]
+    except T10Error as e:
+        print(f"model_plans: error: {e}", file=sys.stderr)
+        return 1
+    name = f"{args.model} ({args.layers} layer(s), batch {args.batch}, seq {args.seq})"
+    name += f" on {args.chip}"
+    print_runs(runs, cores, name)
+    return 0
