@@ -240,7 +240,29 @@ def square_sum(a: int, b: int, c: int) -> TensorExpr:
     )
 
 
+def attention_scores(b: int, h: int, m: int, n: int, k: int) -> TensorExpr:
+    """S[b, h, m, n] += Q[b, h, m, k] * K^T[b, h, k, n]: attention's first batched matmul."""
+    return TensorExpr(
+        name=f"scores_{b}x{h}x{m}x{n}x{k}",
+        loop_sizes=(b, h, m, n, k),
+        parallel=(True, True, True, True, False),
+        inputs=(Access((0, 1, 2, 4), (b, h, m, k)), Access((0, 1, 4, 3), (b, h, k, n))),
+        output=Access((0, 1, 2, 3), (b, h, m, n)),
+        kind=ExprKind.CONTRACTION,
+        elem_bytes=4,
+        relu_like=False,
+    )
+
+
+def fused_chain(m: int, n: int, ops: int) -> TensorExpr:
+    """A fused element-wise chain of `ops` arithmetic ops (e.g. bias + GELU)."""
+    return dataclasses.replace(bias_add(m, n), name=f"fused_{m}x{n}x{ops}", body_ops=ops)
+
+
 BRUTE_FORCE_CASES: list[tuple[str, TensorExpr, int]] = [
+    ("attention scores 2x2x4x3x4", attention_scores(2, 2, 4, 3, 4), 16),
+    ("attention scores 1x3x5x5x2", attention_scores(1, 3, 5, 5, 2), 12),
+    ("fused chain 6x10 (6 ops)", fused_chain(6, 10, 6), 8),
     ("matmul 8x12x6", matmul(8, 12, 6), 16),
     ("matmul 8x12x6", matmul(8, 12, 6), 6),
     ("matmul 7x5x9 odd", matmul(7, 5, 9), 8),
@@ -366,6 +388,7 @@ def test_min_cores_small_ops_cannot_use_the_whole_chip() -> None:
 @pytest.mark.parametrize(
     "expr",
     [matmul(7, 5, 9), matmul(12, 16, 10, 2), batched_matmul(2, 4, 6, 4), bias_add(13, 10, True),
+     attention_scores(2, 2, 4, 3, 4), fused_chain(6, 10, 6),
      broadcast3(4, 6, 5), two_reductions(4, 6, 4, 5), row_max(13, 37), sum_exp(6, 9, 5),
      square_sum(5, 6, 7)],
     ids=lambda e: e.name,
