@@ -32,6 +32,7 @@ lint: venv
 bench: venv
 	$(BIN)/python benchmarks/matmul_plans.py
 	$(BIN)/python benchmarks/simulator_speed.py
+	$(BIN)/python benchmarks/model_plans.py bert-base --batch 8 --seq 128
 
 clean:
 	rm -rf $(BUILD)
