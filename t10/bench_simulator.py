@@ -23,6 +23,7 @@ import onnx
 import onnxruntime as ort
 from xdsl.context import Context
 
+from t10.examples import zoo
 from t10.examples.models import bert_ffn, matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
@@ -35,6 +36,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "bert-ffn 128 rows": lambda: bert_ffn(rows=128),
     "bert-ffn 1024 rows (batch 8, seq 128)": lambda: bert_ffn(rows=1024),
     "matmul 1024x4096x1024": lambda: matmul(1024, 4096, 1024),
+    "bert-base layer (zoo, seq 128)": lambda: zoo.get("bert-base").build(batch=1, seq=128),
 }
 
 
