@@ -5,8 +5,9 @@
 // RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
 
 // A Gather of runtime token ids (an INT64 input, through an Unsqueeze) from a constant table
-// is an rtensor.gather on host tensors; the integer input is an f32 argument.
-// CHECK:      func.func @main(%ids: tensor<2x3xf32> {t10.name = "ids", t10.onnx_type = "int64"})
+// is an rtensor.gather on host tensors; the integer input is an f32 argument whose
+// t10.index_bound (the table's 8 rows) bounds the random ids `t10 run` draws.
+// CHECK:      func.func @main(%ids: tensor<2x3xf32> {t10.name = "ids", t10.onnx_type = "int64", t10.index_bound = 8 : i64})
 // CHECK:      %ids1 = rtensor.view "batch" %ids map affine_map<(d0, d1, d2) -> (d1, d2)> : tensor<2x3xf32> -> tensor<1x2x3xf32>
 // CHECK-NEXT: %emb = rtensor.gather "embed" %table[%ids1] axis 0 : (tensor<8x4xf32>, tensor<1x2x3xf32>) -> tensor<1x2x3x4xf32>
 // CHECK:      linalg.generic {{.*}} ins(%emb, %pos : tensor<1x2x3x4xf32>, tensor<3x4xf32>)
