@@ -250,15 +250,7 @@ def transitions_into(
         for e in edges
         if e.consumer == consumer and e.gather is None
     ]
-    found = [e for e in found if e.cycles]
-    if not found:
-        return None
-    return Estimate(
-        sum(e.compute_cycles for e in found),
-        sum(e.exchange_cycles for e in found),
-        sum(e.sync_cycles for e in found),
-        max(e.sram_bytes for e in found),
-    )
+    return _summed([e for e in found if e.cycles])
 
 
 def gathers_into(
@@ -282,13 +274,19 @@ def gathers_into(
         for e in edges
         if e.consumer == consumer and e.gather is not None
     ]
-    if not found:
+    return _summed(found)
+
+
+def _summed(moves: Sequence[Estimate]) -> Estimate | None:
+    """Moves into one operator run one after another (a superstep each): their cycles add
+    up, their buffers do not all live at once (the largest counts). None: no moves."""
+    if not moves:
         return None
     return Estimate(
-        sum(e.compute_cycles for e in found),
-        sum(e.exchange_cycles for e in found),
-        sum(e.sync_cycles for e in found),
-        max(e.sram_bytes for e in found),
+        sum(e.compute_cycles for e in moves),
+        sum(e.exchange_cycles for e in moves),
+        sum(e.sync_cycles for e in moves),
+        max(e.sram_bytes for e in moves),
     )
 
 

@@ -9,7 +9,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
-from test_view_ops import _holdings, compile_model
+from test_view_ops import _holdings, assert_brute_force_move, compile_model
 
 from t10.errors import T10Error
 from t10.passes.plan import Layout
@@ -131,18 +131,7 @@ def test_gather_traffic_counts_what_each_core_lacks(
         out = _holdings(dst, None, dst.shape)  # flat result elements per destination core
         flat = np.asarray(sources).reshape(-1)
         need = [{int(flat[e]) for e in elems} for elems in out]
-        holders = {e: sum(e in h for h in held) for e in range(int(np.prod(src.shape)))}
-        for c, wanted in enumerate(need):
-            own = held[c] if c < len(held) else set()
-            assert move.received[c] == len(wanted - own)
-        for c, own in enumerate(held):
-            requests = sum(
-                1 / holders[e]
-                for d, wanted in enumerate(need)
-                for e in wanted - (held[d] if d < len(held) else set())
-                if e in own
-            )
-            assert move.sent[c] == pytest.approx(requests)
+        assert_brute_force_move(move, held, need, src.shape)
 
 
 def test_simulated_gather_bytes_are_the_brute_force_busiest_core() -> None:

@@ -28,7 +28,7 @@ from t10.passes.plan import Layout
 from t10.passes.t10_compile import pipeline
 from t10.report import PlannedOp, planned_ops
 from t10.sim.chip_spec import load_chip
-from t10.sim.layouts import grid_coords, local_indices, relayout_traffic, view_move
+from t10.sim.layouts import ViewMove, grid_coords, local_indices, relayout_traffic, view_move
 from t10.sim.simulator import SimResult, simulate
 
 CHIPS = ["test-16", "ipu-mk2"]
@@ -128,13 +128,21 @@ def _holdings(layout: Layout, view: AffineMap | None, source: tuple[int, ...]) -
 )
 def test_view_move_counts_what_each_core_lacks(src: Layout, dst: Layout, view: AffineMap) -> None:
     move = view_move(src, dst, View(view))
-    held = _holdings(src, None, src.shape)
-    need = _holdings(dst, view, src.shape)
+    assert_brute_force_move(
+        move, _holdings(src, None, src.shape), _holdings(dst, view, src.shape), src.shape
+    )
+
+
+def assert_brute_force_move(
+    move: ViewMove, held: list[set[int]], need: list[set[int]], source: tuple[int, ...]
+) -> None:
+    """`move` against a brute-force count: each destination core receives what it needs and
+    does not hold, copies what it holds; each holder sends its share of every request."""
     for c, wanted in enumerate(need):
         own = held[c] if c < len(held) else set()
         assert move.received[c] == len(wanted - own)
         assert move.copied[c] == len(wanted & own)
-    holders = {e: sum(e in h for h in held) for e in range(int(np.prod(src.shape)))}
+    holders = {e: sum(e in h for h in held) for e in range(int(np.prod(source)))}
     for c, own in enumerate(held):
         requests = sum(
             1 / holders[e]
