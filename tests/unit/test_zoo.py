@@ -11,7 +11,6 @@ compared with an independent numpy implementation of each architecture at small 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -461,27 +460,16 @@ def test_write_streams_big_weights_to_external_data(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_frontend_rejects_unsupported_operators_cleanly(name: str) -> None:
-    """The frontend does not handle these models yet: it must say which operators it lacks
-    (a T10Error), not crash. Nodes evaluated at compile time need no lowering, so it lists
-    only unsupported operators, not necessarily all. (Once it supports them all, importing
-    must not crash either.)"""
-    from t10.lowering.onnx_frontend import SUPPORTED_OPS, import_onnx
+def test_compiles_simulates_and_matches_onnxruntime(name: str, tmp_path: Path) -> None:
+    """Every zoo architecture (at toy sizes) runs end to end on test-16: imported, planned,
+    lowered, simulated, and equal to onnxruntime (rtol 1e-4, atol 1e-5)."""
+    from t10.cli import run_model
 
-    model = ZOO[name].build(1, _seq(name), config=_tiny_config(name))
-    missing = {n.op_type for n in model.graph.node} - set(SUPPORTED_OPS)
-    if not missing:
-        try:
-            import_onnx(model)
-        except T10Error:
-            pass
-        return
-    with pytest.raises(T10Error) as info:
-        import_onnx(model)
-    message = str(info.value)
-    assert message.startswith("unsupported ONNX operators in model")
-    listed = set(re.findall(r"(\w+) \(\d+\)", message.split(";")[0]))
-    assert listed and listed <= missing
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(ZOO[name].build(1, _seq(name), config=_tiny_config(name)), path)
+    result = run_model(str(path), chip="test-16", check=(1e-4, 1e-5))
+    assert result.check is not None and result.check.passed, result.check
+    assert result.report["total_cycles"] > 0
 
 
 # ------------------------------------------------------------------------------ t10 zoo CLI
