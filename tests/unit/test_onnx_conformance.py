@@ -77,7 +77,7 @@ MIN_PASSED: dict[str, int] = {
     "Tanh": 2,
     "Transpose": 7,
     "Unsqueeze": 7,
-    "Where": 0,  # every case takes the condition as a runtime graph input
+    "Where": 1,  # the other case selects between INT64 tensors
 }
 """Conformance cases of each operator type (every op type of a case counts) that must pass."""
 
@@ -233,8 +233,6 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
             "_start_greater_than_end",
         )
     },
-    "test_where_example": _integer_input("condition", "BOOL", "Where"),
-    "test_where_long_example": _integer_input("condition", "BOOL", "Where"),
     "test_reduce_max_bool_inputs": "graph input 'data' has element type BOOL;",
     "test_reduce_max_empty_set_bool": "graph input 'data' has element type BOOL;",
     "test_reduce_max_empty_set": _EMPTY,
@@ -267,6 +265,7 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         "convolution .* is not supported"
         for case in ("decode_step", "with_bias_and_past_state", "with_past_state")
     },
+    "test_where_long_example": _integer_input("x", "INT64", "Where"),
     "test_flexattention_double_expanded_ver26": "graph input 'Q' has element type DOUBLE;",
     "test_flexattention_fp16_expanded_ver26": "graph input 'Q' has element type FLOAT16;",
 }
@@ -334,23 +333,32 @@ def _mismatch(
     return None
 
 
-PARAMETER_INPUTS = frozenset({"shape", "axes", "starts", "ends", "steps", "split"})
-"""INT64 graph inputs that the conformance cases feed at run time but exported models hold as
-constants (a Reshape's shape, a Slice's starts, ...): the harness makes them initializers
-with the case's values, since the compiler needs them at compile time. A Gather's `indices`
-stay runtime inputs: a Gather of runtime indices is an `rtensor.gather` (token ids)."""
+PARAMETER_INPUTS = {
+    "shape": onnx.TensorProto.INT64,
+    "axes": onnx.TensorProto.INT64,
+    "starts": onnx.TensorProto.INT64,
+    "ends": onnx.TensorProto.INT64,
+    "steps": onnx.TensorProto.INT64,
+    "split": onnx.TensorProto.INT64,
+    "condition": onnx.TensorProto.BOOL,
+}
+"""Graph inputs (name → element type) that the conformance cases feed at run time but exported
+models hold as constants (a Reshape's shape, a Slice's starts, a Where's mask, ...): the
+harness makes them initializers with the case's values, since the compiler needs them at
+compile time. A Gather's `indices` stay runtime inputs: a Gather of runtime indices is an
+`rtensor.gather` (token ids)."""
 
 
 def _freeze_parameters(
     model: onnx.ModelProto, inputs: Sequence[object]
 ) -> tuple[onnx.ModelProto, list[object]]:
-    """`model` with its INT64 parameter inputs turned into initializers of the given values,
-    and the remaining inputs."""
+    """`model` with its parameter inputs turned into initializers of the given values, and
+    the remaining inputs."""
     graph_inputs = [i for i in model.graph.input if i.name not in _initializers(model)]
     frozen = {
         vi.name: _array(value)
         for vi, value in zip(graph_inputs, inputs, strict=True)
-        if vi.name in PARAMETER_INPUTS and vi.type.tensor_type.elem_type == onnx.TensorProto.INT64
+        if PARAMETER_INPUTS.get(vi.name) == vi.type.tensor_type.elem_type
     }
     if not frozen:
         return model, list(inputs)
