@@ -27,6 +27,7 @@ tagged ``t10.onnx_type``.
 
 from __future__ import annotations
 
+import functools
 import os
 import pathlib
 import re
@@ -350,8 +351,17 @@ class _BodyBuilder:
     def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._add(arith.MaximumfOp(a, b))
 
+    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.MinimumfOp(a, b))
+
     def neg(self, a: SSAValue) -> SSAValue:
         return self._add(arith.NegfOp(a))
+
+    def abs(self, a: SSAValue) -> SSAValue:
+        return self._add(math.AbsFOp(a))
+
+    def log(self, a: SSAValue) -> SSAValue:
+        return self._add(math.LogOp(a))
 
     def pow(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._add(math.PowFOp(a, b))
@@ -898,6 +908,33 @@ def _attributes(node: onnx.NodeProto) -> dict[str, Any]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
+def _lower_clip(imp: _Importer, node: onnx.NodeProto) -> None:
+    """max(min(x, hi), lo): bounds from the optional inputs (opset 11+) or the min / max
+    attributes (older opsets); a missing bound does not clip."""
+    names = list(node.input) + [""] * (3 - len(node.input))
+    attrs = _attributes(node)
+    inputs = [imp.use(names[0])]
+    bounds: list[tuple[str, int | float]] = []  # (combine, input slot or constant)
+    for combine, name, attr in (("max", names[1], "min"), ("min", names[2], "max")):
+        if name:
+            bounds.append((combine, len(inputs)))
+            inputs.append(imp.use(name))
+        elif attr in attrs:
+            bounds.append((combine, float(attrs[attr])))
+    out_shape = _broadcast_shapes(*(s for _, s in inputs))
+    if out_shape is None or out_shape != inputs[0][1]:
+        raise imp.node_error(node, "min and max must be scalars broadcast to the input")
+
+    def body(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+        value = x[0]
+        for combine, bound in bounds:
+            limit = x[bound] if isinstance(bound, int) else bb.const(bound)
+            value = bb.max(value, limit) if combine == "max" else bb.min(value, limit)
+        return value
+
+    imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
+
+
 def _lower_elementwise(imp: _Importer, node: onnx.NodeProto) -> None:
     """An op of ``_ELEMENTWISE_BODIES`` or Gelu: one generic over the broadcast input shape."""
     inputs = [imp.use(n) for n in node.input]
@@ -962,6 +999,10 @@ _ELEMENTWISE_BODIES: dict[str, BodyFn] = {
     "Tanh": lambda bb, x: bb.tanh(x[0]),
     "Erf": lambda bb, x: bb.erf(x[0]),
     "Sigmoid": _sigmoid,
+    "Abs": lambda bb, x: bb.abs(x[0]),
+    "Log": lambda bb, x: bb.log(x[0]),
+    "Max": lambda bb, x: functools.reduce(bb.max, x),
+    "Min": lambda bb, x: functools.reduce(bb.min, x),
 }
 """op_type → the scalar body of its element-wise generic (Gelu: ``_GELU_BODIES``)."""
 
@@ -1284,6 +1325,7 @@ SUPPORTED_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
     **dict.fromkeys(_ELEMENTWISE_BODIES, _lower_elementwise),
     **dict.fromkeys(FOLD_ONLY_OPS, _lower_fold_only),
     "Cast": _lower_cast,
+    "Clip": _lower_clip,
     **CONV_OPS,
     "Dropout": _lower_dropout,
     "Expand": _lower_expand,
@@ -1301,6 +1343,7 @@ _ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     **CONV_ATTRIBUTES,
     "Dropout": frozenset({"seed", "ratio"}),  # no-ops in inference
     "Gelu": frozenset({"approximate"}),
+    "Clip": frozenset({"min", "max"}),  # opsets 1-6 bounds
     "Gemm": frozenset({"alpha", "beta", "transA", "transB"}),
     **dict.fromkeys(_REDUCE_COMBINERS, frozenset({"axes", "keepdims", "noop_with_empty_axes"})),
     **VIEW_ATTRIBUTES,

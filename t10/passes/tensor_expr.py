@@ -161,6 +161,8 @@ ELEMENTWISE_BODY_OPS = (
     math.ErfOp,
     math.SqrtOp,
     math.PowFOp,
+    math.AbsFOp,
+    math.LogOp,
 )
 """The scalar ops an element-wise body may contain (the simulator implements each)."""
 

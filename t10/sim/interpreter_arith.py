@@ -137,6 +137,8 @@ MATH_FUNCTIONS: dict[type[Operation], Callable[..., Any]] = {
     math.ErfOp: _erf,
     math.SqrtOp: np.sqrt,
     math.PowFOp: np.power,
+    math.AbsFOp: np.abs,
+    math.LogOp: np.log,
 }
 """The `math` ops of element-wise kernel bodies, on float32 arrays (float32 in, float32 out)."""
 

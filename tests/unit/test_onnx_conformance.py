@@ -37,6 +37,11 @@ CHIP = "test-16"
 RTOL, ATOL = 1e-4, 1e-5
 
 MIN_PASSED: dict[str, int] = {
+    "Abs": 9,
+    "Clip": 9,
+    "Log": 20,
+    "Max": 4,
+    "Min": 4,
     "Add": 4,
     "Cast": 0,  # every case casts to or from another element type
     "Concat": 29,
@@ -266,6 +271,23 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         for case in ("decode_step", "with_bias_and_past_state", "with_past_state")
     },
     "test_where_long_example": _integer_input("x", "INT64", "Where"),
+    **{
+        f"test_clip_default_int8_{case}": "graph input 'x' has element type INT8;"
+        for case in ("inbounds", "max", "min")
+    },
+    **{
+        f"test_{op}_{suffix}": f"graph input 'data_0' has element type {dtype};"
+        for op in ("max", "min")
+        for suffix, dtype in (
+            *_NOT_FLOAT32.items(),
+            ("float16", "FLOAT16"),
+            ("float64", "DOUBLE"),
+            ("int32", "INT32"),
+            ("int64", "INT64"),
+        )
+    },
+    "test_reduce_l1_empty_set_expanded": _EMPTY,
+    "test_reduce_log_sum_empty_set_expanded": _EMPTY,
     "test_flexattention_double_expanded_ver26": "graph input 'Q' has element type DOUBLE;",
     "test_flexattention_fp16_expanded_ver26": "graph input 'Q' has element type FLOAT16;",
 }
