@@ -335,7 +335,9 @@ def build_report(
         "seconds": float(sim.seconds),
         "estimated_total_cycles": (
             sum(e for e in estimates if e is not None)
-            if planned is not None and all(e is not None for e in estimates)
+            if planned is not None
+            and all(e is not None for e in estimates)
+            and all(op["estimated_cycles"] is not None for op in ops)
             else None
         ),
         "peak_sram_bytes_per_core": int(sim.peak_sram_bytes_per_core),
