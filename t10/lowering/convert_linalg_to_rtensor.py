@@ -106,10 +106,15 @@ def _relayout(
 
 
 def _on_chip(
-    value: SSAValue, cores: int, elem: Attribute, rewriter: PatternRewriter
+    value: SSAValue,
+    cores: int,
+    elem: Attribute,
+    rewriter: PatternRewriter,
+    at: InsertPoint | None = None,
 ) -> SSAValue:
     """`value` (a host tensor, or the collect of an on-chip one) as a distributed tensor: the
-    on-chip one, or the host one placed by `host_layout` and stored as `elem`."""
+    on-chip one, or the host one placed by `host_layout` and stored as `elem` (the
+    distribution inserted `at`, by default where the rewriter stands)."""
     if isinstance(value.owner, rtensor.CollectOp):
         return value.owner.source
     assert isinstance(value.type, TensorType)
@@ -117,7 +122,7 @@ def _on_chip(
     op = rtensor.DistributeOp.create(
         operands=[value], result_types=[_stored(value.type, elem, layout)]
     )
-    rewriter.insert(op)
+    rewriter.insert(op, at)
     return op.results[0]
 
 
@@ -151,18 +156,7 @@ def _placed(
     if key not in placed:
         # placed right after the definition, so that every later reader may share it
         source, view = through_views(value)
-        if isinstance(source.owner, rtensor.CollectOp):
-            on_chip = source.owner.source
-        else:
-            assert isinstance(source.type, TensorType)
-            put = rtensor.DistributeOp.create(
-                operands=[source],
-                result_types=[
-                    _stored(source.type, elem, host_layout(source.type.get_shape(), cores))
-                ],
-            )
-            rewriter.insert(put, _after(source))
-            on_chip = put.results[0]
+        on_chip = _on_chip(source, cores, elem, rewriter, _after(source))
         if view is not None:
             move = _relayout(on_chip, _stored(value.type, elem, layout), label, view, None)
             rewriter.insert(move, _after(on_chip))

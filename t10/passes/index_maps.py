@@ -12,8 +12,8 @@ constant, so that views compose (`AffineMap.compose`) and print as MLIR affine m
   Slice [4:12:2] of a [16] tensor  (d0) -> (d0 * 2 + 4)
 ```
 
-`source_indices` evaluates a map over a whole result shape with numpy (the simulator's
-gather); `map_problem` checks a map reads inside its source.
+`View` composes chains of views (and the zero fill of padded ones) and gathers a viewed
+tensor with numpy (the simulator's); `map_problem` checks a map reads inside its source.
 """
 
 from __future__ import annotations
@@ -123,15 +123,6 @@ def eval_expr(expr: AffineExpr, dims: Sequence[np.ndarray]) -> np.ndarray:
         case AffineBinaryOpKind.CeilDiv:
             return -(-lhs // rhs)
     raise AssertionError(expr.kind)
-
-
-def source_indices(view: AffineMap, result: Shape) -> tuple[np.ndarray, ...]:
-    """Per source dim, the source index read by every element of `result` (arrays of shape
-    `result`): `result_tensor = source_tensor[source_indices(view, result.shape)]`."""
-    grids = np.indices(result, dtype=np.int64) if result else np.zeros((0,), dtype=np.int64)
-    return tuple(
-        np.broadcast_to(eval_expr(e, list(grids)), result).astype(np.int64) for e in view.results
-    )
 
 
 def _bounds(expr: AffineExpr, sizes: Sequence[int]) -> tuple[int, int] | None:

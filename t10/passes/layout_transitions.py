@@ -89,7 +89,7 @@ def transition_estimate(
     """Cycles of the exchange superstep that moves a tensor from `src` to `dst` (through
     `view`, if given): the busiest core's sent or received bytes over the exchange, the
     busiest core's copy of what it already holds into place (views only), plus one sync."""
-    from t10.sim.layouts import relayout_traffic, view_move
+    from t10.sim.layouts import element_move, relayout_traffic
 
     if view is None:
         if same_placement(src, dst):
@@ -97,7 +97,7 @@ def transition_estimate(
         sent, received = relayout_traffic(src, dst)
         compute = 0
     else:
-        move = view_move(src, dst, view)
+        move = element_move(src, dst, view)
         sent, received = move.sent, move.received
         compute = costs.elementwise_cycles(chip, int(move.copied.max(initial=0.0)))
     busiest = ceil(max(float(sent.max()), float(received.max())) * elem_bytes - 1e-9)

@@ -459,7 +459,7 @@ class CoreFunctions(InterpreterFunctions):
             sent, received = layouts.relayout_traffic(src, dst)
         else:
             tensor = view.gather(tensor, dst.shape)
-            move = layouts.view_move(src, dst, view)
+            move = layouts.element_move(src, dst, view)
             sent, received = move.sent, move.received
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))

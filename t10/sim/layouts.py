@@ -346,7 +346,7 @@ class ViewMove:
 
 
 CHUNK_ELEMENTS = 1 << 22
-"""Destination buffer elements `view_move` handles at once (bounds memory)."""
+"""Destination buffer elements `element_move` handles at once (bounds memory)."""
 
 
 def flat_sources(
@@ -389,12 +389,6 @@ def _distinct_per_row(flat: IntArray) -> IntArray:
     repeat = np.zeros(ordered.shape, dtype=bool)
     repeat[:, 1:] = ordered[:, 1:] == ordered[:, :-1]
     return np.where(repeat, -1, ordered)
-
-
-def view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
-    """Moves the tensor laid out as `src` (not rotating) into its `view`, laid out as `dst`
-    (see `element_move`)."""
-    return element_move(src, dst, view)
 
 
 def element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove:

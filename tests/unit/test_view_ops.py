@@ -21,14 +21,13 @@ from t10.passes.index_maps import (
     map_problem,
     reshape_map,
     slice_map,
-    source_indices,
     transpose_map,
 )
 from t10.passes.plan import Layout
 from t10.passes.t10_compile import pipeline
 from t10.report import PlannedOp, planned_ops
 from t10.sim.chip_spec import load_chip
-from t10.sim.layouts import ViewMove, grid_coords, local_indices, relayout_traffic, view_move
+from t10.sim.layouts import ViewMove, element_move, grid_coords, local_indices, relayout_traffic
 from t10.sim.simulator import SimResult, simulate
 
 CHIPS = ["test-16", "ipu-mk2"]
@@ -58,7 +57,7 @@ def test_reshape_map_is_numpy_reshape(source: tuple[int, ...], result: tuple[int
     x = np.arange(np.prod(source)).reshape(source)
     view = reshape_map(source, result)
     assert map_problem(view, source, result) is None
-    np.testing.assert_array_equal(x[source_indices(view, result)], x.reshape(result))
+    np.testing.assert_array_equal(View(view).gather(x, result), x.reshape(result))
 
 
 def test_reshape_map_touches_only_the_dims_it_mixes() -> None:
@@ -72,11 +71,11 @@ def test_transpose_and_slice_maps_are_numpy() -> None:
     perm = (3, 0, 2, 1)
     view = transpose_map(perm)
     result = tuple(x.shape[p] for p in perm)
-    np.testing.assert_array_equal(x[source_indices(view, result)], x.transpose(perm))
+    np.testing.assert_array_equal(View(view).gather(x, result), x.transpose(perm))
     view = slice_map(x.shape, [1, 2, 3, 0], [1, -1, -2, 2])
     want = x[1:, 2::-1, 3::-2, ::2]
     assert map_problem(view, x.shape, want.shape) is None
-    np.testing.assert_array_equal(x[source_indices(view, want.shape)], want)
+    np.testing.assert_array_equal(View(view).gather(x, want.shape), want)
 
 
 def test_map_problem_names_an_out_of_range_read() -> None:
@@ -127,7 +126,7 @@ def _holdings(layout: Layout, view: AffineMap | None, source: tuple[int, ...]) -
     ],
 )
 def test_view_move_counts_what_each_core_lacks(src: Layout, dst: Layout, view: AffineMap) -> None:
-    move = view_move(src, dst, View(view))
+    move = element_move(src, dst, View(view))
     assert_brute_force_move(
         move, _holdings(src, None, src.shape), _holdings(dst, view, src.shape), src.shape
     )
@@ -156,7 +155,7 @@ def assert_brute_force_move(
 def test_identity_view_move_is_the_plain_relayout() -> None:
     src = Layout((6, 5), (2, 3), (0, 1), (3, 2))
     dst = Layout((6, 5), (4,), (None, 0), (6, 2))
-    move = view_move(src, dst, View(AffineMap.identity(2)))
+    move = element_move(src, dst, View(AffineMap.identity(2)))
     sent, received = relayout_traffic(src, dst)
     np.testing.assert_allclose(move.sent, sent)
     np.testing.assert_allclose(move.received, received)
@@ -165,7 +164,7 @@ def test_identity_view_move_is_the_plain_relayout() -> None:
 def test_a_view_that_keeps_every_core_s_buffer_moves_nothing() -> None:
     src = Layout((4, 6), (4,), (0, None), (1, 6))
     dst = Layout((4, 2, 3), (4,), (0, None, None), (1, 2, 3))
-    move = view_move(src, dst, View(reshape_map((4, 6), (4, 2, 3))))
+    move = element_move(src, dst, View(reshape_map((4, 6), (4, 2, 3))))
     assert move.in_place and not move.received.any() and not move.copied.any()
 
 
