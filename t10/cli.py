@@ -2,8 +2,8 @@
 
 ```
 t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
-                   [--inputs IN.npz] [--outputs OUT.npz] [--check [--rtol R] [--atol A]]
-                   [--report R.json]
+                   [--inputs IN.npz] [--outputs OUT.npz]
+                   [--check [--rtol R] [--atol A] [--atol-rms F]] [--report R.json]
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE]
 t10 bench [--chip NAME|FILE] [--shapes MxKxN,...]
@@ -49,11 +49,13 @@ from t10.report import (
     CheckResult,
     InputSpec,
     PlannedOp,
+    Tolerance,
     build_report,
     check_outputs,
     format_report,
     input_specs,
     planned_ops,
+    planned_sram,
     random_inputs,
 )
 from t10.sim.chip_spec import ChipSpec, load_chip
@@ -63,8 +65,12 @@ __all__ = ["Compiled", "compile_model", "main", "make_context", "run_model"]
 
 DEFAULT_CHIP = "ipu-mk2"
 DEFAULT_MIN_UTILIZATION = 0.5
-CHECK_TOLERANCES: dict[str, tuple[float, float]] = {"fp32": (1e-4, 1e-5), "fp16": (1e-2, 1e-3)}
-"""Default (rtol, atol) of `--check` per precision."""
+CHECK_TOLERANCES: dict[str, Tolerance] = {
+    "fp32": Tolerance(rtol=1e-4, atol=1e-5),
+    "fp16": Tolerance(rtol=1e-2, atol=1e-3, atol_rms=1e-2),
+}
+"""Default tolerance of `--check` per precision: fp16 storage rounds every intermediate to
+11 significant bits, so its absolute floor follows each output's magnitude."""
 
 
 class UsageError(Exception):
@@ -216,11 +222,11 @@ def run_model(
     min_utilization: float = DEFAULT_MIN_UTILIZATION,
     inputs: dict[str, np.ndarray] | None = None,
     seed: int = 0,
-    check: tuple[float, float] | None = None,
+    check: Tolerance | None = None,
     precision: str = "fp32",
 ) -> RunResult:
-    """Compile and simulate `model_path`; `check=(rtol, atol)` compares with onnxruntime
-    (run in fp32 whatever the precision)."""
+    """Compile and simulate `model_path`; `check` compares with onnxruntime (run in fp32
+    whatever the precision) within that tolerance."""
     from t10.sim.simulator import simulate
 
     compiled = compile_model(model_path, chip, planner, min_utilization, precision=precision)
@@ -232,7 +238,7 @@ def run_model(
     checked = None
     if check is not None:
         ref = reference_outputs(_model_proto(model_path), inputs)
-        checked = check_outputs(result.outputs, ref, rtol=check[0], atol=check[1])
+        checked = check_outputs(result.outputs, ref, check)
     planned: list[PlannedOp] = planned_ops(compiled.planned)
     report = build_report(
         compiled.chip,
@@ -242,6 +248,7 @@ def run_model(
         planner=planner,
         precision=precision,
         check=checked,
+        planned_sram_bytes=planned_sram(compiled.planned),
     )
     return RunResult(report=report, outputs=result.outputs, check=checked)
 
@@ -253,9 +260,12 @@ def run_model(
 
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     inputs = _load_inputs(args.inputs) if args.inputs else None
-    rtol, atol = CHECK_TOLERANCES[args.precision]
-    rtol = rtol if args.rtol is None else args.rtol
-    atol = atol if args.atol is None else args.atol
+    default = CHECK_TOLERANCES[args.precision]
+    tolerance = Tolerance(
+        default.rtol if args.rtol is None else args.rtol,
+        default.atol if args.atol is None else args.atol,
+        default.atol_rms if args.atol_rms is None else args.atol_rms,
+    )
     result = run_model(
         args.model,
         chip=args.chip,
@@ -263,7 +273,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         min_utilization=args.min_utilization,
         inputs=inputs,
         seed=args.seed,
-        check=(rtol, atol) if args.check else None,
+        check=tolerance if args.check else None,
         precision=args.precision,
     )
     print(format_report(result.report), file=out)
@@ -276,7 +286,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         raise T10Error(
             f"simulated outputs differ from onnxruntime beyond tolerance: max abs error "
             f"{result.check.max_abs_error:.3g}, max rel error {result.check.max_rel_error:.3g} "
-            f"(criterion |sim - ref| <= {atol:g} + {rtol:g}·|ref|)"
+            f"(criterion {tolerance.describe()})"
         )
     return 0
 
@@ -399,6 +409,9 @@ def make_parser() -> argparse.ArgumentParser:
                      help="relative tolerance of --check (default 1e-4; fp16: 1e-2)")
     run.add_argument("--atol", type=_non_negative, default=None,
                      help="absolute tolerance of --check (default 1e-5; fp16: 1e-3)")
+    run.add_argument("--atol-rms", type=_non_negative, default=None, metavar="F",
+                     help="absolute tolerance of --check per unit of each output's root "
+                          "mean square, added to --atol (default 0; fp16: 1e-2)")
     run.add_argument("--report", metavar="REPORT.json",
                      help="write the report as JSON (format: docs/report.md)")
     run.set_defaults(handler=_cmd_run)

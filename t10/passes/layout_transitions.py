@@ -25,7 +25,7 @@ from xdsl.ir.affine import (
 )
 
 from t10.passes.index_maps import View
-from t10.passes.memory_reconciliation import OpOptions, PlanPoint, model_bytes
+from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, model_bytes
 from t10.passes.plan import (
     Estimate,
     Layout,
@@ -193,6 +193,7 @@ def reduce_transitions(
     options: Sequence[OpOptions],
     chosen: Sequence[PlanPoint],
     edges: Sequence[Edge],
+    liveness: Liveness | None = None,
 ) -> list[PlanPoint]:
     """Re-chooses each operator's plan, in program order, to minimise its own cycles plus the
     transitions into and out of it given its neighbours' plans, keeping the model in SRAM
@@ -227,7 +228,9 @@ def reduce_transitions(
             continue
         candidates = [*op.points, *aligned_points(chip, exprs, options, chosen, edges, i)]
         fitting = [
-            p for p in candidates if model_bytes([*chosen[:i], p, *chosen[i + 1 :]]) <= capacity
+            p
+            for p in candidates
+            if model_bytes([*chosen[:i], p, *chosen[i + 1 :]], liveness) <= capacity
         ]
         if fitting:
             chosen[i] = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))

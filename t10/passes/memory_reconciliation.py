@@ -3,34 +3,47 @@ model. No IR here; the `t10-plan-search` pass (`t10/passes/t10_plan_search.py`) 
 with the per-operator Pareto frontiers of `t10.passes.plan_search`.
 
 All operators' weights live on chip at once, so one operator's fast-but-fat plan steals SRAM
-from the others. Model memory per core = the sum over operators of their *resident* bytes
-(constant inputs, the weights, in the operator's layout: on chip for the whole program) + the
-max over operators of their *transient* bytes (activations, rotation buffers, reduction
-scratch: live only while the operator runs).
+from the others. The model's bytes per core (`model_bytes`) = the *resident* bytes of every
+operator (constant inputs, the weights, in the operator's layout: on chip for the whole
+program) + the largest *peak* over the operators in program order (`peaks`, `Liveness`).
+Operator k's peak is what is live while it runs or while its inputs are moved into its
+layout, whichever is more:
+
+- the outputs of earlier operators that a later operator still reads, in their producer's
+  layout;
+- host inputs of later operators (function arguments are placed before the program runs),
+  the host inputs that k reads through views (placed, then moved at k), and the tables and
+  ids of gathers of runtime ids (placed once, for the whole program);
+- either k's *transient* bytes (its inputs in its layout, its output, rotation buffers,
+  reduction scratch: while it runs), or its inputs in its layout plus its producers' outputs
+  in theirs (while the relayouts into it run: both copies are live, its output is not yet).
 
 `choose_plans` starts from every operator's fastest plan and, while the model does not fit,
 moves the operator whose next smaller plan costs the least extra time per byte saved
-(greedy dtime / dbytes). When several operators share the largest transient bytes, moving
-one alone saves nothing, so moving all of them together is a candidate too. If the greedy gets
-stuck, it falls back to the exact smallest model (`smallest_model`) and moves operators back
-to faster plans while the model still fits. Pinned operators have a single plan and never
+(greedy dtime / dbytes). When several operators hold the largest peak, moving one alone
+saves nothing, so moving all of them together is a candidate too. If the greedy gets stuck,
+it falls back to the smallest model `smallest_model` finds and moves operators back to
+faster plans while the model still fits. Pinned operators have a single plan and never
 move.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from math import prod
+
+import numpy as np
 
 from t10.errors import T10Error
-from t10.passes.plan import Estimate, Plan, estimate, input_layouts
+from t10.passes.plan import Estimate, Plan, estimate, host_layout, input_layouts, output_layout
 from t10.passes.plan_search import validate_plan
 from t10.passes.tensor_expr import TensorExpr
 from t10.sim.chip_spec import ChipSpec
 
 # --------------------------------------------------------------------------------------------
-# Resident and transient bytes
+# What lives when
 # --------------------------------------------------------------------------------------------
 
 
@@ -51,12 +64,36 @@ def split_bytes(
 
 
 @dataclass(frozen=True)
+class Operands:
+    """Where an operator's inputs come from, as far as memory is concerned: `constant` ones
+    are weights (resident), `host` ones are function arguments it reads directly (placed in
+    its layout before the program runs), `staged` ones are function arguments it reads
+    through views (input index → the argument's shape: placed by `host_layout` before the
+    program, moved into its layout when it runs), `viewed_constants` are weights it reads
+    through views (placed by `host_layout` for the whole program, moved when it runs). The
+    rest are outputs of other operators."""
+
+    constant: tuple[int, ...] = ()
+    host: tuple[int, ...] = ()
+    staged: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    viewed_constants: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class PlanPoint:
     """One frontier plan of an operator, with its bytes split for the model's memory."""
 
     plan: Plan
     estimate: Estimate
     resident_bytes: int
+    output_bytes: int = 0
+    """Its output tile, live from the operator to the last one that reads it."""
+    input_bytes: int = 0
+    """Its inputs other than weights in its layouts (part of the estimate)."""
+    host_bytes: int = 0
+    """Its host inputs in its layouts (part of the estimate), live from the program's start."""
+    staged_bytes: int = 0
+    """Its staged inputs in `host_layout` (not part of the estimate), live from the start."""
 
     @property
     def transient_bytes(self) -> int:
@@ -67,6 +104,29 @@ class PlanPoint:
         return self.estimate.cycles
 
 
+def plan_point(expr: TensorExpr, plan: Plan, est: Estimate, operands: Operands) -> PlanPoint:
+    layouts = input_layouts(expr, plan)
+    eb = expr.elem_bytes
+
+    def placed(shapes: Mapping[int, tuple[int, ...]]) -> int:
+        """Bytes of inputs placed by `host_layout` over the cores of their final layout."""
+        return sum(
+            host_layout(shape, layouts[i].cores).local_elements() for i, shape in shapes.items()
+        ) * eb
+
+    return PlanPoint(
+        plan,
+        est,
+        resident_bytes(expr, plan, operands.constant) + placed(operands.viewed_constants),
+        output_bytes=output_layout(expr, plan).local_elements() * eb,
+        input_bytes=sum(
+            lay.local_elements() for i, lay in enumerate(layouts) if i not in operands.constant
+        ) * eb,
+        host_bytes=sum(layouts[i].local_elements() for i in operands.host) * eb,
+        staged_bytes=placed(operands.staged),
+    )
+
+
 @dataclass(frozen=True)
 class OpOptions:
     """The plans one operator may take, fastest (and fattest) first; pinned: exactly one."""
@@ -74,41 +134,121 @@ class OpOptions:
     name: str
     points: tuple[PlanPoint, ...]
     pinned: bool = False
-    constant_inputs: tuple[int, ...] = ()
+    operands: Operands = Operands()
 
     def point(self, chip: ChipSpec, expr: TensorExpr, plan: Plan) -> PlanPoint:
         """A plan of this operator outside its frontier, estimated."""
-        est = estimate(chip, expr, plan)
-        return PlanPoint(plan, est, resident_bytes(expr, plan, self.constant_inputs))
+        return plan_point(expr, plan, estimate(chip, expr, plan), self.operands)
 
 
 def op_options(
     expr: TensorExpr,
     frontier: Sequence[tuple[Plan, Estimate]],
-    constant_inputs: Collection[int],
+    operands: Operands,
     pinned: bool = False,
 ) -> OpOptions:
     """The options of an operator from its frontier (fastest plan first)."""
-    points = tuple(
-        PlanPoint(plan, est, resident_bytes(expr, plan, constant_inputs))
-        for plan, est in frontier
-    )
-    return OpOptions(expr.name, points, pinned, tuple(sorted(constant_inputs)))
+    points = tuple(plan_point(expr, plan, est, operands) for plan, est in frontier)
+    return OpOptions(expr.name, points, pinned, operands)
 
 
 def pinned_options(
-    chip: ChipSpec, expr: TensorExpr, plan: Plan, constant_inputs: Collection[int]
+    chip: ChipSpec, expr: TensorExpr, plan: Plan, operands: Operands
 ) -> OpOptions:
     """The options of an operator whose plan is fixed (validated, estimate recomputed)."""
     validate_plan(chip, expr, plan)
-    return op_options(expr, [(plan, estimate(chip, expr, plan))], constant_inputs, pinned=True)
+    return op_options(expr, [(plan, estimate(chip, expr, plan))], operands, pinned=True)
 
 
-def model_bytes(points: Sequence[PlanPoint]) -> int:
-    """Per-core bytes of a model: all resident bytes + the largest transient bytes."""
+@dataclass(frozen=True)
+class Liveness:
+    """Who reads each operator's output, and what lives for the whole program.
+
+    `readers[p]`: the operators that read operator p's output, ascending (through views and
+    gathers; none: a returned output leaves the chip right after p). `program_long`: the
+    (shape, bytes per element) of the tensors placed by `host_layout` for the whole
+    program (gather tables and ids), over the most cores any chosen plan uses."""
+
+    readers: tuple[tuple[int, ...], ...]
+    program_long: tuple[tuple[tuple[int, ...], int], ...] = ()
+    producers: tuple[tuple[int, ...], ...] = field(init=False, compare=False)
+    """Per operator, the operators whose outputs it reads (derived from `readers`)."""
+
+    def __post_init__(self) -> None:
+        producers: list[list[int]] = [[] for _ in self.readers]
+        for p, readers in enumerate(self.readers):
+            for k in readers:
+                producers[k].append(p)
+        object.__setattr__(self, "producers", tuple(tuple(ps) for ps in producers))
+
+    @staticmethod
+    def none(ops: int) -> Liveness:
+        """No output outlives its operator."""
+        return Liveness(((),) * ops)
+
+    def last_use(self, p: int) -> int:
+        return max(self.readers[p], default=p)
+
+    def program_long_bytes(self, cores: int) -> int:
+        return sum(
+            prod(host_layout(shape, cores).local_shape()) * eb for shape, eb in self.program_long
+        )
+
+
+@dataclass(frozen=True)
+class _PeakParts:
+    """Operator k's peak = `always[k] + max(running[k], moving[k])` (see the module
+    docstring): what is live whatever the phase, k's transient bytes, and its inputs with
+    its producers' outputs while they move."""
+
+    always: np.ndarray
+    running: np.ndarray
+    moving: np.ndarray
+
+    @staticmethod
+    def of(points: Sequence[PlanPoint], liveness: Liveness) -> _PeakParts:
+        n = len(points)
+        host = np.array([p.host_bytes for p in points], dtype=np.int64)
+        staged = np.array([p.staged_bytes for p in points], dtype=np.int64)
+        # host inputs of operators after k, staged inputs of k and after: suffix sums
+        later_host = np.concatenate([np.cumsum(host[::-1])[::-1][1:], [0]])
+        staged_from = np.cumsum(staged[::-1])[::-1]
+        # output of p: held at every k strictly between p and its last reader
+        outputs = np.zeros(n + 1, dtype=np.int64)
+        for p in range(n):
+            last = liveness.last_use(p)
+            if last > p + 1:
+                outputs[p + 1] += points[p].output_bytes
+                outputs[last] -= points[p].output_bytes
+        held = np.cumsum(outputs[:n])
+        cores = max(p.plan.cores for p in points)
+        always = later_host + staged_from + held + liveness.program_long_bytes(cores)
+        running = np.array([p.transient_bytes for p in points], dtype=np.int64)
+        moving = np.array(
+            [
+                p.input_bytes + sum(points[q].output_bytes for q in liveness.producers[k])
+                for k, p in enumerate(points)
+            ],
+            dtype=np.int64,
+        )
+        return _PeakParts(always, running, moving)
+
+    def peaks(self) -> np.ndarray:
+        return self.always + np.maximum(self.running, self.moving)
+
+
+def peaks(points: Sequence[PlanPoint], liveness: Liveness) -> np.ndarray:
+    """Per operator in program order: the bytes per core live at its peak, resident bytes
+    aside (see the module docstring)."""
+    return _PeakParts.of(points, liveness).peaks()
+
+
+def model_bytes(points: Sequence[PlanPoint], liveness: Liveness | None = None) -> int:
+    """Per-core bytes of a model: all resident bytes + the largest peak (`peaks`)."""
     if not points:
         return 0
-    return sum(p.resident_bytes for p in points) + max(p.transient_bytes for p in points)
+    live = Liveness.none(len(points)) if liveness is None else liveness
+    return sum(p.resident_bytes for p in points) + int(peaks(points, live).max())
 
 
 # --------------------------------------------------------------------------------------------
@@ -119,19 +259,10 @@ def model_bytes(points: Sequence[PlanPoint]) -> int:
 class _Greedy:
     """State of the memory reconciliation: one frontier index per operator."""
 
-    def __init__(self, ops: Sequence[OpOptions]) -> None:
+    def __init__(self, ops: Sequence[OpOptions], liveness: Liveness) -> None:
         self.ops = ops
+        self.liveness = liveness
         self.idx = [0] * len(ops)
-        # min_resident_after[i][j]: the smallest resident bytes of op i's plans after j (none:
-        # a value no plan reaches): can moving later ever shrink the weights?
-        self.min_resident_after: list[list[int]] = []
-        for op in ops:
-            after = [0] * len(op.points)
-            least = 1 << 62
-            for j in reversed(range(len(op.points))):
-                after[j] = least
-                least = min(least, op.points[j].resident_bytes)
-            self.min_resident_after.append(after)
 
     def point(self, i: int, j: int | None = None) -> PlanPoint:
         return self.ops[i].points[self.idx[i] if j is None else j]
@@ -139,60 +270,59 @@ class _Greedy:
     def chosen(self) -> list[PlanPoint]:
         return [self.point(i) for i in range(len(self.ops))]
 
+    def model_bytes(self) -> int:
+        return model_bytes(self.chosen(), self.liveness)
+
+    def swaps(self) -> _Swaps:
+        return _Swaps(self.chosen(), self.liveness)
+
     def moves(self) -> list[tuple[float, int, dict[int, int]]]:
         """Candidate moves (extra cycles per byte saved, tie-break, {op: new index}): for each
-        op, its first later plan that shrinks the model; and, when several ops share the
-        largest transient bytes, moving all of them below it."""
-        chosen = self.chosen()
-        resident = sum(p.resident_bytes for p in chosen)
-        transients = [p.transient_bytes for p in chosen]
-        top = max(transients)
-        holders = [i for i, t in enumerate(transients) if t == top]
-        second = max((t for t in transients if t != top), default=0)
-        now = resident + top
+        op, its first later plan that shrinks the model; and, when several ops hold the
+        largest peak, moving all of them below it."""
+        swaps = self.swaps()
+        now = swaps.total
         found: list[tuple[float, int, dict[int, int]]] = []
         for i, op in enumerate(self.ops):
-            cur = chosen[i]
-            others = second if holders == [i] else top
-            if others == top and self.min_resident_after[i][self.idx[i]] >= cur.resident_bytes:
-                continue  # only smaller weights could help, and there are none later
+            cur = self.point(i)
             for j in range(self.idx[i] + 1, len(op.points)):
-                p = op.points[j]
-                after = resident - cur.resident_bytes + p.resident_bytes + max(
-                    p.transient_bytes, others
+                after = swaps.after(i, op.points[j])
+                if after < now:
+                    found.append(((op.points[j].cycles - cur.cycles) / (now - after), i, {i: j}))
+                    break
+        top = int(swaps.peaks.max())
+        holders = [k for k in range(len(self.ops)) if swaps.peaks[k] == top]
+        if len(holders) > 1:
+            group = self._group_move(holders, swaps, top)
+            if group:
+                after = model_bytes(
+                    [self.point(i, group.get(i)) for i in range(len(self.ops))], self.liveness
                 )
                 if after < now:
-                    found.append(((p.cycles - cur.cycles) / (now - after), i, {i: j}))
-                    break
-        if len(holders) > 1:
-            group = self._group_move(holders, top)
-            if group:
-                after = model_bytes([self.point(i, group.get(i)) for i in range(len(self.ops))])
-                if after < now:
-                    extra = sum(self.point(i, j).cycles - chosen[i].cycles
+                    extra = sum(self.point(i, j).cycles - self.point(i).cycles
                                 for i, j in group.items())
                     found.append((extra / (now - after), min(group), group))
         return found
 
-    def _group_move(self, holders: list[int], top: int) -> dict[int, int] | None:
-        """For each holder of the largest transient bytes `top`, its first later plan below
-        `top`; None if some holder has none."""
+    def _group_move(self, holders: list[int], swaps: _Swaps, top: int) -> dict[int, int] | None:
+        """For each holder of the largest peak `top`, its first later plan that brings its
+        own peak below `top`; None if some holder has none."""
         group = {}
-        for i in holders:
-            points = self.ops[i].points
+        for k in holders:
+            points = self.ops[k].points
             j = next(
-                (j for j in range(self.idx[i] + 1, len(points))
-                 if points[j].transient_bytes < top),
+                (j for j in range(self.idx[k] + 1, len(points))
+                 if swaps.own_peak(k, points[j]) < top),
                 None,
             )
             if j is None:
                 return None
-            group[i] = j
+            group[k] = j
         return group
 
     def run(self, capacity: int) -> bool:
         """Move operators until the model fits; False if stuck."""
-        while model_bytes(self.chosen()) > capacity:
+        while self.model_bytes() > capacity:
             moves = self.moves()
             if not moves:
                 return False
@@ -205,14 +335,12 @@ class _Greedy:
         """Move operators back to faster plans while the model still fits (largest saving
         first); used after a fallback to the smallest model."""
         while True:
+            swaps = self.swaps()
             best: tuple[int, int, int] | None = None
             for i, op in enumerate(self.ops):
                 cur = self.idx[i]
                 for j in range(cur):
-                    self.idx[i] = j
-                    fits = model_bytes(self.chosen()) <= capacity
-                    self.idx[i] = cur
-                    if fits:
+                    if swaps.after(i, op.points[j]) <= capacity:
                         gain = op.points[cur].cycles - op.points[j].cycles
                         if gain > 0 and (best is None or gain > best[0]):
                             best = (gain, i, j)
@@ -222,10 +350,60 @@ class _Greedy:
             self.idx[best[1]] = best[2]
 
 
-def smallest_model(ops: Sequence[OpOptions]) -> tuple[int, list[int]]:
-    """The exact minimum of the model's per-core bytes over every choice of frontier plans,
-    and one choice (frontier index per op) achieving it: for each bound on the transient
-    bytes, every op takes its smallest-weights plan within the bound."""
+class _Swaps:
+    """The model's bytes if one operator took another plan, the others unchanged. A plan's
+    bytes shift whole ranges of the peaks by the same amount, except at the operator itself
+    and its readers: the range maxima of the current peaks and a recount at those few
+    operators give the answer."""
+
+    def __init__(self, points: Sequence[PlanPoint], liveness: Liveness) -> None:
+        self.points = points
+        self.liveness = liveness
+        self.parts = _PeakParts.of(points, liveness)
+        self.peaks = self.parts.peaks()
+        self.resident = sum(p.resident_bytes for p in points)
+        self.total = self.resident + int(self.peaks.max())
+
+    def own_peak(self, i: int, new: PlanPoint) -> int:
+        """Operator i's own peak if it took `new`."""
+        old, parts = self.points[i], self.parts
+        moving = int(parts.moving[i]) + new.input_bytes - old.input_bytes
+        always = int(parts.always[i]) + new.staged_bytes - old.staged_bytes
+        return always + max(new.transient_bytes, moving)
+
+    def after(self, i: int, new: PlanPoint) -> int:
+        old = self.points[i]
+        if self.liveness.program_long and new.plan.cores != old.plan.cores:
+            # the most cores any plan uses places the program-long tensors: recount
+            return model_bytes([*self.points[:i], new, *self.points[i + 1 :]], self.liveness)
+        parts, readers = self.parts, self.liveness.readers[i]
+        last = self.liveness.last_use(i)
+        staged = new.staged_bytes - old.staged_bytes
+        dout = new.output_bytes - old.output_bytes
+        # (peaks of a range, the change of each): before i, the held range up to the last
+        # reader, after it
+        held = [self.peaks[a + 1 : b] for a, b in zip((i, *readers), (*readers, last), strict=True)]
+        shifted = [
+            (self.peaks[:i], new.host_bytes - old.host_bytes + staged),
+            *((part, dout) for part in held),
+            (self.peaks[last + 1 :], 0),
+        ]
+        peak = max((int(part.max()) + change for part, change in shifted if part.size), default=0)
+        peak = max(peak, self.own_peak(i, new))
+        for k in readers:
+            always = int(parts.always[k]) + (dout if k < last else 0)
+            peak = max(peak, always + max(int(parts.running[k]), int(parts.moving[k]) + dout))
+        return self.resident - old.resident_bytes + new.resident_bytes + peak
+
+
+def smallest_model(
+    ops: Sequence[OpOptions], liveness: Liveness | None = None
+) -> tuple[int, list[int]]:
+    """The smallest model's per-core bytes found, and one choice (frontier index per op)
+    achieving it: for each bound on the transient bytes, every op takes its smallest-weights
+    plan within the bound. Exact when no output outlives its operator and no host tensors
+    are placed before the program (`Liveness.none`): the peaks are then the transients."""
+    live = Liveness.none(len(ops)) if liveness is None else liveness
     # per op: its transient bytes ascending, and at each position the (first) plan with the
     # smallest weights among those up to it
     per_op: list[tuple[list[int], list[int]]] = []
@@ -248,49 +426,66 @@ def smallest_model(ops: Sequence[OpOptions]) -> tuple[int, list[int]]:
                 break
             choice.append(lightest[k])
         else:
-            total = model_bytes([op.points[j] for op, j in zip(ops, choice, strict=True)])
+            total = model_bytes([op.points[j] for op, j in zip(ops, choice, strict=True)], live)
             if best is None or total < best[0]:
                 best = (total, choice)
     assert best is not None
     return best
 
 
-def _does_not_fit(chip: ChipSpec, ops: Sequence[OpOptions], planner: str) -> T10Error:
-    least, choice = smallest_model(ops)
+def _does_not_fit(
+    chip: ChipSpec, ops: Sequence[OpOptions], planner: str, liveness: Liveness
+) -> T10Error:
+    """The error for a model whose smallest plans exceed the chip's SRAM: what the bytes
+    are (the heaviest weights, and what is live at the peak)."""
+    least, choice = smallest_model(ops, liveness)
     points = [op.points[j] for op, j in zip(ops, choice, strict=True)]
-    # the three largest operators in the smallest model (stable: earlier ops first on ties)
-    biggest = sorted(range(len(ops)), key=lambda i: -points[i].estimate.sram_bytes)[:3]
-    names = ", ".join(
-        f"'{ops[i].name}' ({points[i].resident_bytes} bytes of resident weights + "
-        f"{points[i].transient_bytes} bytes while it runs)"
-        for i in biggest
-    )
+    resident = sum(p.resident_bytes for p in points)
+    weights = f"{resident} bytes of resident weights"
+    heaviest = sorted(range(len(ops)), key=lambda i: -points[i].resident_bytes)[:3]
+    if resident:
+        weights += " (the most: " + ", ".join(
+            f"'{ops[i].name}' {points[i].resident_bytes}"
+            for i in heaviest
+            if points[i].resident_bytes
+        ) + ")"
+    live = peaks(points, liveness)
+    k = int(np.argmax(live))  # the first operator at the peak
+    own = points[k].transient_bytes
+    peak = f"{int(live[k])} bytes while '{ops[k].name}' runs"
+    if live[k] > own:
+        peak += f" ({own} of its own, {int(live[k]) - own} of tensors live across it)"
     fix = f"use a chip with more SRAM per core or more cores than {chip.cores}"
     if planner == "replicate":
         fix += (", or the t10 planner (planner=t10), which rotates shared tensors among cores "
                 "instead of replicating them")
     return T10Error(
         f"the model does not fit chip '{chip.name}': it has {chip.sram_bytes_per_core} bytes "
-        f"of SRAM per core, but the smallest plans need {least} bytes per core; the largest "
-        f"operators: {names}; {fix}"
+        f"of SRAM per core, but the smallest plans need {least} bytes per core: {weights} + "
+        f"{peak}; {fix}"
     )
 
 
 def choose_plans(
-    chip: ChipSpec, ops: Sequence[OpOptions], planner: str = "t10"
+    chip: ChipSpec,
+    ops: Sequence[OpOptions],
+    planner: str = "t10",
+    liveness: Liveness | None = None,
 ) -> list[PlanPoint]:
     """One plan per operator so that the model fits `chip.sram_bytes_per_core` (see the
-    module docstring for the greedy). Pinned operators never move. Raises `T10Error` when no
-    choice fits (`planner` only words the suggested fix)."""
+    module docstring for the greedy); `liveness` defaults to `Liveness.none`. Pinned
+    operators never move. Raises `T10Error` when no choice fits (`planner` only words the
+    suggested fix)."""
     for op in ops:
         if not op.points:
             raise T10Error(f"operator '{op.name}': the plan search found no plan")
+    live = Liveness.none(len(ops)) if liveness is None else liveness
     capacity = chip.sram_bytes_per_core
-    greedy = _Greedy(ops)
+    greedy = _Greedy(ops, live)
     if not greedy.run(capacity):
-        least, choice = smallest_model(ops)
+        least, choice = smallest_model(ops, live)
         if least > capacity:
-            raise _does_not_fit(chip, ops, planner)
+            raise _does_not_fit(chip, ops, planner, live)
         greedy.idx = choice
         greedy.relax(capacity)
     return greedy.chosen()

@@ -9,8 +9,9 @@ An analysis pass: it changes no operation, it only writes attributes.
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
   `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
   (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
-- on the module: `t10.chip` (the `chip` option as given), `t10.planner` and
-  `t10.precision`.
+- on the module: `t10.chip` (the `chip` option as given), `t10.planner`,
+  `t10.precision` and `t10.model_bytes`, the bytes per core the plans need at their peak
+  (an upper bound of what the simulator measures).
 
 `precision=fp16` plans for fp16 storage: every buffer and exchange takes 2 bytes per element
 and matmuls run at the fp16 rate; partial sums stay fp32 (`t10.passes.plan.rounds_partials`).
@@ -19,8 +20,9 @@ The linalg IR keeps its f32 types (the host's); convert-linalg-to-rtensor reads
 
 Per operator it builds the Pareto frontier of plans (`operator_frontier`), then picks one plan
 per operator so that the whole model fits the chip's SRAM (`choose_plans`): weights (inputs
-defined by `arith.constant`) stay resident, everything else is live only while its operator
-runs. A generic that already carries `t10.plan` is *pinned*: its plan is validated and kept,
+defined by `arith.constant`) stay resident, an operator's output lives until its last reader,
+function arguments from the program's start until their reader (`model_liveness`). A generic
+that already carries `t10.plan` is *pinned*: its plan is validated and kept,
 only its estimate is recomputed, and the memory reconciliation never moves it. Finally a
 sweep re-chooses plans to avoid costly layout transitions between producers and consumers
 (`reduce_transitions`).
@@ -36,19 +38,28 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, linalg
-from xdsl.dialects.builtin import IntAttr, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IntAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from t10.errors import T10Error
 from t10.passes.layout_transitions import (
+    IDS_BYTES,
     Edge,
     GatherSpec,
     gathers_into,
     reduce_transitions,
     transitions_into,
 )
-from t10.passes.memory_reconciliation import OpOptions, choose_plans, op_options, pinned_options
+from t10.passes.memory_reconciliation import (
+    Liveness,
+    Operands,
+    OpOptions,
+    choose_plans,
+    model_bytes,
+    op_options,
+    pinned_options,
+)
 from t10.passes.plan import Estimate, Plan
 from t10.passes.plan_search import PLANNERS, operator_frontier
 from t10.passes.tensor_expr import (
@@ -60,7 +71,7 @@ from t10.passes.tensor_expr import (
     precision_type,
 )
 from t10.sim.chip_spec import ChipSpec, load_chip
-from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, PlanAttr, through_views
+from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, PlanAttr, ViewOp, through_views
 
 PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
@@ -69,6 +80,7 @@ GENERIC = "linalg.generic"
 """Matched by name: `linalg.GenericOp` is deprecated at the package level in xDSL 0.75 and
 the project bans importing it from `xdsl.dialects.linalg.ops`."""
 PLANNER_ATTR = "t10.planner"
+MODEL_BYTES_ATTR = "t10.model_bytes"
 
 
 RELAYOUT_ATTR = "t10.relayout"
@@ -85,9 +97,24 @@ def estimate_attr(est: Estimate) -> EstimateAttr:
     )
 
 
-def constant_inputs(op: linalg.GenericOp) -> tuple[int, ...]:
-    """Indices of the inputs defined by `arith.constant` (weights: resident on chip)."""
-    return tuple(i for i, v in enumerate(op.inputs) if isinstance(v.owner, arith.ConstantOp))
+def operand_roles(op: linalg.GenericOp) -> Operands:
+    """Which inputs of `op` are weights (`arith.constant`: resident on chip), function
+    arguments read directly, and function arguments or weights read through views."""
+    constant, host = [], []
+    staged: dict[int, tuple[int, ...]] = {}
+    viewed_constants: dict[int, tuple[int, ...]] = {}
+    for i, value in enumerate(op.inputs):
+        source, view = through_views(value)
+        is_constant = isinstance(source.owner, arith.ConstantOp)
+        if view is None and is_constant:
+            constant.append(i)
+        elif view is None and isinstance(source.owner, Block):
+            host.append(i)
+        elif view is not None and (is_constant or isinstance(source.owner, Block)):
+            assert isinstance(source.type, TensorType)
+            shapes = viewed_constants if is_constant else staged
+            shapes[i] = tuple(source.type.get_shape())
+    return Operands(tuple(constant), tuple(host), staged, viewed_constants)
 
 
 def pinned_plan(op: linalg.GenericOp) -> Plan | None:
@@ -140,8 +167,9 @@ class T10PlanSearch(ModulePass):
             self.options(chip, g, e, frontiers) for g, e in zip(generics, exprs, strict=True)
         ]
         edges = dataflow_edges(generics)
-        chosen = choose_plans(chip, options, self.planner)
-        chosen = reduce_transitions(chip, exprs, options, chosen, edges)
+        liveness = model_liveness(op, generics, exprs[0].elem_bytes if exprs else 4)
+        chosen = choose_plans(chip, options, self.planner, liveness)
+        chosen = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
         for i, (generic, point) in enumerate(zip(generics, chosen, strict=True)):
             generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
@@ -159,6 +187,7 @@ class T10PlanSearch(ModulePass):
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
         op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
+        op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(model_bytes(chosen, liveness), 64)
 
     def tensor_expr(self, op: linalg.GenericOp) -> TensorExpr:
         """The operator with the storage precision's element size."""
@@ -175,14 +204,52 @@ class T10PlanSearch(ModulePass):
         frontiers: dict[TensorExpr, list],
     ) -> OpOptions:
         """The plans `op` may take; frontiers are shared between identical operators."""
-        consts = constant_inputs(op)
+        operands = operand_roles(op)
         plan = pinned_plan(op)
         if plan is not None:
-            return pinned_options(chip, expr, plan, consts)
+            return pinned_options(chip, expr, plan, operands)
         key = dataclasses.replace(expr, name="")
         if key not in frontiers:
             frontiers[key] = operator_frontier(chip, expr, self.planner, self.min_utilization)
-        return op_options(expr, frontiers[key], consts)
+        return op_options(expr, frontiers[key], operands)
+
+
+def model_liveness(module: ModuleOp, generics: list[Operation], elem_bytes: int) -> Liveness:
+    """Which generics read each generic's output (through views and gathers; a view
+    returned from the function is moved where the view stands, so the generic before it
+    counts as a reader), and the gathers' tables and ids placed for the whole program (host
+    tensors of `elem_bytes`, ids of `IDS_BYTES`, each once)."""
+    index = {id(g): i for i, g in enumerate(generics)}
+    position: dict[int, int] = {}  # op → the index of the last generic at or before it
+    current = 0
+    for o in module.walk():
+        current = index.get(id(o), current)
+        position[id(o)] = current
+
+    def readers(value: SSAValue) -> set[int]:
+        found = set()
+        for use in value.uses:
+            user = use.operation
+            found.add(index.get(id(user), position.get(id(user), 0)))
+            if isinstance(user, ViewOp | GatherOp):
+                found |= readers(user.results[0])
+        return found
+
+    reads = tuple(
+        tuple(sorted(k for k in readers(g.results[0]) if k > i)) for i, g in enumerate(generics)
+    )
+    placed: dict[int, tuple[tuple[int, ...], int]] = {}
+    for o in module.walk():
+        if isinstance(o, GatherOp):
+            for value, eb in ((o.table, elem_bytes), (o.ids, IDS_BYTES)):
+                source, _ = through_views(value)
+                if id(source.owner) not in index:  # a host tensor: placed for the program
+                    assert isinstance(value.type, TensorType)
+                    placed[id(value)] = (tuple(value.type.get_shape()), eb)
+                    if source is not value:
+                        assert isinstance(source.type, TensorType)
+                        placed[id(source)] = (tuple(source.type.get_shape()), eb)
+    return Liveness(reads, tuple(placed.values()))
 
 
 def dataflow_edges(generics: list[Operation]) -> list[Edge]:

@@ -345,9 +345,9 @@ class CoreFunctions(InterpreterFunctions):
         tensor = op.result.type.tensor  # type: ignore[attr-defined]
         eb = element_bytes(tensor.get_element_type(), f"core.alloc '{label}'")
         shape = tuple(tensor.get_shape())
-        self.state.allocate(label, cores, prod(shape) * eb)
+        alloc_id = self.state.allocate(label, cores, prod(shape) * eb)
         dtype = np.float16 if eb == 2 else np.float32
-        return (Buffer(label, np.zeros((cores, *shape), dtype=dtype), eb),)
+        return (Buffer(label, np.zeros((cores, *shape), dtype=dtype), eb, alloc_id=alloc_id),)
 
     @impl(core.FreeOp)
     def run_free(self, interpreter: Interpreter, op: core.FreeOp, args: PythonValues):

@@ -50,6 +50,8 @@ class Buffer:
     data: np.ndarray
     elem_bytes: int
     freed: bool = False
+    alloc_id: int = -1
+    """The key of its allocation in `SimState.buffers`."""
 
     @property
     def cores(self) -> int:
@@ -103,18 +105,28 @@ class SimState:
     """Bytes allocated on each core."""
     peak: np.ndarray = field(init=False)
     step: StepCost | None = None
+    buffers: dict[int, tuple[str, int, int]] = field(default_factory=dict)
+    """The live allocations: id → (label, cores, bytes per core), in allocation order."""
+    allocations: int = 0
+    """How many buffers were allocated so far (the next one's id)."""
 
     def __post_init__(self) -> None:
         self.live = np.zeros(self.chip.cores, dtype=np.int64)
         self.peak = np.zeros(self.chip.cores, dtype=np.int64)
 
-    def allocate(self, label: str, cores: int, nbytes: int) -> None:
+    def allocate(self, label: str, cores: int, nbytes: int) -> int:
+        """Account a buffer of `nbytes` on each of the first `cores` cores; returns its id."""
         self.check_fits(f"buffer '{label}'", cores, nbytes)
         self.live[:cores] += nbytes
         np.maximum(self.peak, self.live, out=self.peak)
+        alloc_id = self.allocations
+        self.allocations += 1
+        self.buffers[alloc_id] = (label, cores, nbytes)
+        return alloc_id
 
     def release(self, buffer: Buffer) -> None:
         self.live[: buffer.cores] -= buffer.bytes_per_core
+        self.buffers.pop(buffer.alloc_id, None)
 
     def check_fits(self, what: str, cores: int, nbytes: int) -> None:
         if cores > self.chip.cores:
@@ -129,7 +141,18 @@ class SimState:
             raise T10Error(
                 f"core {c}: {what} ({nbytes} bytes) does not fit in SRAM: "
                 f"{int(self.live[c])} of {capacity} bytes already in use"
+                f"{self.largest_on(c)}"
             )
+
+    def largest_on(self, core: int, count: int = 3) -> str:
+        """The `count` largest buffers live on `core`, worded for an error ('' if none)."""
+        held = [(n, label) for label, cores, n in self.buffers.values() if core < cores]
+        if not held:
+            return ""
+        held.sort(key=lambda item: -item[0])
+        named = ", ".join(f"'{label}' ({n} bytes)" for n, label in held[:count])
+        more = f" and {len(held) - count} more" if len(held) > count else ""
+        return f"; the largest buffers live there: {named}{more}"
 
     def phase(self, op_name: str) -> StepCost:
         if self.step is None:

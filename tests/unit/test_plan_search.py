@@ -19,11 +19,15 @@ from xdsl.parser import Parser
 
 from t10.errors import T10Error
 from t10.passes.memory_reconciliation import (
+    Liveness,
+    Operands,
     OpOptions,
     PlanPoint,
+    _Swaps,
     choose_plans,
     model_bytes,
     op_options,
+    peaks,
     pinned_options,
     smallest_model,
     split_bytes,
@@ -190,7 +194,7 @@ def capacities(space: list[tuple[Plan, Estimate]]) -> list[int]:
 
 def searched(chip: ChipSpec, expr: TensorExpr, planner: str = "t10") -> PlanPoint:
     frontier = operator_frontier(chip, expr, planner, min_utilization=0.0)
-    [point] = choose_plans(chip, [op_options(expr, frontier, ())], planner)
+    [point] = choose_plans(chip, [op_options(expr, frontier, Operands())], planner)
     return point
 
 
@@ -462,12 +466,12 @@ def test_rotation_fits_where_replication_does_not() -> None:
     chip = load_chip("test-16")
     expr = matmul(256, 512, 512)
     frontier = operator_frontier(chip, expr, "t10", 0.5)
-    [point] = choose_plans(chip, [op_options(expr, frontier, (1,))], "t10")
+    [point] = choose_plans(chip, [op_options(expr, frontier, Operands((1,)))], "t10")
     assert point.plan.rotations
     assert model_bytes([point]) <= chip.sram_bytes_per_core
     replicated = operator_frontier(chip, expr, "replicate", 0.5)
     with pytest.raises(T10Error) as err:
-        choose_plans(chip, [op_options(expr, replicated, (1,))], "replicate")
+        choose_plans(chip, [op_options(expr, replicated, Operands((1,)))], "replicate")
     message = str(err.value)
     assert "does not fit chip 'test-16'" in message
     assert "262144 bytes of SRAM per core" in message
@@ -480,9 +484,10 @@ def test_mlp_layer_on_ipu_mk2() -> None:
     """1024x4096 by 4096x1024 on IPU MK2: >= 90% of the cores, no slower than replication."""
     chip = load_chip("ipu-mk2")
     expr = matmul(1024, 4096, 1024)
-    [t10] = choose_plans(chip, [op_options(expr, operator_frontier(chip, expr, "t10"), (1,))])
+    weights = Operands((1,))
+    [t10] = choose_plans(chip, [op_options(expr, operator_frontier(chip, expr, "t10"), weights)])
     [rep] = choose_plans(
-        chip, [op_options(expr, operator_frontier(chip, expr, "replicate"), (1,))], "replicate"
+        chip, [op_options(expr, operator_frontier(chip, expr, "replicate"), weights)], "replicate"
     )
     assert t10.plan.cores >= 0.9 * 1472
     assert t10.cycles <= rep.cycles
@@ -577,6 +582,93 @@ def test_does_not_fit_names_the_biggest_ops() -> None:
     assert "t10 planner" not in message
 
 
+def live_point(
+    cycles: int,
+    transient: int,
+    output: int = 0,
+    inputs: int = 0,
+    host: int = 0,
+    staged: int = 0,
+    cores: int = 1,
+) -> PlanPoint:
+    est = Estimate(cycles, 0, 0, transient)
+    return PlanPoint(Plan((cores,)), est, 0, output, inputs, host, staged)
+
+
+def test_outputs_live_until_their_last_reader() -> None:
+    """a's output waits for c while b runs; b's output is read by c right after it. While
+    the relayouts into c run, a's and b's outputs lie in their producers' layouts and in
+    c's (c's inputs, 30 bytes), but c's output is not allocated yet."""
+    a, b = live_point(1, 10, output=100), live_point(1, 20, output=7)
+    c = live_point(1, 140, inputs=30)
+    live = Liveness(((2,), (2,), ()))
+    assert peaks([a, b, c], live).tolist() == [10, 20 + 100, max(140, 30 + 100 + 7)]
+    assert model_bytes([a, b, c], live) == 140
+    moving = live_point(1, 40, inputs=30)
+    assert model_bytes([a, b, moving], live) == 137
+    assert model_bytes([a, b, moving]) == 40  # Liveness.none: outputs die with their operator
+
+
+def test_host_inputs_live_from_the_program_start() -> None:
+    """Function arguments are placed before the program runs: a direct one (part of its
+    reader's estimate) counts before its reader, a staged one (moved by its reader) up to
+    and including it."""
+    a, b, c = live_point(1, 10), live_point(1, 20, host=5), live_point(1, 30, staged=7)
+    assert peaks([a, b, c], Liveness.none(3)).tolist() == [10 + 5 + 7, 20 + 7, 30 + 7]
+
+
+def test_program_long_tensors_lie_over_the_most_cores() -> None:
+    """A gather's 64-row table of f32 over the 16 cores of the widest plan: 16 bytes."""
+    points = [live_point(1, 10, cores=16), live_point(1, 20, cores=4)]
+    live = Liveness(((), ()), (((64,), 4),))
+    assert peaks(points, live).tolist() == [26, 36]
+
+
+def test_swapping_one_plan_matches_recounting() -> None:
+    """The greedy's shortcut for one changed plan equals recounting the whole model."""
+    rng = random.Random(5)
+
+    def rand_point() -> PlanPoint:
+        return PlanPoint(
+            Plan((rng.choice((1, 2, 4)),)),
+            Estimate(rng.randint(1, 99), 0, 0, rng.randint(20, 60)),
+            rng.randint(0, 20),
+            *(rng.randint(0, 15) for _ in range(4)),
+        )
+
+    for _ in range(300):
+        n = rng.randint(1, 6)
+        points = [rand_point() for _ in range(n)]
+        live = Liveness(
+            tuple(tuple(sorted(rng.sample(range(p + 1, n), rng.randint(0, n - p - 1))))
+                  for p in range(n)),
+            (((rng.randint(1, 9),), 4),) if rng.random() < 0.5 else (),
+        )
+        i, new = rng.randrange(n), rand_point()
+        swapped = [*points[:i], new, *points[i + 1 :]]
+        assert _Swaps(points, live).after(i, new) == model_bytes(swapped, live)
+
+
+def test_greedy_shrinks_an_output_that_outlives_its_operator() -> None:
+    """a's fast plan leaves a 50-byte output that waits for c while b (80 bytes) runs: with
+    100 bytes per core only a's slower plan with a 10-byte output fits."""
+    a = OpOptions("a", (live_point(100, 50, output=50), live_point(110, 20, output=10)))
+    b = OpOptions("b", (live_point(100, 80),))
+    c = OpOptions("c", (live_point(100, 10),))
+    ops = [a, b, c]
+    live = Liveness(((2,), (), ()))
+    assert choose_plans(chip_with(100), ops, liveness=live) == [a.points[1], b.points[0],
+                                                                c.points[0]]
+    assert choose_plans(chip_with(100), ops) == [a.points[0], b.points[0], c.points[0]]
+    with pytest.raises(T10Error) as err:
+        choose_plans(chip_with(89), ops, liveness=live)
+    assert str(err.value).startswith(
+        "the model does not fit chip 'test-16': it has 89 bytes of SRAM per core, but the "
+        "smallest plans need 90 bytes per core: 0 bytes of resident weights + 90 bytes while "
+        "'b' runs (80 of its own, 10 of tensors live across it); use a chip"
+    )
+
+
 def test_split_bytes_by_constant_inputs() -> None:
     expr = matmul(8, 12, 6)
     plan = Plan((2, 3, 1))
@@ -596,7 +688,7 @@ def test_pinned_plan_is_validated_and_kept() -> None:
     chip = load_chip("test-16")
     expr = matmul(64, 64, 64)
     cannon = Plan((4, 4, 1), 2, 4, (Rotation(0, 1, 4), Rotation(1, 0, 4)))
-    options = pinned_options(chip, expr, cannon, (1,))
+    options = pinned_options(chip, expr, cannon, Operands((1,)))
     assert options.pinned and options.points[0].plan == cannon
     assert options.points[0].estimate == estimate(chip, expr, cannon)
 

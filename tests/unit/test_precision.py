@@ -23,7 +23,7 @@ from t10.passes.plan import Plan, Rotation
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.tensor_expr import op_name
-from t10.report import input_specs, random_inputs
+from t10.report import Tolerance, check_outputs, input_specs, random_inputs
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
@@ -187,11 +187,27 @@ def test_cli_run_fp16_reports_precision_and_uses_fp16_tolerance(
     path = _save(mlp(batch=8, sizes=(64, 48, 10)), tmp_path, "mlp")
     report = tmp_path / "r.json"
     args = ["run", path, "--chip", "test-16", "--precision", "fp16", "--check"]
-    assert cli.main([*args, "--report", str(report)]) == 0
+    outputs = tmp_path / "out.npz"
+    assert cli.main([*args, "--report", str(report), "--outputs", str(outputs)]) == 0
     out = capsys.readouterr().out
-    assert "precision fp16" in out and "<= 0.001 + 0.01·|ref|" in out
+    assert "precision fp16" in out and "<= 0.001 + 0.01·rms(ref) + 0.01·|ref|" in out
     data = json.loads(report.read_text())
     assert data["precision"] == "fp16" and data["check"]["rtol"] == 1e-2
+    assert data["check"]["atol_rms"] == 1e-2
+    rms = float(np.sqrt(np.mean(np.square(np.load(outputs)["output"]))))  # ~ the reference's
+    assert data["check"]["outputs"]["output"]["atol"] == pytest.approx(1e-3 + 1e-2 * rms, 1e-3)
     assert cli.main(["compile", path, "--chip", "test-16", "--precision", "fp16",
                      "--emit", "core"]) == 0
     assert "!core.buffer<" in (ir := capsys.readouterr().out) and "xf16>" in ir
+
+
+def test_fp16_tolerance_follows_the_output_scale() -> None:
+    """An element near zero among large ones carries rounding error of their scale: the
+    fp16 default allows 1e-2 of the output's root mean square (here about 81.6) on top."""
+    ref = {"y": np.array([100.0, -100.0, 0.01])}
+    sim = {"y": ref["y"] + np.array([0.5, -0.5, 0.8])}
+    fp16 = cli.CHECK_TOLERANCES["fp16"]
+    assert check_outputs(sim, ref, fp16).passed
+    assert check_outputs(sim, ref, fp16).outputs["y"]["atol"] == pytest.approx(1e-3 + 0.8165, 1e-4)
+    assert not check_outputs(sim, ref, Tolerance(fp16.rtol, fp16.atol)).passed
+    assert not check_outputs({"y": ref["y"] + np.array([0, 0, 0.9])}, ref, fp16).passed

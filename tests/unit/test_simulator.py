@@ -334,7 +334,8 @@ def test_sram_overflow_names_core_buffer_and_bytes(chip: ChipSpec) -> None:
         simulate(module, chip, {})
     assert str(err.value) == (
         "core 0: buffer 'more' (131072 bytes) does not fit in SRAM: "
-        "196608 of 262144 bytes already in use"
+        "196608 of 262144 bytes already in use; the largest buffers live there: "
+        "'big' (196608 bytes)"
     )
 
 

@@ -3,14 +3,14 @@
 // RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=greedy}' | filecheck %s --check-prefix=BAD
 
 // The planner option is checked before anything else, once per input chunk.
-// BAD-COUNT-4: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate
+// BAD-COUNT-5: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate
 
 // Plain: a 64x64x64 matmul and its bias add. No memory pressure on test-16 (256 KiB per
 // core), so both planners pick the fastest plan, which is spatial only. It splits k, so
 // the add cannot take the product where it lies: its inputs' transition is estimated.
 
-// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32"}
-// REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate", t10.precision = "fp32"}
+// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32", t10.model_bytes = 9232 : i64}
+// REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate", t10.precision = "fp32", t10.model_bytes = 9232 : i64}
 // ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>
 // ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2064>, t10.relayout = #rtensor.estimate<cycles = 405, compute = 0, exchange = 287, sync = 118, bytes = 1024>
 
@@ -71,8 +71,8 @@ builtin.module {
 // replicated; the t10 planner rotates the activation around the ring of the 8 n-cores.
 
 // CHECK:     t10.name = "big/MatMul", t10.plan = #rtensor.plan<grid [1, 8, 2] shift d2 steps 8 rotate [(0, d1, 8)]>, t10.estimate = #rtensor.estimate<cycles = 423144, compute = 339380, exchange = 82584, sync = 1180, bytes = 229376>
-// REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 360448 bytes per core;
-// REPL-SAME: 'big/MatMul' (131072 bytes of resident weights + 229376 bytes while it runs);
+// REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 360448 bytes per core:
+// REPL-SAME: 131072 bytes of resident weights (the most: 'big/MatMul' 131072) + 229376 bytes while 'big/MatMul' runs;
 // REPL-SAME: or the t10 planner (planner=t10)
 
 builtin.module {
@@ -86,6 +86,40 @@ builtin.module {
       linalg.yield %s : f32
     } -> tensor<256x512xf32>
     func.return %mm : tensor<256x512xf32>
+  }
+}
+
+// -----
+
+// Liveness: the Exp's output waits for the Add while the matmul runs, so it counts in the
+// model's bytes: resident weights 2048 + the matmul's own 7168 + the Exp's output 1024.
+
+// ALL: builtin.module attributes {{.*}} t10.model_bytes = 10240 : i64}
+// ALL:       t10.name = "act/Exp", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2048>
+// ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>
+
+builtin.module {
+  func.func @main(%x: tensor<64x64xf32> {t10.name = "x"}, %u: tensor<64x64xf32> {t10.name = "u"}) -> (tensor<64x64xf32> {t10.name = "output"}) {
+    %w = arith.constant dense<1.000000e+00> : tensor<64x64xf32>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) attrs = {t10.name = "act/Exp"} {
+    ^bb0(%i: f32, %o: f32):
+      %s = math.exp %i : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%u, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>) attrs = {t10.name = "fc/MatMul"} {
+    ^bb0(%i: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %i, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %mm : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) attrs = {t10.name = "sum/Add"} {
+    ^bb0(%i: f32, %c: f32, %o: f32):
+      %s = arith.addf %i, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    func.return %y : tensor<64x64xf32>
   }
 }
 
