@@ -1,8 +1,9 @@
 """Matmul benchmark: T10 compute-shift plans against replicate plans and a lower bound.
 
-For each shape M x K x N (an input [M, K] times a constant weight [K, N], float32) the
-matmul example model is compiled with both planners and simulated with seeded random
-inputs (the simulator always computes the numbers; every result is checked against numpy).
+For each shape M x K x N (an input [M, K] times a constant weight [K, N]) the matmul example
+model is compiled with both planners at the storage precision (`--precision fp32|fp16`) and
+simulated with seeded random inputs (the simulator always computes the numbers; every result
+is checked against numpy within the precision's `t10 run --check` tolerance).
 The table shows the simulated cycles of both plans, a lower bound, their ratios and the
 cores each plan uses.
 
@@ -10,9 +11,9 @@ Lower bound (`lower_bound`) of any plan on P' <= P cores (P = the chip's cores),
 
     bound = min over P' in 1..P of  compute(P') + exchange(P')  +  sync
 
-    compute(P')  = 2·M·K·N / (P' · peak_fp32)        peak_fp32 = FLOP/cycle/core at fp32
+    compute(P')  = 2·M·K·N / (P' · peak)        peak = FLOP/cycle/core at the precision
     exchange(P') = max(0, 3·(M·N·K / P')^(2/3) - (M·K + K·N + M·N) / P')
-                   · elem_bytes · exchange_cycles_per_byte
+                   · elem_bytes · exchange_cycles_per_byte     (4 bytes fp32, 2 fp16)
     sync         = sync_cycles                       (a BSP program syncs at least once)
 
 compute(P') is the busiest core's share of the FLOPs at peak speed. exchange(P') is the
@@ -38,6 +39,7 @@ import numpy as np
 
 from t10.errors import T10Error
 from t10.examples.models import matmul
+from t10.passes.tensor_expr import PRECISIONS, element_bytes, precision_type
 from t10.sim import costs
 from t10.sim.chip_spec import ChipSpec, load_chip
 
@@ -101,6 +103,8 @@ class PlanRun:
     cycles: int
     cores: int
     max_abs_error: float
+    checked: bool
+    """Whether the simulated product is within the precision's check tolerance of numpy."""
 
 
 @dataclass(frozen=True)
@@ -112,16 +116,18 @@ class BenchRow:
     bound: LowerBound
 
 
-def run_plan(chip: str, shape: Shape, planner: str, seed: int = 0) -> PlanRun | str:
+def run_plan(
+    chip: str, shape: Shape, planner: str, seed: int = 0, precision: str = "fp32"
+) -> PlanRun | str:
     """Compile and simulate one matmul; "infeasible" when no plan fits the chip."""
-    from t10.cli import compile_model
-    from t10.report import input_specs, random_inputs
+    from t10.cli import CHECK_TOLERANCES, compile_model
+    from t10.report import check_outputs, input_specs, random_inputs
     from t10.sim.simulator import simulate
 
     m, k, n = shape
     model = matmul(m=m, k=k, n=n, seed=seed)
     try:
-        compiled = compile_model(model, chip, planner)
+        compiled = compile_model(model, chip, planner, precision=precision)
     except T10Error as e:
         if "does not fit" in str(e):
             return "infeasible"
@@ -133,10 +139,10 @@ def run_plan(chip: str, shape: Shape, planner: str, seed: int = 0) -> PlanRun | 
     weight = numpy_helper.to_array(model.graph.initializer[0])
     x = next(iter(inputs.values()))
     ref = x.astype(np.float64) @ weight.astype(np.float64)
-    got = next(iter(result.outputs.values()))
-    error = float(np.abs(got - ref).max())
+    name, got = next(iter(result.outputs.items()))
+    check = check_outputs({name: got}, {name: ref}, CHECK_TOLERANCES[precision])
     cores = max((op.cores_used for op in result.report.ops), default=0)
-    return PlanRun(cycles=result.report.total_cycles, cores=cores, max_abs_error=error)
+    return PlanRun(result.report.total_cycles, cores, check.max_abs_error, check.passed)
 
 
 def run_bench(
@@ -144,15 +150,17 @@ def run_bench(
     shapes: Sequence[Shape] = DEFAULT_SHAPES,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    precision: str = "fp32",
 ) -> list[BenchRow]:
     chip = load_chip(chip_name)
+    elem_bytes = element_bytes(precision_type(precision, "t10 bench"), "t10 bench")
     rows = []
     for shape in shapes:
         if progress:
             progress(f"{'x'.join(map(str, shape))} ...")
-        t10 = run_plan(chip_name, shape, "t10", seed)
-        rep = run_plan(chip_name, shape, "replicate", seed)
-        rows.append(BenchRow(shape, t10, rep, lower_bound(chip, *shape)))
+        t10 = run_plan(chip_name, shape, "t10", seed, precision)
+        rep = run_plan(chip_name, shape, "replicate", seed, precision)
+        rows.append(BenchRow(shape, t10, rep, lower_bound(chip, *shape, elem_bytes)))
     return rows
 
 
@@ -172,7 +180,7 @@ def _ratio(a: PlanRun | str | int, b: PlanRun | str | int) -> str:
     return "-" if va is None or vb is None else f"{va / vb:.2f}"
 
 
-def format_table(rows: Sequence[BenchRow], chip: ChipSpec) -> str:
+def format_table(rows: Sequence[BenchRow], chip: ChipSpec, precision: str = "fp32") -> str:
     header = ("M x K x N", "T10 cycles", "replicate cycles", "lower bound",
               "T10/bound", "replicate/T10", "T10 cores", "replicate cores")
     body = [
@@ -191,21 +199,23 @@ def format_table(rows: Sequence[BenchRow], chip: ChipSpec) -> str:
     widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
     lines = [
         f"matmul plans on {chip.name} ({chip.cores} cores, {chip.sram_bytes_per_core:,} B SRAM "
-        f"per core), float32, simulated cycles",
+        f"per core), {precision}, simulated cycles",
         "  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths,
                                                                                strict=True))),
     ]
     for row in body:
         lines.append("  ".join(c.rjust(w) if i else c.ljust(w)
                                for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+    elem_bytes = element_bytes(precision_type(precision, "t10 bench"), "t10 bench")
     lines += [
-        "lower bound = 2MKN/(P'·peak fp32) + max(0, 3(MNK/P')^(2/3) - (MK+KN+MN)/P')·4 B·"
-        "exchange cycles/B + 1 sync, minimised over P' <= cores (t10/bench.py);",
+        f"lower bound = 2MKN/(P'·peak {precision}) + max(0, 3(MNK/P')^(2/3) - (MK+KN+MN)/P')·"
+        f"{elem_bytes} B·exchange cycles/B + 1 sync, minimised over P' <= cores (t10/bench.py);",
         "infeasible = no plan of that planner fits the SRAM; replicate/T10 = 1.00 where the "
         "fastest plan needs no rotation, so both planners pick it.",
     ]
-    bad = [r for r in rows for p in (r.t10, r.replicate)
-           if isinstance(p, PlanRun) and not p.max_abs_error < 1e-2]
+    bad = [
+        r for r in rows for p in (r.t10, r.replicate) if isinstance(p, PlanRun) and not p.checked
+    ]
     if bad:
         lines.append("WARNING: simulated numbers differ from numpy for "
                      + ", ".join("x".join(map(str, r.shape)) for r in bad))
@@ -232,6 +242,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=list(DEFAULT_SHAPES),
                    help="matmul shapes (default: "
                         + ",".join("x".join(map(str, s)) for s in DEFAULT_SHAPES) + ")")
+    p.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                   help="storage precision: fp32 (default) or fp16 (2-byte buffers and "
+                        "exchanges, fp16 matmul rate, fp32 accumulation)")
     p.add_argument("--seed", type=int, default=0, help="seed of weights and inputs")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -242,8 +255,10 @@ def run_from_args(args: argparse.Namespace, out: IO[str]) -> int:
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    rows = run_bench(args.chip, args.shapes, args.seed, None if args.quiet else progress)
-    print(format_table(rows, chip), file=out)
+    rows = run_bench(
+        args.chip, args.shapes, args.seed, None if args.quiet else progress, args.precision
+    )
+    print(format_table(rows, chip, args.precision), file=out)
     return 0
 
 

@@ -6,7 +6,7 @@ t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp3
                    [--check [--rtol R] [--atol A] [--atol-rms F]] [--report R.json]
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE]
-t10 bench [--chip NAME|FILE] [--shapes MxKxN,...]
+t10 bench [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
              -o FILE.onnx
 t10 zoo --list
