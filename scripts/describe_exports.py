@@ -86,7 +86,8 @@ HEADER = """# Transformer-block ONNX exports (issue 3)
 Made by `scripts/export_hf_models.py` (versions in its docstring; reruns are byte-identical),
 described by `scripts/describe_exports.py` (regenerate this file with it). Every file ran in
 onnxruntime on seeded random inputs (token ids below the vocab of 128) with finite outputs.
-Tested by `tests/unit/test_hf_exports.py` (part of the default test run: every file on test-16 and ipu-mk2 against onnxruntime).
+Tested by `tests/unit/test_hf_exports.py`, in the default test run: every file on test-16 and
+ipu-mk2 against onnxruntime.
 
 Settings: static shapes (batch 2, sequence 16, hidden 64, 4 heads, intermediate 128, one layer; ViT
 image 32, patch 8, 3 channels, so 17 tokens with CLS; Llama vocab 128); TorchScript exporter
