@@ -25,7 +25,7 @@ from xdsl.ir.affine import (
 )
 
 from t10.passes.index_maps import View
-from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, model_bytes
+from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, Swaps
 from t10.passes.plan import (
     Estimate,
     Layout,
@@ -197,9 +197,17 @@ def reduce_transitions(
 ) -> list[PlanPoint]:
     """Re-chooses each operator's plan, in program order, to minimise its own cycles plus the
     transitions into and out of it given its neighbours' plans, keeping the model in SRAM
-    (pinned operators stay). The memory greedy ignores transitions; this sweep adds them."""
+    (pinned operators stay). The memory greedy ignores transitions; this sweep adds them. A
+    sweep may free memory late in the program that an earlier operator could have used, so
+    it runs again while it changes a plan, at most `SWEEPS` times."""
     chosen = list(chosen)
     capacity = chip.sram_bytes_per_core
+    live = Liveness.none(len(chosen)) if liveness is None else liveness
+    touching: list[list[Edge]] = [[] for _ in chosen]
+    for e in edges:
+        touching[e.consumer].append(e)
+        if e.producer is not None and e.producer != e.consumer:
+            touching[e.producer].append(e)
 
     def layouts(i: int, point: PlanPoint) -> tuple[Sequence[Layout], Layout]:
         return input_layouts(exprs[i], point.plan), output_layout(exprs[i], point.plan)
@@ -207,7 +215,7 @@ def reduce_transitions(
     def cost(i: int, point: PlanPoint) -> int:
         ins, out = layouts(i, point)
         total = point.cycles
-        for e in edges:
+        for e in touching[i]:
             if e.consumer == i and e.gather is not None:
                 total += gather_bound(chip, ins[e.operand], exprs[i].elem_bytes, e.gather)
             elif e.consumer == i:
@@ -223,18 +231,26 @@ def reduce_transitions(
                 total += quick_cycles(chip, out, dst, exprs[i].elem_bytes, e.view)
         return total
 
-    for i, op in enumerate(options):
-        if op.pinned:
-            continue
-        candidates = [*op.points, *aligned_points(chip, exprs, options, chosen, edges, i)]
-        fitting = [
-            p
-            for p in candidates
-            if model_bytes([*chosen[:i], p, *chosen[i + 1 :]], liveness) <= capacity
-        ]
-        if fitting:
-            chosen[i] = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
+    for _ in range(SWEEPS):
+        changed = False
+        for i, op in enumerate(options):
+            if op.pinned:
+                continue
+            aligned = aligned_points(chip, exprs, options, chosen, touching[i], i)
+            candidates = [*op.points, *aligned]
+            swaps = Swaps(chosen, live)
+            fitting = [p for p in candidates if swaps.after(i, p) <= capacity]
+            if fitting:
+                best = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
+                changed |= best != chosen[i]
+                chosen[i] = best
+        if not changed:
+            break
     return chosen
+
+
+SWEEPS = 3
+"""At most this many sweeps of `reduce_transitions`."""
 
 
 def transitions_into(

@@ -273,8 +273,8 @@ class _Greedy:
     def model_bytes(self) -> int:
         return model_bytes(self.chosen(), self.liveness)
 
-    def swaps(self) -> _Swaps:
-        return _Swaps(self.chosen(), self.liveness)
+    def swaps(self) -> Swaps:
+        return Swaps(self.chosen(), self.liveness)
 
     def moves(self) -> list[tuple[float, int, dict[int, int]]]:
         """Candidate moves (extra cycles per byte saved, tie-break, {op: new index}): for each
@@ -304,7 +304,7 @@ class _Greedy:
                     found.append((extra / (now - after), min(group), group))
         return found
 
-    def _group_move(self, holders: list[int], swaps: _Swaps, top: int) -> dict[int, int] | None:
+    def _group_move(self, holders: list[int], swaps: Swaps, top: int) -> dict[int, int] | None:
         """For each holder of the largest peak `top`, its first later plan that brings its
         own peak below `top`; None if some holder has none."""
         group = {}
@@ -350,7 +350,7 @@ class _Greedy:
             self.idx[best[1]] = best[2]
 
 
-class _Swaps:
+class Swaps:
     """The model's bytes if one operator took another plan, the others unchanged. A plan's
     bytes shift whole ranges of the peaks by the same amount, except at the operator itself
     and its readers: the range maxima of the current peaks and a recount at those few
@@ -363,6 +363,22 @@ class _Swaps:
         self.peaks = self.parts.peaks()
         self.resident = sum(p.resident_bytes for p in points)
         self.total = self.resident + int(self.peaks.max())
+        cores = sorted((p.plan.cores for p in points), reverse=True)
+        self.most_cores = cores[0]
+        self.next_most_cores = cores[1] if len(cores) > 1 else 0
+
+    def program_long_change(self, i: int, new: PlanPoint) -> int:
+        """How the program-long tensors' bytes change if operator i took `new`: they lie
+        over the most cores any plan uses."""
+        if not self.liveness.program_long:
+            return 0
+        old_cores = self.points[i].plan.cores
+        others = self.next_most_cores if old_cores == self.most_cores else self.most_cores
+        most = max(others, new.plan.cores)
+        if most == self.most_cores:
+            return 0
+        bytes_at = self.liveness.program_long_bytes
+        return bytes_at(most) - bytes_at(self.most_cores)
 
     def own_peak(self, i: int, new: PlanPoint) -> int:
         """Operator i's own peak if it took `new`."""
@@ -373,9 +389,6 @@ class _Swaps:
 
     def after(self, i: int, new: PlanPoint) -> int:
         old = self.points[i]
-        if self.liveness.program_long and new.plan.cores != old.plan.cores:
-            # the most cores any plan uses places the program-long tensors: recount
-            return model_bytes([*self.points[:i], new, *self.points[i + 1 :]], self.liveness)
         parts, readers = self.parts, self.liveness.readers[i]
         last = self.liveness.last_use(i)
         staged = new.staged_bytes - old.staged_bytes
@@ -393,7 +406,8 @@ class _Swaps:
         for k in readers:
             always = int(parts.always[k]) + (dout if k < last else 0)
             peak = max(peak, always + max(int(parts.running[k]), int(parts.moving[k]) + dout))
-        return self.resident - old.resident_bytes + new.resident_bytes + peak
+        resident = self.resident - old.resident_bytes + new.resident_bytes
+        return resident + peak + self.program_long_change(i, new)
 
 
 def smallest_model(

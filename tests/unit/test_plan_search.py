@@ -23,7 +23,7 @@ from t10.passes.memory_reconciliation import (
     Operands,
     OpOptions,
     PlanPoint,
-    _Swaps,
+    Swaps,
     choose_plans,
     model_bytes,
     op_options,
@@ -646,7 +646,7 @@ def test_swapping_one_plan_matches_recounting() -> None:
         )
         i, new = rng.randrange(n), rand_point()
         swapped = [*points[:i], new, *points[i + 1 :]]
-        assert _Swaps(points, live).after(i, new) == model_bytes(swapped, live)
+        assert Swaps(points, live).after(i, new) == model_bytes(swapped, live)
 
 
 def test_greedy_shrinks_an_output_that_outlives_its_operator() -> None:
