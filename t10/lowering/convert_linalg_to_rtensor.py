@@ -3,9 +3,11 @@ distributed tensors.
 
 Host tensors (function arguments, constants) are distributed straight into the layout their
 consumer's plan asks for; a value produced on chip in one layout and consumed in another gets
-an `rtensor.relayout`. Results that leave the chip are collected. Chains of `rtensor.view`
-ops fold into the map of the relayout that feeds each consumer (a viewed function argument
-is first placed by `host_layout`); a view returned from the function is moved on chip too.
+an `rtensor.relayout`, which later inputs listed in their operator's `t10.reused_inputs`
+share (the plan search found the same tensor moved into the same layout twice). Results that
+leave the chip are collected. Chains of `rtensor.view` ops fold into the map of the relayout
+that feeds each consumer (a viewed function argument is first placed by `host_layout`); a
+view returned from the function is moved on chip too.
 
 A gather of runtime ids (`rtensor.gather` on host tensors) becomes, for each operator that
 reads it, an `rtensor.gather` on distributed tensors labelled `<consumer>/gather`: the table
@@ -30,11 +32,13 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     ModuleOp,
     StringAttr,
     TensorType,
     f32,
+    i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -67,6 +71,7 @@ PLAN_ATTR = "t10.plan"
 ESTIMATE_ATTR = "t10.estimate"
 RELAYOUT_ATTR = "t10.relayout"
 GATHER_ATTR = "t10.gather"
+REUSED_ATTR = "t10.reused_inputs"
 
 
 def _is_splat_of(value: SSAValue, identity: float) -> bool:
@@ -195,6 +200,10 @@ def _gather(
     return gather.results[0]
 
 
+MoveKey = tuple[SSAValue, RTensorType, View | None]
+"""A move between operators: the on-chip source, the destination type, the view."""
+
+
 def _distributed(
     value: SSAValue,
     layout: Layout,
@@ -202,10 +211,13 @@ def _distributed(
     consumer: Operation,
     rewriter: PatternRewriter,
     gathers: Gathers,
+    moves: dict[MoveKey, SSAValue],
+    reuse: bool,
 ) -> SSAValue:
     """`value` (a host tensor, the collect of an on-chip one, or views of either) in
     `layout`, stored as `elem`; views become the map of the relayout that feeds `consumer`;
-    a gather of runtime ids is made straight into `layout`."""
+    a gather of runtime ids is made straight into `layout`. Relayouts are recorded in
+    `moves`; with `reuse` the input takes the one an earlier operator made."""
     wanted = _stored(value.type, elem, layout)
     source, view = through_views(value)
     if isinstance(source.owner, rtensor.GatherOp):
@@ -225,10 +237,33 @@ def _distributed(
         on_chip = _on_chip(source, layout.cores, elem, rewriter)
         if on_chip.type == wanted:
             return on_chip
+        key = (on_chip, wanted, view)
+        if reuse:
+            if key not in moves:
+                raise T10Error(
+                    f"operator '{op_name(consumer)}': '{REUSED_ATTR}' names an input that no "
+                    f"earlier operator moves into the same layout ({wanted}); remove the "
+                    "attribute or run t10-plan-search again"
+                )
+            return moves[key]
         estimate = consumer.attributes.get(RELAYOUT_ATTR)
         op = _relayout(on_chip, wanted, f"{op_name(consumer)}/relayout", view, estimate)
+        moves[key] = op.results[0]
     rewriter.insert(op)
     return op.results[0]
+
+
+def _reused_inputs(op: GenericOp) -> set[int]:
+    """The inputs whose move an earlier operator makes (`t10.reused_inputs`)."""
+    attr = op.attributes.get(REUSED_ATTR)
+    if attr is None:
+        return set()
+    if not isinstance(attr, DenseArrayBase) or not attr.elt_type == i64:
+        raise T10Error(
+            f"operator '{op_name(op)}': attribute '{REUSED_ATTR}' must be an array<i64: ...> "
+            f"of input indices, got {attr}"
+        )
+    return set(attr.get_values())
 
 
 @dataclass
@@ -236,6 +271,8 @@ class GenericToRTensor(RewritePattern):
     elem: Attribute
     """The storage element type of distributed tensors."""
     gathers: Gathers
+    moves: dict[MoveKey, SSAValue] = field(default_factory=dict)
+    """The relayouts made so far, for inputs that reuse them."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
@@ -261,9 +298,10 @@ class GenericToRTensor(RewritePattern):
                     f"operator '{expr.name}': a {expr.combiner} reduction must accumulate into a "
                     f"splat constant of its identity {identity}"
                 )
+        reused = _reused_inputs(op)
         inputs = [
-            _distributed(v, lay, self.elem, op, rewriter, self.gathers)
-            for v, lay in zip(op.inputs, input_layouts(expr, plan), strict=True)
+            _distributed(v, lay, self.elem, op, rewriter, self.gathers, self.moves, i in reused)
+            for i, (v, lay) in enumerate(zip(op.inputs, input_layouts(expr, plan), strict=True))
         ]
         result_type = op.res[0].type
         assert isinstance(result_type, TensorType)

@@ -11,7 +11,7 @@ such axes are the same placement and need no exchange.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from math import ceil, prod
 
@@ -259,17 +259,64 @@ def transitions_into(
     plans: Sequence[Plan],
     edges: Sequence[Edge],
     consumer: int,
+    reused: Collection[int] = (),
 ) -> Estimate | None:
     """The summed estimate of the transitions into `consumer`'s inputs (None: there are
-    none); gathers are costed apart (`gathers_into`)."""
+    none), but those into the `reused` inputs (moved by an earlier operator, `SharedMove`);
+    gathers are costed apart (`gathers_into`)."""
     found = [
         transition_estimate(
             chip, *edge_layouts(exprs, plans, e), exprs[consumer].elem_bytes, e.view
         )
         for e in edges
-        if e.consumer == consumer and e.gather is None
+        if e.consumer == consumer and e.gather is None and e.operand not in reused
     ]
     return _summed([e for e in found if e.cycles])
+
+
+@dataclass(frozen=True)
+class SharedMove:
+    """Several inputs read one operator's output through the same view in the same layout
+    (say q, k and v projections of one activation): the first reader's move serves them
+    all, its buffer held from the first reader to the last. `readers`: (operator, input)
+    in program order, the first one makes the move."""
+
+    readers: tuple[tuple[int, int], ...]
+    nbytes: int
+    """The moved buffer's bytes per core."""
+
+    @property
+    def first(self) -> int:
+        return self.readers[0][0]
+
+    @property
+    def last(self) -> int:
+        return self.readers[-1][0]
+
+
+def shared_moves(
+    exprs: Sequence[TensorExpr], plans: Sequence[Plan], edges: Sequence[Edge]
+) -> list[SharedMove]:
+    """The moves between operators that more than one input could share: same producer,
+    same view, same destination layout, not rotating (a rotating input is shifted in place
+    by its reader). Host tensors are loaded straight into each reader's layout, so only
+    outputs of operators move."""
+    groups: dict[tuple[int, View | None, Layout], list[Edge]] = {}
+    for e in edges:
+        if e.producer is None:
+            continue
+        src, dst = edge_layouts(exprs, plans, e)
+        if dst.rotating is not None or (e.view is None and src == dst):
+            continue
+        groups.setdefault((e.producer, e.view, dst), []).append(e)
+    return [
+        SharedMove(
+            tuple(sorted((e.consumer, e.operand) for e in group)),
+            dst.local_elements() * exprs[group[0].consumer].elem_bytes,
+        )
+        for (_, _, dst), group in groups.items()
+        if len(group) > 1
+    ]
 
 
 def gathers_into(

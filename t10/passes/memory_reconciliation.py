@@ -171,6 +171,9 @@ class Liveness:
 
     readers: tuple[tuple[int, ...], ...]
     program_long: tuple[tuple[tuple[int, ...], int], ...] = ()
+    held: tuple[tuple[int, int, int], ...] = ()
+    """(first, last, bytes per core): a buffer also live at every operator strictly
+    between operators first and last (a move shared by their inputs)."""
     producers: tuple[tuple[int, ...], ...] = field(init=False, compare=False)
     """Per operator, the operators whose outputs it reads (derived from `readers`)."""
 
@@ -220,6 +223,10 @@ class _PeakParts:
             if last > p + 1:
                 outputs[p + 1] += points[p].output_bytes
                 outputs[last] -= points[p].output_bytes
+        for first, last, nbytes in liveness.held:
+            if last > first + 1:
+                outputs[first + 1] += nbytes
+                outputs[last] -= nbytes
         held = np.cumsum(outputs[:n])
         cores = max(p.plan.cores for p in points)
         always = later_host + staged_from + held + liveness.program_long_bytes(cores)

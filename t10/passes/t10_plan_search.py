@@ -6,6 +6,9 @@ An analysis pass: it changes no operation, it only writes attributes.
   `t10.estimate = #rtensor.estimate<...>` (its cycles and bytes per core);
 - on a generic whose inputs arrive in another layout than their producer's:
   `t10.relayout = #rtensor.estimate<...>`, the layout transitions into it;
+- on a generic whose inputs reuse the move an earlier generic makes of the same tensor into
+  the same layout (`layout_transitions.SharedMove`, kept while the model still fits):
+  `t10.reused_inputs = array<i64: ...>`, those inputs (not in its `t10.relayout`);
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
   `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
   (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
@@ -38,7 +41,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, linalg
-from xdsl.dialects.builtin import IntAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -47,14 +58,17 @@ from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
     GatherSpec,
+    SharedMove,
     gathers_into,
     reduce_transitions,
+    shared_moves,
     transitions_into,
 )
 from t10.passes.memory_reconciliation import (
     Liveness,
     Operands,
     OpOptions,
+    PlanPoint,
     choose_plans,
     model_bytes,
     op_options,
@@ -85,6 +99,7 @@ MODEL_BYTES_ATTR = "t10.model_bytes"
 
 RELAYOUT_ATTR = "t10.relayout"
 GATHER_ATTR = "t10.gather"
+REUSED_ATTR = "t10.reused_inputs"
 
 
 def estimate_attr(est: Estimate) -> EstimateAttr:
@@ -171,10 +186,24 @@ class T10PlanSearch(ModulePass):
         chosen = choose_plans(chip, options, self.planner, liveness)
         chosen = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
+        shares = affordable_shares(chip, chosen, liveness, shared_moves(exprs, plans, edges))
+        liveness = dataclasses.replace(
+            liveness, held=tuple((m.first, m.last, m.nbytes) for m in shares)
+        )
+        reused: dict[int, list[int]] = {}
+        for move in shares:
+            for consumer, operand in move.readers[1:]:
+                reused.setdefault(consumer, []).append(operand)
         for i, (generic, point) in enumerate(zip(generics, chosen, strict=True)):
             generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
             generic.attributes[ESTIMATE_ATTR] = estimate_attr(point.estimate)
-            transitions = transitions_into(chip, exprs, plans, edges, i)
+            if i in reused:
+                generic.attributes[REUSED_ATTR] = DenseArrayBase.from_list(
+                    i64, sorted(reused[i])
+                )
+            else:
+                generic.attributes.pop(REUSED_ATTR, None)
+            transitions = transitions_into(chip, exprs, plans, edges, i, reused.get(i, ()))
             if transitions is not None:
                 generic.attributes[RELAYOUT_ATTR] = estimate_attr(transitions)
             else:
@@ -212,6 +241,19 @@ class T10PlanSearch(ModulePass):
         if key not in frontiers:
             frontiers[key] = operator_frontier(chip, expr, self.planner, self.min_utilization)
         return op_options(expr, frontiers[key], operands)
+
+
+def affordable_shares(
+    chip: ChipSpec, chosen: list[PlanPoint], liveness: Liveness, moves: list[SharedMove]
+) -> list[SharedMove]:
+    """The shared moves, in program order, whose held buffers still let the model fit."""
+    kept: list[SharedMove] = []
+    for move in sorted(moves, key=lambda m: m.readers):
+        held = tuple((m.first, m.last, m.nbytes) for m in (*kept, move))
+        trial = dataclasses.replace(liveness, held=held)
+        if model_bytes(chosen, trial) <= chip.sram_bytes_per_core:
+            kept.append(move)
+    return kept
 
 
 def model_liveness(module: ModuleOp, generics: list[Operation], elem_bytes: int) -> Liveness:

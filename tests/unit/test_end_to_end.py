@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.parser import Parser
 
+from t10.cli import CHECK_TOLERANCES, run_model
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
@@ -265,3 +266,42 @@ def test_padding_stays_zero_through_a_reduction() -> None:
     b = rng.standard_normal((7, 3)).astype(np.float32)
     result = simulate(module, load_chip("test-16"), {"a": a, "b": b})
     np.testing.assert_allclose(result.outputs["y"], (a + 1) @ (b + 1), rtol=1e-5, atol=1e-5)
+
+
+def _projections(seq: int = 16, hidden: int = 64) -> onnx.ModelProto:
+    """Three projections (q, k, v) of one on-chip activation, as in attention."""
+    rng = np.random.default_rng(4)
+    weights = [
+        onnx.numpy_helper.from_array(
+            rng.standard_normal((hidden, hidden)).astype(np.float32) * 0.1, f"w{name}"
+        )
+        for name in "qkv"
+    ]
+    nodes = [onnx.helper.make_node("Tanh", ["x"], ["h"], name="act")]
+    nodes += [
+        onnx.helper.make_node("MatMul", ["h", f"w{name}"], [name], name=f"{name}_proj")
+        for name in "qkv"
+    ]
+    graph = onnx.helper.make_graph(
+        nodes,
+        "projections",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [seq, hidden])],
+        [onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [seq, hidden])
+         for n in "qkv"],
+        weights,
+    )
+    return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+def test_projections_of_one_activation_share_its_move(chip: str, tmp_path: Path) -> None:
+    """q, k and v read the activation in the same layout: one relayout serves all three, and
+    the estimate still matches the simulation op by op."""
+    path = tmp_path / "projections.onnx"
+    onnx.save(_projections(), path)
+    report = run_model(str(path), chip, check=CHECK_TOLERANCES["fp32"]).report
+    assert report["check"]["passed"]
+    moves = [op["name"] for op in report["ops"] if op["kind"] == "relayout"]
+    assert moves == ["q_proj/relayout"]
+    assert report["estimated_total_cycles"] == report["total_cycles"]
+    assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"]

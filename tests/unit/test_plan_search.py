@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
 from xdsl.parser import Parser
 
 from t10.errors import T10Error
+from t10.passes.layout_transitions import Edge, SharedMove, shared_moves
 from t10.passes.memory_reconciliation import (
     Liveness,
     Operands,
@@ -44,7 +45,7 @@ from t10.passes.plan_search import (
     spatial_factors,
     validate_plan,
 )
-from t10.passes.t10_plan_search import T10PlanSearch
+from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
 from t10.passes.tensor_expr import Access, ExprKind, TensorExpr
 from t10.sim import costs
 from t10.sim.chip_spec import ChipSpec, load_chip
@@ -667,6 +668,34 @@ def test_greedy_shrinks_an_output_that_outlives_its_operator() -> None:
         "smallest plans need 90 bytes per core: 0 bytes of resident weights + 90 bytes while "
         "'b' runs (80 of its own, 10 of tensors live across it); use a chip"
     )
+
+
+def test_held_buffers_live_strictly_between_first_and_last_reader() -> None:
+    points = [live_point(1, 10) for _ in range(4)]
+    live = Liveness(((),) * 4, held=((0, 3, 50),))
+    assert peaks(points, live).tolist() == [10, 60, 60, 10]
+
+
+def test_a_move_is_shared_only_while_the_model_fits() -> None:
+    """Sharing op 0's move with op 3 holds its 50 bytes while ops 1 and 2 run."""
+    chosen = [live_point(1, 10) for _ in range(4)]
+    move = SharedMove(((0, 0), (3, 0)), 50)
+    assert affordable_shares(chip_with(60), chosen, Liveness.none(4), [move]) == [move]
+    assert affordable_shares(chip_with(59), chosen, Liveness.none(4), [move]) == []
+
+
+def test_rotating_inputs_never_share_a_move() -> None:
+    """Two matmuls read one product: in the same spatial layout they share its move; a
+    rotating input is shifted in place by its reader, so each rotating reader moves its own."""
+    producer, reader = bias_add(8, 12), matmul(8, 12, 6)
+    exprs = [producer, reader, reader]
+    edges = [Edge(0, 1, 0), Edge(0, 2, 0)]
+    spatial = [Plan((1, 16)), Plan((4, 4, 1)), Plan((4, 4, 1))]
+    [move] = shared_moves(exprs, spatial, edges)
+    assert move.readers == ((1, 0), (2, 0)) and move.nbytes == 2 * 12 * 4
+    rotating = Plan((4, 4, 1), 2, 4, (Rotation(0, 1, 4),))
+    assert shared_moves(exprs, [spatial[0], rotating, rotating], edges) == []
+    assert shared_moves(exprs, [spatial[0], spatial[1], Plan((2, 8, 1))], edges) == []
 
 
 def test_split_bytes_by_constant_inputs() -> None:

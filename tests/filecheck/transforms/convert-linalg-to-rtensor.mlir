@@ -74,3 +74,53 @@ func.func @main(%x: tensor<4x2xf32> {t10.name = "x"}) -> (tensor<2x4xf32> {t10.n
 // CHECK-NEXT:    %3 = rtensor.collect %2 : !rtensor.tensor<8xf32, #rtensor.layout<grid [2] axes [d0] tile [4]>> -> tensor<8xf32>
 // CHECK-NEXT:    func.return %n_1, %3 : tensor<2x4xf32>, tensor<8xf32>
 // CHECK-NOT:     rtensor.view
+
+// -----
+
+// Two operators read the same product in the same layout; the second reuses the relayout
+// the first makes (t10.reused_inputs, written by t10-plan-search).
+func.func @main(%x: tensor<4x4xf32> {t10.name = "x"}) -> (tensor<4x4xf32> {t10.name = "b"}, tensor<4x4xf32> {t10.name = "c"}) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {t10.name = "a", t10.plan = #rtensor.plan<grid [4, 1]>} {
+  ^bb0(%i: f32, %o: f32):
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {t10.name = "b", t10.plan = #rtensor.plan<grid [1, 4]>} {
+  ^bb0(%i: f32, %o: f32):
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {t10.name = "c", t10.plan = #rtensor.plan<grid [1, 4]>, t10.reused_inputs = array<i64: 0>} {
+  ^bb0(%i: f32, %o: f32):
+    %n = math.absf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  func.return %b, %c : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[MOVED:.*]] = rtensor.relayout "b/relayout" %a : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 4]>> -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 4] axes [-, d1] tile [4, 1]>>
+// CHECK-NEXT:    %b = rtensor.generic "b"(%[[MOVED]])
+// CHECK-NOT:     rtensor.relayout
+// CHECK:         %c = rtensor.generic "c"(%[[MOVED]])
+
+// -----
+
+// An input marked as reused that no earlier operator moves into its layout is an error.
+func.func @main(%x: tensor<4x4xf32> {t10.name = "x"}) -> (tensor<4x4xf32> {t10.name = "c"}) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {t10.name = "a", t10.plan = #rtensor.plan<grid [4, 1]>} {
+  ^bb0(%i: f32, %o: f32):
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {t10.name = "c", t10.plan = #rtensor.plan<grid [1, 4]>, t10.reused_inputs = array<i64: 0>} {
+  ^bb0(%i: f32, %o: f32):
+    %n = math.absf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  func.return %c : tensor<4x4xf32>
+}
+
+// CHECK: operator 'c': 't10.reused_inputs' names an input that no earlier operator moves into the same layout (!rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 4] axes [-, d1] tile [4, 1]>>); remove the attribute or run t10-plan-search again

@@ -3,7 +3,7 @@
 // RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=greedy}' | filecheck %s --check-prefix=BAD
 
 // The planner option is checked before anything else, once per input chunk.
-// BAD-COUNT-5: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate
+// BAD-COUNT-6: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate
 
 // Plain: a 64x64x64 matmul and its bias add. No memory pressure on test-16 (256 KiB per
 // core), so both planners pick the fastest plan, which is spatial only. It splits k, so
@@ -120,6 +120,41 @@ builtin.module {
       linalg.yield %s : f32
     } -> tensor<64x64xf32>
     func.return %y : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// A shared move: both matmuls read the Exp's output in the same layout, so the second reuses
+// the first one's relayout (t10.reused_inputs; no t10.relayout of its own).
+
+// ALL:       t10.name = "q/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>, t10.relayout = #rtensor.estimate<cycles = 1265, compute = 0, exchange = 1147, sync = 118, bytes = 4096>}
+// ALL:       t10.name = "k/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>, t10.reused_inputs = array<i64: 0>}
+
+builtin.module {
+  func.func @main(%x: tensor<64x64xf32> {t10.name = "x"}) -> (tensor<64x64xf32> {t10.name = "q"}, tensor<64x64xf32> {t10.name = "k"}) {
+    %wq = arith.constant dense<1.000000e+00> : tensor<64x64xf32>
+    %wk = arith.constant dense<2.000000e+00> : tensor<64x64xf32>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) attrs = {t10.name = "act/Exp"} {
+    ^bb0(%i: f32, %o: f32):
+      %s = math.exp %i : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %q = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %wq : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>) attrs = {t10.name = "q/MatMul"} {
+    ^bb0(%i: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %i, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %wk : tensor<64x64xf32>, tensor<64x64xf32>) outs(%z : tensor<64x64xf32>) attrs = {t10.name = "k/MatMul"} {
+    ^bb0(%i: f32, %c: f32, %acc: f32):
+      %p = arith.mulf %i, %c : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    func.return %q, %k : tensor<64x64xf32>, tensor<64x64xf32>
   }
 }
 
