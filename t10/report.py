@@ -21,6 +21,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute
 
+from t10.passes.epilogue import EPILOGUE_ATTR
 from t10.passes.tensor_expr import is_mul_add, linalg_tensor_expr, op_name
 from t10.sim.chip_spec import ChipSpec
 
@@ -150,8 +151,8 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
     """Every `linalg.generic` of a module after `t10-plan-search`, in program order."""
     out: list[PlannedOp] = []
     for op in module.walk():
-        if not isinstance(op, GenericOp):
-            continue
+        if not isinstance(op, GenericOp) or EPILOGUE_ATTR in op.attributes:
+            continue  # an epilogue is reported with its contraction
         plan = op.attributes.get(PLAN_ATTR)
         relayout = op.attributes.get(RELAYOUT_ATTR)
         if relayout is not None:

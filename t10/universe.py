@@ -50,6 +50,12 @@ def _t10_fuse_elementwise() -> type[ModulePass]:
     return T10FuseElementwise
 
 
+def _t10_fuse_epilogue() -> type[ModulePass]:
+    from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
+
+    return T10FuseEpilogue
+
+
 def _t10_plan_search() -> type[ModulePass]:
     from t10.passes.t10_plan_search import T10PlanSearch
 
@@ -88,6 +94,7 @@ def _t10_compile() -> type[ModulePass]:
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "t10-fuse-elementwise": _t10_fuse_elementwise,
+    "t10-fuse-epilogue": _t10_fuse_epilogue,
     "t10-plan-search": _t10_plan_search,
     "convert-linalg-to-rtensor": _convert_linalg_to_rtensor,
     "convert-rtensor-to-cshift": _convert_rtensor_to_cshift,

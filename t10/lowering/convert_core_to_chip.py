@@ -1,7 +1,9 @@
 """convert-core-to-chip: schedules the per-core program into BSP supersteps.
 
 Each `core.kernel` opens a superstep whose compute phase it is; the transfers that follow it
-(ring shifts) form that superstep's exchange phase. A transfer with no kernel before it (an
+(ring shifts) form that superstep's exchange phase. A kernel of the same operator that follows
+with nothing exchanged in between (only frees) joins that compute phase: an operator's
+epilogue runs in its last step. A transfer with no kernel before it (an
 all-reduce, a relayout, a gather) gets a superstep of its own with an empty compute phase. The body
 of `@main` moves into one `chip.program` over the cores the program uses.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
@@ -50,27 +52,65 @@ def _exchange_label(op: Operation) -> str:
     return getattr(producer, "label", StringAttr(op.name)).data
 
 
+def _late_operands(kernel: core.KernelOp, step: chip.SuperstepOp) -> list[Operation]:
+    """The ops defining `kernel`'s operands that stand after `step` in its block."""
+    block = step.parent_block()
+    return [
+        v.owner
+        for v in kernel.operands
+        if isinstance(v.owner, Operation)
+        and v.owner.parent_block() is block
+        and step.is_before_in_block(v.owner)
+    ]
+
+
+def _joins(step: chip.SuperstepOp | None, kernel: core.KernelOp) -> bool:
+    """Whether `kernel` runs in the compute phase of `step`: a kernel of the same operator
+    with nothing exchanged since (an epilogue after the operator's last step), whose operands
+    are defined before `step` or are index constants (which move up before it)."""
+    return (
+        step is not None
+        and step.label.data == kernel.label.data
+        and not (step.exchange.blocks and step.exchange.block.ops)
+        and all(isinstance(o, arith.ConstantOp) for o in _late_operands(kernel, step))
+    )
+
+
+def _join(step: chip.SuperstepOp, kernel: core.KernelOp) -> None:
+    for constant in _late_operands(kernel, step):
+        constant.detach()
+        step.parent_block().insert_op_before(constant, step)  # type: ignore[union-attr]
+    _move_into(step.compute, kernel)
+
+
 def schedule_block(block: Block) -> None:
     """Groups the kernels and transfers of one block (recursively) into supersteps."""
     current: chip.SuperstepOp | None = None
+    last_compute: chip.SuperstepOp | None = None  # the latest superstep that ran a kernel
     for op in list(block.ops):
         for region in op.regions:
             for inner in region.blocks:
                 schedule_block(inner)
         standalone = isinstance(op, core.RelayoutOp | core.GatherOp | core.AllReduceOp)
-        if isinstance(op, core.KernelOp):
-            current = _superstep(op.label.data)
+        if isinstance(op, core.KernelOp) and _joins(last_compute, op):
+            assert last_compute is not None
+            _join(last_compute, op)
+        elif isinstance(op, core.KernelOp):
+            current = last_compute = _superstep(op.label.data)
             block.insert_op_before(current, op)
             _move_into(current.compute, op)
+        elif isinstance(op, core.FreeOp):
+            current = None  # a freed buffer is gone for later kernels only
         elif isinstance(op, EXCHANGE_OPS):
             if current is None or standalone:
                 current = _superstep(_exchange_label(op))
                 block.insert_op_before(current, op)
             _move_into(current.exchange, op)
+            last_compute = None
             if standalone:
                 current = None
-        elif op.regions or isinstance(op, core.AllocOp | core.FreeOp | core.StoreOp | core.LoadOp):
-            current = None
+        elif op.regions or isinstance(op, core.AllocOp | core.StoreOp | core.LoadOp):
+            current = last_compute = None
 
 
 class FuncToProgram(RewritePattern):

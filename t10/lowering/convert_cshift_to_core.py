@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IndexType,
     ModuleOp,
     StringAttr,
     UnrealizedConversionCastOp,
 )
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
@@ -381,6 +383,44 @@ class AllReduceToCore(RewritePattern):
         _replace_with_buffer(rewriter, op, [reduce], buffer, rtype)
 
 
+class EpilogueToKernel(RewritePattern):
+    """An epilogue is one element-wise kernel on the grid of the operator's output: loop i
+    (output dim i) runs along the grid axis that splits dim i; cores that differ on the other
+    axes (the replicas of a split-k tile) compute the same tile. It writes the output buffer
+    in place (a new buffer when the output has other readers)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: rtensor.EpilogueOp, rewriter: PatternRewriter) -> None:
+        rtype = op.result.type
+        assert isinstance(rtype, RTensorType)
+        layout = rtype.get_layout()
+        source = op.inputs[0]
+        ops: list[Operation] = []
+        output = _buffer_of(source)
+        if not source.has_one_use():
+            alloc = _alloc(op.label.data, rtype)
+            ops.append(alloc)
+            output = alloc.result
+        idx = _IndexBuilder(ops)
+        zero = idx.const(0)
+        rank = len(layout.shape)
+        kernel = core.KernelOp.build(
+            operands=[[_buffer_of(v) for v in op.inputs], output, [zero] * (len(op.inputs) + 1)],
+            properties={
+                "label": op.label,
+                "grid": int_array(layout.grid),
+                "axes": int_array([-1 if a is None else a for a in layout.axes]),
+                "sizes": int_array(layout.tile),
+                "bounds": int_array(layout.shape),
+                "slice_dims": int_array([-1] * (len(op.inputs) + 1)),
+                "indexing_maps": op.indexing_maps,
+                "iterator_types": ArrayAttr([IteratorTypeAttr.parallel()] * rank),
+            },
+            regions=[op.body.clone()],
+        )
+        _replace_with_buffer(rewriter, op, [*ops, kernel], output, rtype)
+
+
 class CollectToStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.CollectOp, rewriter: PatternRewriter) -> None:
@@ -437,6 +477,7 @@ class _Patterns(RewritePattern):
         DistributeToLoad(),
         ComputeShiftToKernels(),
         AllReduceToCore(),
+        EpilogueToKernel(),
         RelayoutToExchange(),
         GatherToCore(),
         CollectToStore(),

@@ -32,6 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     ModuleOp,
@@ -41,7 +42,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -52,6 +53,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from t10.errors import T10Error
+from t10.passes.epilogue import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
 from t10.passes.index_maps import View
 from t10.passes.plan import Layout, host_layout, input_layouts, output_layout, rounds_partials
 from t10.passes.tensor_expr import (
@@ -276,15 +278,17 @@ class GenericToRTensor(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if is_epilogue(op):
+            return  # lowered with its contraction
         plan_attr = op.attributes.get(PLAN_ATTR)
         if not isinstance(plan_attr, PlanAttr):
             raise T10Error(
                 f"operator '{op_name(op)}' has no '{PLAN_ATTR}' attribute: run t10-plan-search "
                 "before convert-linalg-to-rtensor (or pin a plan by hand)"
             )
-        expr = dataclasses.replace(
-            linalg_tensor_expr(op), elem_bytes=element_bytes(self.elem, op_name(op))
-        )
+        epilogue = epilogue_of(op)
+        fused = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
+        expr = dataclasses.replace(fused, elem_bytes=element_bytes(self.elem, op_name(op)))
         plan = plan_attr.to_plan()
         if expr.kind is ExprKind.CONTRACTION and not _is_splat_of(op.outputs[0], 0.0):
             raise T10Error(
@@ -299,9 +303,12 @@ class GenericToRTensor(RewritePattern):
                     f"splat constant of its identity {identity}"
                 )
         reused = _reused_inputs(op)
+        values = list(op.inputs)
+        if epilogue is not None:
+            values += epilogue_inputs(op, epilogue)
         inputs = [
             _distributed(v, lay, self.elem, op, rewriter, self.gathers, self.moves, i in reused)
-            for i, (v, lay) in enumerate(zip(op.inputs, input_layouts(expr, plan), strict=True))
+            for i, (v, lay) in enumerate(zip(values, input_layouts(expr, plan), strict=True))
         ]
         result_type = op.res[0].type
         assert isinstance(result_type, TensorType)
@@ -316,7 +323,7 @@ class GenericToRTensor(RewritePattern):
         if ESTIMATE_ATTR in op.attributes:
             properties["estimate"] = op.attributes[ESTIMATE_ATTR]
         generic = rtensor.GenericOp.create(
-            operands=inputs,
+            operands=inputs[: expr.own_inputs],
             result_types=[_stored(result_type, f32 if rounding else self.elem, layout)],
             properties=properties,
             regions=[op.detach_region(op.body)],
@@ -330,10 +337,51 @@ class GenericToRTensor(RewritePattern):
                     properties={"label": StringAttr(expr.name)},
                 )
             )
+        if epilogue is not None:
+            extra = inputs[expr.own_inputs :]
+            new_ops.append(_epilogue(op, epilogue, new_ops[-1].results[0], extra))
         collect = rtensor.CollectOp.create(
             operands=new_ops[-1].results, result_types=[result_type]
         )
-        rewriter.replace(op, [*new_ops, collect])
+        if epilogue is None:
+            rewriter.replace(op, [*new_ops, collect])
+            return
+        rewriter.insert([*new_ops, collect], InsertPoint.before(op))
+        rewriter.replace_all_uses_with(epilogue.results[0], collect.results[0])
+        rewriter.erase(epilogue)
+        rewriter.erase(op)
+
+
+def _epilogue(
+    contraction: GenericOp, epilogue: GenericOp, output: SSAValue, inputs: list[SSAValue]
+) -> rtensor.EpilogueOp:
+    """`epilogue` as an `rtensor.epilogue` on the contraction's distributed `output`; its
+    block takes the output's element first, then its own inputs' (in `inputs` order)."""
+    old = epilogue.body.block
+    args = list(old.args)
+    produced = contraction.results[0]
+    own = [i for i, v in enumerate(epilogue.inputs) if v is not produced]
+    block = Block(
+        arg_types=[args[0].type, *(args[i].type for i in own), args[len(epilogue.inputs)].type]
+    )
+    for i, value in enumerate(epilogue.inputs):
+        target = block.args[1 + own.index(i)] if value is not produced else block.args[0]
+        args[i].replace_all_uses_with(target)
+    args[len(epilogue.inputs)].replace_all_uses_with(block.args[-1])
+    for body_op in list(old.ops):
+        body_op.detach()
+        block.add_op(body_op)
+    maps = epilogue.indexing_maps.data
+    identity = maps[-1]
+    return rtensor.EpilogueOp.create(
+        operands=[output, *inputs],
+        result_types=[output.type],
+        properties={
+            "label": StringAttr(op_name(contraction)),
+            "indexing_maps": ArrayAttr([identity, *(maps[i] for i in own), identity]),
+        },
+        regions=[Region(block)],
+    )
 
 
 @dataclass

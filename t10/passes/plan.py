@@ -230,9 +230,11 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     output tile, plus the additions. Partial sums narrower than fp32 (`rounds_partials`)
     accumulate in an fp32 tile, then a superstep of its own rounds it into the output (an
     element-wise pass over the tile).
+    A fused epilogue (`TensorExpr.epilogue`) adds an element-wise kernel over the output tile
+    (`epilogue_cycles`, `epilogue_syncs`); it writes the output in place.
     Memory: every input's local buffer (rotating ones hold their window plus one incoming
-    chunk), the output tile (plus the fp32 accumulator when rounding), and the all-reduce's
-    receive buffer.
+    chunk; an epilogue's inputs are laid out like the output tile), the output tile (plus the
+    fp32 accumulator when rounding), and the all-reduce's receive buffer.
     """
     eb = expr.elem_bytes
     layouts = input_layouts(expr, plan)
@@ -258,15 +260,34 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
         compute += costs.elementwise_cycles(chip, out_tile, False)
         syncs += 1
         memory += out_tile * ACCUMULATOR_BYTES
+    if expr.epilogue is not None:
+        compute += epilogue_cycles(chip, expr, out_tile)
+        syncs += epilogue_syncs(group, rounding)
     return Estimate(compute, exchange, syncs * costs.sync_cycles(chip), memory)
+
+
+def epilogue_cycles(chip: ChipSpec, expr: TensorExpr, out_tile: int) -> int:
+    """The fused epilogue's kernel: element-wise over the output tile (0 without one)."""
+    epi = expr.epilogue
+    if epi is None:
+        return 0
+    return costs.elementwise_cycles(chip, out_tile, epi.relu_like, epi.body_ops)
+
+
+def epilogue_syncs(group: int, rounding: bool) -> int:
+    """Syncs the epilogue adds: none when it runs in the compute phase of the operator's last
+    step; one when an all-reduce or a rounding pass ends the operator (it then follows them
+    in a superstep of its own)."""
+    return 1 if group > 1 or rounding else 0
 
 
 def rotation_choices(expr: TensorExpr, factors: tuple[int, ...], temporal: int):
     """All ways to rotate the inputs that read `temporal`: per input, no rotation or a ring on
-    a distinct grid axis it does not read, with f_t dividing that axis (f_t > 1)."""
+    a distinct grid axis it does not read, with f_t dividing that axis (f_t > 1). An
+    epilogue's inputs never rotate (they are read once, after the last step)."""
 
     def choices(i: int, used: frozenset[int]):
-        if i == len(expr.inputs):
+        if i == expr.own_inputs:
             yield ()
             return
         acc = expr.inputs[i]
@@ -337,6 +358,8 @@ def plan_problem(expr: TensorExpr, plan: Plan) -> str | None:
     for r in plan.rotations:
         if not 0 <= r.operand < len(expr.inputs):
             return f"rotation of input {r.operand}: the operator has {len(expr.inputs)} inputs"
+        if r.operand >= expr.own_inputs:
+            return f"input {r.operand} is read by the epilogue, which never rotates"
         acc = expr.inputs[r.operand]
         if not acc.uses(d):
             return f"input {r.operand} does not read shift dim d{d}, so it cannot rotate"

@@ -35,7 +35,14 @@ from fractions import Fraction
 from math import ceil, lcm, prod
 
 from t10.errors import T10Error
-from t10.passes.plan import ACCUMULATOR_BYTES, Estimate, Plan, Rotation, shiftable_dims
+from t10.passes.plan import (
+    ACCUMULATOR_BYTES,
+    Estimate,
+    Plan,
+    Rotation,
+    epilogue_syncs,
+    shiftable_dims,
+)
 from t10.passes.plan import plan_problem as operator_plan_problem
 from t10.passes.tensor_expr import ExprKind, TensorExpr
 from t10.sim.chip_spec import ChipSpec
@@ -157,7 +164,7 @@ class FastEstimator:
         # matmul role per loop dim, as TensorExpr.matmul_dims: 0 batch, 1 m, 2 k, 3 n
         self.roles: tuple[int, ...] = ()
         if self.contraction:
-            a, b = expr.inputs
+            a, b = expr.inputs[:2]
             self.roles = tuple(
                 2 if not par else 1 if a.uses(d) and not b.uses(d)
                 else 3 if b.uses(d) and not a.uses(d) else 0
@@ -179,6 +186,12 @@ class FastEstimator:
                                  chip.elementwise.fixed_cycles)
         self.exchange = _Affine(chip.exchange_cycles_per_byte, 0)
         self._kernels: dict[tuple[int, ...], int] = {}
+        self.epilogue: _Affine | None = None
+        if expr.epilogue is not None:
+            epi = chip.relu if expr.epilogue.relu_like else chip.elementwise
+            self.epilogue = _Affine(
+                _exact(epi.cycles_per_element) * expr.epilogue.body_ops, epi.fixed_cycles
+            )
 
     def kernel(self, sizes: Sequence[int]) -> int:
         """`t10.passes.plan.kernel_cycles` (cached)."""
@@ -243,6 +256,9 @@ class FastEstimator:
             compute += self.reduce_ew(out_tile)
             syncs += 1
             memory += out_tile * ACCUMULATOR_BYTES
+        if self.epilogue is not None:
+            compute += self.epilogue(out_tile)
+            syncs += epilogue_syncs(group, rounding)
         return Estimate(compute, exchange, syncs * self.sync, memory)
 
 
@@ -341,7 +357,8 @@ class _Search:
         self.in_dims = self.fast.in_dims
         # loop dims each input could rotate around (the ones it does not read)
         self.ring_dims = tuple(
-            tuple(g for g in range(expr.rank) if g not in dims) for dims in self.in_dims
+            tuple(g for g in range(expr.rank) if g not in dims) if i < expr.own_inputs else ()
+            for i, dims in enumerate(self.in_dims)
         )
         self._hi = [
             {lo: factor_range(size, self.cores, lo) for lo in factor_candidates(size, self.cores)}

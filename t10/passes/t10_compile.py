@@ -13,6 +13,7 @@ from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
+from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_plan_search import T10PlanSearch
 
 LEVELS = ("linalg", "rtensor", "cshift", "core", "chip")
@@ -27,9 +28,10 @@ def pipeline(
     precision: str = "fp32",
     fuse: bool = True,
 ) -> tuple[ModulePass, ...]:
-    """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off) and
-    planning first (`emit="linalg"` stops after the plan search)."""
-    fusion: tuple[ModulePass, ...] = (T10FuseElementwise(),) if fuse else ()
+    """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off:
+    element-wise chains, then contraction epilogues) and planning first (`emit="linalg"`
+    stops after the plan search)."""
+    fusion: tuple[ModulePass, ...] = (T10FuseElementwise(), T10FuseEpilogue()) if fuse else ()
     lowering: tuple[ModulePass, ...] = (
         ConvertLinalgToRTensor(),
         ConvertRTensorToCShift(),
@@ -51,7 +53,8 @@ class T10Compile(ModulePass):
     min_utilization: float = 0.5
     precision: str = "fp32"
     fuse: bool = True
-    """Fuse element-wise chains first (t10-fuse-elementwise)."""
+    """Fuse element-wise chains and contraction epilogues first (t10-fuse-elementwise,
+    t10-fuse-epilogue)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         passes = pipeline(

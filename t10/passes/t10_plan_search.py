@@ -54,6 +54,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from t10.errors import T10Error
+from t10.passes.epilogue import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
 from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
@@ -112,7 +113,40 @@ def estimate_attr(est: Estimate) -> EstimateAttr:
     )
 
 
-def operand_roles(op: linalg.GenericOp) -> Operands:
+@dataclass(frozen=True)
+class Operator:
+    """One planned operator: a generic, and the element-wise epilogue that runs on its cores
+    (`t10.passes.epilogue`); the plan and estimates are written on the generic."""
+
+    generic: Operation
+    epilogue: Operation | None = None
+
+    @property
+    def inputs(self) -> list[SSAValue]:
+        own = list(self.generic.operands[: len(self.generic.operands) - 1])
+        if self.epilogue is None:
+            return own
+        return own + epilogue_inputs(self.generic, self.epilogue)
+
+    @property
+    def result(self) -> SSAValue:
+        return (self.epilogue or self.generic).results[0]
+
+    def ops(self) -> tuple[Operation, ...]:
+        return (self.generic,) if self.epilogue is None else (self.generic, self.epilogue)
+
+
+def planned_operators(module: ModuleOp) -> list[Operator]:
+    """The module's operators in program order: every generic but the marked epilogues,
+    which join their contraction."""
+    return [
+        Operator(o, epilogue_of(o))
+        for o in module.walk()
+        if o.name == GENERIC and not is_epilogue(o)
+    ]
+
+
+def operand_roles(op: Operator) -> Operands:
     """Which inputs of `op` are weights (`arith.constant`: resident on chip), function
     arguments read directly, and function arguments or weights read through views."""
     constant, host = [], []
@@ -175,14 +209,14 @@ class T10PlanSearch(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
         chip = load_chip(self.chip)
-        generics = [o for o in op.walk() if o.name == GENERIC]
+        operators = planned_operators(op)
         frontiers: dict[TensorExpr, list] = {}
-        exprs = [self.tensor_expr(g) for g in generics]
+        exprs = [self.tensor_expr(o) for o in operators]
         options = [
-            self.options(chip, g, e, frontiers) for g, e in zip(generics, exprs, strict=True)
+            self.options(chip, o, e, frontiers) for o, e in zip(operators, exprs, strict=True)
         ]
-        edges = dataflow_edges(generics)
-        liveness = model_liveness(op, generics, exprs[0].elem_bytes if exprs else 4)
+        edges = dataflow_edges(operators)
+        liveness = model_liveness(op, operators, exprs[0].elem_bytes if exprs else 4)
         chosen = choose_plans(chip, options, self.planner, liveness)
         chosen = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
@@ -194,7 +228,8 @@ class T10PlanSearch(ModulePass):
         for move in shares:
             for consumer, operand in move.readers[1:]:
                 reused.setdefault(consumer, []).append(operand)
-        for i, (generic, point) in enumerate(zip(generics, chosen, strict=True)):
+        for i, (operator, point) in enumerate(zip(operators, chosen, strict=True)):
+            generic = operator.generic
             generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
             generic.attributes[ESTIMATE_ATTR] = estimate_attr(point.estimate)
             if i in reused:
@@ -218,23 +253,25 @@ class T10PlanSearch(ModulePass):
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(model_bytes(chosen, liveness), 64)
 
-    def tensor_expr(self, op: linalg.GenericOp) -> TensorExpr:
-        """The operator with the storage precision's element size."""
+    def tensor_expr(self, op: Operator) -> TensorExpr:
+        """The operator (with its epilogue) with the storage precision's element size."""
         elem = precision_type(self.precision, "t10-plan-search")
-        return dataclasses.replace(
-            linalg_tensor_expr(op), elem_bytes=element_bytes(elem, "t10-plan-search")
-        )
+        if op.epilogue is None:
+            expr = linalg_tensor_expr(op.generic)  # type: ignore[arg-type]
+        else:
+            expr = fused_tensor_expr(op.generic, op.epilogue)  # type: ignore[arg-type]
+        return dataclasses.replace(expr, elem_bytes=element_bytes(elem, "t10-plan-search"))
 
     def options(
         self,
         chip: ChipSpec,
-        op: linalg.GenericOp,
+        op: Operator,
         expr: TensorExpr,
         frontiers: dict[TensorExpr, list],
     ) -> OpOptions:
         """The plans `op` may take; frontiers are shared between identical operators."""
         operands = operand_roles(op)
-        plan = pinned_plan(op)
+        plan = pinned_plan(op.generic)
         if plan is not None:
             return pinned_options(chip, expr, plan, operands)
         key = dataclasses.replace(expr, name="")
@@ -256,12 +293,12 @@ def affordable_shares(
     return kept
 
 
-def model_liveness(module: ModuleOp, generics: list[Operation], elem_bytes: int) -> Liveness:
+def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int) -> Liveness:
     """Which generics read each generic's output (through views and gathers; a view
     returned from the function is moved where the view stands, so the generic before it
     counts as a reader), and the gathers' tables and ids placed for the whole program (host
     tensors of `elem_bytes`, ids of `IDS_BYTES`, each once)."""
-    index = {id(g): i for i, g in enumerate(generics)}
+    index = operator_index(operators)
     position: dict[int, int] = {}  # op → the index of the last generic at or before it
     current = 0
     for o in module.walk():
@@ -278,7 +315,7 @@ def model_liveness(module: ModuleOp, generics: list[Operation], elem_bytes: int)
         return found
 
     reads = tuple(
-        tuple(sorted(k for k in readers(g.results[0]) if k > i)) for i, g in enumerate(generics)
+        tuple(sorted(k for k in readers(o.result) if k > i)) for i, o in enumerate(operators)
     )
     placed: dict[int, tuple[tuple[int, ...], int]] = {}
     for o in module.walk():
@@ -294,14 +331,19 @@ def model_liveness(module: ModuleOp, generics: list[Operation], elem_bytes: int)
     return Liveness(reads, tuple(placed.values()))
 
 
-def dataflow_edges(generics: list[Operation]) -> list[Edge]:
-    """Which generic's output feeds which input of which generic, through which views;
+def operator_index(operators: list[Operator]) -> dict[int, int]:
+    """id of each generic (and epilogue) -> the index of its operator."""
+    return {id(g): i for i, o in enumerate(operators) for g in o.ops()}
+
+
+def dataflow_edges(operators: list[Operator]) -> list[Edge]:
+    """Which operator's output feeds which input of which operator, through which views;
     which inputs view a host value (a function argument placed on chip to be viewed); and
     which inputs are gathers of runtime ids."""
-    index = {id(g): i for i, g in enumerate(generics)}
+    index = operator_index(operators)
     edges = []
-    for i, generic in enumerate(generics):
-        for k, value in enumerate(generic.operands[: len(generic.operands) - 1]):
+    for i, operator in enumerate(operators):
+        for k, value in enumerate(operator.inputs):
             source, view = through_views(value)
             producer = index.get(id(source.owner))
             if isinstance(source.owner, GatherOp):

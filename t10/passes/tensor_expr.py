@@ -50,6 +50,19 @@ class Access:
 
 
 @dataclass(frozen=True)
+class Epilogue:
+    """An element-wise chain applied to a contraction's finished output tile on the cores that
+    hold it (`t10-fuse-epilogue`): a bias add, an activation, a residual add. Its own inputs
+    are the operator's last `inputs` inputs, read at the contraction's output (parallel) loop
+    dims; they never rotate. It costs an element-wise kernel over the output tile and no
+    exchange."""
+
+    inputs: int
+    body_ops: int
+    relu_like: bool
+
+
+@dataclass(frozen=True)
 class TensorExpr:
     name: str
     loop_sizes: tuple[int, ...]
@@ -66,10 +79,17 @@ class TensorExpr:
     body_ops: int = 1
     """Arithmetic ops per element of an element-wise or reduction body (constants and the
     yield do not count): a fused chain costs what its ops cost."""
+    epilogue: Epilogue | None = None
+    """A contraction's fused element-wise epilogue (its inputs are the last of `inputs`)."""
 
     @property
     def rank(self) -> int:
         return len(self.loop_sizes)
+
+    @property
+    def own_inputs(self) -> int:
+        """How many inputs the loop nest itself reads (the epilogue's come after them)."""
+        return len(self.inputs) - (self.epilogue.inputs if self.epilogue else 0)
 
     @property
     def reduction_dims(self) -> tuple[int, ...]:
@@ -81,7 +101,7 @@ class TensorExpr:
         batch: parallel dims read by both inputs; m: parallel dims only the first input reads;
         n: parallel dims only the second reads; k: reduction dims.
         """
-        a, b = self.inputs
+        a, b = self.inputs[:2]
         batch = m = n = k = 1
         for d, size in enumerate(sizes):
             if not self.parallel[d]:
@@ -228,14 +248,14 @@ def _storage_type(
     return output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
 
 
-def _arith_ops(body: Block) -> int:
+def body_arith_ops(body: Block) -> int:
     """Ops that compute (not constants, not the yield): at least 1."""
     return max(1, sum(not isinstance(o, arith.ConstantOp) for o in body.ops) - 1)
 
 
-def _is_relu_like(body: Block) -> bool:
+def is_relu_like_body(body: Block) -> bool:
     """A body that is a single max / min (with a constant): the chip's `relu` rate."""
-    return _arith_ops(body) == 1 and any(
+    return body_arith_ops(body) == 1 and any(
         isinstance(op, arith.MaximumfOp | arith.MinimumfOp) for op in body.ops
     )
 
@@ -302,9 +322,9 @@ def tensor_expr_of(
         output=output,
         kind=kind,
         elem_bytes=element_bytes(elem, what),
-        relu_like=kind is not ExprKind.REDUCTION and _is_relu_like(body),
+        relu_like=kind is not ExprKind.REDUCTION and is_relu_like_body(body),
         combiner="sum" if kind is ExprKind.CONTRACTION else combiner,
-        body_ops=_arith_ops(body),
+        body_ops=body_arith_ops(body),
     )
 
 

@@ -276,16 +276,27 @@ def _reduce(
     return reduced.transpose([0, *(1 + kept.index(d) for d in out_loops)])
 
 
+def _loop_coords(op: core.KernelOp, cores: int) -> np.ndarray:
+    """`(cores, loops)`: each core's tile index along each loop (0 for a loop not split)."""
+    grid_coords = layouts.grid_coords(ints_of(op.grid), cores)
+    columns = [
+        grid_coords[:, a] if a >= 0 else np.zeros(cores, dtype=grid_coords.dtype)
+        for a in op.loop_axes()
+    ]
+    return np.stack(columns, axis=1) if columns else grid_coords[:, :0]
+
+
 def _inside(op: core.KernelOp, cores: int, dims: Sequence[int]) -> np.ndarray:
     """`(cores, *sizes)` (broadcastable): whether each loop position of each core lies within
     the loop bounds along the loop dims `dims`, which are never cut into steps (a reduction's
     reduction dims): loop d of core x starts at x[d] · sizes[d]."""
     grid, bounds, sizes = ints_of(op.grid), ints_of(op.bounds), ints_of(op.sizes)
-    coords = layouts.grid_coords(grid, cores)
+    coords = _loop_coords(op, cores)
+    parts = [1 if a < 0 else grid[a] for a in op.loop_axes()]
     keep = np.ones((cores,) + (1,) * len(sizes), dtype=bool)
     for d in dims:
         size = sizes[d]
-        if grid[d] * size <= bounds[d]:
+        if parts[d] * size <= bounds[d]:
             continue
         inside = coords[:, d, None] * size + np.arange(size) < bounds[d]
         shape = [cores] + [1] * len(sizes)
@@ -302,9 +313,10 @@ def _zero_padding(
     loop's bound (see `core.KernelOp`)."""
     grid, bounds = ints_of(op.grid), ints_of(op.bounds)
     tiles = out.buffer.shape
-    if all(grid[d] * tiles[j] <= bounds[d] for j, d in enumerate(out_loops)):
+    parts = [1 if a < 0 else grid[a] for a in op.loop_axes()]
+    if all(parts[d] * tiles[j] <= bounds[d] for j, d in enumerate(out_loops)):
         return values
-    coords = layouts.grid_coords(grid, out.cores)
+    coords = _loop_coords(op, out.cores)
     keep = np.ones(values.shape, dtype=bool)
     for j, d in enumerate(out_loops):
         extent = values.shape[j + 1]

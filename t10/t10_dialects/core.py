@@ -202,11 +202,16 @@ class KernelOp(IRDLOperation):
     whatever the body computes of zeros (a contraction may then reduce over padded dims).
     A reduction kernel (body `combine(acc, f(inputs))`) instead folds its reduction dims with
     the loop positions beyond `bounds` set to the combiner's identity; the origin of loop d on
-    a core is `coord[d] * sizes[d]` (plans never cut a reduction's reduction dims into steps)."""
+    a core is `coord[d] * sizes[d]` (plans never cut a reduction's reduction dims into steps).
+
+    Loop d runs along grid axis d, unless `axes` says otherwise: `axes[d]` is loop d's grid
+    axis, or -1 when loop d is not split. Cores that differ only on grid axes no loop runs
+    along compute the same tile (an epilogue on the replicas of a split-k output tile)."""
 
     name = "core.kernel"
     label = prop_def(StringAttr)
     grid = prop_def(DenseArrayBase[I64])
+    axes = opt_prop_def(DenseArrayBase[I64])
     sizes = prop_def(DenseArrayBase[I64])
     bounds = prop_def(DenseArrayBase[I64])
     slice_dims = prop_def(DenseArrayBase[I64])
@@ -218,14 +223,32 @@ class KernelOp(IRDLOperation):
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
-        "$label `on` $grid `sizes` $sizes `of` $bounds `ins` `(` $inputs `)` `outs` `(` $output "
-        "`)` `at` `(` $offsets `)` `along` $slice_dims attr-dict `:` `(` type($inputs) `)` `->` "
-        "type($output) $body"
+        "$label `on` $grid (`axes` $axes^)? `sizes` $sizes `of` $bounds `ins` `(` $inputs `)` "
+        "`outs` `(` $output `)` `at` `(` $offsets `)` `along` $slice_dims attr-dict `:` "
+        "`(` type($inputs) `)` `->` type($output) $body"
     )
+
+    def loop_axes(self) -> tuple[int, ...]:
+        """The grid axis of each loop (-1: the loop is not split)."""
+        if self.axes is None:
+            return tuple(range(len(self.iterator_types.data)))
+        return ints_of(self.axes)
 
     def verify_(self) -> None:
         what = f"core.kernel '{self.label.data}'"
-        _check_grid(self.grid, what)
+        grid = _check_grid(self.grid, what)
+        if self.axes is not None:
+            axes = ints_of(self.axes)
+            split = [a for a in axes if a != -1]
+            if (
+                len(axes) != len(self.iterator_types.data)
+                or len(set(split)) != len(split)
+                or any(not 0 <= a < len(grid) for a in split)
+            ):
+                raise VerifyException(
+                    f"{what}: axes {list(axes)} must give each loop a distinct grid axis of "
+                    f"{list(grid)} or -1"
+                )
         buffers = (*self.inputs, self.output)
         sizes = ints_of(self.sizes)
         dims = ints_of(self.slice_dims)

@@ -721,6 +721,86 @@ class GenericOp(IRDLOperation):
                 )
 
 
+def epilogue_input_layout(out: Layout, amap: AffineMap, shape: tuple[int, ...]) -> Layout:
+    """The layout an epilogue input read at `amap` (over the output's dims; results are dims
+    or the constant 0) needs: each of its dims lies like the output dim it is read at."""
+    axes: list[int | None] = []
+    tile: list[int] = []
+    for e in amap.results:
+        position = getattr(e, "position", None)
+        axes.append(None if position is None else out.axes[position])
+        tile.append(1 if position is None else out.tile[position])
+    return Layout(shape, out.grid, tuple(axes), tuple(tile))
+
+
+@irdl_op_definition
+class EpilogueOp(IRDLOperation):
+    """An element-wise chain (a bias add, an activation, a residual add) applied to an
+    operator's finished output on the cores that hold its tiles: `inputs[0]` is that output,
+    the other inputs lie on the same grid, each dim like the output dim it is read at, so no
+    data moves. The result has the layout of `inputs[0]`; maps and body as an element-wise
+    `linalg.generic` over the output's dims (the first and the output map are the identity).
+
+    ```
+      output tile on core x:  out[x] = body(acc[x], bias[x], ...)   (acc: inputs[0])
+    ```
+    """
+
+    name = "rtensor.epilogue"
+    inputs = var_operand_def(RTensorType)
+    result = result_def(RTensorType)
+    indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
+    label = prop_def(StringAttr)
+    body = region_def("single_block")
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$label `(` $inputs `)` attr-dict `:` `(` type($inputs) `)` `->` type($result) $body"
+    )
+
+    def verify_(self) -> None:
+        from t10.passes.tensor_expr import ExprKind, tensor_expr_of
+
+        what = f"rtensor.epilogue '{self.label.data}'"
+        types: list[RTensorType] = list(self.inputs.types)  # type: ignore[arg-type]
+        if not types:
+            raise VerifyException(f"{what}: needs the operator's output as its first input")
+        maps = [m.data for m in self.indexing_maps.data]
+        rank = len(types[0].tensor.get_shape())
+        identity = AffineMap.identity(rank)
+        if len(maps) != len(types) + 1 or maps[0] != identity or maps[-1] != identity:
+            raise VerifyException(
+                f"{what}: needs one map per input and the result, the first and the last the "
+                f"identity over {rank} dims"
+            )
+        try:
+            expr = tensor_expr_of(
+                self,
+                self.indexing_maps,
+                (True,) * rank,
+                tuple(t.tensor for t in types),
+                self.result.type.tensor,  # type: ignore[attr-defined]
+                self.body.block,
+            )
+        except T10Error as e:
+            raise VerifyException(f"{what}: {e}") from None
+        assert expr.kind is ExprKind.ELEMENTWISE
+        if self.result.type != types[0]:
+            raise VerifyException(
+                f"{what}: the result type {self.result.type} must be the first input's "
+                f"{types[0]}"
+            )
+        out = types[0].get_layout()
+        if out.rotating is not None:
+            raise VerifyException(f"{what}: the operator's output may not rotate")
+        for i, (t, amap) in enumerate(zip(types[1:], maps[1:], strict=False), start=1):
+            want = epilogue_input_layout(out, amap, tuple(t.tensor.get_shape()))
+            if t.get_layout() != want:
+                raise VerifyException(
+                    f"{what}: input #{i} has layout {LayoutAttr.from_layout(t.get_layout())} "
+                    f"but lying like the output it needs {LayoutAttr.from_layout(want)}"
+                )
+
+
 def through_views(value: SSAValue) -> tuple[SSAValue, View | None]:
     """The value that `value` views through a chain of `rtensor.view` ops, and the composed
     view (`value[i] = source[map(i)]`, guarded by the padded views; None when `value` is no
@@ -741,6 +821,6 @@ def through_views(value: SSAValue) -> tuple[SSAValue, View | None]:
 
 RTensor = Dialect(
     "rtensor",
-    [DistributeOp, CollectOp, RelayoutOp, ViewOp, GatherOp, GenericOp],
+    [DistributeOp, CollectOp, RelayoutOp, ViewOp, GatherOp, GenericOp, EpilogueOp],
     [PlanAttr, EstimateAttr, LayoutAttr, RTensorType],
 )

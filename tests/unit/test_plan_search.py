@@ -46,7 +46,7 @@ from t10.passes.plan_search import (
     validate_plan,
 )
 from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
-from t10.passes.tensor_expr import Access, ExprKind, TensorExpr
+from t10.passes.tensor_expr import Access, Epilogue, ExprKind, TensorExpr
 from t10.sim import costs
 from t10.sim.chip_spec import ChipSpec, load_chip
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
@@ -259,6 +259,19 @@ def attention_scores(b: int, h: int, m: int, n: int, k: int) -> TensorExpr:
     )
 
 
+def matmul_epilogue(m: int, k: int, n: int, ops: int) -> TensorExpr:
+    """C[d0, d1] = f(sum over d2 of A[d0, d2] * B[d2, d1], bias[d1], R[d0, d1]): a MatMul with
+    a bias add, an activation and a residual add as its epilogue (`ops` arithmetic ops)."""
+    base = matmul(m, k, n)
+    extra = (Access((1,), (n,)), Access((0, 1), (m, n)))
+    return dataclasses.replace(
+        base,
+        name=f"matmul_{m}x{k}x{n}+epilogue{ops}",
+        inputs=(*base.inputs, *extra),
+        epilogue=Epilogue(inputs=len(extra), body_ops=ops, relu_like=False),
+    )
+
+
 def fused_chain(m: int, n: int, ops: int) -> TensorExpr:
     """A fused element-wise chain of `ops` arithmetic ops (e.g. bias + GELU)."""
     return dataclasses.replace(bias_add(m, n), name=f"fused_{m}x{n}x{ops}", body_ops=ops)
@@ -268,6 +281,8 @@ BRUTE_FORCE_CASES: list[tuple[str, TensorExpr, int]] = [
     ("attention scores 2x2x4x3x4", attention_scores(2, 2, 4, 3, 4), 16),
     ("attention scores 1x3x5x5x2", attention_scores(1, 3, 5, 5, 2), 12),
     ("fused chain 6x10 (6 ops)", fused_chain(6, 10, 6), 8),
+    ("matmul 8x12x6 with an epilogue", matmul_epilogue(8, 12, 6, 3), 16),
+    ("matmul 7x5x9 with an epilogue", matmul_epilogue(7, 5, 9, 1), 8),
     ("matmul 8x12x6", matmul(8, 12, 6), 16),
     ("matmul 8x12x6", matmul(8, 12, 6), 6),
     ("matmul 7x5x9 odd", matmul(7, 5, 9), 8),
@@ -393,7 +408,7 @@ def test_min_cores_small_ops_cannot_use_the_whole_chip() -> None:
 @pytest.mark.parametrize(
     "expr",
     [matmul(7, 5, 9), matmul(12, 16, 10, 2), batched_matmul(2, 4, 6, 4), bias_add(13, 10, True),
-     attention_scores(2, 2, 4, 3, 4), fused_chain(6, 10, 6),
+     attention_scores(2, 2, 4, 3, 4), fused_chain(6, 10, 6), matmul_epilogue(8, 12, 6, 3),
      broadcast3(4, 6, 5), two_reductions(4, 6, 4, 5), row_max(13, 37), sum_exp(6, 9, 5),
      square_sum(5, 6, 7)],
     ids=lambda e: e.name,
@@ -414,6 +429,30 @@ def test_reductions_rotate_but_never_shift_a_reduction_dim() -> None:
     assert "cannot shift along its reduction dim d2" in (
         plan_problem(tiny_chip(16), expr, Plan((1, 1, 3, 1), 2, 3, (Rotation(1, 2, 3),))) or ""
     )
+
+
+def test_epilogue_inputs_never_rotate_and_cost_one_pass_over_the_output_tile() -> None:
+    """An epilogue's inputs are read once, after the last step: no plan rotates them; the
+    epilogue costs an element-wise kernel over the output tile, and a sync only when an
+    all-reduce ends the operator (it then runs in a superstep of its own)."""
+    chip = tiny_chip(16)
+    fused, plain = matmul_epilogue(8, 12, 6, 3), matmul(8, 12, 6)
+    rotated = {r.operand for plan, _ in whole_space(chip, fused, True) for r in plan.rotations}
+    assert rotated == {0, 1}
+    assert "read by the epilogue, which never rotates" in (
+        plan_problem(chip, fused, Plan((2, 1, 4), 2, 2, (Rotation(3, 1, 1),))) or ""
+    )
+    tile = 4 * 6
+    epilogue = costs.elementwise_cycles(chip, tile, False, 3)
+    one_step = Plan((2, 1, 1))
+    with_fused, without = estimate(chip, fused, one_step), estimate(chip, plain, one_step)
+    assert with_fused.compute_cycles == without.compute_cycles + epilogue
+    assert with_fused.sync_cycles == without.sync_cycles
+    assert with_fused.sram_bytes == without.sram_bytes + (6 + tile) * 4  # bias + residual
+    split_k = Plan((2, 1, 2))
+    with_fused, without = estimate(chip, fused, split_k), estimate(chip, plain, split_k)
+    assert with_fused.compute_cycles == without.compute_cycles + epilogue
+    assert with_fused.sync_cycles == without.sync_cycles + costs.sync_cycles(chip)
 
 
 def test_reduction_cost_is_element_wise() -> None:

@@ -19,9 +19,11 @@ from t10.cli import compile_model, run_model
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.epilogue import is_epilogue
 from t10.passes.plan import Plan, Rotation
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
+from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.tensor_expr import op_name
 from t10.report import Tolerance, check_outputs, input_specs, random_inputs
 from t10.sim.chip_spec import load_chip
@@ -59,12 +61,13 @@ def _simulate_with_plans(
     return every buffer's label, element type and bytes per core, in program order."""
     fp32 = compile_model(path, chip, emit="linalg")
     plans = {op_name(op): op.attributes["t10.plan"] for op in fp32.module.walk()
-             if isinstance(op, GenericOp)}
+             if isinstance(op, GenericOp) and not is_epilogue(op)}
     module = import_onnx(path)
     ctx = cli.make_context()
-    T10FuseElementwise().apply(ctx, module)  # the operators the fp32 run planned
+    for fusion in (T10FuseElementwise(), T10FuseEpilogue()):  # the fp32 run's operators
+        fusion.apply(ctx, module)
     for op in module.walk():
-        if isinstance(op, GenericOp):
+        if isinstance(op, GenericOp) and not is_epilogue(op):
             op.attributes["t10.plan"] = plans[op_name(op)]
     for p in pipeline(chip, "t10", 0.5, precision=precision):
         p.apply(ctx, module)

@@ -230,11 +230,12 @@ def attention(b: int = 2, s: int = 16, heads: int = 4, dh: int = 8) -> onnx.Mode
 def compile_model(model: onnx.ModelProto, chip: str) -> tuple[ModuleOp, list[PlannedOp]]:
     """The chip-level module, and the planned ops (read after the plan search)."""
     module = import_onnx(model)
-    fusion, plan_search, *lowering = pipeline(chip, "t10", 0.5)
-    fusion.apply(Context(), module)
-    plan_search.apply(Context(), module)
+    passes = pipeline(chip, "t10", 0.5)
+    planning = len(pipeline(chip, "t10", 0.5, emit="linalg"))  # fusion and the plan search
+    for p in passes[:planning]:
+        p.apply(Context(), module)
     planned = planned_ops(module)
-    for p in lowering:
+    for p in passes[planning:]:
         p.apply(Context(), module)
     return module, planned
 

@@ -40,7 +40,7 @@
 // RTENSOR:     rtensor.relayout "patchify:7/relayout" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, ((d2 * 2) + d3), d1)>
 // RTENSOR-NOT: rtensor.view
 
-// SIM: patchify:4/relayout  relayout
-// SIM: patchify:4           contraction
-// SIM: patchify:5           elementwise
+// t10-compile runs the bias add as the contraction's epilogue (t10-fuse-epilogue).
+// SIM: patchify:4+patchify:5/relayout  relayout
+// SIM: patchify:4+patchify:5           contraction
 // SIM: patchify:7/relayout  relayout

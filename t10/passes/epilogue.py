@@ -1,0 +1,170 @@
+"""Contraction epilogues: which element-wise generic may run on its contraction's cores.
+
+A contraction C (`linalg.generic` multiply-accumulate) whose result only one element-wise
+generic E reads, at the identity map (E's loops are C's output dims, in order), can run E on
+the cores that hold C's finished output tiles, right after the accumulation: bias adds,
+activations, residual adds and scalings then cost an element-wise kernel on the tile and no
+exchange. `t10-fuse-epilogue` marks such an E with `t10.epilogue = N` (its input N is C's
+result); from then on the plan search plans C and E as one operator (`fused_tensor_expr`)
+and the lowering runs E as `rtensor.epilogue`.
+
+```
+  %c = linalg.generic {matmul}  ins(%x, %w)           {t10.name = "fc/MatMul+fc/Add"}
+  %e = linalg.generic {add}     ins(%c, %bias)        {t10.epilogue = 0}
+  ⇒ one operator: the matmul's plan; %bias is laid out like %c's output tile
+```
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+
+from t10.errors import T10Error
+from t10.passes.tensor_expr import (
+    Access,
+    Epilogue,
+    ExprKind,
+    TensorExpr,
+    body_arith_ops,
+    is_relu_like_body,
+    linalg_tensor_expr,
+    op_name,
+)
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from xdsl.dialects.linalg import GenericOp
+
+EPILOGUE_ATTR = "t10.epilogue"
+PLAN_ATTR = "t10.plan"
+
+
+def _is_generic(op: object) -> bool:
+    return isinstance(op, GenericOp)
+
+
+def epilogue_problem(contraction: Operation, reader: Operation) -> str | None:
+    """Why `reader` cannot run as the epilogue of `contraction` (None if it can)."""
+    if not (_is_generic(contraction) and _is_generic(reader)):
+        return "both must be linalg.generic ops"
+    assert isinstance(contraction, GenericOp) and isinstance(reader, GenericOp)
+    if linalg_tensor_expr(contraction).kind is not ExprKind.CONTRACTION:
+        return f"'{op_name(contraction)}' is not a multiply-accumulate contraction"
+    if linalg_tensor_expr(reader).kind is not ExprKind.ELEMENTWISE:
+        return "it is not element-wise"
+    result = contraction.results[0]
+    rank = len(reader.iterator_types)
+    identity = AffineMap.identity(rank)
+    if reader.indexing_maps.data[-1].data != identity:
+        return "its output map is not the identity"
+    for use in result.uses:
+        if use.operation is not reader or use.index >= len(reader.inputs):
+            return f"the result of '{op_name(contraction)}' has other readers"
+        if reader.indexing_maps.data[use.index].data != identity:
+            return f"it does not read '{op_name(contraction)}' at the identity map"
+    if not result.uses:
+        return f"it does not read '{op_name(contraction)}'"
+    block = contraction.parent_block()
+    for value in epilogue_inputs(contraction, reader):
+        owner = value.owner
+        defined_before = isinstance(owner, Block) or (
+            owner.parent_block() is block and owner.is_before_in_block(contraction)
+        )
+        if not defined_before:
+            return (
+                f"its input defined by '{op_name(owner)}' is computed after "
+                f"'{op_name(contraction)}'"
+            )
+    return None
+
+
+def epilogue_inputs(contraction: Operation, reader: Operation) -> list[SSAValue]:
+    """The epilogue's own inputs: the reader's inputs other than the contraction's result."""
+    assert isinstance(reader, GenericOp)
+    return [v for v in reader.inputs if v is not contraction.results[0]]
+
+
+def _marked_operand(op: Operation) -> int | None:
+    """The input index a `t10.epilogue` mark names (None when `op` is not marked)."""
+    mark = op.attributes.get(EPILOGUE_ATTR)
+    if mark is None:
+        return None
+    if not isinstance(mark, IntegerAttr) or not 0 <= mark.value.data < len(op.operands) - 1:
+        raise T10Error(
+            f"operator '{op_name(op)}': '{EPILOGUE_ATTR}' must be the index of the input that "
+            f"reads the contraction it runs after, got {mark}"
+        )
+    return mark.value.data
+
+
+def contraction_of(op: Operation) -> GenericOp | None:
+    """The contraction a generic marked `t10.epilogue = N` runs after (the producer of its
+    input N), or None when `op` is not marked; a mark that does not hold is an error naming
+    the reason."""
+    index = _marked_operand(op)
+    if index is None:
+        return None
+    producer = op.operands[index].owner
+    problem = (
+        epilogue_problem(producer, op)
+        if isinstance(producer, Operation)
+        else "it reads a function argument there"
+    )
+    if problem is not None:
+        raise T10Error(
+            f"operator '{op_name(op)}' is marked '{EPILOGUE_ATTR} = {index}' but cannot run as "
+            f"the epilogue of its input {index}: {problem}; remove the attribute"
+        )
+    assert isinstance(producer, GenericOp)
+    return producer
+
+
+def epilogue_of(contraction: Operation) -> GenericOp | None:
+    """The generic marked `t10.epilogue` that runs after `contraction`, if any."""
+    if not contraction.results:
+        return None
+    for use in contraction.results[0].uses:
+        reader = use.operation
+        if _is_generic(reader) and contraction_of(reader) is contraction:
+            assert isinstance(reader, GenericOp)
+            return reader
+    return None
+
+
+def is_epilogue(op: Operation) -> bool:
+    """Whether `op` is a marked epilogue (then planned and lowered with its contraction)."""
+    return _is_generic(op) and contraction_of(op) is not None
+
+
+def mark_epilogue(contraction: Operation, reader: Operation) -> None:
+    """Marks `reader` as the epilogue of `contraction` (`t10.epilogue = N`, N the first input
+    that reads it); the operator is named `C+E`."""
+    index = next(i for i, v in enumerate(reader.operands) if v is contraction.results[0])
+    reader.attributes[EPILOGUE_ATTR] = IntegerAttr(index, 64)
+    contraction.attributes["t10.name"] = StringAttr(f"{op_name(contraction)}+{op_name(reader)}")
+
+
+def fused_tensor_expr(contraction: GenericOp, reader: GenericOp) -> TensorExpr:
+    """The contraction's tensor expression with the reader as its epilogue: the epilogue's
+    inputs are appended, read at the contraction's output loop dims."""
+    expr = linalg_tensor_expr(contraction)
+    out_loops = expr.output.dims
+    extra: list[Access] = []
+    result = contraction.results[0]
+    for value, amap in zip(reader.inputs, reader.indexing_maps.data, strict=False):
+        if value is result:
+            continue
+        dims = tuple(
+            out_loops[e.position] if isinstance(e, AffineDimExpr) else None
+            for e in amap.data.results
+        )
+        assert isinstance(value.type, TensorType)
+        extra.append(Access(dims, tuple(value.type.get_shape())))
+    body = reader.body.block
+    epilogue = Epilogue(len(extra), body_arith_ops(body), is_relu_like_body(body))
+    return dataclasses.replace(expr, inputs=(*expr.inputs, *extra), epilogue=epilogue)
