@@ -796,8 +796,8 @@ class EpilogueOp(IRDLOperation):
             want = epilogue_input_layout(out, amap, tuple(t.tensor.get_shape()))
             if t.get_layout() != want:
                 raise VerifyException(
-                    f"{what}: input #{i} has layout {LayoutAttr.from_layout(t.get_layout())} "
-                    f"but lying like the output it needs {LayoutAttr.from_layout(want)}"
+                    f"{what}: input #{i} has layout {LayoutAttr.from_layout(t.get_layout())}; "
+                    f"read at {amap} it must lie like the output: {LayoutAttr.from_layout(want)}"
                 )
 
 

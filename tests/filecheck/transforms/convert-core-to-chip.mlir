@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s -p convert-core-to-chip | filecheck %s
+// RUN: xdsl-opt %s -p convert-core-to-chip --split-input-file | filecheck %s
 
 // The function body becomes one chip.program; each kernel opens a superstep whose exchange
 // phase takes the shifts after it; a transfer with no kernel before it (the all_reduce) gets
@@ -91,3 +91,87 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
 // CHECK:        chip.yield %{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: func.return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
+
+// -----
+
+// An epilogue kernel right after its operator's last kernel (nothing exchanged in between)
+// joins that superstep's compute phase; the index constant it reads moves up before it.
+func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.name = "b"}) -> (tensor<4x6xf32> {t10.name = "y"}) {
+  %0 = core.alloc "b" on 6 : !core.buffer<2xf32>
+  core.load %b into %0 layout <grid [2, 3, 1] axes [d1] tile [2]> : tensor<6xf32>, !core.buffer<2xf32>
+  %1 = core.alloc "x" on 6 : !core.buffer<2x8xf32>
+  core.load %x into %1 layout <grid [2, 3, 1] axes [d0, -] tile [2, 8]> : tensor<4x8xf32>, !core.buffer<2x8xf32>
+  %w = arith.constant dense<1.000000e+00> : tensor<8x6xf32>
+  %2 = core.alloc "mm+add/in1" on 6 : !core.buffer<8x2xf32>
+  core.load %w into %2 layout <grid [2, 3, 1] axes [-, d1] tile [8, 2]> : tensor<8x6xf32>, !core.buffer<8x2xf32>
+  %3 = core.alloc "mm+add" on 6 : !core.buffer<2x2xf32>
+  %4 = arith.constant 0 : index
+  core.kernel "mm+add" on [2, 3, 1] sizes [2, 2, 8] of [4, 6, 8] ins(%1, %2) outs(%3) at(%4, %4, %4) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x8xf32>, !core.buffer<8x2xf32>) -> !core.buffer<2x2xf32> {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  core.free %1 : !core.buffer<2x8xf32>
+  %5 = arith.constant 0 : index
+  core.kernel "mm+add" on [2, 3, 1] axes [0, 1] sizes [2, 2] of [4, 6] ins(%3, %0) outs(%3) at(%5, %5, %5) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %s_1 = arith.addf %u, %v : f32
+    linalg.yield %s_1 : f32
+  }
+  core.free %0 : !core.buffer<2xf32>
+  %y = core.store %3 layout <grid [2, 3, 1] axes [d0, d1] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<4x6xf32>
+  core.free %3 : !core.buffer<2x2xf32>
+  func.return %y : tensor<4x6xf32>
+}
+
+// CHECK:         chip.program "main" on 6
+// CHECK:         chip.superstep "mm+add" {
+// CHECK-NEXT:      core.kernel "mm+add" on [2, 3, 1] sizes
+// CHECK:           core.kernel "mm+add" on [2, 3, 1] axes [0, 1] sizes
+// CHECK:         } exchange {
+// CHECK-NEXT:    }
+// CHECK-NOT:     chip.superstep
+// CHECK:         chip.yield
+
+// -----
+
+// After an all_reduce the epilogue runs in a superstep of its own.
+func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.name = "b"}) -> (tensor<4x6xf32> {t10.name = "y"}) {
+  %0 = core.alloc "b" on 12 : !core.buffer<2xf32>
+  core.load %b into %0 layout <grid [2, 3, 2] axes [d1] tile [2]> : tensor<6xf32>, !core.buffer<2xf32>
+  %1 = core.alloc "x" on 12 : !core.buffer<2x4xf32>
+  core.load %x into %1 layout <grid [2, 3, 2] axes [d0, d2] tile [2, 4]> : tensor<4x8xf32>, !core.buffer<2x4xf32>
+  %w = arith.constant dense<1.000000e+00> : tensor<8x6xf32>
+  %2 = core.alloc "mm+add/in1" on 12 : !core.buffer<4x2xf32>
+  core.load %w into %2 layout <grid [2, 3, 2] axes [d2, d1] tile [4, 2]> : tensor<8x6xf32>, !core.buffer<4x2xf32>
+  %3 = core.alloc "mm+add" on 12 : !core.buffer<2x2xf32>
+  %4 = arith.constant 0 : index
+  core.kernel "mm+add" on [2, 3, 2] sizes [2, 2, 4] of [4, 6, 8] ins(%1, %2) outs(%3) at(%4, %4, %4) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x4xf32>, !core.buffer<4x2xf32>) -> !core.buffer<2x2xf32> {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  core.free %1 : !core.buffer<2x4xf32>
+  core.all_reduce "sum" %3 over [2] of [2, 3, 2] : !core.buffer<2x2xf32>
+  %5 = arith.constant 0 : index
+  core.kernel "mm+add" on [2, 3, 2] axes [0, 1] sizes [2, 2] of [4, 6] ins(%3, %0) outs(%3) at(%5, %5, %5) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %s_1 = arith.addf %u, %v : f32
+    linalg.yield %s_1 : f32
+  }
+  core.free %0 : !core.buffer<2xf32>
+  %y = core.store %3 layout <grid [2, 3, 2] axes [d0, d1] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<4x6xf32>
+  core.free %3 : !core.buffer<2x2xf32>
+  func.return %y : tensor<4x6xf32>
+}
+
+// CHECK:         chip.program "main" on 12
+// CHECK:         chip.superstep "mm+add" {
+// CHECK-NEXT:      core.kernel "mm+add" on [2, 3, 2] sizes
+// CHECK:         chip.superstep "mm+add" {
+// CHECK-NEXT:    } exchange {
+// CHECK-NEXT:      core.all_reduce
+// CHECK:         chip.superstep "mm+add" {
+// CHECK-NEXT:      core.kernel "mm+add" on [2, 3, 2] axes [0, 1] sizes

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s -p convert-cshift-to-core | filecheck %s
+// RUN: xdsl-opt %s -p convert-cshift-to-core --split-input-file | filecheck %s
 
 // Host tensors become loaded buffers; the Cannon operator becomes a loop of kernels at
 // skewed chunk offsets with ring shifts, its last step peeled without shifts; the split-k
@@ -62,3 +62,32 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
 // CHECK:      core.kernel "split_k" on [1, 2, 2] sizes [4, 2, 3] of [4, 4, 6] ins(%{{.*}}, %{{.*}}) outs(%[[SK:.*]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, -1, -1]
 // CHECK:      core.all_reduce "sum" %[[SK]] over [2] of [1, 2, 2] : !core.buffer<4x2xf32>
 // CHECK-NOT:  unrealized_conversion_cast
+
+// -----
+
+// An rtensor.epilogue is one element-wise kernel over the output tile, on the operator's
+// grid: `axes [0, 1]` runs output dim i along grid axis i (the grid's k axis, 2, is none of
+// them); it reads the bias buffer and writes the operator's output buffer in place.
+func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.name = "b"}) -> (tensor<4x6xf32> {t10.name = "y"}) {
+  %w = arith.constant dense<1.000000e+00> : tensor<8x6xf32>
+  %0 = rtensor.distribute %x : tensor<4x8xf32> -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [2, 3, 1] axes [d0, -] tile [2, 8]>>
+  %1 = rtensor.distribute %w : tensor<8x6xf32> -> !rtensor.tensor<8x6xf32, #rtensor.layout<grid [2, 3, 1] axes [-, d1] tile [8, 2]>>
+  %2 = rtensor.distribute %b : tensor<6xf32> -> !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 1] axes [d1] tile [2]>>
+  %3 = cshift.compute_shift "mm+add"(%0, %1) steps 1 shift -1 sizes [2, 2, 8] rotate [-1, -1] partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<4x8xf32, #rtensor.layout<grid [2, 3, 1] axes [d0, -] tile [2, 8]>>, !rtensor.tensor<8x6xf32, #rtensor.layout<grid [2, 3, 1] axes [-, d1] tile [8, 2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 1] axes [d0, d1] tile [2, 2]>> {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %4 = rtensor.epilogue "mm+add"(%3, %2) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 1] axes [d0, d1] tile [2, 2]>>, !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 1] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 1] axes [d0, d1] tile [2, 2]>> {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %s_1 = arith.addf %u, %v : f32
+    linalg.yield %s_1 : f32
+  }
+  %y = rtensor.collect %4 : !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 1] axes [d0, d1] tile [2, 2]>> -> tensor<4x6xf32>
+  func.return %y : tensor<4x6xf32>
+}
+
+// CHECK:         core.kernel "mm+add" on [2, 3, 1] sizes [2, 2, 8] of [4, 6, 8] ins(%{{.*}}, %{{.*}}) outs(%[[OUT:.*]]) at
+// CHECK:         core.kernel "mm+add" on [2, 3, 1] axes [0, 1] sizes [2, 2] of [4, 6] ins(%[[OUT]], %[[BIAS:.*]]) outs(%[[OUT]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+// CHECK:         core.store %[[OUT]]

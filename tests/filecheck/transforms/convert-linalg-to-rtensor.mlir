@@ -124,3 +124,37 @@ func.func @main(%x: tensor<4x4xf32> {t10.name = "x"}) -> (tensor<4x4xf32> {t10.n
 }
 
 // CHECK: operator 'c': 't10.reused_inputs' names an input that no earlier operator moves into the same layout (!rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 4] axes [-, d1] tile [4, 1]>>); remove the attribute or run t10-plan-search again
+
+// -----
+
+// A marked epilogue (`t10.epilogue = 1`: its input 1 is the matmul) runs on the matmul's
+// grid: the bias is distributed like the output tile's dim d1 (replicated over the split k
+// axis), and the add becomes an rtensor.epilogue on the matmul's result; one collect.
+func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.name = "b"}) -> (tensor<4x6xf32> {t10.name = "y"}) {
+  %w = arith.constant dense<1.000000e+00> : tensor<8x6xf32>
+  %z = arith.constant dense<0.000000e+00> : tensor<4x6xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<4x8xf32>, tensor<8x6xf32>) outs(%z : tensor<4x6xf32>) attrs = {t10.name = "mm+add", t10.plan = #rtensor.plan<grid [2, 3, 2]>} {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%b, %mm : tensor<6xf32>, tensor<4x6xf32>) outs(%e : tensor<4x6xf32>) attrs = {t10.name = "add", t10.epilogue = 1 : i64} {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6xf32>
+  func.return %y : tensor<4x6xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK:         %2 = rtensor.distribute %b : tensor<6xf32> -> !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>
+// CHECK-NEXT:    %3 = rtensor.generic "mm+add"(%0, %1) {{.*}} -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+// CHECK:         %4 = rtensor.epilogue "mm+add"(%3, %2) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+// CHECK-NEXT:    ^bb0(%v: f32, %u: f32, %o: f32):
+// CHECK-NEXT:      %s_1 = arith.addf %u, %v : f32
+// CHECK-NEXT:      linalg.yield %s_1 : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %y = rtensor.collect %4
+// CHECK-NEXT:    func.return %y : tensor<4x6xf32>

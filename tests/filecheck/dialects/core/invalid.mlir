@@ -302,3 +302,16 @@ core.load %t into %b layout <grid [2] axes [d0] tile [4]> : tensor<8x8xf32>, !co
 core.all_reduce "prod" %c over [1] of [2, 2, 2] : !core.buffer<4x4xf32>
 
 // CHECK: Operation does not verify: core.all_reduce: combiner 'prod' is not one of sum, max, min
+
+// -----
+
+// Each loop of a kernel runs along its own grid axis (or -1).
+%c = "test.op"() : () -> !core.buffer<2x2xf32>
+%zero = arith.constant 0 : index
+core.kernel "mm+add" on [2, 3, 2] axes [1, 1] sizes [2, 2] of [4, 6] ins(%c) outs(%c) at(%zero, %zero) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>) -> !core.buffer<2x2xf32> {
+^bb0(%v: f32, %o: f32):
+  %n = arith.negf %v : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'mm+add': axes [1, 1] must give each loop a distinct grid axis of [2, 3, 2] or -1

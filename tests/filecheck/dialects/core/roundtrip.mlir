@@ -89,6 +89,25 @@ func.func @kernel_broadcast(%x: !core.buffer<4x8xf32>, %bias: !core.buffer<1x8xf
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
+// An epilogue kernel: `axes` names the grid axis of each loop (grid axis 2, a split k, is
+// none of them: its cores compute the same tile); it updates its first input in place.
+func.func @kernel_axes(%c: !core.buffer<2x2xf32>, %bias: !core.buffer<2xf32>, %zero: index) {
+  core.kernel "mm+add" on [2, 3, 2] axes [0, 1] sizes [2, 2] of [4, 6] ins(%c, %bias) outs(%c) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @kernel_axes(%c: !core.buffer<2x2xf32>, %bias: !core.buffer<2xf32>, %zero: index) {
+// CHECK-NEXT:    core.kernel "mm+add" on [2, 3, 2] axes [0, 1] sizes [2, 2] of [4, 6] ins(%c, %bias) outs(%c) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+// CHECK-NEXT:    ^bb0(%v: f32, %u: f32, %o: f32):
+// CHECK-NEXT:      %s = arith.addf %u, %v : f32
+// CHECK-NEXT:      linalg.yield %s : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+
 // shift, all_reduce and relayout (the exchange ops).
 func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !core.buffer<8x2xf32>, %send: index, %recv: index) {
   core.shift %a ring 1 x 2 of [2, 2, 2] dim 1 size 4 from %send to %recv : !core.buffer<4x8xf32>

@@ -279,3 +279,29 @@
 %1 = rtensor.relayout "a/relayout" %d map affine_map<(d0, d1) -> (d0, d1 - 2)> guard affine_map<(d0, d1) -> (d1 - 2)> in [2, 3] : !rtensor.tensor<2x3xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 3]>> -> !rtensor.tensor<2x5xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 5]>>
 
 // CHECK: Operation does not verify: rtensor.relayout: guard (d0, d1) -> ((d1 + -2)) must map the result's 2 dims to one index per guard shape entry [2, 3]
+
+// -----
+
+// An epilogue's other inputs lie like the output dims they are read at (here d1, split 3 ways).
+%c = "test.op"() : () -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>
+%bias = "test.op"() : () -> !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [-] tile [6]>>
+%0 = rtensor.epilogue "mm+add"(%c, %bias) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [-] tile [6]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+^bb0(%v: f32, %u: f32, %o: f32):
+  %s = arith.addf %u, %v : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: rtensor.epilogue 'mm+add': input #1 has layout #rtensor.layout<grid [2, 3, 2] axes [-] tile [6]>; read at (d0, d1) -> (d1) it must lie like the output: #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>
+
+// -----
+
+// An epilogue reads the operator's output at the identity map.
+%c = "test.op"() : () -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>
+%bias = "test.op"() : () -> !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>
+%0 = rtensor.epilogue "mm+add"(%c, %bias) {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+^bb0(%v: f32, %u: f32, %o: f32):
+  %s = arith.addf %u, %v : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: rtensor.epilogue 'mm+add': needs one map per input and the result, the first and the last the identity over 2 dims

@@ -112,3 +112,21 @@ func.func @generic_matmul(%a: !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2,
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 // CHECK-NEXT:  }
+
+// An epilogue: a bias add on a matmul's output tiles, the bias laid out like output dim d1.
+func.func @epilogue(%c: !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, %bias: !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+  %0 = rtensor.epilogue "mm+add"(%c, %bias) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  }
+  func.return %0 : !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>
+}
+// CHECK-LABEL: func.func @epilogue(%c: !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, %bias: !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+// CHECK-NEXT:    %0 = rtensor.epilogue "mm+add"(%c, %bias) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+// CHECK-NEXT:    ^bb0(%v: f32, %u: f32, %o: f32):
+// CHECK-NEXT:      %s = arith.addf %u, %v : f32
+// CHECK-NEXT:      linalg.yield %s : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %0 : !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>
+// CHECK-NEXT:  }

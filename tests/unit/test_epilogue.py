@@ -1,0 +1,234 @@
+"""Contraction epilogues (`t10-fuse-epilogue`): a bias add, an activation or a residual add
+after a MatMul runs on the cores that hold the MatMul's output tiles. Whatever the plan
+(spatial, split-k with an all-reduce, rotating steps, fp16 rounding), the result matches
+onnxruntime and the simulated cycles equal the plan search's estimate."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.linalg.ops import GenericOp
+
+from t10.cli import CHECK_TOLERANCES, make_context
+from t10.errors import T10Error
+from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.epilogue import EPILOGUE_ATTR, epilogue_of
+from t10.passes.plan import Plan, Rotation
+from t10.passes.plan_search import plan_problem
+from t10.passes.t10_compile import pipeline
+from t10.passes.t10_fuse_elementwise import T10FuseElementwise
+from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
+from t10.passes.t10_plan_search import Operator, T10PlanSearch
+from t10.passes.tensor_expr import linalg_tensor_expr, op_name
+from t10.report import check_outputs, planned_ops
+from t10.sim.chip_spec import load_chip
+from t10.sim.simulator import SimResult, simulate
+from t10.t10_dialects.rtensor import PlanAttr
+
+M, K, N = 12, 16, 8
+
+
+def _model(nodes: list, inputs: dict[str, list[int]], weights: dict[str, np.ndarray],
+           output: tuple[str, list[int]]) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "epilogue",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs.items()],
+        [helper.make_tensor_value_info(output[0], TensorProto.FLOAT, output[1])],
+        [numpy_helper.from_array(w, n) for n, w in weights.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _weights(**shapes: tuple[int, ...]) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    return {n: rng.standard_normal(s).astype(np.float32) for n, s in shapes.items()}
+
+
+def dense_residual() -> onnx.ModelProto:
+    """y = Relu(x @ w + b) + r: a bias, an activation and a residual add after one MatMul."""
+    node = helper.make_node
+    nodes = [
+        node("MatMul", ["x", "w"], ["mm"], name="fc/MatMul"),
+        node("Add", ["mm", "b"], ["biased"], name="fc/Add"),
+        node("Relu", ["biased"], ["act"], name="fc/Relu"),
+        node("Add", ["act", "r"], ["y"], name="residual/Add"),
+    ]
+    return _model(nodes, {"x": [M, K], "r": [M, N]}, _weights(w=(K, N), b=(N,)), ("y", [M, N]))
+
+
+def swiglu() -> onnx.ModelProto:
+    """y = silu(x @ wg) * (x @ wu): the product reads both MatMuls, and gate twice."""
+    node = helper.make_node
+    nodes = [
+        node("MatMul", ["x", "wg"], ["gate"], name="gate/MatMul"),
+        node("MatMul", ["x", "wu"], ["up"], name="up/MatMul"),
+        node("Sigmoid", ["gate"], ["sig"], name="act/Sigmoid"),
+        node("Mul", ["gate", "sig"], ["silu"], name="act/Mul"),
+        node("Mul", ["silu", "up"], ["y"], name="glu/Mul"),
+    ]
+    return _model(nodes, {"x": [M, K]}, _weights(wg=(K, N), wu=(K, N)), ("y", [M, N]))
+
+
+def _inputs(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(3)
+    weights = {w.name for w in model.graph.initializer}
+    return {
+        i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim])
+        .astype(np.float32)
+        for i in model.graph.input
+        if i.name not in weights
+    }
+
+
+def _chains_fused(model: onnx.ModelProto) -> ModuleOp:
+    module = import_onnx(model)
+    T10FuseElementwise().apply(make_context(), module)
+    return module
+
+
+def _fused(model: onnx.ModelProto) -> ModuleOp:
+    module = _chains_fused(model)
+    T10FuseEpilogue().apply(make_context(), module)
+    return module
+
+
+def _contractions(module: ModuleOp) -> list[GenericOp]:
+    return [
+        op for op in module.walk()
+        if isinstance(op, GenericOp) and linalg_tensor_expr(op).kind.value == "contraction"
+    ]
+
+
+def _simulate(
+    module: ModuleOp, chip: str, feeds: dict[str, np.ndarray], precision: str = "fp32"
+) -> tuple[SimResult, dict[str, int]]:
+    """Plan (pinned plans are kept), lower and simulate; also the estimated cycles by
+    operator and relayout."""
+    ctx = make_context()
+    plan_search, *lowering = pipeline(chip, "t10", 0.5, precision=precision, fuse=False)
+    plan_search.apply(ctx, module)
+    estimates = {op.name: op.estimated_cycles for op in planned_ops(module)}
+    for p in lowering:
+        p.apply(ctx, module)
+    module.verify()
+    return simulate(module, load_chip(chip), feeds), estimates
+
+
+def _check(model: onnx.ModelProto, result: SimResult, precision: str) -> None:
+    session = ort.InferenceSession(model.SerializeToString())
+    names = [o.name for o in model.graph.output]
+    expected = dict(zip(names, session.run(None, _inputs(model)), strict=True))
+    check = check_outputs(result.outputs, expected, CHECK_TOLERANCES[precision])
+    assert check.passed, check
+
+
+def _run(
+    model: onnx.ModelProto,
+    chip: str,
+    plans: dict[str, Plan] | None = None,
+    precision: str = "fp32",
+    fuse_epilogues: bool = True,
+) -> tuple[SimResult, dict[str, int]]:
+    """Fuse, pin `plans` (by operator name), plan, lower, simulate and check against
+    onnxruntime; returns the result and the estimates by operator."""
+    module = _fused(model) if fuse_epilogues else _chains_fused(model)
+    for op in _contractions(module):
+        if plans and op_name(op) in plans:
+            op.attributes["t10.plan"] = PlanAttr.from_plan(plans[op_name(op)])
+    result, estimates = _simulate(module, chip, _inputs(model), precision)
+    _check(model, result, precision)
+    return result, estimates
+
+
+FUSED = "fc/MatMul+fc/Add+fc/Relu+residual/Add"
+# loop dims of the MatMul: d0 = m, d1 = n, d2 = k (inputs: 0 = x[m, k], 1 = w[k, n])
+PLANS = {
+    "spatial": Plan((3, 4, 1)),
+    "split-k (all-reduce)": Plan((2, 2, 4)),
+    "Cannon 2x2 (rotating steps)": Plan((2, 2, 1), 2, 2, (Rotation(0, 1, 2), Rotation(1, 0, 2))),
+    "rotating and split-k": Plan((2, 1, 2), 2, 4, (Rotation(1, 0, 2),)),
+}
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+@pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS.keys())
+def test_every_plan_shape_matches_onnxruntime_and_its_estimate(plan: Plan, precision: str) -> None:
+    (contraction,) = _contractions(_fused(dense_residual()))
+    assert op_name(contraction) == FUSED
+    operator = Operator(contraction, epilogue_of(contraction))
+    expr = T10PlanSearch(chip="test-16", precision=precision).tensor_expr(operator)
+    assert expr.epilogue is not None and expr.own_inputs == 2 and len(expr.inputs) == 4
+    assert plan_problem(load_chip("test-16"), expr, plan) is None
+    result, estimates = _run(dense_residual(), "test-16", {FUSED: plan}, precision)
+    assert [op.name for op in result.report.ops] == [FUSED], "the epilogue is no operator"
+    assert result.report.ops[0].cycles == estimates[FUSED]
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+def test_fusion_is_faster_than_the_chain_as_an_operator_of_its_own(chip: str) -> None:
+    """The same model with the element-wise chain planned as an operator of its own is
+    slower: that operator has its own kernel's fixed cost and its own superstep and sync
+    (and a relayout where its plan does not line up with the MatMul's)."""
+    fused, _ = _run(dense_residual(), chip)
+    apart, _ = _run(dense_residual(), chip, fuse_epilogues=False)
+    assert [op.name for op in fused.report.ops] == [FUSED]
+    assert len(apart.report.ops) > 1
+    assert fused.report.total_cycles < apart.report.total_cycles
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+def test_swiglu_runs_as_the_epilogue_of_the_second_matmul(chip: str) -> None:
+    """silu(gate) * up reads both MatMuls: it joins `up`, the later one (gate is then an
+    earlier result, read like a residual), and reads gate twice."""
+    names = ["gate/MatMul", "up/MatMul+act/Sigmoid+act/Mul+glu/Mul"]
+    assert [op_name(op) for op in _contractions(_fused(swiglu()))] == names
+    result, estimates = _run(swiglu(), chip)
+    operators = [op.name for op in result.report.ops if not op.name.endswith("/relayout")]
+    assert operators == names
+    for op in result.report.ops:  # the operators and the relayouts into them (gate's, for one)
+        assert op.cycles == estimates[op.name], op.name
+
+
+def test_a_result_read_elsewhere_or_a_later_input_is_not_fused() -> None:
+    """The MatMul's output is also a graph output: the add cannot overwrite it."""
+    node = helper.make_node
+    nodes = [
+        node("MatMul", ["x", "w"], ["mm"], name="fc/MatMul"),
+        node("Add", ["mm", "b"], ["y"], name="fc/Add"),
+    ]
+    model = _model(nodes, {"x": [M, K]}, _weights(w=(K, N), b=(N,)), ("y", [M, N]))
+    model.graph.output.append(helper.make_tensor_value_info("mm", TensorProto.FLOAT, [M, N]))
+    module = _fused(model)
+    assert not [op for op in module.walk() if EPILOGUE_ATTR in op.attributes]
+    assert [op_name(op) for op in _contractions(module)] == ["fc/MatMul"]
+
+
+def _marked(mark) -> str:
+    """The plan search's error for a dense_residual module whose element-wise chain carries
+    `t10.epilogue = mark` in place of the pass's mark."""
+    module = _fused(dense_residual())
+    (chain,) = [op for op in module.walk() if EPILOGUE_ATTR in op.attributes]
+    chain.attributes[EPILOGUE_ATTR] = mark
+    with pytest.raises(T10Error) as error:
+        T10PlanSearch(chip="test-16").apply(make_context(), module)
+    return str(error.value)
+
+
+def test_a_mark_that_does_not_hold_is_a_clear_error() -> None:
+    # the chain's inputs: 0 = r (a function argument), 1 = the MatMul, 2 = b (a weight)
+    assert _marked(IntegerAttr(2, 64)) == (
+        "operator 'fc/Add+fc/Relu+residual/Add' is marked 't10.epilogue = 2' but cannot run as "
+        "the epilogue of its input 2: both must be linalg.generic ops; remove the attribute"
+    )
+    assert "its input 0: it reads a function argument there" in _marked(IntegerAttr(0, 64))
+    message = _marked(StringAttr("yes"))
+    assert message.startswith(
+        "operator 'fc/Add+fc/Relu+residual/Add': 't10.epilogue' must be the index of the input "
+        "that reads the contraction it runs after"
+    )
+    assert "must be the index" in _marked(IntegerAttr(3, 64))  # the init, not an input
