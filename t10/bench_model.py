@@ -1,7 +1,9 @@
-"""Whole-model plan benchmark: a zoo model compiled with the T10 planner and with the
-replicate baseline, both simulated on the same seeded inputs (issue 3's BERT acceptance).
+"""Whole-model plan benchmark: a zoo model compiled with the T10 planner, with the T10
+planner but no contraction epilogues (element-wise readers of MatMuls planned as operators of
+their own), and with the replicate baseline, all simulated on the same seeded inputs (issue
+3's BERT acceptance).
 
-Prints, side by side in one run: total simulated cycles of both plans and their ratio; for
+Prints, side by side in one run: total simulated cycles of the three and their ratios; for
 every contraction its cores (and the share of the chip's cores) and plan; and for every
 operator the plan search's estimate against the simulated cycles (the largest relative gap).
 
@@ -30,20 +32,22 @@ class PlannerRun:
     simulate_seconds: float
 
 
-def run_planner(model: Any, chip: str, planner: str, seed: int) -> PlannerRun:
+def run_planner(
+    model: Any, chip: str, planner: str, seed: int, epilogues: bool = True
+) -> PlannerRun:
     from t10.cli import compile_model
     from t10.report import build_report, input_specs, planned_ops, random_inputs
     from t10.sim.simulator import simulate
 
     start = time.perf_counter()
-    compiled = compile_model(model, chip, planner)
+    compiled = compile_model(model, chip, planner, epilogues=epilogues)
     compiled_at = time.perf_counter()
     inputs = random_inputs(input_specs(compiled.module), seed)
     result = simulate(compiled.module, compiled.chip, inputs)
     done = time.perf_counter()
     report = build_report(compiled.chip, result.report, planned_ops(compiled.planned))
     return PlannerRun(
-        planner,
+        planner if epilogues else f"{planner}, no epilogues",
         report["total_cycles"],
         report["ops"],
         compiled_at - start,
@@ -64,7 +68,7 @@ def print_runs(runs: Sequence[PlannerRun], cores: int, name: str) -> None:
     for run in runs:
         ratio = run.total_cycles / t10.total_cycles
         print(
-            f"  {run.planner:<10} {run.total_cycles:>12,}  ({ratio:.3f}x of t10)  "
+            f"  {run.planner:<20} {run.total_cycles:>12,}  ({ratio:.3f}x of t10)  "
             f"compile {run.compile_seconds:.1f} s, simulate {run.simulate_seconds:.1f} s"
         )
     print(f"\ncontractions under the t10 plan (chip: {cores} cores)")
@@ -96,7 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         cores = load_chip(args.chip).cores
         model = zoo.get(args.model).build(batch=args.batch, seq=args.seq, layers=args.layers)
-        runs = [run_planner(model, args.chip, p, args.seed) for p in ("t10", "replicate")]
+        runs = [
+            run_planner(model, args.chip, "t10", args.seed),
+            run_planner(model, args.chip, "t10", args.seed, epilogues=False),
+            run_planner(model, args.chip, "replicate", args.seed),
+        ]
     except T10Error as e:
         print(f"model_plans: error: {e}", file=sys.stderr)
         return 1

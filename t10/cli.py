@@ -112,6 +112,7 @@ def compile_model(
     min_utilization: float = DEFAULT_MIN_UTILIZATION,
     emit: str = "chip",
     precision: str = "fp32",
+    epilogues: bool = True,
 ) -> Compiled:
     """import_onnx, then the passes of `t10.passes.t10_compile.pipeline` one by one."""
     if emit not in LEVELS:
@@ -121,7 +122,7 @@ def compile_model(
     module = import_onnx(model)
     ctx = make_context()
     planned: ModuleOp | None = None
-    for p in pipeline(chip, planner, min_utilization, emit, precision):
+    for p in pipeline(chip, planner, min_utilization, emit, precision, epilogues=epilogues):
         p.apply(ctx, module)
         try:
             module.verify()
@@ -224,12 +225,15 @@ def run_model(
     seed: int = 0,
     check: Tolerance | None = None,
     precision: str = "fp32",
+    epilogues: bool = True,
 ) -> RunResult:
     """Compile and simulate `model_path`; `check` compares with onnxruntime (run in fp32
     whatever the precision) within that tolerance."""
     from t10.sim.simulator import simulate
 
-    compiled = compile_model(model_path, chip, planner, min_utilization, precision=precision)
+    compiled = compile_model(
+        model_path, chip, planner, min_utilization, precision=precision, epilogues=epilogues
+    )
     specs = input_specs(compiled.module)
     if inputs is None:
         inputs = random_inputs(specs, seed)
@@ -275,6 +279,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         seed=args.seed,
         check=tolerance if args.check else None,
         precision=args.precision,
+        epilogues=args.epilogues,
     )
     print(format_report(result.report), file=out)
     if args.outputs:
@@ -293,7 +298,13 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
     compiled = compile_model(
-        args.model, args.chip, args.planner, args.min_utilization, args.emit, args.precision
+        args.model,
+        args.chip,
+        args.planner,
+        args.min_utilization,
+        args.emit,
+        args.precision,
+        epilogues=args.epilogues,
     )
 
     def emit(stream: IO[str]) -> None:
@@ -382,6 +393,9 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", default="fp32", choices=tuple(PRECISIONS),
                    help="storage precision: fp32 (default) or fp16 (2-byte buffers and "
                         "exchanges, fp16 matmul rate, fp32 accumulation)")
+    p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
+                   help="plan element-wise readers of a MatMul (bias, activation, residual) "
+                        "as operators of their own instead of running them on its cores")
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -27,20 +27,27 @@ def pipeline(
     emit: str = "chip",
     precision: str = "fp32",
     fuse: bool = True,
+    epilogues: bool = True,
 ) -> tuple[ModulePass, ...]:
     """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off:
-    element-wise chains, then contraction epilogues) and planning first (`emit="linalg"`
-    stops after the plan search)."""
-    fusion: tuple[ModulePass, ...] = (T10FuseElementwise(), T10FuseEpilogue()) if fuse else ()
+    element-wise chains, then, unless `epilogues` is off, contraction epilogues where the
+    cost model says they pay) and planning first (`emit="linalg"` stops after the plan search)."""
+    options = {
+        "chip": chip, "planner": planner, "min_utilization": min_utilization,
+        "precision": precision,
+    }
+    fusion: tuple[ModulePass, ...] = ()
+    if fuse:
+        fusion = (T10FuseElementwise(),)
+        if epilogues:
+            fusion += (T10FuseEpilogue(**options),)
     lowering: tuple[ModulePass, ...] = (
         ConvertLinalgToRTensor(),
         ConvertRTensorToCShift(),
         ConvertCShiftToCore(),
         ConvertCoreToChip(),
     )
-    plan = T10PlanSearch(
-        chip=chip, planner=planner, min_utilization=min_utilization, precision=precision
-    )
+    plan = T10PlanSearch(**options)
     return (*fusion, plan, *lowering[: LEVELS.index(emit)])
 
 
@@ -53,12 +60,19 @@ class T10Compile(ModulePass):
     min_utilization: float = 0.5
     precision: str = "fp32"
     fuse: bool = True
-    """Fuse element-wise chains and contraction epilogues first (t10-fuse-elementwise,
-    t10-fuse-epilogue)."""
+    """Fuse element-wise chains first (t10-fuse-elementwise)."""
+    epilogues: bool = True
+    """With `fuse`, also run element-wise readers of contractions as their epilogues
+    (t10-fuse-epilogue)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         passes = pipeline(
-            self.chip, self.planner, self.min_utilization, precision=self.precision, fuse=self.fuse
+            self.chip,
+            self.planner,
+            self.min_utilization,
+            precision=self.precision,
+            fuse=self.fuse,
+            epilogues=self.epilogues,
         )
         for p in passes:
             p.apply(ctx, op)

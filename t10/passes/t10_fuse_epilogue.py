@@ -1,13 +1,21 @@
-"""t10-fuse-epilogue: element-wise readers of a contraction run on its cores, as its epilogue.
+"""t10-fuse-epilogue: element-wise readers of a contraction run on its cores, as its epilogue,
+where that pays.
 
 An element-wise `linalg.generic` E that is the only reader of a contraction C's result and
-reads it at the identity map (E's loops are C's output dims) is marked `t10.epilogue = N`
-(N: the input that reads C), and C is renamed `C+E`. The plan search then plans the two as
-one operator — C's plan, with E's other inputs laid out like C's output tile — and the
-lowering runs E as an element-wise kernel on the cores that hold each finished output tile
-(`rtensor.epilogue`): a bias add, a GELU, a residual add after a MatMul costs an
-element-wise pass over the tile and no exchange, instead of a relayout, a kernel and a sync
-of its own.
+reads it at the identity map (E's loops are C's output dims) may run on the cores that hold
+C's finished output tiles (`rtensor.epilogue`): a bias add, a GELU or a residual add then
+costs an element-wise pass over the tile instead of a relayout, a kernel and a sync of its
+own. The pass marks E with `t10.epilogue = N` (N: the input that reads C) and renames C
+`C+E`; the plan search then plans the two as one operator — C's plan, with E's other inputs
+laid out like C's output tile.
+
+It pays only sometimes: a plan that splits C's reduction over R cores leaves every output
+tile on R cores, and the epilogue then runs on each of the R copies (and its other inputs
+are copied R times), while E alone spreads over all the cores. So the pass asks the plan
+search's cost model (`chip`, `planner`, `min_utilization`, `precision`, as `t10-plan-search`
+takes them) and marks E only when the fastest plan of the fused operator beats the fastest
+plans of C and E apart plus the move of C's result between them. `always=true` marks every
+candidate (to study fused plans).
 
 ```
   %c = linalg.generic {...matmul...} ins(%x, %w) {t10.name = "fc/MatMul"}
@@ -23,7 +31,8 @@ element-wise chains such as bias + GELU are one generic) and before the plan sea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -32,12 +41,55 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from t10.passes.epilogue import EPILOGUE_ATTR, PLAN_ATTR, epilogue_problem, mark_epilogue
-from t10.passes.tensor_expr import ExprKind, linalg_tensor_expr
+from t10.passes.layout_transitions import transition_estimate
+from t10.passes.plan import Estimate, Plan, input_layouts, output_layout
+from t10.passes.plan_search import operator_frontier
+from t10.passes.t10_plan_search import Operator, T10PlanSearch
+from t10.passes.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
+from t10.sim.chip_spec import ChipSpec, load_chip
 
 GENERIC = "linalg.generic"
 
 
+@dataclass
+class FusionCosts:
+    """The plan search's cost model, asked whether an epilogue pays (frontiers cached by
+    expression, as identical operators share them)."""
+
+    chip: ChipSpec
+    search: T10PlanSearch
+    fastest_plans: dict[TensorExpr, tuple[Plan, Estimate]] = field(default_factory=dict)
+
+    def fastest(self, operator: Operator) -> tuple[TensorExpr, Plan, Estimate]:
+        expr = self.search.tensor_expr(operator)
+        key = dataclasses.replace(expr, name="")
+        if key not in self.fastest_plans:
+            s = self.search
+            frontier = operator_frontier(self.chip, expr, s.planner, s.min_utilization)
+            self.fastest_plans[key] = min(frontier, key=lambda point: point[1].cycles)
+        return (expr, *self.fastest_plans[key])
+
+    def pays(self, contraction: Operation, reader: Operation) -> bool:
+        """Whether the fused operator's fastest plan beats the two apart (their fastest
+        plans plus the move of the contraction's result into the reader's layout)."""
+        _, _, fused = self.fastest(Operator(contraction, reader))
+        c_expr, c_plan, c_est = self.fastest(Operator(contraction))
+        e_expr, e_plan, e_est = self.fastest(Operator(reader))
+        read_at = next(i for i, v in enumerate(reader.operands) if v is contraction.results[0])
+        move = transition_estimate(
+            self.chip,
+            output_layout(c_expr, c_plan),
+            input_layouts(e_expr, e_plan)[read_at],
+            c_expr.elem_bytes,
+        )
+        return fused.cycles < c_est.cycles + e_est.cycles + move.cycles
+
+
+@dataclass
 class MarkEpilogue(RewritePattern):
+    costs: FusionCosts | None
+    """None: mark every candidate."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.name != GENERIC or PLAN_ATTR in op.attributes or not op.results:
             return
@@ -53,6 +105,8 @@ class MarkEpilogue(RewritePattern):
             return
         if epilogue_problem(op, reader) is not None:
             return
+        if self.costs is not None and not self.costs.pays(op, reader):
+            return
         mark_epilogue(op, reader)
         rewriter.handle_operation_modification(op)
         rewriter.handle_operation_modification(reader)
@@ -62,5 +116,18 @@ class MarkEpilogue(RewritePattern):
 class T10FuseEpilogue(ModulePass):
     name = "t10-fuse-epilogue"
 
+    chip: str = "ipu-mk2"
+    """The chip whose cost model decides (as t10-plan-search's option)."""
+    planner: str = "t10"
+    min_utilization: float = 0.5
+    precision: str = "fp32"
+    always: bool = False
+    """Mark every candidate, whether it pays or not."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(MarkEpilogue(), apply_recursively=False).rewrite_module(op)
+        costs = None
+        if not self.always:
+            search = T10PlanSearch(self.chip, self.planner, self.min_utilization, self.precision)
+            search.check_options(self.name)
+            costs = FusionCosts(load_chip(self.chip), search)
+        PatternRewriteWalker(MarkEpilogue(costs), apply_recursively=False).rewrite_module(op)

@@ -193,17 +193,16 @@ class T10PlanSearch(ModulePass):
     precision: str = "fp32"
     """Storage precision: `fp32` or `fp16` (fp16 storage, fp32 accumulation)."""
 
-    def check_options(self) -> None:
-        precision_type(self.precision, "t10-plan-search")
+    def check_options(self, what: str = "t10-plan-search") -> None:
+        """The options are valid (`what`: the pass named in the error)."""
+        precision_type(self.precision, what)
         if self.planner not in PLANNERS:
             raise T10Error(
-                f"t10-plan-search: unknown planner '{self.planner}'; choose one of "
-                f"{', '.join(PLANNERS)}"
+                f"{what}: unknown planner '{self.planner}'; choose one of {', '.join(PLANNERS)}"
             )
         if not 0.0 <= self.min_utilization <= 1.0:
             raise T10Error(
-                f"t10-plan-search: min-utilization must be between 0 and 1, "
-                f"got {self.min_utilization}"
+                f"{what}: min-utilization must be between 0 and 1, got {self.min_utilization}"
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -1,4 +1,5 @@
 // RUN: xdsl-opt %s -p t10-fuse-epilogue --split-input-file | filecheck %s
+// RUN: xdsl-opt %s -p 't10-fuse-epilogue{always=true}' --split-input-file | filecheck %s --check-prefix=ALWAYS
 
 // A bias add that alone reads a matmul, at the identity map, becomes its epilogue: the add is
 // marked with the input that reads the matmul (1), and the matmul takes both names.
@@ -92,3 +93,31 @@ func.func @main(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
 // CHECK-NOT: t10.epilogue
 // CHECK:     attrs = {t10.name = "mm"}
 // CHECK:     attrs = {t10.name = "add"}
+
+// -----
+
+// Where it does not pay, left alone: on ipu-mk2 this 1024x768x768 matmul is fastest with its
+// k split over several cores, so the add would run on every copy of each output tile
+// (`always=true` marks it anyway).
+func.func @main(%x: tensor<1024x768xf32>, %b: tensor<768xf32>) -> tensor<1024x768xf32> {
+  %w = arith.constant dense<1.000000e+00> : tensor<768x768xf32>
+  %z = arith.constant dense<0.000000e+00> : tensor<1024x768xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1024x768xf32>, tensor<768x768xf32>) outs(%z : tensor<1024x768xf32>) attrs = {t10.name = "proj"} {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x768xf32>
+  %e = tensor.empty() : tensor<1024x768xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<1024x768xf32>, tensor<768xf32>) outs(%e : tensor<1024x768xf32>) attrs = {t10.name = "bias"} {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x768xf32>
+  func.return %y : tensor<1024x768xf32>
+}
+
+// CHECK:        attrs = {t10.name = "proj"}
+// CHECK:        attrs = {t10.name = "bias"}
+// ALWAYS:       attrs = {t10.name = "proj+bias"}
+// ALWAYS:       attrs = {t10.name = "bias", t10.epilogue = 0 : i64}
