@@ -1,12 +1,12 @@
 """convert-core-to-chip: schedules the per-core program into BSP supersteps.
 
 Each `core.kernel` opens a superstep whose compute phase it is; the transfers that follow it
-(ring shifts) form that superstep's exchange phase. A kernel of the same operator that follows
-with nothing exchanged in between (only frees) joins that compute phase: an operator's
-epilogue runs in its last step. A transfer with no kernel before it (an
-all-reduce, a relayout, a gather) gets a superstep of its own with an empty compute phase. The body
-of `@main` moves into one `chip.program` over the cores the program uses.
-"""
+(ring shifts, an all-gather) form that superstep's exchange phase. A kernel of the same
+operator that follows with nothing exchanged in between joins that compute phase: an
+operator's epilogue runs in its last step. A transfer with no kernel before it (an
+all-reduce, a relayout, a gather) gets a superstep of its own with an empty compute phase.
+Frees stay between supersteps and end none. The body of `@main` moves into one
+`chip.program` over the cores the program uses."""
 
 from __future__ import annotations
 
@@ -99,8 +99,6 @@ def schedule_block(block: Block) -> None:
             current = last_compute = _superstep(op.label.data)
             block.insert_op_before(current, op)
             _move_into(current.compute, op)
-        elif isinstance(op, core.FreeOp):
-            current = None  # a freed buffer is gone for later kernels only
         elif isinstance(op, EXCHANGE_OPS):
             if current is None or standalone:
                 current = _superstep(_exchange_label(op))
@@ -110,6 +108,7 @@ def schedule_block(block: Block) -> None:
             if standalone:
                 current = None
         elif op.regions or isinstance(op, core.AllocOp | core.StoreOp | core.LoadOp):
+            # a free does not end a superstep: it releases the buffer after the superstep
             current = last_compute = None
 
 

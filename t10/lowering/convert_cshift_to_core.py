@@ -26,10 +26,11 @@ from xdsl.dialects.builtin import (
     IndexType,
     ModuleOp,
     StringAttr,
+    UnitAttr,
     UnrealizedConversionCastOp,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -383,11 +384,24 @@ class AllReduceToCore(RewritePattern):
         _replace_with_buffer(rewriter, op, [reduce], buffer, rtype)
 
 
+def _all_reduced(value: SSAValue) -> core.AllReduceOp | None:
+    """The `core.all_reduce` that last wrote the buffer of `value` (lowered just before its
+    conversion cast), if any."""
+    cast = value.owner
+    reduce = cast.prev_op if isinstance(cast, Operation) else None
+    return reduce if isinstance(reduce, core.AllReduceOp) else None
+
+
 class EpilogueToKernel(RewritePattern):
     """An epilogue is one element-wise kernel on the grid of the operator's output: loop i
     (output dim i) runs along the grid axis that splits dim i; cores that differ on the other
-    axes (the replicas of a split-k tile) compute the same tile. It writes the output buffer
-    in place (a new buffer when the output has other readers)."""
+    axes (the replicas of a split-k tile) hold the same tile. It writes the output buffer in
+    place (a new buffer when the output has other readers).
+
+    After an all-reduce it runs between the reduce-scatter and the all-gather: the
+    all-reduce stops at `scatter`, each replica computes its run of the tile
+    (`core.kernel ... scatter`), and a `core.all_gather` completes every tile. The epilogue
+    then costs 1/R of the tile and no superstep of its own."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.EpilogueOp, rewriter: PatternRewriter) -> None:
@@ -397,6 +411,7 @@ class EpilogueToKernel(RewritePattern):
         source = op.inputs[0]
         ops: list[Operation] = []
         output = _buffer_of(source)
+        reduce = _all_reduced(source) if source.has_one_use() else None
         if not source.has_one_use():
             alloc = _alloc(op.label.data, rtype)
             ops.append(alloc)
@@ -404,21 +419,32 @@ class EpilogueToKernel(RewritePattern):
         idx = _IndexBuilder(ops)
         zero = idx.const(0)
         rank = len(layout.shape)
+        properties: dict[str, Attribute] = {
+            "label": op.label,
+            "grid": int_array(layout.grid),
+            "axes": int_array([-1 if a is None else a for a in layout.axes]),
+            "sizes": int_array(layout.tile),
+            "bounds": int_array(layout.shape),
+            "slice_dims": int_array([-1] * (len(op.inputs) + 1)),
+            "indexing_maps": op.indexing_maps,
+            "iterator_types": ArrayAttr([IteratorTypeAttr.parallel()] * rank),
+        }
+        if reduce is not None:
+            reduce.properties["scatter"] = properties["scatter"] = UnitAttr()
+            rewriter.handle_operation_modification(reduce)
         kernel = core.KernelOp.build(
             operands=[[_buffer_of(v) for v in op.inputs], output, [zero] * (len(op.inputs) + 1)],
-            properties={
-                "label": op.label,
-                "grid": int_array(layout.grid),
-                "axes": int_array([-1 if a is None else a for a in layout.axes]),
-                "sizes": int_array(layout.tile),
-                "bounds": int_array(layout.shape),
-                "slice_dims": int_array([-1] * (len(op.inputs) + 1)),
-                "indexing_maps": op.indexing_maps,
-                "iterator_types": ArrayAttr([IteratorTypeAttr.parallel()] * rank),
-            },
+            properties=properties,
             regions=[op.body.clone()],
         )
-        _replace_with_buffer(rewriter, op, [*ops, kernel], output, rtype)
+        ops.append(kernel)
+        if reduce is not None:
+            ops.append(
+                core.AllGatherOp.build(
+                    operands=[output], properties={"grid": reduce.grid, "axes": reduce.axes}
+                )
+            )
+        _replace_with_buffer(rewriter, op, ops, output, rtype)
 
 
 class CollectToStore(RewritePattern):

@@ -230,8 +230,9 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     output tile, plus the additions. Partial sums narrower than fp32 (`rounds_partials`)
     accumulate in an fp32 tile, then a superstep of its own rounds it into the output (an
     element-wise pass over the tile).
-    A fused epilogue (`TensorExpr.epilogue`) adds an element-wise kernel over the output tile
-    (`epilogue_cycles`, `epilogue_syncs`); it writes the output in place.
+    A fused epilogue (`TensorExpr.epilogue`) adds an element-wise kernel over the output tile,
+    or over its part after a split reduction (`epilogue_elements`); it writes the output in
+    place.
     Memory: every input's local buffer (rotating ones hold their window plus one incoming
     chunk; an epilogue's inputs are laid out like the output tile), the output tile (plus the
     fp32 accumulator when rounding), and the all-reduce's receive buffer.
@@ -261,24 +262,19 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
         syncs += 1
         memory += out_tile * ACCUMULATOR_BYTES
     if expr.epilogue is not None:
-        compute += epilogue_cycles(chip, expr, out_tile)
-        syncs += epilogue_syncs(group, rounding)
+        epi = expr.epilogue
+        elements = epilogue_elements(out_tile, group, rounding)
+        compute += costs.elementwise_cycles(chip, elements, epi.relu_like, epi.body_ops)
+        syncs += 1 if rounding else 0
     return Estimate(compute, exchange, syncs * costs.sync_cycles(chip), memory)
 
 
-def epilogue_cycles(chip: ChipSpec, expr: TensorExpr, out_tile: int) -> int:
-    """The fused epilogue's kernel: element-wise over the output tile (0 without one)."""
-    epi = expr.epilogue
-    if epi is None:
-        return 0
-    return costs.elementwise_cycles(chip, out_tile, epi.relu_like, epi.body_ops)
-
-
-def epilogue_syncs(group: int, rounding: bool) -> int:
-    """Syncs the epilogue adds: none when it runs in the compute phase of the operator's last
-    step; one when an all-reduce or a rounding pass ends the operator (it then follows them
-    in a superstep of its own)."""
-    return 1 if group > 1 or rounding else 0
+def epilogue_elements(out_tile: int, group: int, rounding: bool) -> int:
+    """Elements a fused epilogue computes per core: the output tile, in the compute phase of
+    the operator's last step; after a split reduction, 1/group of it, between the all-reduce's
+    reduce-scatter and its all-gather (`core.kernel ... scatter`), in the all-gather's
+    superstep. After a rounding pass it runs over the tile in a superstep of its own."""
+    return ceil(out_tile / group) if group > 1 and not rounding else out_tile
 
 
 def rotation_choices(expr: TensorExpr, factors: tuple[int, ...], temporal: int):

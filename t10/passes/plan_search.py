@@ -40,7 +40,7 @@ from t10.passes.plan import (
     Estimate,
     Plan,
     Rotation,
-    epilogue_syncs,
+    epilogue_elements,
     shiftable_dims,
 )
 from t10.passes.plan import plan_problem as operator_plan_problem
@@ -257,8 +257,8 @@ class FastEstimator:
             syncs += 1
             memory += out_tile * ACCUMULATOR_BYTES
         if self.epilogue is not None:
-            compute += self.epilogue(out_tile)
-            syncs += epilogue_syncs(group, rounding)
+            compute += self.epilogue(epilogue_elements(out_tile, group, rounding))
+            syncs += 1 if rounding else 0
         return Estimate(compute, exchange, syncs * self.sync, memory)
 
 

@@ -9,13 +9,15 @@ own. The pass marks E with `t10.epilogue = N` (N: the input that reads C) and re
 `C+E`; the plan search then plans the two as one operator — C's plan, with E's other inputs
 laid out like C's output tile.
 
-It pays only sometimes: a plan that splits C's reduction over R cores leaves every output
-tile on R cores, and the epilogue then runs on each of the R copies (and its other inputs
-are copied R times), while E alone spreads over all the cores. So the pass asks the plan
-search's cost model (`chip`, `planner`, `min_utilization`, `precision`, as `t10-plan-search`
-takes them) and marks E only when the fastest plan of the fused operator beats the fastest
-plans of C and E apart plus the move of C's result between them. `always=true` marks every
-candidate (to study fused plans).
+It does not always pay: after a plan that splits C's reduction over R cores, the epilogue
+runs on 1/R of each output tile between the all-reduce's reduce-scatter and its all-gather,
+but each of the R cores holding a tile needs E's other inputs for the whole tile, while E
+alone spreads over all the cores. So the pass asks the plan search's cost model (`chip`,
+`planner`, `min_utilization`, `precision`, as `t10-plan-search` takes them) and marks E only
+when the fastest plan of the fused operator, plus moving E's other inputs (those computed on
+chip) into it, beats the fastest plans of C and E apart plus the move of C's result
+between them and of E's other inputs into E. `always=true` marks every candidate (to study
+fused plans).
 
 ```
   %c = linalg.generic {...matmul...} ins(%x, %w) {t10.name = "fc/MatMul"}
@@ -35,17 +37,19 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from t10.passes.epilogue import EPILOGUE_ATTR, PLAN_ATTR, epilogue_problem, mark_epilogue
 from t10.passes.layout_transitions import transition_estimate
-from t10.passes.plan import Estimate, Plan, input_layouts, output_layout
+from t10.passes.plan import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.passes.plan_search import operator_frontier
 from t10.passes.t10_plan_search import Operator, T10PlanSearch
 from t10.passes.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
+from t10.sim import costs
 from t10.sim.chip_spec import ChipSpec, load_chip
 
 GENERIC = "linalg.generic"
@@ -70,19 +74,37 @@ class FusionCosts:
         return (expr, *self.fastest_plans[key])
 
     def pays(self, contraction: Operation, reader: Operation) -> bool:
-        """Whether the fused operator's fastest plan beats the two apart (their fastest
-        plans plus the move of the contraction's result into the reader's layout)."""
-        _, _, fused = self.fastest(Operator(contraction, reader))
+        """Whether the fused operator's fastest plan beats the two apart: their fastest plans
+        plus the move of the contraction's result into the reader's layout. The reader's
+        other inputs that are computed on chip are moved in either way; each side counts
+        what its layout makes every core receive (a split reduction's replicas each receive a
+        whole output tile's worth)."""
+        f_expr, f_plan, fused = self.fastest(Operator(contraction, reader))
         c_expr, c_plan, c_est = self.fastest(Operator(contraction))
         e_expr, e_plan, e_est = self.fastest(Operator(reader))
-        read_at = next(i for i, v in enumerate(reader.operands) if v is contraction.results[0])
+        produced = contraction.results[0]
+        inputs = list(reader.operands[: len(reader.operands) - 1])
+        read_at = inputs.index(produced)
+        e_layouts = input_layouts(e_expr, e_plan)
         move = transition_estimate(
-            self.chip,
-            output_layout(c_expr, c_plan),
-            input_layouts(e_expr, e_plan)[read_at],
-            c_expr.elem_bytes,
+            self.chip, output_layout(c_expr, c_plan), e_layouts[read_at], c_expr.elem_bytes
         )
-        return fused.cycles < c_est.cycles + e_est.cycles + move.cycles
+        extra = [i for i, v in enumerate(inputs) if v is not produced]
+        f_layouts = input_layouts(f_expr, f_plan)[f_expr.own_inputs :]
+        moved = [(f, i) for f, i in enumerate(extra) if not _loaded(inputs[i])]
+        fused_in = sum(self._receive(f_layouts[f], f_expr.elem_bytes) for f, _ in moved)
+        apart_in = sum(self._receive(e_layouts[i], e_expr.elem_bytes) for _, i in moved)
+        return fused.cycles + fused_in < c_est.cycles + e_est.cycles + move.cycles + apart_in
+
+    def _receive(self, layout: Layout, elem_bytes: int) -> int:
+        """Exchange cycles for every core to receive its buffer of `layout`."""
+        return costs.exchange_cycles(self.chip, layout.local_elements() * elem_bytes)
+
+
+def _loaded(value: SSAValue) -> bool:
+    """A weight (`arith.constant`) or a function argument is loaded in the layout its reader
+    wants: no exchange."""
+    return isinstance(value.owner, arith.ConstantOp | Block)
 
 
 @dataclass

@@ -243,6 +243,25 @@ def _run_kernel(
 _REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
 
 
+def run_length(grid: Sequence[int], axes: Sequence[int], shape: Sequence[int]) -> int:
+    """Elements per run when the cores of a group (on grid `axes`) split a buffer of `shape`
+    into equal runs of its row-major elements (the last run may be short)."""
+    return ceil(prod(shape) / prod(grid[a] for a in axes))
+
+
+def owned_runs(
+    grid: Sequence[int], axes: Sequence[int], shape: Sequence[int], cores: int
+) -> np.ndarray:
+    """`(cores, elements)`: whether each element of the buffer lies in the run its core owns
+    (the run numbered as the core's rank in its group, row major over `axes`)."""
+    coords = layouts.grid_coords(grid, cores)
+    rank = np.zeros(cores, dtype=np.int64)
+    for a in axes:
+        rank = rank * grid[a] + coords[:, a]
+    owner = np.arange(prod(shape)) // run_length(grid, axes, shape)
+    return owner[None, :] == rank[:, None]
+
+
 def _reduce(
     interpreter: Interpreter,
     op: core.KernelOp,
@@ -398,9 +417,22 @@ class CoreFunctions(InterpreterFunctions):
         n = len(op.inputs) + 1
         slices = _kernel_slices(op, args[:n], args[n:])
         expr = self._kernel_expr(op)
-        _run_kernel(interpreter, op, expr, slices)
-        step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
-        step.use_cores(slices[-1].cores)
+        out = slices[-1]
+        if op.scatter is None:
+            _run_kernel(interpreter, op, expr, slices)
+            step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
+        else:  # each replica computes its run of the tile and keeps the rest as it was
+            grid, axes = ints_of(op.grid), op.replica_axes()
+            before = out.buffer.data[: out.cores].copy()
+            _run_kernel(interpreter, op, expr, slices)
+            owned = owned_runs(grid, axes, out.buffer.shape, out.cores)
+            flat = out.buffer.data[: out.cores].reshape(out.cores, -1)
+            flat[~owned] = before.reshape(out.cores, -1)[~owned]
+            elements = run_length(grid, axes, out.buffer.shape)
+            step.compute_cycles += costs.elementwise_cycles(
+                self.state.chip, elements, expr.relu_like, expr.body_ops
+            )
+        step.use_cores(out.cores)
         return ()
 
     @impl(core.ShiftOp)
@@ -442,18 +474,47 @@ class CoreFunctions(InterpreterFunctions):
         view = buffer.data[:cores].reshape(grid + buffer.shape)
         combine = _REDUCE[op.combiner.data]
         total = combine(view.astype(np.float32), axis=tuple(axes), keepdims=True)
-        buffer.data[:cores] = np.broadcast_to(total, view.shape).reshape(cores, *buffer.shape)
+        total = np.broadcast_to(total, view.shape).reshape(cores, -1)
+        flat = buffer.data[:cores].reshape(cores, -1)
+        if op.scatter is None:
+            flat[:] = total
+        else:  # the reduce-scatter: each core completes its own run
+            owned = owned_runs(grid, axes, buffer.shape, cores)
+            flat[owned] = total[owned]
         step.use_cores(cores)
         if group == 1:
             return ()
-        part = (group - 1) * ceil(prod(buffer.shape) / group)
+        part = (group - 1) * run_length(grid, axes, buffer.shape)
         moved = part * buffer.elem_bytes
         self.state.transient(f"the receive buffer of {what}", cores, moved)
         chip = self.state.chip
         step.add_exchange(chip, moved)
-        step.add_exchange(chip, moved)
         step.compute_cycles += costs.elementwise_cycles(chip, part)
-        step.extra_syncs += 1
+        if op.scatter is None:  # the all-gather, in a superstep of its own
+            step.add_exchange(chip, moved)
+            step.extra_syncs += 1
+        return ()
+
+    @impl(core.AllGatherOp)
+    def run_all_gather(self, interpreter: Interpreter, op: core.AllGatherOp, args: PythonValues):
+        (buffer,) = args
+        step = self.state.phase("core.all_gather")
+        grid, axes = ints_of(op.grid), ints_of(op.axes)
+        cores = prod(grid)
+        buffer.check_usable(f"core.all_gather of '{buffer.label}'", cores)
+        coords = layouts.grid_coords(grid, cores)
+        flat = buffer.data[:cores].reshape(cores, -1)
+        run = run_length(grid, axes, buffer.shape)
+        owner = np.arange(flat.shape[1]) // run
+        members = np.stack(np.unravel_index(np.arange(prod(grid[a] for a in axes)),
+                                            tuple(grid[a] for a in axes)), axis=1)
+        for rank, member in enumerate(members):
+            source = coords.copy()
+            source[:, list(axes)] = member
+            mine = owner == rank
+            flat[:, mine] = flat[layouts.linear_ids(grid, source)][:, mine]
+        step.use_cores(cores)
+        step.add_exchange(self.state.chip, (len(members) - 1) * run * buffer.elem_bytes)
         return ()
 
     @impl(core.RelayoutOp)

@@ -32,7 +32,9 @@ from xdsl.utils.exceptions import VerifyException
 from t10.t10_dialects import core
 
 COMPUTE_OPS = (core.KernelOp,)
-EXCHANGE_OPS = (core.ShiftOp, core.AllReduceOp, core.RelayoutOp, core.GatherOp)
+EXCHANGE_OPS = (
+    core.ShiftOp, core.AllReduceOp, core.AllGatherOp, core.RelayoutOp, core.GatherOp
+)
 
 
 @irdl_op_definition

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     f16,
     f32,
     i64,
@@ -206,12 +207,21 @@ class KernelOp(IRDLOperation):
 
     Loop d runs along grid axis d, unless `axes` says otherwise: `axes[d]` is loop d's grid
     axis, or -1 when loop d is not split. Cores that differ only on grid axes no loop runs
-    along compute the same tile (an epilogue on the replicas of a split-k output tile)."""
+    along (the *replicas*: an epilogue on a split-k output tile) compute the same tile; with
+    `scatter` they split it instead: the replica of rank r (its position on those axes, row
+    major) computes the r-th of R equal runs of the tile's elements in row-major order (the
+    part a `core.all_reduce ... scatter` completed), and leaves the rest of its output as it
+    is for a `core.all_gather` to fill.
+
+    ```
+      tile (flat):   [ r0 r0 r0 | r1 r1 r1 | r2 r2 ]     R = 3 replicas, ceil(8 / 3) = 3
+    ```"""
 
     name = "core.kernel"
     label = prop_def(StringAttr)
     grid = prop_def(DenseArrayBase[I64])
     axes = opt_prop_def(DenseArrayBase[I64])
+    scatter = opt_prop_def(UnitAttr)
     sizes = prop_def(DenseArrayBase[I64])
     bounds = prop_def(DenseArrayBase[I64])
     slice_dims = prop_def(DenseArrayBase[I64])
@@ -223,9 +233,9 @@ class KernelOp(IRDLOperation):
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
-        "$label `on` $grid (`axes` $axes^)? `sizes` $sizes `of` $bounds `ins` `(` $inputs `)` "
-        "`outs` `(` $output `)` `at` `(` $offsets `)` `along` $slice_dims attr-dict `:` "
-        "`(` type($inputs) `)` `->` type($output) $body"
+        "$label `on` $grid (`axes` $axes^)? (`scatter` $scatter^)? `sizes` $sizes `of` $bounds "
+        "`ins` `(` $inputs `)` `outs` `(` $output `)` `at` `(` $offsets `)` `along` $slice_dims "
+        "attr-dict `:` `(` type($inputs) `)` `->` type($output) $body"
     )
 
     def loop_axes(self) -> tuple[int, ...]:
@@ -233,6 +243,11 @@ class KernelOp(IRDLOperation):
         if self.axes is None:
             return tuple(range(len(self.iterator_types.data)))
         return ints_of(self.axes)
+
+    def replica_axes(self) -> tuple[int, ...]:
+        """The grid axes no loop runs along (their cores hold the same tile)."""
+        used = set(self.loop_axes())
+        return tuple(a for a in range(len(ints_of(self.grid))) if a not in used)
 
     def verify_(self) -> None:
         what = f"core.kernel '{self.label.data}'"
@@ -249,6 +264,13 @@ class KernelOp(IRDLOperation):
                     f"{what}: axes {list(axes)} must give each loop a distinct grid axis of "
                     f"{list(grid)} or -1"
                 )
+        if self.scatter is not None and (
+            self.axes is None or any("reduction" in str(t) for t in self.iterator_types.data)
+        ):
+            raise VerifyException(
+                f"{what}: only an element-wise kernel with axes may scatter its tile over its "
+                "replicas"
+            )
         buffers = (*self.inputs, self.output)
         sizes = ints_of(self.sizes)
         dims = ints_of(self.slice_dims)
@@ -323,24 +345,54 @@ class ShiftOp(IRDLOperation):
             raise VerifyException("core.shift: the slice must tile the buffer dim")
 
 
+def _check_group_axes(op: IRDLOperation, grid_attr: DenseArrayBase, axes_attr: DenseArrayBase):
+    """The group `axes` are distinct axes of `grid`."""
+    grid = _check_grid(grid_attr, op.name)
+    axes = ints_of(axes_attr)
+    if not axes or len(set(axes)) != len(axes) or any(not 0 <= a < len(grid) for a in axes):
+        raise VerifyException(f"{op.name}: axes must be distinct axes of grid {list(grid)}")
+
+
 @irdl_op_definition
 class AllReduceOp(IRDLOperation):
     """Combines (`combiner`: sum, max or min) `buffer` over the cores of `grid` that differ
-    only on grid `axes`; every core ends with the result (a reduce-scatter and an
-    all-gather): `core.all_reduce max %b over [1] of [2, 2] : ...`."""
+    only on grid `axes` (a group of R cores); every core ends with the result (a
+    reduce-scatter and an all-gather): `core.all_reduce max %b over [1] of [2, 2] : ...`.
+    With `scatter` it stops after the reduce-scatter: the core of rank r in its group (row
+    major over `axes`) holds the result in the r-th of R equal runs of the buffer's elements
+    only (see `core.kernel`'s `scatter`), and a `core.all_gather` completes it."""
 
     name = "core.all_reduce"
     buffer = operand_def(BufferType)
     combiner = prop_def(StringAttr)
     grid = prop_def(DenseArrayBase[I64])
     axes = prop_def(DenseArrayBase[I64])
-    assembly_format = "$combiner $buffer `over` $axes `of` $grid attr-dict `:` type($buffer)"
+    scatter = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "$combiner $buffer `over` $axes `of` $grid (`scatter` $scatter^)? attr-dict `:` "
+        "type($buffer)"
+    )
 
     def verify_(self) -> None:
         check_combiner(self.combiner, "core.all_reduce")
-        grid = _check_grid(self.grid, "core.all_reduce")
-        if not ints_of(self.axes) or any(not 0 <= a < len(grid) for a in ints_of(self.axes)):
-            raise VerifyException(f"core.all_reduce: axes must be axes of grid {list(grid)}")
+        _check_group_axes(self, self.grid, self.axes)
+
+
+@irdl_op_definition
+class AllGatherOp(IRDLOperation):
+    """The second half of an all-reduce: over the cores of `grid` that differ only on grid
+    `axes`, the core of rank r sends the r-th of R equal runs of `buffer`'s elements to the
+    others, so that every core holds the whole buffer:
+    `core.all_gather %b over [2] of [2, 3, 2] : ...`."""
+
+    name = "core.all_gather"
+    buffer = operand_def(BufferType)
+    grid = prop_def(DenseArrayBase[I64])
+    axes = prop_def(DenseArrayBase[I64])
+    assembly_format = "$buffer `over` $axes `of` $grid attr-dict `:` type($buffer)"
+
+    def verify_(self) -> None:
+        _check_group_axes(self, self.grid, self.axes)
 
 
 @irdl_op_definition
@@ -446,6 +498,7 @@ Core = Dialect(
         KernelOp,
         ShiftOp,
         AllReduceOp,
+        AllGatherOp,
         RelayoutOp,
         GatherOp,
     ],

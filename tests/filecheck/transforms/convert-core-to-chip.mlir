@@ -136,7 +136,8 @@ func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.nam
 
 // -----
 
-// After an all_reduce the epilogue runs in a superstep of its own.
+// After an all_reduce the epilogue runs between its reduce-scatter (a superstep of its own)
+// and the all_gather, which forms the exchange phase of the epilogue's superstep.
 func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.name = "b"}) -> (tensor<4x6xf32> {t10.name = "y"}) {
   %0 = core.alloc "b" on 12 : !core.buffer<2xf32>
   core.load %b into %0 layout <grid [2, 3, 2] axes [d1] tile [2]> : tensor<6xf32>, !core.buffer<2xf32>
@@ -154,14 +155,15 @@ func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.nam
     linalg.yield %s : f32
   }
   core.free %1 : !core.buffer<2x4xf32>
-  core.all_reduce "sum" %3 over [2] of [2, 3, 2] : !core.buffer<2x2xf32>
+  core.all_reduce "sum" %3 over [2] of [2, 3, 2] scatter : !core.buffer<2x2xf32>
   %5 = arith.constant 0 : index
-  core.kernel "mm+add" on [2, 3, 2] axes [0, 1] sizes [2, 2] of [4, 6] ins(%3, %0) outs(%3) at(%5, %5, %5) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+  core.kernel "mm+add" on [2, 3, 2] axes [0, 1] scatter sizes [2, 2] of [4, 6] ins(%3, %0) outs(%3) at(%5, %5, %5) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
   ^bb0(%v: f32, %u: f32, %o: f32):
     %s_1 = arith.addf %u, %v : f32
     linalg.yield %s_1 : f32
   }
   core.free %0 : !core.buffer<2xf32>
+  core.all_gather %3 over [2] of [2, 3, 2] : !core.buffer<2x2xf32>
   %y = core.store %3 layout <grid [2, 3, 2] axes [d0, d1] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<4x6xf32>
   core.free %3 : !core.buffer<2x2xf32>
   func.return %y : tensor<4x6xf32>
@@ -172,6 +174,10 @@ func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.nam
 // CHECK-NEXT:      core.kernel "mm+add" on [2, 3, 2] sizes
 // CHECK:         chip.superstep "mm+add" {
 // CHECK-NEXT:    } exchange {
-// CHECK-NEXT:      core.all_reduce
+// CHECK-NEXT:      core.all_reduce "sum" %{{.*}} over [2] of [2, 3, 2] scatter
+// CHECK-NEXT:    }
 // CHECK:         chip.superstep "mm+add" {
-// CHECK-NEXT:      core.kernel "mm+add" on [2, 3, 2] axes [0, 1] sizes
+// CHECK-NEXT:      core.kernel "mm+add" on [2, 3, 2] axes [0, 1] scatter sizes
+// CHECK:         } exchange {
+// CHECK-NEXT:      core.all_gather %{{.*}} over [2] of [2, 3, 2]
+// CHECK-NEXT:    }

@@ -91,3 +91,33 @@ func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.nam
 // CHECK:         core.kernel "mm+add" on [2, 3, 1] sizes [2, 2, 8] of [4, 6, 8] ins(%{{.*}}, %{{.*}}) outs(%[[OUT:.*]]) at
 // CHECK:         core.kernel "mm+add" on [2, 3, 1] axes [0, 1] sizes [2, 2] of [4, 6] ins(%[[OUT]], %[[BIAS:.*]]) outs(%[[OUT]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
 // CHECK:         core.store %[[OUT]]
+
+// -----
+
+// After a split-k all-reduce the epilogue runs on the reduce-scattered runs of each tile:
+// the all_reduce stops at `scatter`, the kernel scatters over the replicas (grid axis 2),
+// and an all_gather completes the tiles.
+func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.name = "b"}) -> (tensor<4x6xf32> {t10.name = "y"}) {
+  %w = arith.constant dense<1.000000e+00> : tensor<8x6xf32>
+  %0 = rtensor.distribute %x : tensor<4x8xf32> -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d2] tile [2, 4]>>
+  %1 = rtensor.distribute %w : tensor<8x6xf32> -> !rtensor.tensor<8x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d2, d1] tile [4, 2]>>
+  %2 = rtensor.distribute %b : tensor<6xf32> -> !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>
+  %3 = cshift.compute_shift "mm+add"(%0, %1) steps 1 shift -1 sizes [2, 2, 4] rotate [-1, -1] partial [2] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<4x8xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d2] tile [2, 4]>>, !rtensor.tensor<8x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d2, d1] tile [4, 2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %4 = cshift.all_reduce "sum" %3 over [2] : !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>
+  %5 = rtensor.epilogue "mm+add"(%4, %2) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (!rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>>, !rtensor.tensor<6xf32, #rtensor.layout<grid [2, 3, 2] axes [d1] tile [2]>>) -> !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> {
+  ^bb0(%v: f32, %u: f32, %o: f32):
+    %s_1 = arith.addf %u, %v : f32
+    linalg.yield %s_1 : f32
+  }
+  %y = rtensor.collect %5 : !rtensor.tensor<4x6xf32, #rtensor.layout<grid [2, 3, 2] axes [d0, d1] tile [2, 2]>> -> tensor<4x6xf32>
+  func.return %y : tensor<4x6xf32>
+}
+
+// CHECK:         core.all_reduce "sum" %[[OUT:.*]] over [2] of [2, 3, 2] scatter : !core.buffer<2x2xf32>
+// CHECK:         core.kernel "mm+add" on [2, 3, 2] axes [0, 1] scatter sizes [2, 2] of [4, 6] ins(%[[OUT]], %{{.*}}) outs(%[[OUT]])
+// CHECK:         core.all_gather %[[OUT]] over [2] of [2, 3, 2] : !core.buffer<2x2xf32>

@@ -240,7 +240,7 @@ core.all_reduce "sum" %c over [0] of [2, 0] : !core.buffer<4x4xf32>
 %c = "test.op"() : () -> !core.buffer<4x4xf32>
 core.all_reduce "sum" %c over [] of [2, 2, 2] : !core.buffer<4x4xf32>
 
-// CHECK: Operation does not verify: core.all_reduce: axes must be axes of grid [2, 2, 2]
+// CHECK: Operation does not verify: core.all_reduce: axes must be distinct axes of grid [2, 2, 2]
 
 // -----
 
@@ -248,7 +248,7 @@ core.all_reduce "sum" %c over [] of [2, 2, 2] : !core.buffer<4x4xf32>
 %c = "test.op"() : () -> !core.buffer<4x4xf32>
 core.all_reduce "sum" %c over [1, 3] of [2, 2, 2] : !core.buffer<4x4xf32>
 
-// CHECK: Operation does not verify: core.all_reduce: axes must be axes of grid [2, 2, 2]
+// CHECK: Operation does not verify: core.all_reduce: axes must be distinct axes of grid [2, 2, 2]
 
 // -----
 
@@ -315,3 +315,27 @@ core.kernel "mm+add" on [2, 3, 2] axes [1, 1] sizes [2, 2] of [4, 6] ins(%c) out
 }
 
 // CHECK: Operation does not verify: core.kernel 'mm+add': axes [1, 1] must give each loop a distinct grid axis of [2, 3, 2] or -1
+
+// -----
+
+// Only an element-wise kernel with axes may scatter its tile.
+%a = "test.op"() : () -> !core.buffer<2x4xf32>
+%b = "test.op"() : () -> !core.buffer<4x2xf32>
+%c = "test.op"() : () -> !core.buffer<2x2xf32>
+%zero = arith.constant 0 : index
+core.kernel "mm" on [2, 2, 2] scatter sizes [2, 2, 4] of [4, 4, 8] ins(%a, %b) outs(%c) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x4xf32>, !core.buffer<4x2xf32>) -> !core.buffer<2x2xf32> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: core.kernel 'mm': only an element-wise kernel with axes may scatter its tile over its replicas
+
+// -----
+
+// An all_gather runs over distinct axes of its grid.
+%c = "test.op"() : () -> !core.buffer<4x4xf32>
+core.all_gather %c over [2, 2] of [2, 2, 2] : !core.buffer<4x4xf32>
+
+// CHECK: Operation does not verify: core.all_gather: axes must be distinct axes of grid [2, 2, 2]

@@ -90,12 +90,18 @@ func.func @kernel_broadcast(%x: !core.buffer<4x8xf32>, %bias: !core.buffer<1x8xf
 // CHECK-NEXT:  }
 
 // An epilogue kernel: `axes` names the grid axis of each loop (grid axis 2, a split k, is
-// none of them: its cores compute the same tile); it updates its first input in place.
+// none of them: its cores hold the same tile); it updates its first input in place. With
+// `scatter` those cores split the tile, each computing its run of it.
 func.func @kernel_axes(%c: !core.buffer<2x2xf32>, %bias: !core.buffer<2xf32>, %zero: index) {
   core.kernel "mm+add" on [2, 3, 2] axes [0, 1] sizes [2, 2] of [4, 6] ins(%c, %bias) outs(%c) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
   ^bb0(%v: f32, %u: f32, %o: f32):
     %s = arith.addf %u, %v : f32
     linalg.yield %s : f32
+  }
+  core.kernel "mm+add" on [2, 3, 2] axes [0, 1] scatter sizes [2, 2] of [4, 6] ins(%c, %bias) outs(%c) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+  ^bb0(%v2: f32, %u2: f32, %o2: f32):
+    %s2 = arith.addf %u2, %v2 : f32
+    linalg.yield %s2 : f32
   }
   func.return
 }
@@ -105,15 +111,23 @@ func.func @kernel_axes(%c: !core.buffer<2x2xf32>, %bias: !core.buffer<2xf32>, %z
 // CHECK-NEXT:      %s = arith.addf %u, %v : f32
 // CHECK-NEXT:      linalg.yield %s : f32
 // CHECK-NEXT:    }
+// CHECK-NEXT:    core.kernel "mm+add" on [2, 3, 2] axes [0, 1] scatter sizes [2, 2] of [4, 6] ins(%c, %bias) outs(%c) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<2x2xf32>, !core.buffer<2xf32>) -> !core.buffer<2x2xf32> {
+// CHECK-NEXT:    ^bb0(%v2: f32, %u2: f32, %o2: f32):
+// CHECK-NEXT:      %s2 = arith.addf %u2, %v2 : f32
+// CHECK-NEXT:      linalg.yield %s2 : f32
+// CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
-// shift, all_reduce and relayout (the exchange ops).
+// shift, all_reduce (whole, or only its reduce-scatter), all_gather and relayout (the
+// exchange ops).
 func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !core.buffer<8x2xf32>, %send: index, %recv: index) {
   core.shift %a ring 1 x 2 of [2, 2, 2] dim 1 size 4 from %send to %recv : !core.buffer<4x8xf32>
   core.all_reduce "sum" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
   core.all_reduce "max" %c over [1] of [2, 2, 2] : !core.buffer<4x4xf32>
   core.all_reduce "min" %c over [0, 1] of [2, 2, 2] : !core.buffer<4x4xf32>
+  core.all_reduce "sum" %c over [2] of [2, 2, 2] scatter : !core.buffer<4x4xf32>
+  core.all_gather %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
   core.relayout "t/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
   core.relayout "v/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d1, d0)> as tensor<8x8xf32> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
   core.relayout "g/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d0, d1 - 1)> as tensor<8x8xf32> guard affine_map<(d0, d1) -> (d1 - 1)> in [8] : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
@@ -124,6 +138,8 @@ func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !c
 // CHECK-NEXT:    core.all_reduce "sum" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
 // CHECK-NEXT:    core.all_reduce "max" %c over [1] of [2, 2, 2] : !core.buffer<4x4xf32>
 // CHECK-NEXT:    core.all_reduce "min" %c over [0, 1] of [2, 2, 2] : !core.buffer<4x4xf32>
+// CHECK-NEXT:    core.all_reduce "sum" %c over [2] of [2, 2, 2] scatter : !core.buffer<4x4xf32>
+// CHECK-NEXT:    core.all_gather %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
 // CHECK-NEXT:    core.relayout "t/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
 // CHECK-NEXT:    core.relayout "v/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d1, d0)> as tensor<8x8xf32> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
 // CHECK-NEXT:    core.relayout "g/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> view affine_map<(d0, d1) -> (d0, (d1 + -1))> as tensor<8x8xf32> guard affine_map<(d0, d1) -> ((d1 + -1))> in [8] : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
