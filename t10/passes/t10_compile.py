@@ -32,10 +32,7 @@ def pipeline(
     """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off:
     element-wise chains, then, unless `epilogues` is off, contraction epilogues where the
     cost model says they pay) and planning first (`emit="linalg"` stops after the plan search)."""
-    options = {
-        "chip": chip, "planner": planner, "min_utilization": min_utilization,
-        "precision": precision,
-    }
+    options = {"chip": chip, "min_utilization": min_utilization, "precision": precision}
     fusion: tuple[ModulePass, ...] = ()
     if fuse:
         fusion = (T10FuseElementwise(),)
@@ -47,7 +44,7 @@ def pipeline(
         ConvertCShiftToCore(),
         ConvertCoreToChip(),
     )
-    plan = T10PlanSearch(**options)
+    plan = T10PlanSearch(planner=planner, **options)
     return (*fusion, plan, *lowering[: LEVELS.index(emit)])
 
 

@@ -13,7 +13,7 @@ It does not always pay: after a plan that splits C's reduction over R cores, the
 runs on 1/R of each output tile between the all-reduce's reduce-scatter and its all-gather,
 but each of the R cores holding a tile needs E's other inputs for the whole tile, while E
 alone spreads over all the cores. So the pass asks the plan search's cost model (`chip`,
-`planner`, `min_utilization`, `precision`, as `t10-plan-search` takes them) and marks E only
+`min_utilization`, `precision`, as `t10-plan-search` takes them) and marks E only
 when the fastest plan of the fused operator, plus moving E's other inputs (those computed on
 chip) into it, beats the fastest plans of C and E apart plus the move of C's result
 between them and of E's other inputs into E. `always=true` marks every candidate (to study
@@ -65,11 +65,13 @@ class FusionCosts:
     fastest_plans: dict[TensorExpr, tuple[Plan, Estimate]] = field(default_factory=dict)
 
     def fastest(self, operator: Operator) -> tuple[TensorExpr, Plan, Estimate]:
+        """The operator's fastest plan. It never rotates (a rotating plan computes the same
+        tiles in steps, paying each step's fixed costs, shifts and syncs), so the spatial
+        plans (the replicate planner's) hold it, whichever planner runs later."""
         expr = self.search.tensor_expr(operator)
         key = dataclasses.replace(expr, name="")
         if key not in self.fastest_plans:
-            s = self.search
-            frontier = operator_frontier(self.chip, expr, s.planner, s.min_utilization)
+            frontier = operator_frontier(self.chip, expr, "replicate", self.search.min_utilization)
             self.fastest_plans[key] = min(frontier, key=lambda point: point[1].cycles)
         return (expr, *self.fastest_plans[key])
 
@@ -140,7 +142,6 @@ class T10FuseEpilogue(ModulePass):
 
     chip: str = "ipu-mk2"
     """The chip whose cost model decides (as t10-plan-search's option)."""
-    planner: str = "t10"
     min_utilization: float = 0.5
     precision: str = "fp32"
     always: bool = False
@@ -149,7 +150,7 @@ class T10FuseEpilogue(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         costs = None
         if not self.always:
-            search = T10PlanSearch(self.chip, self.planner, self.min_utilization, self.precision)
+            search = T10PlanSearch(self.chip, "replicate", self.min_utilization, self.precision)
             search.check_options(self.name)
             costs = FusionCosts(load_chip(self.chip), search)
         PatternRewriteWalker(MarkEpilogue(costs), apply_recursively=False).rewrite_module(op)

@@ -27,7 +27,7 @@ from t10.passes.tensor_expr import (
     tensor_expr_of,
 )
 from t10.sim import costs, layouts
-from t10.sim.state import Buffer, Index, SimState, per_core
+from t10.sim.state import Buffer, Index, SimState, StepCost, per_core
 from t10.t10_dialects import core
 from t10.t10_dialects.syntax import ints_of
 
@@ -253,10 +253,11 @@ def owned_runs(
     grid: Sequence[int], axes: Sequence[int], shape: Sequence[int], cores: int
 ) -> np.ndarray:
     """`(cores, elements)`: whether each element of the buffer lies in the run its core owns
-    (the run numbered as the core's rank in its group, row major over `axes`)."""
+    (the run numbered as the core's rank in its group, row major over `axes` in increasing
+    order)."""
     coords = layouts.grid_coords(grid, cores)
     rank = np.zeros(cores, dtype=np.int64)
-    for a in axes:
+    for a in sorted(axes):
         rank = rank * grid[a] + coords[:, a]
     owner = np.arange(prod(shape)) // run_length(grid, axes, shape)
     return owner[None, :] == rank[:, None]
@@ -462,14 +463,21 @@ class CoreFunctions(InterpreterFunctions):
         step.use_cores(cores)
         return ()
 
+    def _group_op(
+        self, op: core.AllReduceOp | core.AllGatherOp, buffer: Buffer
+    ) -> tuple[StepCost, tuple[int, ...], tuple[int, ...], int, str]:
+        """The superstep phase, grid, group axes (sorted) and cores of a group exchange on
+        `buffer`, and how to name it in errors."""
+        what = f"{op.name} of '{buffer.label}'"
+        grid = ints_of(op.grid)
+        cores = prod(grid)
+        buffer.check_usable(what, cores)
+        return self.state.phase(op.name), grid, tuple(sorted(ints_of(op.axes))), cores, what
+
     @impl(core.AllReduceOp)
     def run_all_reduce(self, interpreter: Interpreter, op: core.AllReduceOp, args: PythonValues):
         (buffer,) = args
-        step = self.state.phase("core.all_reduce")
-        grid, axes = ints_of(op.grid), ints_of(op.axes)
-        cores = prod(grid)
-        what = f"core.all_reduce of '{buffer.label}'"
-        buffer.check_usable(what, cores)
+        step, grid, axes, cores, what = self._group_op(op, buffer)
         group = prod(grid[a] for a in axes)
         view = buffer.data[:cores].reshape(grid + buffer.shape)
         combine = _REDUCE[op.combiner.data]
@@ -498,10 +506,7 @@ class CoreFunctions(InterpreterFunctions):
     @impl(core.AllGatherOp)
     def run_all_gather(self, interpreter: Interpreter, op: core.AllGatherOp, args: PythonValues):
         (buffer,) = args
-        step = self.state.phase("core.all_gather")
-        grid, axes = ints_of(op.grid), ints_of(op.axes)
-        cores = prod(grid)
-        buffer.check_usable(f"core.all_gather of '{buffer.label}'", cores)
+        step, grid, axes, cores, _ = self._group_op(op, buffer)
         coords = layouts.grid_coords(grid, cores)
         flat = buffer.data[:cores].reshape(cores, -1)
         run = run_length(grid, axes, buffer.shape)

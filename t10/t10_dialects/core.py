@@ -209,9 +209,9 @@ class KernelOp(IRDLOperation):
     axis, or -1 when loop d is not split. Cores that differ only on grid axes no loop runs
     along (the *replicas*: an epilogue on a split-k output tile) compute the same tile; with
     `scatter` they split it instead: the replica of rank r (its position on those axes, row
-    major) computes the r-th of R equal runs of the tile's elements in row-major order (the
-    part a `core.all_reduce ... scatter` completed), and leaves the rest of its output as it
-    is for a `core.all_gather` to fill.
+    major in increasing axis order) computes the r-th of R equal runs of the tile's elements
+    in row-major order (the part a `core.all_reduce ... scatter` completed), and leaves the
+    rest of its output as it is for a `core.all_gather` to fill.
 
     ```
       tile (flat):   [ r0 r0 r0 | r1 r1 r1 | r2 r2 ]     R = 3 replicas, ceil(8 / 3) = 3
@@ -359,8 +359,9 @@ class AllReduceOp(IRDLOperation):
     only on grid `axes` (a group of R cores); every core ends with the result (a
     reduce-scatter and an all-gather): `core.all_reduce max %b over [1] of [2, 2] : ...`.
     With `scatter` it stops after the reduce-scatter: the core of rank r in its group (row
-    major over `axes`) holds the result in the r-th of R equal runs of the buffer's elements
-    only (see `core.kernel`'s `scatter`), and a `core.all_gather` completes it."""
+    major over `axes` in increasing order) holds the result in the r-th of R equal runs of
+    the buffer's elements only (see `core.kernel`'s `scatter`), and a `core.all_gather`
+    completes it."""
 
     name = "core.all_reduce"
     buffer = operand_def(BufferType)

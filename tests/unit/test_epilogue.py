@@ -296,8 +296,8 @@ def test_a_mark_that_does_not_hold_is_a_clear_error() -> None:
 
 def test_bad_options_name_the_pass() -> None:
     module = _chains_fused(dense_residual())
-    with pytest.raises(T10Error, match="^t10-fuse-epilogue: unknown planner 'greedy'; choose"):
-        T10FuseEpilogue(planner="greedy").apply(make_context(), module)
+    with pytest.raises(T10Error, match="^t10-fuse-epilogue: unknown precision 'fp64'"):
+        T10FuseEpilogue(precision="fp64").apply(make_context(), module)
     with pytest.raises(T10Error, match="^t10-fuse-epilogue: min-utilization must be between"):
         T10FuseEpilogue(min_utilization=2.0).apply(make_context(), module)
 
