@@ -361,8 +361,11 @@ def _epilogue(
     args = list(old.args)
     produced = contraction.results[0]
     own = [i for i, v in enumerate(epilogue.inputs) if v is not produced]
+    reads = next(i for i, v in enumerate(epilogue.inputs) if v is produced)
     block = Block(
-        arg_types=[args[0].type, *(args[i].type for i in own), args[len(epilogue.inputs)].type]
+        arg_types=[
+            args[reads].type, *(args[i].type for i in own), args[len(epilogue.inputs)].type
+        ]
     )
     for i, value in enumerate(epilogue.inputs):
         target = block.args[1 + own.index(i)] if value is not produced else block.args[0]
