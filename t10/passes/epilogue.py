@@ -149,6 +149,15 @@ def mark_epilogue(contraction: Operation, reader: Operation) -> None:
     contraction.attributes["t10.name"] = StringAttr(f"{op_name(contraction)}+{op_name(reader)}")
 
 
+def unmark_epilogue(contraction: Operation, reader: Operation) -> None:
+    """Undoes `mark_epilogue`: `reader` is an operator of its own again."""
+    del reader.attributes[EPILOGUE_ATTR]
+    suffix = f"+{op_name(reader)}"
+    name = op_name(contraction)
+    if name.endswith(suffix):
+        contraction.attributes["t10.name"] = StringAttr(name.removesuffix(suffix))
+
+
 def fused_tensor_expr(contraction: GenericOp, reader: GenericOp) -> TensorExpr:
     """The contraction's tensor expression with the reader as its epilogue: the epilogue's
     inputs are appended, read at the contraction's output loop dims."""

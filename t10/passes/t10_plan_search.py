@@ -30,6 +30,12 @@ only its estimate is recomputed, and the memory reconciliation never moves it. F
 sweep re-chooses plans to avoid costly layout transitions between producers and consumers
 (`reduce_transitions`).
 
+Epilogues marked by `t10-fuse-epilogue` are planned with their contraction (`Operator`).
+When memory binds (every operator's fastest plan together would not fit) or the model does
+not fit with them, the search also plans every generic on its own and keeps that if it is
+faster (or fits): it then removes the `t10.epilogue` marks (and the contractions' `+E`
+names), so the IR shows what was decided.
+
     xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5
                                             precision=fp32}'
 """
@@ -54,7 +60,13 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from t10.errors import T10Error
-from t10.passes.epilogue import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
+from t10.passes.epilogue import (
+    epilogue_inputs,
+    epilogue_of,
+    fused_tensor_expr,
+    is_epilogue,
+    unmark_epilogue,
+)
 from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
@@ -136,9 +148,11 @@ class Operator:
         return (self.generic,) if self.epilogue is None else (self.generic, self.epilogue)
 
 
-def planned_operators(module: ModuleOp) -> list[Operator]:
+def planned_operators(module: ModuleOp, epilogues: bool = True) -> list[Operator]:
     """The module's operators in program order: every generic but the marked epilogues,
-    which join their contraction."""
+    which join their contraction (every generic on its own with `epilogues` off)."""
+    if not epilogues:
+        return [Operator(o) for o in module.walk() if o.name == GENERIC]
     return [
         Operator(o, epilogue_of(o))
         for o in module.walk()
@@ -178,6 +192,56 @@ def pinned_plan(op: linalg.GenericOp) -> Plan | None:
     return attr.to_plan()
 
 
+@dataclass
+class SearchResult:
+    """The plans chosen for a list of operators, with what recording them needs."""
+
+    chip: ChipSpec
+    operators: list[Operator]
+    exprs: list[TensorExpr]
+    chosen: list[PlanPoint]
+    edges: list[Edge]
+    liveness: Liveness
+    reused: dict[int, list[int]]
+    """Per operator, the inputs whose move an earlier operator makes (`SharedMove`)."""
+    memory_binds: bool
+    """Whether every operator's fastest plan together would not fit the SRAM."""
+
+    def transitions(self, i: int) -> tuple[Estimate | None, Estimate | None]:
+        """The relayouts and the gathers into operator `i` (None: there are none)."""
+        plans = [point.plan for point in self.chosen]
+        return (
+            transitions_into(
+                self.chip, self.exprs, plans, self.edges, i, self.reused.get(i, ())
+            ),
+            gathers_into(self.chip, self.exprs, plans, self.edges, i),
+        )
+
+    @property
+    def total_cycles(self) -> int:
+        """The model's estimated cycles: operators, relayouts and gathers."""
+        total = sum(point.cycles for point in self.chosen)
+        for i in range(len(self.chosen)):
+            total += sum(e.cycles for e in self.transitions(i) if e is not None)
+        return total
+
+    def record(self) -> None:
+        """Writes the plans, estimates, relayouts, gathers and reused inputs on the
+        operators' generics."""
+        for i, (operator, point) in enumerate(zip(self.operators, self.chosen, strict=True)):
+            generic = operator.generic
+            generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
+            generic.attributes[ESTIMATE_ATTR] = estimate_attr(point.estimate)
+            generic.attributes.pop(REUSED_ATTR, None)
+            if i in self.reused:
+                reused = DenseArrayBase.from_list(i64, sorted(self.reused[i]))
+                generic.attributes[REUSED_ATTR] = reused
+            for name, moves in zip((RELAYOUT_ATTR, GATHER_ATTR), self.transitions(i), strict=True):
+                generic.attributes.pop(name, None)
+                if moves is not None:
+                    generic.attributes[name] = estimate_attr(moves)
+
+
 @dataclass(frozen=True)
 class T10PlanSearch(ModulePass):
     """Intra-operator Pareto search and inter-operator memory reconciliation (T10)."""
@@ -208,14 +272,48 @@ class T10PlanSearch(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.check_options()
         chip = load_chip(self.chip)
-        operators = planned_operators(op)
         frontiers: dict[TensorExpr, list] = {}
+        operators = planned_operators(op)
+        fused = [o for o in operators if o.epilogue is not None]
+        result: SearchResult | None = None
+        try:
+            result = self.search(chip, op, operators, frontiers)
+        except T10Error:
+            if not fused:
+                raise
+        if fused and (result is None or result.memory_binds):
+            # the epilogues' inputs lie on every core that holds a tile: when memory binds,
+            # the model may be faster (or only fit) with them as operators of their own
+            apart = self.search(chip, op, planned_operators(op, epilogues=False), frontiers)
+            if result is None or apart.total_cycles < result.total_cycles:
+                for o in fused:
+                    assert o.epilogue is not None
+                    unmark_epilogue(o.generic, o.epilogue)
+                result = apart
+        assert result is not None
+        result.record()
+        op.attributes[CHIP_ATTR] = StringAttr(self.chip)
+        op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
+        op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
+        peak = model_bytes(result.chosen, result.liveness)
+        op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
+
+    def search(
+        self,
+        chip: ChipSpec,
+        module: ModuleOp,
+        operators: list[Operator],
+        frontiers: dict[TensorExpr, list],
+    ) -> SearchResult:
+        """Plans for `operators`: the memory greedy, the transition sweep, the shared moves."""
         exprs = [self.tensor_expr(o) for o in operators]
         options = [
             self.options(chip, o, e, frontiers) for o, e in zip(operators, exprs, strict=True)
         ]
         edges = dataflow_edges(operators)
-        liveness = model_liveness(op, operators, exprs[0].elem_bytes if exprs else 4)
+        liveness = model_liveness(module, operators, exprs[0].elem_bytes if exprs else 4)
+        fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
+        memory_binds = model_bytes(fastest, liveness) > chip.sram_bytes_per_core
         chosen = choose_plans(chip, options, self.planner, liveness)
         chosen = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
@@ -227,30 +325,9 @@ class T10PlanSearch(ModulePass):
         for move in shares:
             for consumer, operand in move.readers[1:]:
                 reused.setdefault(consumer, []).append(operand)
-        for i, (operator, point) in enumerate(zip(operators, chosen, strict=True)):
-            generic = operator.generic
-            generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
-            generic.attributes[ESTIMATE_ATTR] = estimate_attr(point.estimate)
-            if i in reused:
-                generic.attributes[REUSED_ATTR] = DenseArrayBase.from_list(
-                    i64, sorted(reused[i])
-                )
-            else:
-                generic.attributes.pop(REUSED_ATTR, None)
-            transitions = transitions_into(chip, exprs, plans, edges, i, reused.get(i, ()))
-            if transitions is not None:
-                generic.attributes[RELAYOUT_ATTR] = estimate_attr(transitions)
-            else:
-                generic.attributes.pop(RELAYOUT_ATTR, None)
-            gathers = gathers_into(chip, exprs, plans, edges, i)
-            if gathers is not None:
-                generic.attributes[GATHER_ATTR] = estimate_attr(gathers)
-            else:
-                generic.attributes.pop(GATHER_ATTR, None)
-        op.attributes[CHIP_ATTR] = StringAttr(self.chip)
-        op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
-        op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
-        op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(model_bytes(chosen, liveness), 64)
+        return SearchResult(
+            chip, operators, exprs, chosen, edges, liveness, reused, memory_binds
+        )
 
     def tensor_expr(self, op: Operator) -> TensorExpr:
         """The operator (with its epilogue) with the storage precision's element size."""

@@ -6,15 +6,18 @@ estimate."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from test_sram_bound import _test16_with, _tiny_llama
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10.cli import CHECK_TOLERANCES, compile_model, make_context
+from t10.cli import CHECK_TOLERANCES, compile_model, make_context, run_model
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.epilogue import EPILOGUE_ATTR, epilogue_of
@@ -320,3 +323,29 @@ def test_the_simulator_keeps_each_replica_to_its_own_run_until_the_all_gather() 
     gather.erase()
     partial = simulate(module, load_chip("test-16"), feeds)
     assert not np.allclose(partial.outputs["y"], complete.outputs["y"])
+
+
+def _planned_total(model: Path, chip: str, epilogues: bool) -> tuple[int, ModuleOp]:
+    """The plan search's estimate of the whole model (operators, relayouts, gathers)."""
+    module = compile_model(str(model), chip, emit="linalg", epilogues=epilogues).module
+    return sum(op.estimated_cycles or 0 for op in planned_ops(module)), module
+
+
+def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: Path) -> None:
+    """An epilogue's inputs lie on every core holding a tile. When the fastest plans do not
+    fit together, the plan search also plans the model without epilogues and keeps the
+    faster: never slower than without them; where it drops them, no mark or fused name is
+    left. The squeezed sizes reach both outcomes."""
+    model = _tiny_llama(tmp_path / "llama.onnx")
+    needed = run_model(str(model), chip="test-16").report["planned_sram_bytes_per_core"]
+    outcomes = set()
+    for fraction in (0.95, 0.85):
+        chip = _test16_with(int(needed * fraction) // 4 * 4, tmp_path)
+        fused, module = _planned_total(model, chip, epilogues=True)
+        apart, _ = _planned_total(model, chip, epilogues=False)
+        assert fused <= apart
+        marked = [op for op in module.walk() if EPILOGUE_ATTR in op.attributes]
+        named = [op for op in _contractions(module) if op_name(op).count("MatMul+")]
+        assert bool(marked) == bool(named)
+        outcomes.add("kept" if marked else "dropped")
+    assert outcomes == {"kept", "dropped"}
