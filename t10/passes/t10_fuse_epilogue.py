@@ -111,7 +111,7 @@ def _loaded(value: SSAValue) -> bool:
 
 @dataclass
 class MarkEpilogue(RewritePattern):
-    costs: FusionCosts | None
+    fusion_costs: FusionCosts | None
     """None: mark every candidate."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -129,7 +129,7 @@ class MarkEpilogue(RewritePattern):
             return
         if epilogue_problem(op, reader) is not None:
             return
-        if self.costs is not None and not self.costs.pays(op, reader):
+        if self.fusion_costs is not None and not self.fusion_costs.pays(op, reader):
             return
         mark_epilogue(op, reader)
         rewriter.handle_operation_modification(op)
@@ -148,9 +148,10 @@ class T10FuseEpilogue(ModulePass):
     """Mark every candidate, whether it pays or not."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        costs = None
+        fusion_costs = None
         if not self.always:
             search = T10PlanSearch(self.chip, "replicate", self.min_utilization, self.precision)
             search.check_options(self.name)
-            costs = FusionCosts(load_chip(self.chip), search)
-        PatternRewriteWalker(MarkEpilogue(costs), apply_recursively=False).rewrite_module(op)
+            fusion_costs = FusionCosts(load_chip(self.chip), search)
+        walker = PatternRewriteWalker(MarkEpilogue(fusion_costs), apply_recursively=False)
+        walker.rewrite_module(op)
