@@ -235,9 +235,33 @@ def _run_kernel(
             "loop dim"
         )
     args = tuple(to_loop_space(v, m, len(sizes)) for v, m in zip(values, loops, strict=True))
-    (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
-    out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)  # type: ignore[arg-type]
+    if op.scatter is not None:
+        out = _scattered(interpreter, op, args, values[-1])
+    else:
+        (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
+        out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)  # type: ignore[arg-type]
     slices[-1].write(_zero_padding(op, slices[-1], out_loops, out))  # type: ignore[arg-type]
+
+
+def _scattered(
+    interpreter: Interpreter, op: core.KernelOp, args: tuple[np.ndarray, ...], old: np.ndarray
+) -> np.ndarray:
+    """A `scatter` kernel: each core evaluates the body on its own run of the tile only (an
+    epilogue's output map is the identity, so loop space and buffer agree element by element)
+    and keeps the rest of its output (`old`) as it was."""
+    if list(_map_loops(op)[-1]) != list(range(len(ints_of(op.sizes)))):
+        raise T10Error(f"core.kernel '{op.label.data}': a scatter kernel's output map must be "
+                       "the identity")
+    cores, shape = old.shape[0], old.shape[1:]
+    columns = run_columns(ints_of(op.grid), op.replica_axes(), shape, cores)
+    own = [
+        np.take_along_axis(np.broadcast_to(a, old.shape).reshape(cores, -1), columns, axis=1)
+        for a in args
+    ]
+    (result,) = interpreter.run_ssacfg_region(op.body, tuple(own), "core.kernel")
+    out = old.reshape(cores, -1).copy()
+    np.put_along_axis(out, columns, np.asarray(result, dtype=np.float32), axis=1)
+    return out.reshape(old.shape)
 
 
 _REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
@@ -249,18 +273,18 @@ def run_length(grid: Sequence[int], axes: Sequence[int], shape: Sequence[int]) -
     return ceil(prod(shape) / prod(grid[a] for a in axes))
 
 
-def owned_runs(
+def run_columns(
     grid: Sequence[int], axes: Sequence[int], shape: Sequence[int], cores: int
 ) -> np.ndarray:
-    """`(cores, elements)`: whether each element of the buffer lies in the run its core owns
-    (the run numbered as the core's rank in its group, row major over `axes` in increasing
-    order)."""
+    """`(cores, run)`: the row-major element indices of the run each core owns in a buffer
+    of `shape` (the run numbered as the core's rank in its group, row major over `axes` in
+    increasing order); a short last run repeats its last element."""
     coords = layouts.grid_coords(grid, cores)
     rank = np.zeros(cores, dtype=np.int64)
     for a in sorted(axes):
         rank = rank * grid[a] + coords[:, a]
-    owner = np.arange(prod(shape)) // run_length(grid, axes, shape)
-    return owner[None, :] == rank[:, None]
+    run = run_length(grid, axes, shape)
+    return np.minimum(rank[:, None] * run + np.arange(run), prod(shape) - 1)
 
 
 def _reduce(
@@ -418,22 +442,15 @@ class CoreFunctions(InterpreterFunctions):
         n = len(op.inputs) + 1
         slices = _kernel_slices(op, args[:n], args[n:])
         expr = self._kernel_expr(op)
-        out = slices[-1]
+        _run_kernel(interpreter, op, expr, slices)
         if op.scatter is None:
-            _run_kernel(interpreter, op, expr, slices)
             step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
-        else:  # each replica computes its run of the tile and keeps the rest as it was
-            grid, axes = ints_of(op.grid), op.replica_axes()
-            before = out.buffer.data[: out.cores].copy()
-            _run_kernel(interpreter, op, expr, slices)
-            owned = owned_runs(grid, axes, out.buffer.shape, out.cores)
-            flat = out.buffer.data[: out.cores].reshape(out.cores, -1)
-            flat[~owned] = before.reshape(out.cores, -1)[~owned]
-            elements = run_length(grid, axes, out.buffer.shape)
+        else:  # each replica computes its run of the tile
+            run = run_length(ints_of(op.grid), op.replica_axes(), slices[-1].buffer.shape)
             step.compute_cycles += costs.elementwise_cycles(
-                self.state.chip, elements, expr.relu_like, expr.body_ops
+                self.state.chip, run, expr.relu_like, expr.body_ops
             )
-        step.use_cores(out.cores)
+        step.use_cores(slices[-1].cores)
         return ()
 
     @impl(core.ShiftOp)
@@ -487,8 +504,8 @@ class CoreFunctions(InterpreterFunctions):
         if op.scatter is None:
             flat[:] = total
         else:  # the reduce-scatter: each core completes its own run
-            owned = owned_runs(grid, axes, buffer.shape, cores)
-            flat[owned] = total[owned]
+            columns = run_columns(grid, axes, buffer.shape, cores)
+            np.put_along_axis(flat, columns, np.take_along_axis(total, columns, axis=1), axis=1)
         step.use_cores(cores)
         if group == 1:
             return ()
@@ -510,14 +527,13 @@ class CoreFunctions(InterpreterFunctions):
         coords = layouts.grid_coords(grid, cores)
         flat = buffer.data[:cores].reshape(cores, -1)
         run = run_length(grid, axes, buffer.shape)
-        owner = np.arange(flat.shape[1]) // run
         members = np.stack(np.unravel_index(np.arange(prod(grid[a] for a in axes)),
                                             tuple(grid[a] for a in axes)), axis=1)
         for rank, member in enumerate(members):
             source = coords.copy()
             source[:, list(axes)] = member
-            mine = owner == rank
-            flat[:, mine] = flat[layouts.linear_ids(grid, source)][:, mine]
+            run_of_rank = slice(rank * run, (rank + 1) * run)
+            flat[:, run_of_rank] = flat[layouts.linear_ids(grid, source), run_of_rank]
         step.use_cores(cores)
         step.add_exchange(self.state.chip, (len(members) - 1) * run * buffer.elem_bytes)
         return ()
