@@ -17,7 +17,13 @@ from test_sram_bound import _test16_with, _tiny_llama
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10.cli import CHECK_TOLERANCES, compile_model, make_context, run_model
+from t10.cli import (
+    CHECK_TOLERANCES,
+    compile_model,
+    make_context,
+    reference_outputs,
+    run_model,
+)
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.epilogue import EPILOGUE_ATTR, epilogue_of
@@ -28,7 +34,7 @@ from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_plan_search import Operator, T10PlanSearch
 from t10.passes.tensor_expr import linalg_tensor_expr, op_name
-from t10.report import check_outputs, planned_ops
+from t10.report import check_outputs, input_specs, planned_ops, random_inputs
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
@@ -349,3 +355,25 @@ def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: 
         assert bool(marked) == bool(named)
         outcomes.add("kept" if marked else "dropped")
     assert outcomes == {"kept", "dropped"}
+
+
+EXPORTS = sorted(p.name for p in (Path(__file__).parent / "data").glob("*.onnx"))
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+@pytest.mark.parametrize("name", EXPORTS)
+def test_every_export_with_every_candidate_fused_matches_onnxruntime(name: str, chip: str) -> None:
+    """The torch / Hugging Face exports with every epilogue candidate marked (`always`),
+    paying or not: every kind of epilogue input those graphs have (biases, residuals, masks,
+    rotary tables, gathered ids) lowers and simulates to onnxruntime's outputs."""
+    path = Path(__file__).parent / "data" / name
+    module = _fused(onnx.load(path), chip)
+    assert any(EPILOGUE_ATTR in op.attributes for op in module.walk())
+    ctx = make_context()
+    for p in pipeline(chip, "t10", 0.5, fuse=False):
+        p.apply(ctx, module)
+    inputs = random_inputs(input_specs(module), 0)
+    result = simulate(module, load_chip(chip), inputs)
+    check = check_outputs(result.outputs, reference_outputs(onnx.load(path), inputs),
+                          CHECK_TOLERANCES["fp32"])
+    assert check.passed, check
