@@ -54,7 +54,8 @@ class Epilogue:
     """An element-wise chain applied to a contraction's finished output tile on the cores that
     hold it (`t10-fuse-epilogue`): a bias add, an activation, a residual add. Its own inputs
     are the operator's last `inputs` inputs, read at the contraction's output (parallel) loop
-    dims; they never rotate. It costs an element-wise kernel over the output tile and no
+    dims; they never rotate. It costs an element-wise kernel over the output tile (over 1/R
+    of it after a reduction split over R cores: `t10.passes.plan.epilogue_elements`) and no
     exchange."""
 
     inputs: int
