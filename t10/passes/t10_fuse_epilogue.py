@@ -37,9 +37,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
@@ -47,7 +46,7 @@ from t10.passes.epilogue import EPILOGUE_ATTR, PLAN_ATTR, epilogue_problem, mark
 from t10.passes.layout_transitions import transition_estimate
 from t10.passes.plan import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.passes.plan_search import operator_frontier
-from t10.passes.t10_plan_search import Operator, T10PlanSearch
+from t10.passes.t10_plan_search import Operator, T10PlanSearch, operand_roles
 from t10.passes.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
 from t10.sim import costs
 from t10.sim.chip_spec import ChipSpec, load_chip
@@ -93,7 +92,9 @@ class FusionCosts:
         )
         extra = [i for i, v in enumerate(inputs) if v is not produced]
         f_layouts = input_layouts(f_expr, f_plan)[f_expr.own_inputs :]
-        moved = [(f, i) for f, i in enumerate(extra) if not _loaded(inputs[i])]
+        roles = operand_roles(Operator(reader))
+        loaded = {*roles.constant, *roles.host}  # placed in their reader's layout, unmoved
+        moved = [(f, i) for f, i in enumerate(extra) if i not in loaded]
         fused_in = sum(self._receive(f_layouts[f], f_expr.elem_bytes) for f, _ in moved)
         apart_in = sum(self._receive(e_layouts[i], e_expr.elem_bytes) for _, i in moved)
         return fused.cycles + fused_in < c_est.cycles + e_est.cycles + move.cycles + apart_in
@@ -101,12 +102,6 @@ class FusionCosts:
     def _receive(self, layout: Layout, elem_bytes: int) -> int:
         """Exchange cycles for every core to receive its buffer of `layout`."""
         return costs.exchange_cycles(self.chip, layout.local_elements() * elem_bytes)
-
-
-def _loaded(value: SSAValue) -> bool:
-    """A weight (`arith.constant`) or a function argument is loaded in the layout its reader
-    wants: no exchange."""
-    return isinstance(value.owner, arith.ConstantOp | Block)
 
 
 @dataclass
