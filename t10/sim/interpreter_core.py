@@ -334,9 +334,9 @@ def _inside(op: core.KernelOp, cores: int, dims: Sequence[int]) -> np.ndarray:
     """`(cores, *sizes)` (broadcastable): whether each loop position of each core lies within
     the loop bounds along the loop dims `dims`, which are never cut into steps (a reduction's
     reduction dims): loop d of core x starts at x[d] · sizes[d]."""
-    grid, bounds, sizes = ints_of(op.grid), ints_of(op.bounds), ints_of(op.sizes)
+    bounds, sizes = ints_of(op.bounds), ints_of(op.sizes)
     coords = _loop_coords(op, cores)
-    parts = [1 if a < 0 else grid[a] for a in op.loop_axes()]
+    parts = op.loop_parts()
     keep = np.ones((cores,) + (1,) * len(sizes), dtype=bool)
     for d in dims:
         size = sizes[d]
@@ -355,9 +355,9 @@ def _zero_padding(
     """`values` (the output slice of every core) with the padding set to zero: an element is
     padding where its index in the whole tensor (tile origin + offset in the tile) reaches the
     loop's bound (see `core.KernelOp`)."""
-    grid, bounds = ints_of(op.grid), ints_of(op.bounds)
+    bounds = ints_of(op.bounds)
     tiles = out.buffer.shape
-    parts = [1 if a < 0 else grid[a] for a in op.loop_axes()]
+    parts = op.loop_parts()
     if all(parts[d] * tiles[j] <= bounds[d] for j, d in enumerate(out_loops)):
         return values
     coords = _loop_coords(op, out.cores)

@@ -244,6 +244,11 @@ class KernelOp(IRDLOperation):
             return tuple(range(len(self.iterator_types.data)))
         return ints_of(self.axes)
 
+    def loop_parts(self) -> tuple[int, ...]:
+        """How many tiles each loop is split into (its grid axis' size, 1 if not split)."""
+        grid = ints_of(self.grid)
+        return tuple(1 if a < 0 else grid[a] for a in self.loop_axes())
+
     def replica_axes(self) -> tuple[int, ...]:
         """The grid axes no loop runs along (their cores hold the same tile)."""
         used = set(self.loop_axes())
