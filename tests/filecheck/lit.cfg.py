@@ -1,8 +1,8 @@
 """lit configuration for the FileCheck tests (`lit -v tests/filecheck`).
 
 Tests are `.mlir` and `.py` files with `// RUN:` / `# RUN:` lines.  Substitutions:
-`%python` is the interpreter running lit; `xdsl-opt`, `t10` and `filecheck` are found on PATH,
-which starts with the directory of that interpreter (the project venv's bin/).
+`%python` is the interpreter running lit; `t10-opt`, `xdsl-opt`, `t10` and `filecheck` are
+found on PATH, which starts with the directory of that interpreter (the project venv's bin/).
 """
 
 # ruff: noqa: F821  (lit injects `config` and `lit_config`)

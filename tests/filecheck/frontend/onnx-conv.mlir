@@ -1,8 +1,8 @@
 // RUN: %python %S/Inputs/conv_model.py %t.onnx
-// RUN: xdsl-opt %t.onnx | filecheck %s
-// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s
-// RUN: xdsl-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s
+// RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
 
 // A patchify Conv (kernel_shape == strides = [4, 4], no padding) of a [1, 2, 9, 8] image: the
 // weight [3, 2, 4, 4] becomes a [C·kh·kw, O] = [32, 3] constant at compile time.

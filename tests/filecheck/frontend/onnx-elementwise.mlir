@@ -1,7 +1,7 @@
 // RUN: %python %S/Inputs/elementwise_model.py %t.onnx
-// RUN: xdsl-opt %t.onnx | filecheck %s
-// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16 fuse=false}' -t t10-sim | filecheck %s --check-prefix=SIM
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16 fuse=false}' -t t10-sim | filecheck %s --check-prefix=SIM
 
 // Each element-wise ONNX node is one all-parallel linalg.generic named after the node; its body
 // uses arith ops, and math ops where arith has none. Dropout and Cast (to FLOAT) are identities.

@@ -1,7 +1,7 @@
 // RUN: %python %S/Inputs/folding_model.py %t.onnx
-// RUN: xdsl-opt %t.onnx | filecheck %s
-// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16 fuse=false}' -t t10-sim | filecheck %s --check-prefix=SIM
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16 fuse=false}' -t t10-sim | filecheck %s --check-prefix=SIM
 // RUN: t10 run %t.onnx --chip test-16 --check | filecheck %s --check-prefix=CHECKED
 
 // Nodes whose inputs are all known at compile time (initializers, Constant nodes, folded

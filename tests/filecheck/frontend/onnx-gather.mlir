@@ -1,8 +1,8 @@
 // RUN: %python %S/Inputs/gather_model.py %t.onnx
-// RUN: xdsl-opt %t.onnx | filecheck %s
-// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s
-// RUN: xdsl-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s
+// RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
 
 // A Gather of runtime token ids (an INT64 input, through an Unsqueeze) from a constant table
 // is an rtensor.gather on host tensors; the integer input is an f32 argument whose

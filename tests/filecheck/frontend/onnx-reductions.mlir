@@ -1,9 +1,9 @@
 // RUN: %python %S/Inputs/reduction_model.py %t.onnx
-// RUN: xdsl-opt %t.onnx | filecheck %s
-// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s --check-prefix=REPARSED
-// RUN: xdsl-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor,convert-rtensor-to-cshift' | filecheck %s --check-prefix=CSHIFT
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s --check-prefix=REPARSED
+// RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor,convert-rtensor-to-cshift' | filecheck %s --check-prefix=CSHIFT
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
 
 // Reductions are generics with reduction iterators whose body is combine(acc, f(inputs)),
 // accumulating into a splat of the combiner's identity; keepdims adds a size-1 parallel loop
@@ -15,7 +15,7 @@
 // refuses it (the init must be the combiner's identity) instead of computing garbage.
 // REPARSED: arith.constant dense<4.28657869e+09> : tensor<4x1xf32>
 // REPARSED: arith.maximumf
-// RUN: xdsl-opt %t.onnx | xdsl-opt -p 't10-compile{chip=test-16}' --verify-diagnostics | filecheck %s --check-prefix=REFUSED
+// RUN: t10-opt %t.onnx | t10-opt -p 't10-compile{chip=test-16}' --verify-diagnostics | filecheck %s --check-prefix=REFUSED
 // REFUSED: operator 'softmax:0': a max reduction must accumulate into a splat constant of its identity -inf
 
 // Softmax along axis 1: max-reduce (init -inf), exp(x - max), sum-reduce, divide.

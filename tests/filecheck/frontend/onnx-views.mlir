@@ -1,9 +1,9 @@
 // RUN: %python %S/Inputs/view_model.py %t.onnx
-// RUN: xdsl-opt %t.onnx | filecheck %s
-// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s
-// RUN: xdsl-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s
+// RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
 
 // Data-movement operators import as rtensor.view ops: result[i] = source[map(i)]. A Reshape
 // maps only the dims it splits or merges; Transpose permutes; Slice strides and offsets;

@@ -4,6 +4,9 @@
 // RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
 // RUN: xdsl-opt --help | tr -d ' \n' | filecheck %s --check-prefix=HELP
 
+// Plain xdsl-opt loads the plugin (entry point `xdsl.universe`): this test keeps it; the
+// others use t10-opt.
+
 // xdsl-opt reads ONNX directly (the `onnx` frontend, chosen by the file extension).
 // ONNX:      func.func @main(%input: tensor<8x12xf32> {t10.name = "input"}) -> (tensor<8x6xf32> {t10.name = "output"}) {
 // ONNX:        %weight = arith.constant dense<{{.*}}> : tensor<12x6xf32>

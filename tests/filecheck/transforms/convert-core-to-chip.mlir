@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s -p convert-core-to-chip --split-input-file | filecheck %s
+// RUN: t10-opt %s -p convert-core-to-chip --split-input-file | filecheck %s
 
 // The function body becomes one chip.program; each kernel opens a superstep whose exchange
 // phase takes the shifts after it; a transfer with no kernel before it (the all_reduce) gets

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s -p convert-cshift-to-core --split-input-file | filecheck %s
+// RUN: t10-opt %s -p convert-cshift-to-core --split-input-file | filecheck %s
 
 // Host tensors become loaded buffers; the Cannon operator becomes a loop of kernels at
 // skewed chunk offsets with ring shifts, its last step peeled without shifts; the split-k

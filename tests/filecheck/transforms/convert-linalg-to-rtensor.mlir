@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s -p convert-linalg-to-rtensor --split-input-file --verify-diagnostics | filecheck %s
+// RUN: t10-opt %s -p convert-linalg-to-rtensor --split-input-file --verify-diagnostics | filecheck %s
 
 // A planned matmul reads the argument and the weight in its plan's layouts; the ReLU's plan
 // wants another layout of the product, so a relayout is inserted; the result is collected.

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s -p convert-rtensor-to-cshift | filecheck %s
+// RUN: t10-opt %s -p convert-rtensor-to-cshift | filecheck %s
 
 // A Cannon plan (2x2 cores, k in 2 steps, A rotating on ring d1 and B on ring d0) becomes
 // a compute_shift with its per-step sizes; a plan splitting k over 2 cores computes

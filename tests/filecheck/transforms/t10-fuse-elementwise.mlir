@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s -p t10-fuse-elementwise --split-input-file | filecheck %s
+// RUN: t10-opt %s -p t10-fuse-elementwise --split-input-file | filecheck %s
 
 // A bias add read by a ReLU fuses into one generic: the ReLU reads the add's inputs through
 // the add's maps, and its body computes the add first.

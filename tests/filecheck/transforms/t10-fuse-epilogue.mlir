@@ -1,5 +1,5 @@
-// RUN: xdsl-opt %s -p t10-fuse-epilogue --split-input-file | filecheck %s
-// RUN: xdsl-opt %s -p 't10-fuse-epilogue{always=true}' --split-input-file | filecheck %s --check-prefix=ALWAYS
+// RUN: t10-opt %s -p t10-fuse-epilogue --split-input-file | filecheck %s
+// RUN: t10-opt %s -p 't10-fuse-epilogue{always=true}' --split-input-file | filecheck %s --check-prefix=ALWAYS
 
 // A bias add that alone reads a matmul, at the identity map, becomes its epilogue: the add is
 // marked with the input that reads the matmul (1), and the matmul takes both names.

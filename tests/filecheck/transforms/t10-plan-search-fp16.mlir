@@ -1,6 +1,6 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 precision=fp16}' | filecheck %s
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 precision=fp16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RT
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 precision=bf8}' | filecheck %s --check-prefix=BAD
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 precision=fp16}' | filecheck %s
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 precision=fp16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RT
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 precision=bf8}' | filecheck %s --check-prefix=BAD
 
 // BAD-COUNT-2: t10-plan-search: unknown precision 'bf8'; choose one of fp32, fp16
 

@@ -1,6 +1,6 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16}' | filecheck %s --check-prefixes=CHECK,ALL
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=replicate}' | filecheck %s --check-prefixes=REPL,ALL
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=greedy}' | filecheck %s --check-prefix=BAD
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16}' | filecheck %s --check-prefixes=CHECK,ALL
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=replicate}' | filecheck %s --check-prefixes=REPL,ALL
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=greedy}' | filecheck %s --check-prefix=BAD
 
 // The planner option is checked before anything else, once per input chunk.
 // BAD-COUNT-7: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: t10-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // A program runs on at least one core.
 chip.program "main" on 0 -> {

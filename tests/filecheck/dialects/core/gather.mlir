@@ -1,5 +1,5 @@
-// RUN: xdsl-opt %s | xdsl-opt | filecheck %s
-// RUN: xdsl-opt %s --print-op-generic | xdsl-opt | filecheck %s
+// RUN: t10-opt %s | t10-opt | filecheck %s
+// RUN: t10-opt %s --print-op-generic | t10-opt | filecheck %s
 
 // core.gather: table and ids buffers, the target buffer, the three layouts and tensors.
 %t = core.alloc "table" on 4 : !core.buffer<2x4xf32>

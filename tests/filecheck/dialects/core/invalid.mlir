@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: t10-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // alloc needs at least one core.
 %0 = core.alloc "x" on 0 : !core.buffer<4x8xf32>

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: t10-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // compute_shift needs one step size per loop dim.
 %a = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>

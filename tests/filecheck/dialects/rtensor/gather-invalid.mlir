@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: t10-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // The result of a gather has the table's dims with the axis replaced by the ids' dims.
 %t = "test.op"() : () -> tensor<8x4xf32>

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: t10-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // Plan factors must be positive.
 "test.op"() {plan = #rtensor.plan<grid [2, 0]>} : () -> ()

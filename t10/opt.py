@@ -1,0 +1,377 @@
+"""`t10-opt`: `xdsl-opt` with the t10 plugin and one-line errors.
+
+The same flags, dialects, passes, frontends (ONNX for `.onnx`) and targets (`t10-sim`) as
+`xdsl-opt` (it subclasses xDSL's `xDSLOptMain`), but every error is one line on stderr,
+`t10-opt: error: <where>: <problem>`, and the exit code is 1, never a traceback:
+
+- invalid IR: `<file>:<line>:<col>: <op name>: <message>`, the location of the failing
+  operation in the input (ops a pass created have none); an attribute rejected while parsing
+  is located at the operation that holds it; when the IR a pass produced does not verify the
+  line ends with `(in the IR after pass 'P')`;
+- parse errors: `<file>:<line>:<col>: <message>` (xDSL's caret picture of the line is left
+  out: the location says where);
+- pass, target and frontend options: `<pass>: unknown option ...`, `<pass>: option 'x'
+  expects ...`, `<pass>: <error of its constructor>` (e.g. an unknown chip); an unknown pass
+  name, with close matches;
+- a `T10Error` (or any xDSL `DiagnosticException`) from a pass, the target or the frontend:
+  `<pass, target or input file>: <message>`;
+- usage errors (unknown flag, unknown target), an unreadable input or unwritable output file;
+- anything else is a bug: `internal error in <where>: <type>: <message>`.
+
+With `--split-input-file` every chunk runs: each failing chunk prints its line and the others
+their output (as `mlir-opt` does); the exit code is 1 if any chunk failed.  `--debug` turns
+the one line back into the exception with its traceback (and xDSL's full diagnostic).
+`--verify-diagnostics`, `--parsing-diagnostics` and `--shrink` behave as in `xdsl-opt`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import NoneType, UnionType
+from typing import IO, Any, NoReturn, Union, get_args, get_origin, get_type_hints
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.frontend.mlir import MLIRFrontend
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, parse_pipeline, parse_spec
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
+from xdsl.utils.hints import isa
+from xdsl.utils.lexer import Span
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from t10.errors import T10Error
+
+PROG = "t10-opt"
+
+
+class _LocatingParser(Parser):
+    """An MLIR parser that remembers where each operation starts in its input."""
+
+    def __init__(self, ctx: Context, input: bytes, name: str) -> None:
+        super().__init__(ctx, input, name)
+        self.op_starts: dict[Operation, int] = {}
+        self.failed_op_start: int | None = None
+        """Where the innermost operation being parsed when parsing failed starts."""
+
+    def parse_operation(self) -> Operation:
+        start = self.pos
+        try:
+            op = super().parse_operation()
+        except Exception:
+            if self.failed_op_start is None:
+                self.failed_op_start = start
+            raise
+        self.op_starts[op] = start
+        return op
+
+
+@dataclass
+class _Chunk:
+    """What t10-opt is doing with one input chunk: says where an error comes from."""
+
+    line_offset: int
+    stage: str
+    """The input file while parsing, then the running pass, then the target."""
+    parser: _LocatingParser | None = None
+    module: ModuleOp | None = None
+    verifying: bool = False
+    last_pass: str | None = None
+    """The pass that produced the IR being verified (None: the IR as parsed)."""
+
+    def location(self, position: int) -> str | None:
+        if self.parser is None:
+            return None
+        span = Span(position, position, self.parser.lexer.input, self.line_offset)
+        return str(span.get_location())
+
+
+class T10OptMain(xDSLOptMain):
+    """`xdsl-opt` whose errors are one line each (see the module docstring)."""
+
+    version_format = PROG + " built from xdsl version {xdsl_version}"
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        self.failures = 0
+        self._chunk: _Chunk | None = None
+        super().__init__(description="t10's modular optimizer driver (xdsl-opt)", args=args)
+        _check_spec(self.args.target, self.available_targets)
+        if self.args.frontend:
+            _check_spec(self.args.frontend, self.available_frontends)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.prog = PROG
+        arg_parser.add_argument(
+            "--debug",
+            default=False,
+            action="store_true",
+            help="on an error, raise it with its traceback instead of printing one line",
+        )
+        arg_parser.error = _usage_error  # one line and exit code 1, not usage + exit code 2
+
+    def setup_pipeline(self) -> None:
+        """Check every pass and its options first, then track which pass runs."""
+        for spec in parse_pipeline(self.args.passes):
+            if spec.name not in self.available_passes:
+                raise T10Error(_unknown("pass", spec.name, self.available_passes))
+            _instantiate(self.available_passes[spec.name](), spec)
+        super().setup_pipeline()
+        verify = self.pipeline.callback
+
+        def callback(
+            previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None
+        ) -> None:
+            chunk = self._current_chunk()
+            chunk.verifying, chunk.last_pass = True, previous.name if previous else None
+            if verify is not None:
+                verify(previous, module, next_pass)
+            chunk.verifying = False
+            if next_pass is not None:
+                chunk.stage = next_pass.name
+
+        self.pipeline = PassPipeline(self.pipeline.passes, callback)
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        try:
+            stream, extension = super().get_input_stream()
+        except OSError as e:
+            raise T10Error(f"cannot read '{self.args.input_file}': {e.strerror or e}") from None
+        if extension not in self.available_frontends:
+            stream.close()
+            raise T10Error(
+                f"'{self.args.input_file}': no frontend for '.{extension}' files "
+                f"(frontends: {', '.join(self.available_frontends)})"
+            )
+        return stream, extension
+
+    def prepare_output(self) -> IO[str]:
+        try:
+            return super().prepare_output()
+        except OSError as e:
+            raise T10Error(f"cannot write '{self.args.output_file}': {e.strerror or e}") from None
+
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        """Parse as xdsl-opt does, with a parser that remembers where each op starts."""
+        self._chunk = _Chunk(start_offset, self.get_input_name())
+        name = parse_spec(self.args.frontend or file_extension).name
+        factory = self.available_frontends[name]
+        try:
+            if inspect.signature(factory).parameters or not issubclass(
+                factory(), MLIRFrontend
+            ):
+                return super().parse_chunk(chunk, file_extension, start_offset)
+            parser = _LocatingParser(self.ctx, chunk.read(), self.get_input_name())
+            self._chunk.parser = parser
+            return parser.parse_module(not self.args.no_implicit_module)
+        except Exception as e:
+            self._fail_chunk(e)
+            return None
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        chunk = self._current_chunk()
+        chunk.module = prog
+        try:
+            super().apply_passes(prog)
+        except Exception as e:
+            self._fail_chunk(e)
+            chunk.module = None  # nothing to print for this chunk
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        chunk = self._current_chunk()
+        if chunk.module is None:
+            return ""
+        chunk.stage = parse_spec(self.args.target).name
+        try:
+            return super().output_resulting_program(prog)
+        except Exception as e:
+            self._fail_chunk(e)
+            return ""
+
+    def describe(self, error: BaseException) -> str:
+        """The one line that names the problem with `error` and where it happened."""
+        return describe(error, self._chunk)
+
+    def _current_chunk(self) -> _Chunk:
+        if self._chunk is None:  # apply_passes / output without parse_chunk: no input name
+            self._chunk = _Chunk(0, self.get_input_name())
+        return self._chunk
+
+    def _fail_chunk(self, error: Exception) -> None:
+        """Report `error` and go on with the next chunk, unless xdsl-opt's run() handles it."""
+        args = self.args
+        if args.debug or args.shrink or args.verify_diagnostics or args.parsing_diagnostics:
+            raise error
+        _print_error(self.describe(error))
+        self.failures += 1
+
+
+def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
+    """The one line for `error`, raised while t10-opt processed `chunk` (if any)."""
+    if isinstance(error, ParseError):
+        return f"{error.span.get_location()}: {_one_line(error.msg)}"
+    if isinstance(error, ArgSpecParseError):
+        return _spec_parse_error(error)
+    message = _one_line(str(error))
+    where = None
+    if chunk is not None:
+        where = chunk.stage
+        if isinstance(error, VerifyException) and chunk.verifying and chunk.module:
+            if (op := _failing_op(chunk.module, error)) is not None:
+                message = _named(op.name, message)
+                position = chunk.parser.op_starts.get(op) if chunk.parser else None
+                where = chunk.location(position) if position is not None else None
+                if chunk.last_pass is not None:
+                    message += f" (in the IR after pass '{chunk.last_pass}')"
+        elif chunk.parser is not None and chunk.parser.failed_op_start is not None:
+            where = chunk.location(chunk.parser.failed_op_start)
+    if isinstance(error, DiagnosticException):
+        return message if where is None else _named(where, message)
+    return (
+        f"internal error{f' in {where}' if where else ''}: {type(error).__name__}: {message} "
+        "(run with --debug for the traceback)"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `t10-opt`; returns the exit code (0 ok, 1 error)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    tool: T10OptMain | None = None
+    try:
+        tool = T10OptMain(args=args)
+        tool.run()
+    except SystemExit as e:  # --help, --version, --shrink
+        return e.code if isinstance(e.code, int) else 0
+    except KeyboardInterrupt:
+        _print_error("interrupted")
+        return 130
+    except BaseException as e:  # an ArgSpecParseError is a BaseException
+        if "--debug" in args:
+            raise
+        _print_error(tool.describe(e) if tool is not None else describe(e))
+        return 1
+    return 1 if tool.failures else 0
+
+
+def _print_error(message: str) -> None:
+    sys.stdout.flush()  # the output of earlier chunks comes first
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+def _usage_error(message: str) -> NoReturn:
+    raise T10Error(message)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def _named(name: str, message: str) -> str:
+    """`name: message`, unless the message already starts with the name."""
+    return message if message.startswith(name) else f"{name}: {message}"
+
+
+def _failing_op(module: ModuleOp, error: VerifyException) -> Operation | None:
+    """The operation whose own verifier raises `error`'s message (xDSL's exception has no op).
+
+    Walks the ops innermost first, as `Operation.verify` visits them.
+    """
+    for op in module.walk(region_first=True):
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as e:
+            if str(e) == str(error):
+                return op
+    return None
+
+
+def _spec_parse_error(error: ArgSpecParseError) -> str:
+    """One line from xDSL's message: a heading, the location, the spec, carets, the problem."""
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    spec, carets, problem = lines[-3], lines[-2], lines[-1].strip()
+    return f"cannot parse '{spec}': {problem} (at column {carets.index('^') + 1})"
+
+
+def _unknown(kind: str, name: str, known: Sequence[str] | dict[str, Any]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3)
+    hint = f"did you mean {', '.join(repr(c) for c in close)}?" if close else (
+        f"{PROG} --help lists them"
+    )
+    return f"unknown {kind} '{name}' ({hint})"
+
+
+def _check_spec(text: str, registry: dict[str, Callable[..., Any]]) -> None:
+    """Check a `-t`/`-f` spec's options as the pipeline's are checked (new-style entries)."""
+    spec = parse_spec(text)
+    factory = registry[spec.name]  # xDSLOptMain has checked the name
+    if not inspect.signature(factory).parameters:
+        _instantiate(factory(), spec)
+
+
+def _instantiate(cls: type[ArgSpecConvertible], spec: ArgSpec) -> ArgSpecConvertible:
+    """`cls.from_spec(spec)`, its errors as one line naming the pass (target, frontend)."""
+    try:
+        return cls.from_spec(spec)
+    except ValueError as e:
+        raise T10Error(f"{spec.name}: {_option_problem(cls, spec) or _one_line(str(e))}") from e
+    except DiagnosticException as e:
+        raise T10Error(_named(spec.name, _one_line(str(e)))) from e
+
+
+def _option_problem(cls: type[ArgSpecConvertible], spec: ArgSpec) -> str | None:
+    """The first option of `spec` that `cls` does not have or whose value has the wrong type."""
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}
+    hints = get_type_hints(cls)
+    for option, value in spec.parameters.items():
+        field = fields.get(option.replace("-", "_"))
+        if field is None:
+            options = ", ".join(name.replace("_", "-") for name in fields) or "none"
+            return f"unknown option '{option}' (options: {options})"
+        expected = hints[field.name]
+        if not _fits(value, expected):
+            return f"option '{option}' expects {_describe_type(expected)}, got {_show(value)}"
+    return None
+
+
+def _fits(value: tuple[Any, ...], expected: Any) -> bool:
+    """Whether xDSL's spec conversion accepts `value` for a field of type `expected`."""
+    if not value:
+        return NoneType in get_args(expected)
+    return (len(value) == 1 and isa(value[0], expected)) or isa(value, expected)
+
+
+_TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a float", str: "a string"}
+
+
+def _describe_type(expected: Any) -> str:
+    origin, args = get_origin(expected), get_args(expected)
+    if origin in (Union, UnionType):
+        return " or ".join(_describe_type(a) for a in args if a is not NoneType)
+    if origin is tuple:
+        return f"a comma-separated list of ({_describe_type(args[0])})"
+    return _TYPE_NAMES.get(expected, str(expected))
+
+
+def _show(value: tuple[Any, ...]) -> str:
+    if not value:
+        return "no value"
+    return "'" + ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in value) + "'"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
