@@ -91,12 +91,16 @@ class _Chunk:
     verifying: bool = False
     last_pass: str | None = None
     """The pass that produced the IR being verified (None: the IR as parsed)."""
+    failed: bool = False
 
-    def location(self, position: int) -> str | None:
+    def location(self, op: Operation | None = None) -> str | None:
+        """Where `op` (default: the operation whose parsing failed) starts in the input file."""
         if self.parser is None:
             return None
-        span = Span(position, position, self.parser.lexer.input, self.line_offset)
-        return str(span.get_location())
+        start = self.parser.failed_op_start if op is None else self.parser.op_starts.get(op)
+        if start is None:
+            return None
+        return str(Span(start, start, self.parser.lexer.input, self.line_offset).get_location())
 
 
 class T10OptMain(xDSLOptMain):
@@ -184,17 +188,15 @@ class T10OptMain(xDSLOptMain):
             return None
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        chunk = self._current_chunk()
-        chunk.module = prog
+        self._current_chunk().module = prog
         try:
             super().apply_passes(prog)
         except Exception as e:
             self._fail_chunk(e)
-            chunk.module = None  # nothing to print for this chunk
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         chunk = self._current_chunk()
-        if chunk.module is None:
+        if chunk.failed:  # run() prints a chunk whose passes failed: there is nothing to print
             return ""
         chunk.stage = parse_spec(self.args.target).name
         try:
@@ -208,8 +210,7 @@ class T10OptMain(xDSLOptMain):
         return describe(error, self._chunk)
 
     def _current_chunk(self) -> _Chunk:
-        if self._chunk is None:  # apply_passes / output without parse_chunk: no input name
-            self._chunk = _Chunk(0, self.get_input_name())
+        assert self._chunk is not None, "run() parses a chunk before it processes it"
         return self._chunk
 
     def _fail_chunk(self, error: Exception) -> None:
@@ -219,12 +220,16 @@ class T10OptMain(xDSLOptMain):
             raise error
         _print_error(self.describe(error))
         self.failures += 1
+        self._current_chunk().failed = True
 
 
 def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
     """The one line for `error`, raised while t10-opt processed `chunk` (if any)."""
     if isinstance(error, ParseError):
-        return f"{error.span.get_location()}: {_one_line(error.msg)}"
+        span = error.span
+        if chunk is not None:  # the location in the input file, not in the chunk
+            span = dataclasses.replace(span, line_offset=chunk.line_offset)
+        return f"{span.get_location()}: {_one_line(error.msg)}"
     if isinstance(error, ArgSpecParseError):
         return _spec_parse_error(error)
     message = _one_line(str(error))
@@ -233,13 +238,11 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
         where = chunk.stage
         if isinstance(error, VerifyException) and chunk.verifying and chunk.module:
             if (op := _failing_op(chunk.module, error)) is not None:
-                message = _named(op.name, message)
-                position = chunk.parser.op_starts.get(op) if chunk.parser else None
-                where = chunk.location(position) if position is not None else None
+                message, where = _named(op.name, message), chunk.location(op)
                 if chunk.last_pass is not None:
                     message += f" (in the IR after pass '{chunk.last_pass}')"
-        elif chunk.parser is not None and chunk.parser.failed_op_start is not None:
-            where = chunk.location(chunk.parser.failed_op_start)
+        elif (parsed_at := chunk.location()) is not None:
+            where = parsed_at
     if isinstance(error, DiagnosticException):
         return message if where is None else _named(where, message)
     return (

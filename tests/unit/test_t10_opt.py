@@ -309,12 +309,13 @@ def test_split_input_file_runs_every_chunk(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "in.mlir"
-    path.write_text(f"{BAD_PLAN_ATTR}// -----\n{ALLOC}// -----\n{BAD_ALLOC}")
+    path.write_text(f"{BAD_PLAN_ATTR}// -----\n{ALLOC}// -----\n{BAD_ALLOC}// -----\n{PARSE_ERROR}")
     code, out, err = run_in_process([str(path), "--split-input-file"], capsys)
     assert code == 1
     assert err.splitlines() == [
         f"t10-opt: error: {path}:1:1: plan factors must be positive integers, got (2, 0)",
         f"t10-opt: error: {path}:6:1: core.alloc 'x': needs at least one core",
+        f"t10-opt: error: {path}:8:24: Expected integer literal",
     ]
     assert out.count('core.alloc "x" on 4') == 1  # the valid chunk's output
 
