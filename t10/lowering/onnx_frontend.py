@@ -40,7 +40,6 @@ from typing import IO, Any
 import numpy as np
 import onnx
 from onnx import numpy_helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import (
@@ -65,6 +64,7 @@ from xdsl.utils.frontend import Frontend
 
 from t10.errors import T10Error
 from t10.lowering.onnx_conv import CONV_ATTRIBUTES, CONV_OPS
+from t10.lowering.onnx_folding import evaluate
 from t10.lowering.onnx_views import VIEW_ATTRIBUTES, VIEW_OPS
 from t10.passes.index_maps import map_problem
 from t10.passes.tensor_expr import COMBINER_IDENTITY
@@ -210,19 +210,23 @@ def _op_key(node: onnx.NodeProto) -> str:
     return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
 
 
-def _foldable_nodes(graph: onnx.GraphProto) -> set[int]:
-    """Indices of the nodes evaluated at import time: default-domain nodes without subgraphs
-    or randomness whose inputs are all known (initializers, outputs of foldable nodes), and
-    every ``Shape`` (shapes are static)."""
-    known = {t.name for t in graph.initializer}
+def _may_fold(node: onnx.NodeProto) -> bool:
+    """Default-domain nodes without subgraphs or randomness."""
     subgraph = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    return (
+        node.domain in ("", "ai.onnx")
+        and node.op_type not in _NEVER_FOLDED
+        and not any(a.type in subgraph for a in node.attribute)
+    )
+
+
+def _foldable_nodes(graph: onnx.GraphProto) -> set[int]:
+    """Indices of the nodes evaluated at import time: ``_may_fold`` nodes whose inputs are all
+    known (initializers, outputs of foldable nodes), and every ``Shape`` (shapes are static)."""
+    known = {t.name for t in graph.initializer}
     foldable: set[int] = set()
     for index, node in enumerate(graph.node):
-        if (
-            node.domain not in ("", "ai.onnx")
-            or node.op_type in _NEVER_FOLDED
-            or any(a.type in subgraph for a in node.attribute)
-        ):
+        if not _may_fold(node):
             continue
         if node.op_type == "Shape" or all(n in known for n in node.input if n):
             foldable.add(index)
@@ -243,6 +247,14 @@ def _check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) 
             f"unsupported ONNX operators in model '{name}': {found}; "
             f"supported: {', '.join(sorted(SUPPORTED_OPS))}"
         )
+
+
+def _static_shape(vi: onnx.ValueInfoProto) -> Shape | None:
+    """The shape of a tensor value info if every dim is a number, else None."""
+    tt = vi.type.tensor_type
+    if not tt.HasField("shape") or not all(d.HasField("dim_value") for d in tt.shape.dim):
+        return None
+    return tuple(int(d.dim_value) for d in tt.shape.dim)
 
 
 def _np_dtype_name(dtype: np.dtype) -> str:
@@ -317,10 +329,10 @@ def _dense(shape: Shape, arr: np.ndarray) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(data))
 
 
-def _zeros(shape: Shape) -> DenseIntOrFPElementsAttr:
-    return DenseIntOrFPElementsAttr(
-        _tensor_type(shape), BytesAttr(bytes(4 * int(np.prod(shape, dtype=np.int64))))
-    )
+def _splat(shape: Shape, value: float) -> DenseIntOrFPElementsAttr:
+    """A float32 constant of ``shape`` whose every element is ``value``, stored as that one
+    value (its size is checked by the plan search, not allocated here)."""
+    return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(np.float32(value).tobytes()))
 
 
 class _BodyBuilder:
@@ -404,6 +416,11 @@ class _Importer:
         self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
         self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
         self.initializers = {t.name: t for t in self.graph.initializer}
+        self.elem_types = {
+            vi.name: vi.type.tensor_type.elem_type
+            for vi in (*self.graph.input, *self.graph.value_info, *self.graph.output)
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type
+        }  # from shape inference: the ONNX element type of (nearly) every value
         self.node_name = ""
         self.node_op = ""
         self.consumed = {n for node in self.graph.node for n in node.input} | {
@@ -544,11 +561,10 @@ class _Importer:
         return op
 
     def define(self, name: str, value: SSAValue, shape: Shape) -> None:
-        if 0 in shape:
-            where = f" (at node '{self.node_name}')" if self.node_name else ""
+        if 0 in shape and not isinstance(value.owner, arith.ConstantOp):
             raise self.error(
-                f"value '{name}'{where} has shape {list(shape)}; empty tensors (a zero-size "
-                "dim) are not supported"
+                f"node '{self.node_name}' ({self.node_op}): its result '{name}' would be empty "
+                f"(shape {list(shape)}), which this operator's lowering does not produce"
             )
         if value.name_hint is None and (hint := _name_hint(name)):
             value.name_hint = hint
@@ -580,6 +596,19 @@ class _Importer:
     def is_known(self, name: str) -> bool:
         return name in self.known or name in self.initializers
 
+    def is_empty(self, name: str) -> bool:
+        """Whether ``name`` is a known value without elements (an empty value is always
+        known: it has nothing to compute)."""
+        if name in self.known:
+            return self.known[name].size == 0
+        return name in self.initializers and 0 in self.initializers[name].dims
+
+    def define_empty(self, name: str, shape: Shape) -> None:
+        """Output ``name`` is empty: a known constant of its ONNX element type, computed by
+        nothing (its readers fold, or drop it, as for a Concat input)."""
+        elem = self.elem_types.get(name, _FLOAT)
+        self.known[name] = np.empty(shape, onnx.helper.tensor_dtype_to_np_dtype(elem))
+
     def constant(self, name: str) -> np.ndarray:
         """The value of a known name (an initializer, or a folded node's output)."""
         if name not in self.known:
@@ -601,9 +630,16 @@ class _Importer:
             return tuple(int(d) for d in self.constant(name).shape)
         return self.use(name)[1]
 
+    def folds(self, index: int, node: onnx.NodeProto) -> bool:
+        """Nodes folded statically (``_foldable_nodes``), and those whose inputs all became
+        known during import (empty values)."""
+        return index in self.foldable or (
+            _may_fold(node) and all(self.is_known(n) for n in node.input if n)
+        )
+
     def fold(self, node: onnx.NodeProto) -> None:
-        """Evaluate ``node`` with the ONNX reference implementation; its outputs become known.
-        Only ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
+        """Evaluate ``node`` (``onnx_folding.evaluate``); its outputs become known. Only
+        ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
         feeds = {
             n: self.constant(n)
             if self.is_known(n)
@@ -612,9 +648,7 @@ class _Importer:
             if n
         }
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # numpy overflow etc. are the op's semantics
-                results = ReferenceEvaluator(node, opsets=self.opsets).run(None, feeds)
+            results = evaluate(node, feeds, self.opsets)
         except Exception as e:
             raise self.node_error(
                 node,
@@ -623,7 +657,47 @@ class _Importer:
             ) from None
         for name, value in zip(node.output, results, strict=False):
             if name:
-                self.known[name] = np.asarray(value)
+                self.known[name] = value
+
+    def fold_empty_results(self, node: onnx.NodeProto) -> bool:
+        """A node that reads an empty value and whose results (by ONNX shape inference of the
+        node alone, on the shapes and known values of its inputs) are all empty defines them
+        as known empty values; returns whether it did."""
+        if not any(self.is_empty(n) for n in node.input if n):
+            return False
+        shapes = self.inferred_shapes(node)
+        if any(s is None or 0 not in s for n, s in zip(node.output, shapes, strict=True) if n):
+            return False
+        for name, shape in zip(node.output, shapes, strict=True):
+            if name and shape is not None:
+                self.define_empty(name, shape)
+        return True
+
+    def inferred_shapes(self, node: onnx.NodeProto) -> list[Shape | None]:
+        """The static output shapes of ``node`` alone (None where inference leaves a dim
+        unknown): runtime inputs as typed graph inputs, known ones as initializers."""
+        names = list(dict.fromkeys(n for n in node.input if n))
+        runtime = [n for n in names if not self.is_known(n)]
+        graph = onnx.helper.make_graph(
+            [node],
+            "node",
+            [
+                onnx.helper.make_tensor_value_info(
+                    n, self.elem_types.get(n, _FLOAT), self.shape_of(n)
+                )
+                for n in runtime
+            ],
+            [onnx.helper.make_value_info(o, onnx.TypeProto()) for o in node.output if o],
+            [numpy_helper.from_array(self.constant(n), n) for n in names if n not in runtime],
+        )
+        model = onnx.helper.make_model(graph, opset_imports=self.model.opset_import)
+        model.ir_version = self.model.ir_version
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output
+        except Exception as e:
+            raise self.node_error(node, f"shape inference failed: {_first_lines(e, 2)}") from None
+        shapes = dict(zip((o for o in node.output if o), inferred, strict=True))
+        return [_static_shape(shapes[n]) if n else None for n in node.output]
 
     def use(self, name: str) -> tuple[SSAValue, Shape]:
         """The runtime value named ``name``; a known float32 constant becomes an
@@ -632,6 +706,13 @@ class _Importer:
             if not self.is_known(name):
                 raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
             arr = self.constant(name)
+            if arr.size == 0 and self.node_op:
+                raise self.error(
+                    f"node '{self.node_name}' ({self.node_op}) computes with the empty value "
+                    f"'{name}' (shape {list(arr.shape)}) and its result is not empty; t10 "
+                    "computes non-empty tensors only: an empty value may be a Concat input "
+                    "(it adds nothing), a graph output, or make its readers' results empty"
+                )
             if arr.dtype != np.float32:
                 origin = "initializer" if name in self.initializers else "constant"
                 user = (
@@ -739,7 +820,7 @@ class _Importer:
     ) -> SSAValue:
         """``out[out_exprs] += a[a_exprs] * b[b_exprs]``; the last loop is the reduction."""
         n = num_parallel + 1
-        zero = arith.ConstantOp(_zeros(out_shape))
+        zero = arith.ConstantOp(_splat(out_shape, 0.0))
         self.emit(zero)
         block = Block(arg_types=[f32, f32, f32])
         p = arith.MulfOp(block.args[0], block.args[1])
@@ -791,9 +872,7 @@ class _Importer:
         dim = AffineExpr.dimension
         out_exprs = [dim(extra.get(d, d)) for d in range(rank) if keepdims or d not in axes]
         maps.append(_map(n, out_exprs))
-        init = arith.ConstantOp(
-            _dense(out_shape, np.full(out_shape, COMBINER_IDENTITY[combiner], np.float32))
-        )
+        init = arith.ConstantOp(_splat(out_shape, COMBINER_IDENTITY[combiner]))
         self.emit(init)
         block = Block(arg_types=[f32] * (len(inputs) + 1))
         bb = _BodyBuilder(block)
@@ -840,8 +919,10 @@ class _Importer:
         for index, node in enumerate(self.graph.node):
             self.node_name = node.name or f"{node.op_type}_{index}"
             self.node_op = node.op_type
-            if index in self.foldable:
+            if self.folds(index, node):
                 self.fold(node)
+                continue
+            if self.fold_empty_results(node):
                 continue
             _check_attributes(self, node)
             SUPPORTED_OPS[_op_key(node)](self, node)
@@ -1191,6 +1272,9 @@ def _lower_expand(imp: _Importer, node: onnx.NodeProto) -> None:
         )
     if out_shape == x[1]:
         _lower_identity(imp, node)
+        return
+    if 0 in out_shape:
+        imp.define_empty(node.output[0], out_shape)
         return
     imp.define(node.output[0], imp.elementwise([x], out_shape, lambda bb, v: v[0]), out_shape)
 
