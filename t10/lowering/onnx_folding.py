@@ -10,6 +10,9 @@ onnxruntime (tests/unit/test_folding.py runs every one against it):
   elements; it also refuses indices smaller than the data on the other axes, and wraps
   out-of-range indices where onnxruntime fails.
 * OneHot: the reference fails on a scalar `depth`.
+* ConstantOfShape: a read-only broadcast of its one value, not a filled array: a large one
+  costs no host memory (``arith.constant`` emits it as a splat), so the plan search is what
+  judges its size.
 * Range: onnxruntime (like the ONNX function body) accumulates `start + delta + delta ...` in
   the element type; the reference computes `np.arange` in float64 and rounds, which differs
   in the last bits for float ranges.
@@ -101,6 +104,17 @@ def _one_hot(
     return [np.where(hot, values[1], values[0]).astype(values.dtype)]
 
 
+def _constant_of_shape(
+    shape: np.ndarray, value: onnx.TensorProto | None = None
+) -> list[np.ndarray]:
+    """``value`` (one element; default float32 0) broadcast to ``shape``."""
+    fill = np.zeros(1, np.float32) if value is None else onnx.numpy_helper.to_array(value)
+    dims = [int(d) for d in shape.reshape(-1)]
+    if fill.size != 1 or any(d < 0 for d in dims):
+        raise ValueError(f"cannot fill shape {dims} with {fill.size} values")
+    return [np.broadcast_to(fill.reshape(()), dims)]
+
+
 def _range(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> list[np.ndarray]:
     """onnxruntime's Range: ``ceil((limit - start) / delta)`` elements (the difference in the
     element type, the division in float64), each the previous plus ``delta`` in the element
@@ -116,6 +130,7 @@ def _range(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> list[np.n
 
 
 NUMPY_FOLDS: dict[str, Fold] = {
+    "ConstantOfShape": _constant_of_shape,
     "GatherElements": _gather_elements,
     "OneHot": _one_hot,
     "Range": _range,

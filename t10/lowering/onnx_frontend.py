@@ -325,8 +325,16 @@ def _tensor_type(shape: Shape) -> TensorType:
 
 
 def _dense(shape: Shape, arr: np.ndarray) -> DenseIntOrFPElementsAttr:
+    """``arr`` as float32; a broadcast of one value (a folded ConstantOfShape) as a splat."""
+    if _is_broadcast_scalar(arr):
+        return _splat(shape, arr.flat[0])
     data = np.ascontiguousarray(arr, dtype="<f4").tobytes()
     return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(data))
+
+
+def _is_broadcast_scalar(arr: np.ndarray) -> bool:
+    """Whether ``arr`` is one value broadcast (every stride 0) to more than one element."""
+    return arr.size > 1 and not any(arr.strides)
 
 
 def _splat(shape: Shape, value: float) -> DenseIntOrFPElementsAttr:
@@ -466,13 +474,12 @@ class _Importer:
             )
         dims: list[int] = []
         for i, d in enumerate(tt.shape.dim):
-            if d.HasField("dim_value") and d.dim_value > 0:
+            if d.HasField("dim_value") and d.dim_value >= 0:
                 dims.append(d.dim_value)
                 continue
             if d.HasField("dim_value"):
                 raise self.error(
-                    f"{role} '{vi.name}' has size {d.dim_value} at axis {i}; empty tensors are "
-                    "not supported"
+                    f"{role} '{vi.name}' has the negative size {d.dim_value} at axis {i}"
                 )
             what = f"symbolic dimension '{d.dim_param}'" if d.dim_param else "an unknown dimension"
             example = ", ".join(
@@ -737,7 +744,9 @@ class _Importer:
         """Known condition ``name`` as a float32 0/1 ``arith.constant`` (made once)."""
         cond = self.known_input(node, name, "condition")
         if name not in self.masks:
-            op = arith.ConstantOp(_dense(cond.shape, cond.astype(bool).astype(np.float32)))
+            one_value = cond.flat[0:1] if _is_broadcast_scalar(cond) else cond
+            values = np.broadcast_to(one_value.astype(bool).astype(np.float32), cond.shape)
+            op = arith.ConstantOp(_dense(cond.shape, values))
             self.ops.append(op)
             if hint := _name_hint(f"{name}_f32"):
                 op.result.name_hint = hint
@@ -914,7 +923,10 @@ class _Importer:
 
         block = Block(arg_types=[_tensor_type(s) for s in arg_shapes])
         for name, arg, shape in zip(arg_names, block.args, arg_shapes, strict=True):
-            self.define(name, arg, shape)
+            if 0 in shape:
+                self.define_empty(name, shape)  # the argument stays, unread
+            else:
+                self.define(name, arg, shape)
 
         for index, node in enumerate(self.graph.node):
             self.node_name = node.name or f"{node.op_type}_{index}"
