@@ -81,9 +81,7 @@ def _gather_elements(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> li
             f"indices of shape {list(indices.shape)} exceed data of shape {list(data.shape)} "
             f"off axis {axis}"
         )
-    window = tuple(
-        slice(None) if k == axis else slice(0, n) for k, n in enumerate(indices.shape)
-    )
+    window = tuple(slice(None) if k == axis else slice(0, n) for k, n in enumerate(indices.shape))
     idx = _checked_indices(indices, data.shape[axis])
     return [np.take_along_axis(data[window], idx, axis)]
 
