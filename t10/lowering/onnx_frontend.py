@@ -11,10 +11,12 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
   erf, sqrt, powf) where ``arith`` has none (see ``_ELEMENTWISE_BODIES``).
 
 Static folding: a node whose inputs are all compile-time known (initializers, ``Constant``
-nodes, results of folded nodes; any input of ``Shape``, since every shape is static) is
-evaluated at import time by ``onnx.reference.ReferenceEvaluator`` and its outputs become known
-constants of any element type. A known float32 constant read by compute becomes an
-``arith.constant`` holding the exact bytes; other known constants serve only as attribute-like
+nodes, results of folded nodes, empty values; any input of ``Shape``, since every shape is
+static) is evaluated at import time by ``onnx_folding.evaluate`` (the ONNX reference
+implementation, or numpy where that fails) and its outputs become known constants of any
+element type. Empty (zero-size) values are known constants too: they have nothing to compute.
+A known float32 constant read by compute becomes an ``arith.constant`` holding the exact bytes
+(one value for a splat); other known constants serve only as attribute-like
 inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identity``, inference
 ``Dropout`` and ``Cast`` to float32 are pass-throughs; ``Where`` with a known condition is an
 element-wise ``select``, ``Expand`` a broadcasting identity generic.
