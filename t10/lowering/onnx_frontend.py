@@ -615,8 +615,14 @@ class _Importer:
     def define_empty(self, name: str, shape: Shape) -> None:
         """Output ``name`` is empty: a known constant of its ONNX element type, computed by
         nothing (its readers fold, or drop it, as for a Concat input)."""
-        elem = self.elem_types.get(name, _FLOAT)
-        self.known[name] = np.empty(shape, onnx.helper.tensor_dtype_to_np_dtype(elem))
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(self.elem_type(name))
+        self.known[name] = np.empty(shape, dtype)
+
+    def elem_type(self, name: str) -> int:
+        """The ONNX element type of value ``name`` (a known value's, or shape inference's)."""
+        if self.is_known(name):
+            return onnx.helper.np_dtype_to_tensor_dtype(self.constant(name).dtype)
+        return self.elem_types.get(name, _FLOAT)
 
     def constant(self, name: str) -> np.ndarray:
         """The value of a known name (an initializer, or a folded node's output)."""
@@ -684,20 +690,20 @@ class _Importer:
 
     def inferred_shapes(self, node: onnx.NodeProto) -> list[Shape | None]:
         """The static output shapes of ``node`` alone (None where inference leaves a dim
-        unknown): runtime inputs as typed graph inputs, known ones as initializers."""
+        unknown): known integer / bool inputs (shapes, axes, indices) as initializers, the
+        others as typed graph inputs (shape inference needs no float values)."""
         names = list(dict.fromkeys(n for n in node.input if n))
-        runtime = [n for n in names if not self.is_known(n)]
+        valued = [n for n in names if self.is_known(n) and self.constant(n).dtype.kind in "biu"]
         graph = onnx.helper.make_graph(
             [node],
             "node",
             [
-                onnx.helper.make_tensor_value_info(
-                    n, self.elem_types.get(n, _FLOAT), self.shape_of(n)
-                )
-                for n in runtime
+                onnx.helper.make_tensor_value_info(n, self.elem_type(n), self.shape_of(n))
+                for n in names
+                if n not in valued
             ],
             [onnx.helper.make_value_info(o, onnx.TypeProto()) for o in node.output if o],
-            [numpy_helper.from_array(self.constant(n), n) for n in names if n not in runtime],
+            [numpy_helper.from_array(self.constant(n), n) for n in valued],
         )
         model = onnx.helper.make_model(graph, opset_imports=self.model.opset_import)
         model.ir_version = self.model.ir_version
