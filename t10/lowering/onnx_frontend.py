@@ -11,10 +11,12 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
   erf, sqrt, powf) where ``arith`` has none (see ``_ELEMENTWISE_BODIES``).
 
 Static folding: a node whose inputs are all compile-time known (initializers, ``Constant``
-nodes, results of folded nodes; any input of ``Shape``, since every shape is static) is
-evaluated at import time by ``onnx.reference.ReferenceEvaluator`` and its outputs become known
-constants of any element type. A known float32 constant read by compute becomes an
-``arith.constant`` holding the exact bytes; other known constants serve only as attribute-like
+nodes, results of folded nodes, empty values; any input of ``Shape``, since every shape is
+static) is evaluated at import time by ``onnx_folding.evaluate`` (the ONNX reference
+implementation, or numpy where that fails) and its outputs become known constants of any
+element type. Empty (zero-size) values are known constants too: they have nothing to compute.
+A known float32 constant read by compute becomes an ``arith.constant`` holding the exact bytes
+(one value for a splat); other known constants serve only as attribute-like
 inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identity``, inference
 ``Dropout`` and ``Cast`` to float32 are pass-throughs; ``Where`` with a known condition is an
 element-wise ``select``, ``Expand`` a broadcasting identity generic.
@@ -40,7 +42,6 @@ from typing import IO, Any
 import numpy as np
 import onnx
 from onnx import numpy_helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import (
@@ -65,6 +66,7 @@ from xdsl.utils.frontend import Frontend
 
 from t10.errors import T10Error
 from t10.lowering.onnx_conv import CONV_ATTRIBUTES, CONV_OPS
+from t10.lowering.onnx_folding import evaluate
 from t10.lowering.onnx_views import VIEW_ATTRIBUTES, VIEW_OPS
 from t10.passes.index_maps import map_problem
 from t10.passes.tensor_expr import COMBINER_IDENTITY
@@ -210,19 +212,23 @@ def _op_key(node: onnx.NodeProto) -> str:
     return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
 
 
-def _foldable_nodes(graph: onnx.GraphProto) -> set[int]:
-    """Indices of the nodes evaluated at import time: default-domain nodes without subgraphs
-    or randomness whose inputs are all known (initializers, outputs of foldable nodes), and
-    every ``Shape`` (shapes are static)."""
-    known = {t.name for t in graph.initializer}
+def _may_fold(node: onnx.NodeProto) -> bool:
+    """Default-domain nodes without subgraphs or randomness."""
     subgraph = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    return (
+        node.domain in ("", "ai.onnx")
+        and node.op_type not in _NEVER_FOLDED
+        and not any(a.type in subgraph for a in node.attribute)
+    )
+
+
+def _foldable_nodes(graph: onnx.GraphProto) -> set[int]:
+    """Indices of the nodes evaluated at import time: ``_may_fold`` nodes whose inputs are all
+    known (initializers, outputs of foldable nodes), and every ``Shape`` (shapes are static)."""
+    known = {t.name for t in graph.initializer}
     foldable: set[int] = set()
     for index, node in enumerate(graph.node):
-        if (
-            node.domain not in ("", "ai.onnx")
-            or node.op_type in _NEVER_FOLDED
-            or any(a.type in subgraph for a in node.attribute)
-        ):
+        if not _may_fold(node):
             continue
         if node.op_type == "Shape" or all(n in known for n in node.input if n):
             foldable.add(index)
@@ -243,6 +249,14 @@ def _check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) 
             f"unsupported ONNX operators in model '{name}': {found}; "
             f"supported: {', '.join(sorted(SUPPORTED_OPS))}"
         )
+
+
+def _static_shape(vi: onnx.ValueInfoProto) -> Shape | None:
+    """The shape of a tensor value info if every dim is a number, else None."""
+    tt = vi.type.tensor_type
+    if not tt.HasField("shape") or not all(d.HasField("dim_value") for d in tt.shape.dim):
+        return None
+    return tuple(int(d.dim_value) for d in tt.shape.dim)
 
 
 def _np_dtype_name(dtype: np.dtype) -> str:
@@ -313,14 +327,22 @@ def _tensor_type(shape: Shape) -> TensorType:
 
 
 def _dense(shape: Shape, arr: np.ndarray) -> DenseIntOrFPElementsAttr:
+    """``arr`` as float32; a broadcast of one value (a folded ConstantOfShape) as a splat."""
+    if _is_broadcast_scalar(arr):
+        return _splat(shape, arr.flat[0])
     data = np.ascontiguousarray(arr, dtype="<f4").tobytes()
     return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(data))
 
 
-def _zeros(shape: Shape) -> DenseIntOrFPElementsAttr:
-    return DenseIntOrFPElementsAttr(
-        _tensor_type(shape), BytesAttr(bytes(4 * int(np.prod(shape, dtype=np.int64))))
-    )
+def _is_broadcast_scalar(arr: np.ndarray) -> bool:
+    """Whether ``arr`` is one value broadcast (every stride 0) to more than one element."""
+    return arr.size > 1 and not any(arr.strides)
+
+
+def _splat(shape: Shape, value: float) -> DenseIntOrFPElementsAttr:
+    """A float32 constant of ``shape`` whose every element is ``value``, stored as that one
+    value (its size is checked by the plan search, not allocated here)."""
+    return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(np.float32(value).tobytes()))
 
 
 class _BodyBuilder:
@@ -404,6 +426,11 @@ class _Importer:
         self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
         self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
         self.initializers = {t.name: t for t in self.graph.initializer}
+        self.elem_types = {
+            vi.name: vi.type.tensor_type.elem_type
+            for vi in (*self.graph.input, *self.graph.value_info, *self.graph.output)
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type
+        }  # from shape inference: the ONNX element type of (nearly) every value
         self.node_name = ""
         self.node_op = ""
         self.consumed = {n for node in self.graph.node for n in node.input} | {
@@ -449,13 +476,12 @@ class _Importer:
             )
         dims: list[int] = []
         for i, d in enumerate(tt.shape.dim):
-            if d.HasField("dim_value") and d.dim_value > 0:
+            if d.HasField("dim_value") and d.dim_value >= 0:
                 dims.append(d.dim_value)
                 continue
             if d.HasField("dim_value"):
                 raise self.error(
-                    f"{role} '{vi.name}' has size {d.dim_value} at axis {i}; empty tensors are "
-                    "not supported"
+                    f"{role} '{vi.name}' has the negative size {d.dim_value} at axis {i}"
                 )
             what = f"symbolic dimension '{d.dim_param}'" if d.dim_param else "an unknown dimension"
             example = ", ".join(
@@ -544,11 +570,10 @@ class _Importer:
         return op
 
     def define(self, name: str, value: SSAValue, shape: Shape) -> None:
-        if 0 in shape:
-            where = f" (at node '{self.node_name}')" if self.node_name else ""
+        if 0 in shape and not isinstance(value.owner, arith.ConstantOp):
             raise self.error(
-                f"value '{name}'{where} has shape {list(shape)}; empty tensors (a zero-size "
-                "dim) are not supported"
+                f"node '{self.node_name}' ({self.node_op}): its result '{name}' would be empty "
+                f"(shape {list(shape)}), which this operator's lowering does not produce"
             )
         if value.name_hint is None and (hint := _name_hint(name)):
             value.name_hint = hint
@@ -580,6 +605,25 @@ class _Importer:
     def is_known(self, name: str) -> bool:
         return name in self.known or name in self.initializers
 
+    def is_empty(self, name: str) -> bool:
+        """Whether ``name`` is a known value without elements (an empty value is always
+        known: it has nothing to compute)."""
+        if name in self.known:
+            return self.known[name].size == 0
+        return name in self.initializers and 0 in self.initializers[name].dims
+
+    def define_empty(self, name: str, shape: Shape) -> None:
+        """Output ``name`` is empty: a known constant of its ONNX element type, computed by
+        nothing (its readers fold, or drop it, as for a Concat input)."""
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(self.elem_type(name))
+        self.known[name] = np.empty(shape, dtype)
+
+    def elem_type(self, name: str) -> int:
+        """The ONNX element type of value ``name`` (a known value's, or shape inference's)."""
+        if self.is_known(name):
+            return onnx.helper.np_dtype_to_tensor_dtype(self.constant(name).dtype)
+        return self.elem_types.get(name, _FLOAT)
+
     def constant(self, name: str) -> np.ndarray:
         """The value of a known name (an initializer, or a folded node's output)."""
         if name not in self.known:
@@ -601,9 +645,16 @@ class _Importer:
             return tuple(int(d) for d in self.constant(name).shape)
         return self.use(name)[1]
 
+    def folds(self, index: int, node: onnx.NodeProto) -> bool:
+        """Nodes folded statically (``_foldable_nodes``), and those whose inputs all became
+        known during import (empty values)."""
+        return index in self.foldable or (
+            _may_fold(node) and all(self.is_known(n) for n in node.input if n)
+        )
+
     def fold(self, node: onnx.NodeProto) -> None:
-        """Evaluate ``node`` with the ONNX reference implementation; its outputs become known.
-        Only ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
+        """Evaluate ``node`` (``onnx_folding.evaluate``); its outputs become known. Only
+        ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
         feeds = {
             n: self.constant(n)
             if self.is_known(n)
@@ -612,9 +663,7 @@ class _Importer:
             if n
         }
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # numpy overflow etc. are the op's semantics
-                results = ReferenceEvaluator(node, opsets=self.opsets).run(None, feeds)
+            results = evaluate(node, feeds, self.opsets)
         except Exception as e:
             raise self.node_error(
                 node,
@@ -623,7 +672,47 @@ class _Importer:
             ) from None
         for name, value in zip(node.output, results, strict=False):
             if name:
-                self.known[name] = np.asarray(value)
+                self.known[name] = value
+
+    def fold_empty_results(self, node: onnx.NodeProto) -> bool:
+        """A node that reads an empty value and whose results (by ONNX shape inference of the
+        node alone, on the shapes and known values of its inputs) are all empty defines them
+        as known empty values; returns whether it did."""
+        if not any(self.is_empty(n) for n in node.input if n):
+            return False
+        shapes = self.inferred_shapes(node)
+        if any(s is None or 0 not in s for n, s in zip(node.output, shapes, strict=True) if n):
+            return False
+        for name, shape in zip(node.output, shapes, strict=True):
+            if name and shape is not None:
+                self.define_empty(name, shape)
+        return True
+
+    def inferred_shapes(self, node: onnx.NodeProto) -> list[Shape | None]:
+        """The static output shapes of ``node`` alone (None where inference leaves a dim
+        unknown): known integer / bool inputs (shapes, axes, indices) as initializers, the
+        others as typed graph inputs (shape inference needs no float values)."""
+        names = list(dict.fromkeys(n for n in node.input if n))
+        valued = [n for n in names if self.is_known(n) and self.constant(n).dtype.kind in "biu"]
+        graph = onnx.helper.make_graph(
+            [node],
+            "node",
+            [
+                onnx.helper.make_tensor_value_info(n, self.elem_type(n), self.shape_of(n))
+                for n in names
+                if n not in valued
+            ],
+            [onnx.helper.make_value_info(o, onnx.TypeProto()) for o in node.output if o],
+            [numpy_helper.from_array(self.constant(n), n) for n in valued],
+        )
+        model = onnx.helper.make_model(graph, opset_imports=self.model.opset_import)
+        model.ir_version = self.model.ir_version
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output
+        except Exception as e:
+            raise self.node_error(node, f"shape inference failed: {_first_lines(e, 2)}") from None
+        shapes = dict(zip((o for o in node.output if o), inferred, strict=True))
+        return [_static_shape(shapes[n]) if n else None for n in node.output]
 
     def use(self, name: str) -> tuple[SSAValue, Shape]:
         """The runtime value named ``name``; a known float32 constant becomes an
@@ -632,6 +721,13 @@ class _Importer:
             if not self.is_known(name):
                 raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
             arr = self.constant(name)
+            if arr.size == 0 and self.node_op:
+                raise self.error(
+                    f"node '{self.node_name}' ({self.node_op}) computes with the empty value "
+                    f"'{name}' (shape {list(arr.shape)}) and its result is not empty; t10 "
+                    "computes non-empty tensors only: an empty value may be a Concat input "
+                    "(it adds nothing), a graph output, or make its readers' results empty"
+                )
             if arr.dtype != np.float32:
                 origin = "initializer" if name in self.initializers else "constant"
                 user = (
@@ -656,7 +752,9 @@ class _Importer:
         """Known condition ``name`` as a float32 0/1 ``arith.constant`` (made once)."""
         cond = self.known_input(node, name, "condition")
         if name not in self.masks:
-            op = arith.ConstantOp(_dense(cond.shape, cond.astype(bool).astype(np.float32)))
+            one_value = cond.flat[0:1] if _is_broadcast_scalar(cond) else cond
+            values = np.broadcast_to(one_value.astype(bool).astype(np.float32), cond.shape)
+            op = arith.ConstantOp(_dense(cond.shape, values))
             self.ops.append(op)
             if hint := _name_hint(f"{name}_f32"):
                 op.result.name_hint = hint
@@ -739,7 +837,7 @@ class _Importer:
     ) -> SSAValue:
         """``out[out_exprs] += a[a_exprs] * b[b_exprs]``; the last loop is the reduction."""
         n = num_parallel + 1
-        zero = arith.ConstantOp(_zeros(out_shape))
+        zero = arith.ConstantOp(_splat(out_shape, 0.0))
         self.emit(zero)
         block = Block(arg_types=[f32, f32, f32])
         p = arith.MulfOp(block.args[0], block.args[1])
@@ -791,9 +889,7 @@ class _Importer:
         dim = AffineExpr.dimension
         out_exprs = [dim(extra.get(d, d)) for d in range(rank) if keepdims or d not in axes]
         maps.append(_map(n, out_exprs))
-        init = arith.ConstantOp(
-            _dense(out_shape, np.full(out_shape, COMBINER_IDENTITY[combiner], np.float32))
-        )
+        init = arith.ConstantOp(_splat(out_shape, COMBINER_IDENTITY[combiner]))
         self.emit(init)
         block = Block(arg_types=[f32] * (len(inputs) + 1))
         bb = _BodyBuilder(block)
@@ -835,13 +931,18 @@ class _Importer:
 
         block = Block(arg_types=[_tensor_type(s) for s in arg_shapes])
         for name, arg, shape in zip(arg_names, block.args, arg_shapes, strict=True):
-            self.define(name, arg, shape)
+            if 0 in shape:
+                self.define_empty(name, shape)  # the argument stays, unread
+            else:
+                self.define(name, arg, shape)
 
         for index, node in enumerate(self.graph.node):
             self.node_name = node.name or f"{node.op_type}_{index}"
             self.node_op = node.op_type
-            if index in self.foldable:
+            if self.folds(index, node):
                 self.fold(node)
+                continue
+            if self.fold_empty_results(node):
                 continue
             _check_attributes(self, node)
             SUPPORTED_OPS[_op_key(node)](self, node)
@@ -1191,6 +1292,9 @@ def _lower_expand(imp: _Importer, node: onnx.NodeProto) -> None:
         )
     if out_shape == x[1]:
         _lower_identity(imp, node)
+        return
+    if 0 in out_shape:
+        imp.define_empty(node.output[0], out_shape)
         return
     imp.define(node.output[0], imp.elementwise([x], out_shape, lambda bb, v: v[0]), out_shape)
 

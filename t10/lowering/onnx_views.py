@@ -151,7 +151,8 @@ def _slice_view(
     out: int = 0,
 ) -> None:
     """Output `out` = x sliced per axis by python-style (start, end, step) `bounds` (ONNX
-    clamps out-of-range starts and ends the same way)."""
+    clamps out-of-range starts and ends the same way); an empty slice is a known empty
+    value."""
     _, source = imp.use(node.input[0])
     starts, steps, shape = [], [], []
     for d, size in enumerate(source):
@@ -159,13 +160,12 @@ def _slice_view(
         if step == 0:
             raise imp.node_error(node, f"step 0 on axis {d}")
         picked = range(*slice(start, end, step).indices(size))
-        if not picked:
-            raise imp.node_error(
-                node, f"the slice {start}:{end}:{step} of axis {d} (size {size}) is empty"
-            )
         starts.append(picked.start)
         steps.append(picked.step)
         shape.append(len(picked))
+    if 0 in shape:
+        imp.define_empty(node.output[out], tuple(shape))
+        return
     _define_view(imp, node, tuple(shape), slice_map(source, starts, steps), out)
 
 
@@ -205,10 +205,6 @@ def lower_split(imp: _Importer, node: onnx.NodeProto) -> None:
         # equal parts (the last one smaller, opset 18's num_outputs rule)
         chunk = -(-source[axis] // parts)
         sizes = [min(chunk, source[axis] - i * chunk) for i in range(parts)]
-    if 0 in sizes:
-        raise imp.node_error(
-            node, f"split sizes {sizes} make an empty output; empty tensors are not supported"
-        )
     if len(sizes) != parts or sum(sizes) != source[axis] or min(sizes) < 0:
         raise imp.node_error(
             node, f"split sizes {sizes} do not cut axis {axis} (size {source[axis]}) into {parts}"
@@ -270,8 +266,9 @@ def lower_gather(imp: _Importer, node: onnx.NodeProto) -> None:
 
 def lower_concat(imp: _Importer, node: onnx.NodeProto) -> None:
     """Each input padded with zeros into the result (a padded view), then summed by one
-    element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0)."""
-    inputs = [imp.use(n) for n in node.input]
+    element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0). Empty inputs
+    add nothing and are left out (a Concat of empty inputs only is folded)."""
+    inputs = [imp.use(n) for n in node.input if not imp.is_empty(n)]
     rank = len(inputs[0][1])
     axis = _axes(imp, node, [int(_attrs(node)["axis"])], rank)[0]  # type: ignore[arg-type]
     shape = list(inputs[0][1])

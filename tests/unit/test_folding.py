@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
 from t10.errors import T10Error
+from t10.lowering.onnx_folding import NUMPY_FOLDS, evaluate
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.sim.chip_spec import load_chip
@@ -192,6 +193,216 @@ def test_known_integer_constant_read_by_compute() -> None:
         T10Error, match=r"constant 'shape' has element type INT64 and node 'pow' \(Pow\)"
     ):
         import_onnx(model)
+
+
+# --------------------------------------------------------------------------------------------
+# Folding exactness: numpy where onnx.reference fails or differs, the reference elsewhere
+# --------------------------------------------------------------------------------------------
+
+
+def _onnxruntime_node(op: onnx.NodeProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """``op`` alone in onnxruntime, its inputs fed at run time (nothing folded by it)."""
+    inputs = [
+        helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+        for n, v in feeds.items()
+    ]
+    outputs = [helper.make_value_info(o, onnx.TypeProto()) for o in op.output]
+    model = helper.make_model(
+        helper.make_graph([op], "node", inputs, outputs),
+        opset_imports=[helper.make_opsetid("", 20)],
+    )
+    model.ir_version = 9
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(
+        onnx.shape_inference.infer_shapes(model).SerializeToString(), options
+    )
+    return session.run(None, feeds)
+
+
+def _ints(*values: int, dtype: type = np.int64) -> np.ndarray:
+    return np.array(values, dtype=dtype)
+
+
+def _scalar(value: float, dtype: type) -> np.ndarray:
+    return np.array(value, dtype=dtype)
+
+
+_RNG = np.random.default_rng(7)
+_WIDE = _RNG.standard_normal((3, 100)).astype(np.float32)
+_FILL = helper.make_tensor("v", TensorProto.INT64, [1], [7])
+
+FOLD_CASES: dict[str, tuple[onnx.NodeProto, dict[str, np.ndarray]]] = {
+    # numpy (NUMPY_FOLDS)
+    "GatherElements axis of 100 (ALBERT)": (
+        node("GatherElements", ["d", "i"], ["y"], axis=1),
+        {"d": _WIDE, "i": _RNG.integers(-100, 100, (3, 100))},
+    ),
+    "GatherElements 65 x 1 on axis 0": (
+        node("GatherElements", ["d", "i"], ["y"], axis=0),
+        {"d": _WIDE.reshape(-1, 1)[:65], "i": _RNG.integers(0, 65, (65, 1))},
+    ),
+    "GatherElements indices smaller off the axis": (
+        node("GatherElements", ["d", "i"], ["y"], axis=-1),
+        {"d": _WIDE.astype(np.int64), "i": _RNG.integers(0, 100, (2, 5)).astype(np.int32)},
+    ),
+    "OneHot scalar depth": (
+        node("OneHot", ["i", "d", "v"], ["y"], axis=0),
+        {"i": _ints(1, 99, -1, 100, -101), "d": _ints(100).reshape(()), "v": _ints(3, 7)},
+    ),
+    "Range float32 accumulates": (
+        node("Range", ["s", "l", "d"], ["y"]),
+        {
+            "s": _scalar(0.1, np.float32),
+            "l": _scalar(100, np.float32),
+            "d": _scalar(0.3, np.float32),
+        },
+    ),
+    "Range int32 down": (
+        node("Range", ["s", "l", "d"], ["y"]),
+        {"s": _scalar(40, np.int32), "l": _scalar(-3, np.int32), "d": _scalar(-7, np.int32)},
+    ),
+    "Range empty": (
+        node("Range", ["s", "l", "d"], ["y"]),
+        {"s": _scalar(5, np.int64), "l": _scalar(1, np.int64), "d": _scalar(1, np.int64)},
+    ),
+    "ConstantOfShape int64": (
+        node("ConstantOfShape", ["s"], ["y"], value=_FILL),
+        {"s": _ints(3, 100)},
+    ),
+    "ConstantOfShape default": (node("ConstantOfShape", ["s"], ["y"]), {"s": _ints(2, 0)}),
+    # onnx.reference, on long axes
+    "Gather": (node("Gather", ["d", "i"], ["y"], axis=1), {"d": _WIDE, "i": _ints(99, -100, 50)}),
+    "Slice negative step": (
+        node("Slice", ["d", "s", "e", "a", "st"], ["y"]),
+        {"d": _WIDE, "s": _ints(90), "e": _ints(10), "a": _ints(1), "st": _ints(-3)},
+    ),
+    "Concat of 70": (
+        node("Concat", [f"x{k}" for k in range(70)], ["y"], axis=0),
+        {f"x{k}": _ints(k) for k in range(70)},
+    ),
+    "Tile": (node("Tile", ["d", "r"], ["y"]), {"d": _WIDE, "r": _ints(2, 40)}),
+    "CumSum reverse exclusive": (
+        node("CumSum", ["d", "a"], ["y"], reverse=1, exclusive=1),
+        {"d": np.arange(100, dtype=np.int32), "a": _scalar(0, np.int64)},
+    ),
+    "Trilu": (node("Trilu", ["d", "k"], ["y"], upper=1), {"d": _WIDE, "k": _scalar(-1, np.int64)}),
+    "ScatterND": (
+        node("ScatterND", ["d", "i", "u"], ["y"]),
+        {"d": _WIDE, "i": _ints(0, 99, 2, -1).reshape(2, 2), "u": _WIDE[0, :2].copy()},
+    ),
+    "Where": (
+        node("Where", ["c", "a", "b"], ["y"]),
+        {"c": _RNG.random((100, 1)) > 0.5, "a": _WIDE[:1], "b": _WIDE[1:2]},
+    ),
+    "Expand": (node("Expand", ["d", "s"], ["y"]), {"d": _WIDE[:, :1], "s": _ints(2, 3, 100)}),
+    "Equal": (node("Equal", ["a", "b"], ["y"]), {"a": np.arange(100), "b": _ints(5)}),
+    "Cast float to int64": (
+        node("Cast", ["d"], ["y"], to=TensorProto.INT64),
+        {"d": np.array([-1.7, 2.5, 1e10, -0.5], np.float32)},
+    ),
+    "Div int64 truncates": (node("Div", ["a", "b"], ["y"]), {"a": _ints(-7, 7, -1), "b": _ints(2)}),
+}
+
+
+@pytest.mark.parametrize("case", FOLD_CASES)
+def test_folded_node_matches_onnxruntime_exactly(case: str) -> None:
+    """Each value, element type and shape as onnxruntime computes them."""
+    op, feeds = FOLD_CASES[case]
+    for got, want in zip(evaluate(op, feeds, {"": 20}), _onnxruntime_node(op, feeds), strict=True):
+        assert (got.dtype, got.shape) == (want.dtype, want.shape)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_every_numpy_fold_is_tested() -> None:
+    tested = {op.op_type for op, _ in FOLD_CASES.values()}
+    assert set(NUMPY_FOLDS) <= tested
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_gather_elements_on_a_long_axis_folds(chip: str) -> None:
+    """ALBERT's export gathers position ids with GatherElements along an axis of 128."""
+    ids = np.tile(np.arange(128, dtype=np.float32), (2, 1))
+    model = _model(
+        [
+            node("GatherElements", ["ids", "order"], ["picked"], axis=1),
+            node("Add", ["x", "picked"], ["y"]),
+        ],
+        {"x": (TensorProto.FLOAT, [2, 128])},
+        ["y"],
+        {"ids": ids, "order": np.tile(np.arange(127, -1, -1), (2, 1))},
+    )
+    run_and_check(model, chip, {"x": _x(2, 128)})
+
+
+@pytest.mark.parametrize(
+    ("op", "weights", "message"),
+    [
+        (
+            node("GatherElements", ["d", "i"], ["g"], axis=1, name="ge"),
+            {"d": np.zeros((2, 70), np.float32), "i": np.array([[1, 2, 70], [0, 0, 0]])},
+            r"node 'ge' \(GatherElements\): all its inputs are compile-time constants, but "
+            r"evaluating it at compile time failed: ValueError: index 70 is out of range for an "
+            r"axis of size 70",
+        ),
+        (
+            node("ScatterND", ["d", "i", "u"], ["g"], name="scatter"),
+            {"d": np.zeros((2, 3), np.float32), "i": _ints(2, 0).reshape(1, 2), "u": _x(1)},
+            r"node 'scatter' \(ScatterND\): all its inputs are compile-time constants, but "
+            r"evaluating it at compile time failed: IndexError: index 2",
+        ),
+    ],
+)
+def test_fold_failure_names_the_node(
+    op: onnx.NodeProto, weights: dict[str, np.ndarray], message: str
+) -> None:
+    model = _model(
+        [op, node("Add", ["x", "g"], ["y"])], {"x": (TensorProto.FLOAT, [2, 3])}, ["y"], weights
+    )
+    with pytest.raises(T10Error, match=message):
+        import_onnx(model)
+
+
+# --------------------------------------------------------------------------------------------
+# Sizes: the plan search, not the host, judges a tensor's size
+# --------------------------------------------------------------------------------------------
+
+_M = 10**6
+
+
+@pytest.mark.parametrize(
+    ("nodes", "shape", "weights"),
+    [
+        ([node("MatMul", ["x", "x"], ["y"])], [_M, _M], {}),
+        ([node("ReduceSum", ["x", "last"], ["y"])], [_M, _M, 2], {"last": _ints(2)}),
+        (
+            [
+                node(
+                    "ConstantOfShape",
+                    ["shape"],
+                    ["ones"],
+                    value=helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0]),
+                ),
+                node("Mul", ["x", "ones"], ["y"]),
+            ],
+            [_M, _M],
+            {"shape": _ints(_M, _M)},
+        ),
+    ],
+    ids=["MatMul accumulator", "ReduceSum initial value", "folded ConstantOfShape"],
+)
+def test_terabyte_constants_are_splats(
+    nodes: list[onnx.NodeProto], shape: list[int], weights: dict[str, np.ndarray]
+) -> None:
+    """A 10^6 x 10^6 operator gets the plan search's "does not fit", not "out of host
+    memory": its splat constants store one value."""
+    model = _model(nodes, {"x": (TensorProto.FLOAT, shape)}, ["y"], weights)
+    module = import_onnx(model)
+    constants = [op for op in module.walk() if isinstance(op, arith.ConstantOp)]
+    assert constants and all(len(c.value.data.data) == 4 for c in constants)
+    with pytest.raises(T10Error, match=r"the model does not fit chip 'test-16'"):
+        for p in pipeline("test-16", "t10", 0.5):
+            p.apply(Context(), module)
 
 
 # --------------------------------------------------------------------------------------------

@@ -380,11 +380,6 @@ def test_split_heads_of_a_matmul_needs_no_exchange() -> None:
             [],
             "Attribute perm for Transpose has repeated value: 0",
         ),
-        (
-            helper.make_node("Slice", ["x", "a", "a"], ["y"]),
-            [_ints("a", [2])],
-            r"the slice 2:2:1 of axis 0 \(size 4\) is empty",
-        ),
     ],
 )
 def test_bad_views_are_clear_errors(node: onnx.NodeProto, inits: list, message: str) -> None:

@@ -1,0 +1,137 @@
+"""Evaluating one ONNX node on known numpy arrays (static folding).
+
+`evaluate` runs the ops of `NUMPY_FOLDS` with numpy code of this module and every other op
+with `onnx.reference.ReferenceEvaluator`. The table holds the ops whose reference
+implementation (onnx 1.23, numpy 2) fails or differs from onnxruntime, each exact against
+onnxruntime (tests/unit/test_folding.py runs every one against it):
+
+* GatherElements: the reference gathers with `np.choose`, which takes at most 64 choices, so a
+  gathered axis longer than 64 fails, or, for some 2-D shapes, silently reads the wrong
+  elements; it also refuses indices smaller than the data on the other axes, and wraps
+  out-of-range indices where onnxruntime fails.
+* OneHot: the reference fails on a scalar `depth`.
+* ConstantOfShape: a read-only broadcast of its one value, not a filled array: a large one
+  costs no host memory (``arith.constant`` emits it as a splat), so the plan search is what
+  judges its size.
+* Range: onnxruntime (like the ONNX function body) accumulates `start + delta + delta ...` in
+  the element type; the reference computes `np.arange` in float64 and rounds, which differs
+  in the last bits for float ranges.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import onnx
+from onnx.reference import ReferenceEvaluator
+
+__all__ = ["NUMPY_FOLDS", "evaluate"]
+
+Fold = Callable[..., Sequence[np.ndarray]]
+
+
+def evaluate(
+    node: onnx.NodeProto, feeds: dict[str, np.ndarray], opsets: dict[str, int]
+) -> list[np.ndarray]:
+    """The outputs of ``node`` given its (non-omitted) inputs ``feeds``; omitted outputs are
+    returned too (as whatever the implementation gives). Raises what the implementation
+    raises."""
+    fold = NUMPY_FOLDS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy overflow etc. are the op's semantics
+        if fold is None:
+            results = ReferenceEvaluator(node, opsets=opsets).run(None, feeds)
+        else:
+            args = [feeds[n] if n else None for n in node.input]
+            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+            results = fold(*args, **attrs)
+    return [np.asarray(r) for r in results]
+
+
+def _axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def _checked_indices(indices: np.ndarray, size: int) -> np.ndarray:
+    """``indices`` into an axis of ``size`` as non-negative int64 (negative ones count from the
+    end); out-of-range indices are an error, as in onnxruntime."""
+    idx = indices.astype(np.int64)
+    bad = (idx < -size) | (idx >= size)
+    if bad.any():
+        raise ValueError(
+            f"index {int(idx[bad].reshape(-1)[0])} is out of range for an axis of size {size}"
+        )
+    return np.where(idx < 0, idx + size, idx)
+
+
+def _gather_elements(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> list[np.ndarray]:
+    """``out[i][j][k] = data[indices[i][j][k]][j][k]`` (axis 0): indices have the data's rank
+    and at most its size on the other axes."""
+    if indices.ndim != data.ndim:
+        raise ValueError(f"indices of rank {indices.ndim} for data of rank {data.ndim}")
+    axis = _axis(axis, data.ndim)
+    pairs = enumerate(zip(indices.shape, data.shape, strict=True))
+    if any(i > d for k, (i, d) in pairs if k != axis):
+        raise ValueError(
+            f"indices of shape {list(indices.shape)} exceed data of shape {list(data.shape)} "
+            f"off axis {axis}"
+        )
+    window = tuple(slice(None) if k == axis else slice(0, n) for k, n in enumerate(indices.shape))
+    idx = _checked_indices(indices, data.shape[axis])
+    return [np.take_along_axis(data[window], idx, axis)]
+
+
+def _one_hot(
+    indices: np.ndarray, depth: np.ndarray, values: np.ndarray, axis: int = -1
+) -> list[np.ndarray]:
+    """``values[1]`` where the index along the new axis ``axis`` equals ``indices`` (negative
+    ones count from the end), ``values[0]`` elsewhere, out-of-range indices included."""
+    if depth.size != 1 or values.shape != (2,):
+        raise ValueError("depth must hold one value and values two")
+    size = int(depth.reshape(-1)[0])
+    axis = _axis(axis, indices.ndim + 1)
+    idx = indices.astype(np.int64)
+    idx = np.where(idx < 0, idx + size, idx)
+    positions = np.arange(size).reshape((-1,) + (1,) * (indices.ndim - axis))
+    hot = np.expand_dims(idx, axis) == positions
+    return [np.where(hot, values[1], values[0]).astype(values.dtype)]
+
+
+def _constant_of_shape(
+    shape: np.ndarray, value: onnx.TensorProto | None = None
+) -> list[np.ndarray]:
+    """``value`` (one element; default float32 0) broadcast to ``shape``."""
+    fill = np.zeros(1, np.float32) if value is None else onnx.numpy_helper.to_array(value)
+    dims = [int(d) for d in shape.reshape(-1)]
+    if fill.size != 1 or any(d < 0 for d in dims):
+        raise ValueError(f"cannot fill shape {dims} with {fill.size} values")
+    return [np.broadcast_to(fill.reshape(()), dims)]
+
+
+def _range(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> list[np.ndarray]:
+    """onnxruntime's Range: ``ceil((limit - start) / delta)`` elements (the difference in the
+    element type, the division in float64), each the previous plus ``delta`` in the element
+    type."""
+    dtype = start.dtype
+    first, last, step = (np.asarray(v, dtype=dtype).reshape(()) for v in (start, limit, delta))
+    if step == 0:
+        raise ValueError("delta is 0")
+    count = max(math.ceil(float(np.subtract(last, first, dtype=dtype)) / float(step)), 0)
+    steps = np.full(count, step, dtype=dtype)
+    steps[:1] = first
+    return [np.add.accumulate(steps, dtype=dtype)]
+
+
+NUMPY_FOLDS: dict[str, Fold] = {
+    "ConstantOfShape": _constant_of_shape,
+    "GatherElements": _gather_elements,
+    "OneHot": _one_hot,
+    "Range": _range,
+}
+"""op type → numpy implementation used instead of the reference (inputs positional, omitted
+optional ones None; attributes as keywords)."""
