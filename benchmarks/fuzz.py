@@ -408,10 +408,11 @@ def ir_seeds(models: dict[str, onnx.ModelProto], workdir: Path, timeout: float) 
 
 def cases(models: dict[str, onnx.ModelProto], irs: dict[str, str], count: int,
           seed: int) -> Iterator[Case]:
+    """`count` cases, 60% ONNX (when there are IR seeds)."""
     rng = random.Random(seed)
     onnx_names, ir_names = sorted(models), sorted(irs)
     for i in range(count):
-        if not ir_names or rng.random() < 0.6:
+        if not ir_names or (onnx_names and rng.random() < 0.6):
             name = rng.choice(onnx_names)
             kind, data = mutate_model(models[name], rng)
             extra = rng.choice([[], [], ["--precision", "fp16"], ["--planner", "replicate"],
@@ -433,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--timeout", type=float, default=120.0)
     p.add_argument("--out", type=Path, default=ROOT / "build" / "fuzz")
+    p.add_argument("--inputs", choices=["all", "onnx", "ir"], default="all",
+                   help="mutate ONNX models, IR files or both (default)")
     p.add_argument("--quiet", action="store_true", help="print only the final counts")
     args = p.parse_args(argv)
     if args.cases < 0 or args.jobs < 1 or args.timeout <= 0:
@@ -448,7 +451,9 @@ def main(argv: list[str] | None = None) -> int:
     work = args.out / "cases"
     work.mkdir(exist_ok=True)
     models = onnx_seeds()
-    irs = ir_seeds(models, work, args.timeout)
+    irs = ir_seeds(models, work, args.timeout) if args.inputs != "onnx" else {}
+    if args.inputs == "ir":
+        models = {}
     counts: Counter[str] = Counter()
     defects: list[dict[str, object]] = []
     start = time.monotonic()
