@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import faulthandler
 import json
 import os
 import random
@@ -309,6 +310,7 @@ def run_forked(tool: str, argv: list[str], timeout: float) -> Ended:
     pid = os.fork()
     if pid == 0:  # the child
         os.close(read_end)
+        faulthandler.disable()  # a crash is what we count, not what we print
         os.dup2(write_end, 1)
         os.dup2(write_end, 2)
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
