@@ -1,0 +1,535 @@
+"""Fuzz the entry points with mutated inputs and count how each run ends.
+
+    python benchmarks/fuzz.py [--cases N] [--seed S] [--jobs J] [--timeout SECONDS] [--out DIR]
+
+Seeds are small valid models (the built-in examples, view and element-wise chains, the
+torch / Hugging Face exports under tests/unit/data) and the IR that `t10-opt` prints for them
+at every level. Each case mutates one seed — ONNX: byte flips, truncation, dropped nodes or
+attributes, changed dims, attribute values, element types, opsets, swapped op types, rewired
+inputs; IR: byte flips, truncation, dropped or duplicated lines, changed integers, swapped op
+names — and runs it: an ONNX model through `t10 run --check` (so a model that runs is compared
+with onnxruntime), an IR file through `t10-opt` with the passes from its level on and the
+`t10-sim` target. Every run is a forked child of this process (the imports are paid once),
+with an address-space limit and a timeout, and ends in one of:
+
+| outcome | meaning |
+|---|---|
+| `success` | exit 0 (an ONNX model: its outputs matched onnxruntime) |
+| `clean-error` | exit 1 or 2 with one line `t10: error: ...` / `t10-opt: error: ...` |
+| `ort-refuses` | t10 ran the model, onnxruntime refused it for `--check` |
+| `wrong-result` | t10 ran the model and its outputs differ from onnxruntime |
+| `messy-error` | an error that is not one line |
+| `internal-error` | a message with "internal error" |
+| `traceback` | a Python traceback was printed |
+| `abort` | the process died of a signal |
+| `hang` | it ran past the timeout |
+
+Everything but the first three is a defect; each defect's input, command and output are kept
+in `--out` (default `build/fuzz`) with a `summary.json`, and the counts are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import faulthandler
+import json
+import os
+import random
+import re
+import resource
+import select
+import signal
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "unit" / "data"
+CHIP = "test-16"
+MEMORY_LIMIT = 6 << 30
+DEFECTS = ("messy-error", "internal-error", "traceback", "abort", "hang", "wrong-result")
+
+_CONVERSIONS = ["convert-linalg-to-rtensor", "convert-rtensor-to-cshift", "convert-cshift-to-core",
+                "convert-core-to-chip"]
+_PLANNED = f"t10-fuse-elementwise,t10-fuse-epilogue{{chip={CHIP}}},t10-plan-search{{chip={CHIP}}}"
+# Passes that print a seed model's IR at each level.
+SEED_PIPELINES = {
+    "frontend": "",
+    "linalg": _PLANNED,
+    **{level: ",".join([_PLANNED, *_CONVERSIONS[: i + 1]])
+       for i, level in enumerate(["rtensor", "cshift", "core", "chip"])},
+}
+
+
+# Passes that take IR of each level on to the chip level; `t10-sim` then runs it.
+LEVEL_PIPELINES = {
+    "frontend": f"t10-compile{{chip={CHIP}}}",
+    "linalg": ",".join(_CONVERSIONS),
+    "rtensor": ",".join(_CONVERSIONS[1:]),
+    "cshift": ",".join(_CONVERSIONS[2:]),
+    "core": ",".join(_CONVERSIONS[3:]),
+    "chip": "",
+}
+# --------------------------------------------------------------------------------------------
+# Seeds
+# --------------------------------------------------------------------------------------------
+
+
+def _model(nodes: list[onnx.NodeProto], inputs: dict[str, list[int]], outputs: list[str],
+           inits: dict[str, np.ndarray]) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "seed",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs.items()],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [numpy_helper.from_array(v, name=k) for k, v in inits.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return onnx.shape_inference.infer_shapes(model)
+
+
+def _ints(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+def view_chain_seed() -> onnx.ModelProto:
+    """Slice, Concat, Transpose, Reshape and an element-wise tail: a roll and a permutation."""
+    rng = np.random.default_rng(1)
+    node = helper.make_node
+    return _model(
+        [
+            node("Slice", ["x", "s0", "e0", "a0"], ["lo"]),
+            node("Slice", ["x", "s1", "e1", "a0"], ["hi"]),
+            node("Concat", ["hi", "lo"], ["rolled"], axis=1),
+            node("Transpose", ["rolled"], ["t"], perm=[1, 0]),
+            node("Reshape", ["t", "shape"], ["r"]),
+            node("Mul", ["r", "scale"], ["m"]),
+            node("Tanh", ["m"], ["y"]),
+        ],
+        {"x": [4, 6]},
+        ["y"],
+        {"s0": _ints(0), "e0": _ints(2), "s1": _ints(2), "e1": _ints(6), "a0": _ints(1),
+         "shape": _ints(2, 12), "scale": rng.standard_normal((2, 12)).astype(np.float32)},
+    )
+
+
+def reduction_seed() -> onnx.ModelProto:
+    """Softmax, LayerNormalization and a MatMul with a broadcast bias."""
+    rng = np.random.default_rng(2)
+    node = helper.make_node
+    return _model(
+        [
+            node("MatMul", ["x", "w"], ["mm"]),
+            node("Add", ["mm", "b"], ["h"]),
+            node("Softmax", ["h"], ["s"], axis=-1),
+            node("LayerNormalization", ["s", "g", "beta"], ["y"], axis=-1, epsilon=1e-5),
+            node("ReduceMean", ["y"], ["z"], axes=[1], keepdims=1),
+        ],
+        {"x": [3, 5, 8]},
+        ["y", "z"],
+        {"w": rng.standard_normal((8, 7)).astype(np.float32),
+         "b": rng.standard_normal((7,)).astype(np.float32),
+         "g": rng.standard_normal((7,)).astype(np.float32),
+         "beta": rng.standard_normal((7,)).astype(np.float32)},
+    )
+
+
+def onnx_seeds() -> dict[str, onnx.ModelProto]:
+    from t10.examples.models import matmul, mlp
+
+    seeds = {
+        "mlp": mlp(batch=4, sizes=(16, 32, 8)),
+        "matmul": matmul(m=8, k=12, n=16),
+        "views": view_chain_seed(),
+        "reductions": reduction_seed(),
+    }
+    for path in sorted(DATA.glob("*.torchscript.onnx")):
+        seeds[path.name.removesuffix(".onnx")] = onnx.load_model(str(path))
+    return seeds
+
+
+# --------------------------------------------------------------------------------------------
+# Mutations
+# --------------------------------------------------------------------------------------------
+
+OP_TYPES = ["Relu", "Sigmoid", "Add", "Mul", "MatMul", "Transpose", "Softmax", "Concat",
+            "Reshape", "Slice", "Gather", "Conv", "Identity", "ReduceSum", "Where", "Pad",
+            "NoSuchOp", "Cast", "Expand", "Split", "Squeeze", "Unsqueeze", "Gemm", "Erf"]
+DIMS = [0, -1, 1, 2, 3, 5, 7, 64, 1_000_003, 2**31]
+ELEM_TYPES = [TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.INT32,
+              TensorProto.BOOL, TensorProto.STRING, TensorProto.UINT8, TensorProto.COMPLEX64]
+OPSETS = [1, 6, 9, 11, 13, 18, 21, 30, 99]
+
+
+def _flip_bytes(data: bytes, rng: random.Random) -> bytes:
+    buf = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        buf[rng.randrange(len(buf))] = rng.randrange(256)
+    return bytes(buf)
+
+
+def _shapes(model: onnx.ModelProto) -> list[onnx.TensorShapeProto]:
+    g = model.graph
+    return [v.type.tensor_type.shape for v in [*g.input, *g.output, *g.value_info]
+            if v.type.HasField("tensor_type") and v.type.tensor_type.HasField("shape")]
+
+
+def mutate_model(model: onnx.ModelProto, rng: random.Random) -> tuple[str, bytes]:
+    """One mutation of `model`: its name and the mutated file's bytes."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    g = m.graph
+    kind = rng.choice(["flip", "truncate", "drop-node", "drop-attribute", "dim", "attribute",
+                       "elem-type", "opset", "op-type", "rewire", "drop-outputs",
+                       "initializer-dim", "duplicate-node", "rename"])
+    if kind == "flip":
+        return kind, _flip_bytes(m.SerializeToString(), rng)
+    if kind == "truncate":
+        data = m.SerializeToString()
+        return kind, data[: rng.randrange(len(data))]
+    nodes = list(g.node)
+    if kind == "drop-node" and nodes:
+        g.node.remove(rng.choice(nodes))
+    elif kind == "duplicate-node" and nodes:
+        g.node.append(rng.choice(nodes))
+    elif kind == "drop-attribute":
+        with_attrs = [n for n in nodes if n.attribute]
+        if with_attrs:
+            n = rng.choice(with_attrs)
+            n.attribute.remove(rng.choice(list(n.attribute)))
+    elif kind == "attribute":
+        with_attrs = [n for n in nodes if n.attribute]
+        if with_attrs:
+            a = rng.choice(list(rng.choice(with_attrs).attribute))
+            if a.ints:
+                a.ints[rng.randrange(len(a.ints))] = rng.choice([-3, -1, 0, 1, 2, 5, 99])
+            elif a.type == onnx.AttributeProto.INT:
+                a.i = rng.choice([-3, -1, 0, 1, 2, 5, 99])
+            elif a.type == onnx.AttributeProto.FLOAT:
+                a.f = rng.choice([0.0, -1.0, 1e30, float("nan"), float("inf")])
+    elif kind == "dim":
+        dims = [d for s in _shapes(m) for d in s.dim]
+        if dims:
+            rng.choice(dims).dim_value = rng.choice(DIMS)
+    elif kind == "initializer-dim" and g.initializer:
+        t = rng.choice(list(g.initializer))
+        if t.dims:
+            t.dims[rng.randrange(len(t.dims))] = rng.choice(DIMS)
+    elif kind == "elem-type":
+        values = [v for v in [*g.input, *g.output] if v.type.HasField("tensor_type")]
+        if values:
+            rng.choice(values).type.tensor_type.elem_type = rng.choice(ELEM_TYPES)
+    elif kind == "opset":
+        m.opset_import[0].version = rng.choice(OPSETS)
+    elif kind == "op-type" and nodes:
+        rng.choice(nodes).op_type = rng.choice(OP_TYPES)
+    elif kind == "rewire" and nodes:
+        names = [v.name for v in g.input] + [o for n in nodes for o in n.output]
+        n = rng.choice(nodes)
+        if n.input:
+            n.input[rng.randrange(len(n.input))] = rng.choice(names)
+    elif kind == "drop-outputs":
+        del g.output[:]
+    elif kind == "rename":
+        values = list(g.input) + list(g.output)
+        rng.choice(values).name = rng.choice(["", "allow_pickle", "x y", "\u00e9t\u00e9", "file"])
+    return kind, m.SerializeToString()
+
+
+OP_NAMES = ["core.kernel", "core.shift", "core.all_reduce", "core.coord", "core.relayout",
+            "core.load", "core.alloc", "chip.superstep", "chip.program", "rtensor.distribute",
+            "rtensor.collect", "rtensor.relayout", "rtensor.generic", "cshift.compute_shift",
+            "cshift.all_reduce", "rtensor.view", "linalg.generic", "arith.constant"]
+INTEGER = re.compile(r"(?<![\w.#%])-?\d+(?![\w.])")
+
+
+def mutate_ir(text: str, rng: random.Random) -> tuple[str, bytes]:
+    """One mutation of an IR text: its name and the mutated file's bytes."""
+    lines = text.splitlines(keepends=True)
+    kind = rng.choice(["flip", "truncate", "drop-line", "duplicate-line", "integer", "integer",
+                       "integer", "op-name"])
+    if kind == "flip":
+        return kind, _flip_bytes(text.encode(), rng)
+    if kind == "truncate":
+        return kind, text.encode()[: rng.randrange(len(text.encode()))]
+    if kind == "drop-line":
+        del lines[rng.randrange(len(lines))]
+    elif kind == "duplicate-line":
+        i = rng.randrange(len(lines))
+        lines.insert(i, lines[i])
+    elif kind == "integer":
+        spots = [(i, m) for i, line in enumerate(lines) for m in INTEGER.finditer(line)]
+        if spots:
+            i, m = rng.choice(spots)
+            n = int(m.group())
+            new = rng.choice([0, 1, -1, n + 1, n - 1, 2 * n, 7, 10**9])
+            lines[i] = lines[i][: m.start()] + str(new) + lines[i][m.end():]
+    elif kind == "op-name":
+        spots = [(i, m) for i, line in enumerate(lines)
+                 for m in re.finditer(r"\b(core|chip|rtensor|cshift|linalg|arith)\.\w+", line)]
+        if spots:
+            i, m = rng.choice(spots)
+            lines[i] = lines[i][: m.start()] + rng.choice(OP_NAMES) + lines[i][m.end():]
+    return kind, "".join(lines).encode()
+
+
+# --------------------------------------------------------------------------------------------
+# Running one case in a forked child
+# --------------------------------------------------------------------------------------------
+
+
+def _entry(name: str) -> Callable[[], object]:
+    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == name]
+    return ep.load()
+
+
+@dataclass
+class Ended:
+    code: int | None  # exit code; None: killed by a signal or the timeout
+    signal: int | None
+    timed_out: bool
+    output: str
+    seconds: float
+
+
+def run_forked(tool: str, argv: list[str], timeout: float) -> Ended:
+    """Run console script `tool` with `argv` in a forked child; stdout and stderr together."""
+    main = _entry(tool)
+    read_end, write_end = os.pipe()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read_end)
+        faulthandler.disable()  # a crash is what we count, not what we print
+        os.dup2(write_end, 1)
+        os.dup2(write_end, 2)
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        sys.argv = [tool, *argv]
+        code = 0
+        try:
+            result = main()
+            code = result if isinstance(result, int) else 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException:  # an escaped exception is what we count: print it as Python would
+            import traceback
+
+            traceback.print_exc()
+            code = 1
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    timed_out = False
+    while True:
+        left = timeout - (time.monotonic() - start)
+        if left <= 0:
+            timed_out = True
+            os.kill(pid, signal.SIGKILL)
+            break
+        ready, _, _ = select.select([read_end], [], [], min(left, 1.0))
+        if ready:
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    output = b"".join(chunks).decode("utf-8", errors="replace")
+    seconds = time.monotonic() - start
+    if timed_out:
+        return Ended(None, None, True, output, seconds)
+    if os.WIFSIGNALED(status):
+        return Ended(None, os.WTERMSIG(status), False, output, seconds)
+    return Ended(os.WEXITSTATUS(status), None, False, output, seconds)
+
+
+def classify(tool: str, ended: Ended) -> str:
+    if ended.timed_out:
+        return "hang"
+    if ended.signal is not None:
+        return "abort"
+    out = ended.output
+    if "Traceback (most recent call last)" in out:
+        return "traceback"
+    if "internal error" in out:
+        return "internal-error"
+    if ended.code == 0:
+        return "success"
+    errors = [line for line in out.splitlines() if line.startswith(f"{tool}: error:")]
+    usage = ended.code == 2 and any(line.startswith("usage:") for line in out.splitlines())
+    if len(errors) != 1 and not usage:
+        return "messy-error"
+    if errors and "differ from onnxruntime" in errors[0]:
+        return "wrong-result"
+    if errors and "onnxruntime could not run the model" in errors[0]:
+        return "ort-refuses"
+    return "clean-error"
+
+
+# --------------------------------------------------------------------------------------------
+# The campaign
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    suffix: str
+    data: bytes
+    tool: str
+    argv: list[str]  # "{}" stands for the case's file
+
+
+def ir_seeds(models: dict[str, onnx.ModelProto], workdir: Path, timeout: float) -> dict[str, str]:
+    """The IR of each small seed model at every level, printed by `t10-opt` itself."""
+    seeds: dict[str, str] = {}
+    for name in ("mlp", "matmul", "views", "reductions"):
+        path = workdir / f"seed-{name}.onnx"
+        onnx.save_model(models[name], str(path))
+        for level, upto in SEED_PIPELINES.items():
+            ended = run_forked("t10-opt", [str(path), *(["-p", upto] if upto else [])], timeout)
+            if ended.code != 0:
+                raise SystemExit(f"fuzz: the seed {name} does not compile to {level}:\n"
+                                 f"{ended.output}")
+            seeds[f"{name}.{level}"] = ended.output
+    return seeds
+
+
+def cases(models: dict[str, onnx.ModelProto], irs: dict[str, str], count: int,
+          seed: int) -> Iterator[Case]:
+    """`count` cases, 60% ONNX (when there are IR seeds)."""
+    rng = random.Random(seed)
+    onnx_names, ir_names = sorted(models), sorted(irs)
+    for i in range(count):
+        if not ir_names or (onnx_names and rng.random() < 0.6):
+            name = rng.choice(onnx_names)
+            kind, data = mutate_model(models[name], rng)
+            extra = rng.choice([[], [], ["--precision", "fp16"], ["--planner", "replicate"],
+                                ["--chip", "ipu-mk2"]])
+            yield Case(f"{i:05d}-{name}-{kind}", ".onnx", data, "t10",
+                       ["run", "{}", "--chip", CHIP, "--check", *extra])
+        else:
+            name = rng.choice(ir_names)
+            kind, data = mutate_ir(irs[name], rng)
+            passes = LEVEL_PIPELINES[name.rsplit(".", 1)[1]]
+            argv = ["{}", *(["-p", passes] if passes else []), "-t", "t10-sim"]
+            yield Case(f"{i:05d}-{name}-{kind}", ".mlir", data, "t10-opt", argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--cases", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--out", type=Path, default=ROOT / "build" / "fuzz")
+    p.add_argument("--inputs", choices=["all", "onnx", "ir"], default="all",
+                   help="mutate ONNX models, IR files or both (default)")
+    p.add_argument("--quiet", action="store_true", help="print only the final counts")
+    args = p.parse_args(argv)
+    if args.cases < 0 or args.jobs < 1 or args.timeout <= 0:
+        p.error("--cases must be >= 0, --jobs >= 1, --timeout > 0")
+
+    # Everything the children run is imported once, here.
+    import onnxruntime  # noqa: F401
+
+    import t10.cli  # noqa: F401
+    import t10.sim.simulator  # noqa: F401
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    work = args.out / "cases"
+    work.mkdir(exist_ok=True)
+    models = onnx_seeds()
+    irs = ir_seeds(models, work, args.timeout) if args.inputs != "onnx" else {}
+    if args.inputs == "ir":
+        models = {}
+    counts: Counter[str] = Counter()
+    defects: list[dict[str, object]] = []
+    start = time.monotonic()
+
+    def finish(case: Case, path: Path, ended: Ended) -> None:
+        outcome = classify(case.tool, ended)
+        counts[outcome] += 1
+        if outcome in DEFECTS:
+            keep = args.out / outcome
+            keep.mkdir(exist_ok=True)
+            kept = keep / path.name
+            kept.write_bytes(path.read_bytes())
+            command = [case.tool, *[str(kept) if a == "{}" else a for a in case.argv]]
+            (keep / f"{path.stem}.txt").write_text(
+                " ".join(command) + "\n\n" + ended.output, encoding="utf-8")
+            defects.append({"case": case.name, "outcome": outcome, "command": command,
+                            "output": ended.output[-2000:]})
+        path.unlink(missing_ok=True)
+        if not args.quiet:
+            done = sum(counts.values())
+            print(f"\r{done}/{args.cases} {dict(counts)}", end="", file=sys.stderr, flush=True)
+
+    # Each case runs in a runner process (forked from this one), which forks the case's child
+    # and writes how it ended beside the case's file.
+    running: dict[int, tuple[Case, Path]] = {}
+
+    def reap() -> None:
+        pid, _ = os.wait()
+        case, path = running.pop(pid)
+        finish(case, path, _read_result(path))
+
+    for case in cases(models, irs, args.cases, args.seed):
+        path = work / f"{case.name}{case.suffix}"
+        path.write_bytes(case.data)
+        while len(running) >= args.jobs:
+            reap()
+        pid = os.fork()
+        if pid == 0:
+            argv_ = [str(path) if a == "{}" else a for a in case.argv]
+            _write_result(path, run_forked(case.tool, argv_, args.timeout))
+            os._exit(0)
+        running[pid] = (case, path)
+    while running:
+        reap()
+    seconds = time.monotonic() - start
+    if not args.quiet:
+        print(file=sys.stderr)
+    summary = {"cases": args.cases, "seed": args.seed, "seconds": round(seconds, 1),
+               "counts": dict(counts), "defects": defects}
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    print(f"fuzz: {args.cases} cases, seed {args.seed}, {seconds:.0f} s")
+    for outcome in ("success", "clean-error", "ort-refuses", *DEFECTS):
+        print(f"  {outcome:15} {counts.get(outcome, 0)}")
+    print(f"defects kept in {args.out}")
+    return 1 if any(counts.get(d) for d in DEFECTS) else 0
+
+
+def _result_path(path: Path) -> Path:
+    return path.with_suffix(path.suffix + ".result.json")
+
+
+def _write_result(path: Path, ended: Ended) -> None:
+    _result_path(path).write_text(json.dumps(ended.__dict__), encoding="utf-8")
+
+
+def _read_result(path: Path) -> Ended:
+    result = _result_path(path)
+    try:
+        ended = Ended(**json.loads(result.read_text(encoding="utf-8")))
+    except (OSError, ValueError):  # the runner itself died
+        ended = Ended(None, signal.SIGKILL, False, "(the fuzz runner died)", 0.0)
+    result.unlink(missing_ok=True)
+    return ended
+
+
+if __name__ == "__main__":
+    sys.exit(main())
