@@ -144,7 +144,8 @@ def reduction_seed() -> onnx.ModelProto:
     )
 
 
-def onnx_seeds() -> dict[str, onnx.ModelProto]:
+def onnx_seeds(exports: bool = True) -> dict[str, onnx.ModelProto]:
+    """The small built-in seeds, and (`exports`) the torch / Hugging Face exports."""
     from t10.examples.models import matmul, mlp
 
     seeds = {
@@ -153,7 +154,7 @@ def onnx_seeds() -> dict[str, onnx.ModelProto]:
         "views": view_chain_seed(),
         "reductions": reduction_seed(),
     }
-    for path in sorted(DATA.glob("*.torchscript.onnx")):
+    for path in sorted(DATA.glob("*.torchscript.onnx")) if exports else []:
         seeds[path.name.removesuffix(".onnx")] = onnx.load_model(str(path))
     return seeds
 
@@ -313,6 +314,8 @@ def run_forked(tool: str, argv: list[str], timeout: float) -> Ended:
         faulthandler.disable()  # a crash is what we count, not what we print
         os.dup2(write_end, 1)
         os.dup2(write_end, 2)
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
         sys.argv = [tool, *argv]
         code = 0
@@ -438,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=ROOT / "build" / "fuzz")
     p.add_argument("--inputs", choices=["all", "onnx", "ir"], default="all",
                    help="mutate ONNX models, IR files or both (default)")
+    p.add_argument("--no-exports", action="store_true",
+                   help="leave out the torch / Hugging Face exports (faster cases)")
     p.add_argument("--quiet", action="store_true", help="print only the final counts")
     args = p.parse_args(argv)
     if args.cases < 0 or args.jobs < 1 or args.timeout <= 0:
@@ -452,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     work = args.out / "cases"
     work.mkdir(exist_ok=True)
-    models = onnx_seeds()
+    models = onnx_seeds(exports=not args.no_exports)
     irs = ir_seeds(models, work, args.timeout) if args.inputs != "onnx" else {}
     if args.inputs == "ir":
         models = {}

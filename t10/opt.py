@@ -180,7 +180,9 @@ class T10OptMain(xDSLOptMain):
                 factory(), MLIRFrontend
             ):
                 return super().parse_chunk(chunk, file_extension, start_offset)
-            parser = _LocatingParser(self.ctx, chunk.read(), self.get_input_name())
+            data = chunk.read()
+            _check_text(data, self.get_input_name(), start_offset)
+            parser = _LocatingParser(self.ctx, data, self.get_input_name())
             self._chunk.parser = parser
             return parser.parse_module(not self.args.no_implicit_module)
         except Exception as e:
@@ -249,6 +251,38 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
         f"internal error{f' in {where}' if where else ''}: {type(error).__name__}: {message} "
         "(run with --debug for the traceback)"
     )
+
+
+def _check_text(data: bytes, name: str, line_offset: int) -> None:
+    """Refuse input that is not UTF-8, or that has a string literal left open at the end of a
+    line, before xDSL's lexer sees it: its string regex backtracks exponentially on an
+    unclosed literal (a truncated `dense<"0x...` takes hours)."""
+
+    def where(pos: int) -> str:
+        line = data.count(b"\n", 0, pos) + 1 + line_offset
+        column = pos - (data.rfind(b"\n", 0, pos) + 1) + 1
+        return f"{name}:{line}:{column}"
+
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise T10Error(f"{where(e.start)}: byte 0x{data[e.start]:02x} is not UTF-8 text") from None
+    pos = 0
+    for line in data.split(b"\n"):
+        opened: int | None = None
+        i = 0
+        while i < len(line):
+            char = line[i : i + 1]
+            if opened is None and line.startswith(b"//", i):
+                break
+            if char == b'"':
+                opened = i if opened is None else None
+            elif char == b"\\" and opened is not None:
+                i += 1  # an escaped character
+            i += 1
+        if opened is not None:
+            raise T10Error(f"{where(pos + opened)}: string literal not closed on its line")
+        pos += len(line) + 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

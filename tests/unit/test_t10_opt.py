@@ -342,3 +342,38 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--debug" in out and "t10-plan-search" in "".join(out.split())  # argparse wraps
     code, out, _ = run_in_process(["--version"], capsys)
     assert (code, out.split(" built")[0]) == (0, "t10-opt")
+
+
+# --------------------------------------------------------------------------------------------
+# Input text the lexer must never see (found by benchmarks/fuzz.py)
+# --------------------------------------------------------------------------------------------
+
+
+def test_input_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.mlir"
+    path.write_bytes(b'builtin.module {\n  %0 = core.alloc "x\xb9" on 4 : !core.buffer<4xf32>\n}\n')
+    code, _, err = run_in_process([str(path)], capsys)
+    assert code == 1
+    assert err == f"t10-opt: error: {path}:2:21: byte 0xb9 is not UTF-8 text\n"
+
+
+def test_unclosed_string_is_refused_before_lexing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """xDSL's string regex backtracks exponentially on an unclosed literal: a truncated dense
+    hex constant of a few hundred digits would run for hours."""
+    path = tmp_path / "truncated.mlir"
+    path.write_text('builtin.module {\n  %0 = arith.constant dense<"0x' + "3DAB" * 200)
+    code, _, err = run_in_process([str(path)], capsys)
+    assert code == 1
+    assert err == f"t10-opt: error: {path}:2:29: string literal not closed on its line\n"
+
+
+def test_quotes_in_comments_and_escapes_are_not_literals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ok.mlir"
+    path.write_text('// a "quote in a comment\n"test.op"() {a = "x\\"y // z"} : () -> ()\n')
+    code, out, err = run_in_process([str(path), "--allow-unregistered-dialect"], capsys)
+    assert (code, err) == (0, "")
+    assert '"test.op"() {a = "x\\22y // z"}' in out
