@@ -204,10 +204,6 @@ def _check_form(model: onnx.ModelProto, name: str) -> None:
             )
     if not model.graph.output:
         raise T10Error(f"ONNX model '{name}' has no graph outputs: there is nothing to compute")
-    initializers = {t.name for t in model.graph.initializer}
-    for vi in model.graph.input:
-        if vi.name not in initializers and vi.type.HasField("tensor_type"):
-            _check_static_input(vi, name)
     for path, message in messages:
         _check_dims_not_negative(message, path, name)
 
@@ -268,35 +264,6 @@ def _check_dims_not_negative(message: Message, path: str, name: str) -> None:
                     f"ONNX model '{name}': {path} has size {size} at axis {axis}; a dimension "
                     "cannot be negative"
                 )
-
-
-def _check_static_input(vi: onnx.ValueInfoProto, name: str) -> None:
-    """A tensor graph input needs a static shape of positive sizes."""
-    tt = vi.type.tensor_type
-    if not tt.HasField("shape"):
-        raise T10Error(
-            f"ONNX model '{name}': graph input '{vi.name}' has no shape (unknown rank); the "
-            "compiler needs static shapes: re-export the model with static input shapes"
-        )
-    for i, d in enumerate(tt.shape.dim):
-        if d.HasField("dim_value") and d.dim_value > 0:
-            continue
-        if d.HasField("dim_value"):
-            raise T10Error(
-                f"ONNX model '{name}': graph input '{vi.name}' has size {d.dim_value} at axis "
-                f"{i}; empty tensors are not supported"
-            )
-        what = f"symbolic dimension '{d.dim_param}'" if d.dim_param else "an unknown dimension"
-        example = ", ".join(
-            str(e.dim_value) if e.HasField("dim_value") else f"<{e.dim_param or 'size'}>"
-            for e in tt.shape.dim
-        )
-        raise T10Error(
-            f"ONNX model '{name}': graph input '{vi.name}' has {what} at axis {i}; the "
-            "compiler needs static shapes: re-export the model with static shapes, or fix the "
-            "dimensions with onnx.tools.update_model_dims.update_inputs_outputs_dims(model, "
-            f"{{'{vi.name}': [{example}]}}, {{<outputs>}}) using concrete sizes"
-        )
 
 
 def _check_model(model: onnx.ModelProto, name: str) -> None:
@@ -550,7 +517,7 @@ class _Importer:
 
     def static_input_shape(self, vi: onnx.ValueInfoProto, role: str) -> Shape:
         """The static shape of a float32 graph input (or an integer one only cast to FLOAT);
-        clear errors otherwise (`_check_static_input` has checked its sizes)."""
+        clear errors otherwise."""
         if not vi.type.HasField("tensor_type"):
             kind = vi.type.WhichOneof("value") or "unknown"
             raise self.error(
@@ -565,7 +532,33 @@ class _Importer:
                 f"{role} '{vi.name}' has element type {_dtype_name(tt.elem_type)}; "
                 "only float32 (FLOAT) tensors are supported"
             )
-        return tuple(d.dim_value for d in tt.shape.dim)
+        if not tt.HasField("shape"):
+            raise self.error(
+                f"{role} '{vi.name}' has no shape (unknown rank); the compiler needs static "
+                "shapes: re-export the model with static input shapes"
+            )
+        dims: list[int] = []
+        for i, d in enumerate(tt.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                dims.append(d.dim_value)
+                continue
+            if d.HasField("dim_value"):
+                raise self.error(
+                    f"{role} '{vi.name}' has size {d.dim_value} at axis {i}; empty tensors are "
+                    "not supported"
+                )
+            what = f"symbolic dimension '{d.dim_param}'" if d.dim_param else "an unknown dimension"
+            example = ", ".join(
+                str(e.dim_value) if e.HasField("dim_value") else f"<{e.dim_param or 'size'}>"
+                for e in tt.shape.dim
+            )
+            raise self.error(
+                f"{role} '{vi.name}' has {what} at axis {i}; the compiler needs static shapes: "
+                "re-export the model with static shapes, or fix the dimensions with "
+                "onnx.tools.update_model_dims.update_inputs_outputs_dims(model, "
+                f"{{'{vi.name}': [{example}]}}, {{<outputs>}}) using concrete sizes"
+            )
+        return tuple(dims)
 
     def check_integer_input(self, name: str, elem_type: int) -> None:
         """Every use of integer graph input ``name`` must reach a Cast to FLOAT or the indices
