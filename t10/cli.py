@@ -186,7 +186,8 @@ def _load_inputs(path: str) -> dict[str, np.ndarray]:
     if not head.startswith(_ZIP_MAGIC):
         raise T10Error(f"--inputs '{path}' is not a .npz archive: {fix}")
     try:
-        with np.load(path, allow_pickle=False) as data:
+        # our own file object: numpy leaves its own open when the archive is damaged
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as data:
             return {name: _npz_entry(path, data, name) for name in data.files}
     except T10Error:
         raise

@@ -111,11 +111,11 @@ _NEVER_FOLDED = frozenset(
 )
 """Ops whose result is not a function of their inputs: never evaluated at import time."""
 SUPPORTED_OPSETS = range(7, 29)
-"""Default-domain opsets accepted: the ones onnxruntime, the reference of ``t10 run --check``,
-implements (7 to 28 in the pinned onnxruntime; tests/unit/test_cli_errors.py checks both ends),
-which covers every opset of the ONNX node conformance cases the frontend is tested on. Older
-models (legacy ``broadcast`` attributes, ``is_test`` Dropout) are refused with a conversion
-hint (to ``_CONVERT_TO_OPSET``)."""
+"""Default-domain opsets accepted: those onnxruntime, the reference of ``t10 run --check``,
+guarantees (it warns below 7 and refuses above 28; tests/unit/test_cli_errors.py checks both
+ends); they cover every opset of the ONNX node conformance cases the frontend is tested on.
+Older models (legacy ``broadcast`` attributes, ``is_test`` Dropout) are refused with a
+conversion hint (to ``_CONVERT_TO_OPSET``)."""
 _CONVERT_TO_OPSET = 13
 
 
