@@ -216,9 +216,9 @@ def _check_inputs(specs: Sequence[InputSpec], inputs: Mapping[str, np.ndarray]) 
     problems += [f"unknown input '{name}'" for name in inputs if name not in names]
     cast = ""
     for spec in specs:
-        value = inputs.get(spec.name)
-        if value is None:
+        if spec.name not in inputs:
             continue
+        value = np.asarray(inputs[spec.name])  # the same array when given one
         want = np.dtype(spec.onnx_type or np.float32)
         if value.dtype != want:
             problems.append(f"input '{spec.name}' has dtype {value.dtype}, expected {want}")

@@ -309,6 +309,14 @@ def _renamed_output() -> bytes:
     return _non_utf8(model, "BADXXNAME")
 
 
+def _other_domain() -> bytes:
+    """A Relu of another domain is not ONNX's Relu."""
+    model = _unary("Relu")
+    model.graph.node[0].domain = "com.microsoft"
+    model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return model.SerializeToString()
+
+
 def _no_outputs() -> bytes:
     model = _unary("Relu")
     del model.graph.output[:]
@@ -326,6 +334,8 @@ MODEL_ERRORS: list[tuple[str, Callable[[], bytes], str]] = [
     ("opset-6", lambda: _unary("Relu", 6).SerializeToString(),
      "uses opset 6 .*convert it with onnx.version_converter.convert_version"),
     ("no-outputs", _no_outputs, "has no graph outputs: there is nothing to compute"),
+    ("other-domain", _other_domain, r"unsupported ONNX operators in model .*: "
+                                    r"com.microsoft.Relu \(1\); supported: Abs"),
     ("zero-dim", lambda: _unary("Relu", dims=(0, 3)).SerializeToString(),
      "graph input 'x' has size 0 at axis 0; empty tensors are not supported"),
     ("symbolic-dim", lambda: _unary("Relu", dims=("N", 3)).SerializeToString(),
