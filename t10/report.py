@@ -304,8 +304,8 @@ def _compare(got: np.ndarray, ref: np.ndarray, tolerance: Tolerance) -> dict[str
         first = tuple(int(i) for i in np.argwhere(mismatch)[0])
         count = result["nonfinite_mismatches"]
         result["problem"] = (
-            f"{count} element{'s' if count > 1 else ''} where only one side is NaN or the "
-            f"infinities differ, first at {list(first)}: sim {got[first]:g}, ref {ref[first]:g}"
+            f"{count} element{'s' if count > 1 else ''} whose NaN or infinity the other side "
+            f"does not match, first at {list(first)}: sim {got[first]:g}, ref {ref[first]:g}"
         )
     return result
 

@@ -469,13 +469,13 @@ def test_check_matches_nan_and_inf_exactly(
     ("change", "pattern"),
     [
         (lambda r: r.__setitem__((0, 2), np.nan),
-         r"1 element where only one side is NaN or the infinities differ, first at \[0, 2\]: "
+         r"1 element whose NaN or infinity the other side does not match, first at \[0, 2\]: "
          "sim 0.693147, ref nan"),
         (lambda r: r.__setitem__((0, 1), np.inf),
          r"first at \[0, 1\]: sim -inf, ref inf"),
         (lambda r: r.__setitem__((1, 1), 1.0), r"first at \[1, 1\]: sim nan, ref 1"),
         (lambda r: r.__setitem__((slice(None), 2), np.nan),
-         r"2 elements where .* first at \[0, 2\]"),
+         r"2 elements whose .* first at \[0, 2\]"),
     ],
 )
 def test_check_fails_on_nan_or_inf_mismatch(
