@@ -26,7 +26,7 @@ import math
 import os
 import sys
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -165,17 +165,90 @@ def reference_outputs(
     return {n: np.asarray(v) for n, v in zip(names, values, strict=True)}
 
 
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+"""How a zip archive starts (numpy.savez writes one; the second is an empty archive)."""
+_NPY_MAGIC = b"\x93NUMPY"
+
+
 def _load_inputs(path: str) -> dict[str, np.ndarray]:
+    """The arrays of the .npz archive `path` by name. A .npy file, a pickle, an object array or
+    a damaged archive is refused (nothing is unpickled)."""
+    fix = "save the inputs with numpy.savez('IN.npz', NAME=array, ...), one per ONNX input name"
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                raise T10Error(f"--inputs '{path}' is a single array; expected a .npz archive "
-                               "of arrays keyed by ONNX input name (numpy.savez)")
-            return {k: np.asarray(data[k]) for k in data.files}
+        with open(path, "rb") as f:
+            head = f.read(len(_NPY_MAGIC))
     except FileNotFoundError:
         raise T10Error(f"--inputs '{path}': no such file") from None
-    except (OSError, ValueError, zipfile.BadZipFile) as e:
-        raise T10Error(f"--inputs '{path}' is not a readable .npz archive: {e}") from None
+    except OSError as e:
+        raise T10Error(f"--inputs '{path}': cannot read: {e.strerror or e}") from None
+    if head.startswith(_NPY_MAGIC):
+        raise T10Error(f"--inputs '{path}' is a single .npy array, not a .npz archive: {fix}")
+    if not head.startswith(_ZIP_MAGIC):
+        raise T10Error(f"--inputs '{path}' is not a .npz archive: {fix}")
+    try:
+        # our own file object: numpy leaves its own open when the archive is damaged
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as data:
+            return {name: _npz_entry(path, data, name) for name in data.files}
+    except T10Error:
+        raise
+    except Exception as e:  # zipfile, zlib and .npy header errors of a damaged archive
+        raise T10Error(f"--inputs '{path}' is not a readable .npz archive "
+                       f"({type(e).__name__}: {_one_line(str(e))})") from None
+
+
+def _npz_entry(path: str, data: Any, name: str) -> np.ndarray:
+    try:
+        value = data[name]
+    except Exception as e:  # an object array (it needs pickle), or a damaged entry
+        raise T10Error(f"--inputs '{path}': entry '{name}' is not a readable numeric array "
+                       f"({type(e).__name__}: {_one_line(str(e))})") from None
+    if not isinstance(value, np.ndarray):
+        raise T10Error(f"--inputs '{path}': entry '{name}' is not a .npy array (numpy.savez "
+                       "writes NAME.npy entries)")
+    return value
+
+
+def _check_inputs(specs: Sequence[InputSpec], inputs: Mapping[str, np.ndarray]) -> None:
+    """The given inputs must be exactly the model's: every input by name, none else, each with
+    its shape and dtype (float32, or the integer dtype the model declares): nothing is cast."""
+    names = {spec.name for spec in specs}
+    problems = [f"missing input '{spec.name}'" for spec in specs if spec.name not in inputs]
+    problems += [f"unknown input '{name}'" for name in inputs if name not in names]
+    cast = ""
+    for spec in specs:
+        if spec.name not in inputs:
+            continue
+        value = np.asarray(inputs[spec.name])  # the same array when given one
+        want = np.dtype(spec.onnx_type or np.float32)
+        if value.dtype != want:
+            problems.append(f"input '{spec.name}' has dtype {value.dtype}, expected {want}")
+            cast = "; nothing is cast: convert with array.astype(DTYPE) if that is exact"
+        if value.shape != spec.shape:
+            problems.append(f"input '{spec.name}' has shape {list(value.shape)}, expected "
+                            f"{list(spec.shape)}")
+    if problems:
+        takes = ", ".join(f"{s.name} {np.dtype(s.onnx_type or np.float32)} {list(s.shape)}"
+                          for s in specs)
+        raise T10Error(f"the inputs do not match the model: {'; '.join(problems)} (the model "
+                       f"takes {takes}{cast})")
+
+
+def _check_output_path(path: str, option: str) -> None:
+    """An output file is written exactly at `path`, in a directory that exists."""
+    target = Path(path)
+    if target.is_dir():
+        raise T10Error(f"{option} '{path}' is a directory; give a file name")
+    if not target.parent.is_dir():
+        raise T10Error(f"{option} '{path}': directory '{target.parent}' does not exist")
+
+
+def _save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
+    """numpy.savez's format, written at `path` as given and from a mapping: an array named
+    `file` or `allow_pickle` does not collide with savez's own arguments."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, np.asanyarray(array), allow_pickle=False)
 
 
 def _write(path: str, what: str, writer: Any) -> None:
@@ -202,20 +275,6 @@ class RunResult:
     check: CheckResult | None
 
 
-def _check_integer_inputs(specs: Sequence[InputSpec], inputs: dict[str, np.ndarray]) -> None:
-    """An integer ONNX input must be given with its integer dtype (onnxruntime needs it for
-    --check; the simulator computes with its exact float32 value)."""
-    for spec in specs:
-        value = inputs.get(spec.name)
-        if spec.onnx_type is None or value is None or value.dtype == np.dtype(spec.onnx_type):
-            continue
-        raise T10Error(
-            f"input '{spec.name}' is an integer graph input ({spec.onnx_type}), but the given "
-            f"array has dtype {value.dtype}: give it as {spec.onnx_type} (numpy.savez(..., "
-            f"{spec.name}=array.astype('{spec.onnx_type}')))"
-        )
-
-
 def run_model(
     model_path: str,
     chip: str = DEFAULT_CHIP,
@@ -237,7 +296,7 @@ def run_model(
     specs = input_specs(compiled.module)
     if inputs is None:
         inputs = random_inputs(specs, seed)
-    _check_integer_inputs(specs, inputs)
+    _check_inputs(specs, inputs)
     result = simulate(compiled.module, compiled.chip, inputs)
     checked = None
     if check is not None:
@@ -263,6 +322,9 @@ def run_model(
 
 
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
+    for path, option in ((args.outputs, "--outputs"), (args.report, "--report")):
+        if path:
+            _check_output_path(path, option)
     inputs = _load_inputs(args.inputs) if args.inputs else None
     default = CHECK_TOLERANCES[args.precision]
     tolerance = Tolerance(
@@ -283,20 +345,27 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     )
     print(format_report(result.report), file=out)
     if args.outputs:
-        _write(args.outputs, "--outputs", lambda p: np.savez(p, **result.outputs))
+        _write(args.outputs, "--outputs", lambda p: _save_npz(p, result.outputs))
     if args.report:
         text = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
         _write(args.report, "--report", lambda p: Path(p).write_text(text, encoding="utf-8"))
     if result.check is not None and not result.check.passed:
+        failed = ", ".join(
+            f"'{name}'" + (f" ({o['problem']})" if "problem" in o else "")
+            for name, o in result.check.outputs.items()
+            if not o["passed"]
+        )
         raise T10Error(
-            f"simulated outputs differ from onnxruntime beyond tolerance: max abs error "
-            f"{result.check.max_abs_error:.3g}, max rel error {result.check.max_rel_error:.3g} "
-            f"(criterion {tolerance.describe()})"
+            f"simulated outputs differ from onnxruntime beyond tolerance in {failed}: max abs "
+            f"error {result.check.max_abs_error:.3g}, max rel error "
+            f"{result.check.max_rel_error:.3g} (criterion {tolerance.describe()})"
         )
     return 0
 
 
 def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
+    if args.output and args.output != "-":
+        _check_output_path(args.output, "-o")
     compiled = compile_model(
         args.model,
         args.chip,
@@ -372,6 +441,22 @@ def _non_negative(text: str) -> float:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return value
+
+
+def _npz_path(text: str) -> str:
+    if not text.endswith(".npz"):
+        raise argparse.ArgumentTypeError(f"expected a file name ending in .npz, got '{text}'")
+    return text
+
+
 def _fraction(text: str) -> float:
     value = _non_negative(text)
     if value > 1:
@@ -409,14 +494,16 @@ def make_parser() -> argparse.ArgumentParser:
                                      "numbers and print cycles, plans and SRAM per operator.")
     _compile_options(run)
     run.add_argument("--inputs", metavar="IN.npz",
-                     help="input arrays keyed by ONNX input name, integer inputs (INT64, "
-                          "INT32, BOOL) in their dtype with |x| <= 2**24 (default: seeded "
-                          "random)")
-    run.add_argument("--seed", type=int, default=0,
+                     help="input arrays keyed by ONNX input name (numpy.savez), each of the "
+                          "input's exact shape and dtype: float32, or the integer dtype the "
+                          "model declares (INT64, INT32, BOOL) with |x| <= 2**24; nothing is "
+                          "cast (default: seeded random)")
+    run.add_argument("--seed", type=_seed, default=0,
                      help="seed of the random inputs: standard-normal float32, and integers "
                           "in [0, 2) for integer (INT64, INT32, BOOL) inputs (default 0)")
-    run.add_argument("--outputs", metavar="OUT.npz",
-                     help="save the simulated outputs, keyed by ONNX output name")
+    run.add_argument("--outputs", metavar="OUT.npz", type=_npz_path,
+                     help="save the simulated outputs, keyed by ONNX output name, to OUT.npz "
+                          "(its directory must exist)")
     run.add_argument("--check", action="store_true",
                      help="compare with onnxruntime; exit 1 past tolerance")
     run.add_argument("--rtol", type=_non_negative, default=None,

@@ -213,7 +213,8 @@ def kernel_ops(module: ModuleOp) -> list[PlannedOp]:
 class Tolerance:
     """How close simulated outputs must be to the reference, elementwise in every output:
     |sim - ref| <= atol + atol_rms * rms(ref) + rtol * |ref|, where rms(ref) is the root mean
-    square of the whole output. The `atol_rms` term scales the absolute floor with the
+    square of the output's finite elements; NaN and infinities must match exactly (same
+    positions, same infinities). The `atol_rms` term scales the absolute floor with the
     output's magnitude: low-precision storage rounds every intermediate relative to the
     values flowing through, so an output element near zero carries an error of the order of
     its neighbours' magnitude, not its own."""
@@ -223,7 +224,7 @@ class Tolerance:
     atol_rms: float = 0.0
 
     def floor(self, ref: np.ndarray) -> float:
-        """The absolute part of the criterion for the output `ref`."""
+        """The absolute part of the criterion for an output whose finite elements are `ref`."""
         if not self.atol_rms or not ref.size:
             return self.atol
         return self.atol + self.atol_rms * float(np.sqrt(np.mean(np.square(ref))))
@@ -236,8 +237,8 @@ class Tolerance:
 @dataclass(frozen=True)
 class CheckResult:
     """Simulated outputs against a reference: per output and overall (criterion:
-    `Tolerance`). `max_rel_error` is max |sim - ref| / |ref| over the elements where
-    ref != 0."""
+    `Tolerance`). `max_abs_error` and `max_rel_error` are over the elements finite on both
+    sides, the latter over those where ref != 0."""
 
     tolerance: Tolerance
     outputs: dict[str, dict[str, Any]]
@@ -269,26 +270,44 @@ def check_outputs(
                 "max_abs_error": math.inf,
                 "max_rel_error": math.inf,
                 "atol": tolerance.atol,
+                "nonfinite_mismatches": 0,
                 "passed": False,
                 "problem": "missing" if got is None else f"shape {list(np.shape(got))}",
             }
             continue
-        diff = np.abs(np.asarray(got, dtype=np.float64) - r64)
-        nonzero = r64 != 0
-        abs_err = float(diff.max()) if diff.size else 0.0
-        rel_err = float((diff[nonzero] / np.abs(r64[nonzero])).max()) if nonzero.any() else 0.0
-        if not np.isfinite(diff).all():
-            abs_err = rel_err = math.inf
-        floor = tolerance.floor(r64)
-        ok = bool(np.all(diff <= floor + tolerance.rtol * np.abs(r64)))
-        outputs[name] = {
-            "shape": list(r64.shape),
-            "max_abs_error": abs_err,
-            "max_rel_error": rel_err,
-            "atol": floor,
-            "passed": ok,
-        }
+        outputs[name] = _compare(np.asarray(got, dtype=np.float64), r64, tolerance)
     return CheckResult(tolerance, outputs)
+
+
+def _compare(got: np.ndarray, ref: np.ndarray, tolerance: Tolerance) -> dict[str, Any]:
+    """One output: NaN and infinities must sit at the same positions on both sides (the same
+    infinity), the finite elements within `tolerance` (its rms over the finite reference)."""
+    both_finite = np.isfinite(got) & np.isfinite(ref)
+    # a NaN or an infinity on either side not matched by the same on the other (no arithmetic
+    # on non-finite values, so no RuntimeWarning)
+    mismatch = ~both_finite & ~(np.isnan(got) & np.isnan(ref)) & (got != ref)
+    g, r = got[both_finite], ref[both_finite]
+    diff = np.abs(g - r)
+    nonzero = r != 0
+    floor = tolerance.floor(ref[np.isfinite(ref)])
+    result: dict[str, Any] = {
+        "shape": list(ref.shape),
+        "max_abs_error": float(diff.max()) if diff.size else 0.0,
+        "max_rel_error": float((diff[nonzero] / np.abs(r[nonzero])).max())
+        if nonzero.any()
+        else 0.0,
+        "atol": floor,
+        "nonfinite_mismatches": int(mismatch.sum()),
+        "passed": bool(np.all(diff <= floor + tolerance.rtol * np.abs(r))) and not mismatch.any(),
+    }
+    if mismatch.any():
+        first = tuple(int(i) for i in np.argwhere(mismatch)[0])
+        count = result["nonfinite_mismatches"]
+        result["problem"] = (
+            f"{count} element{'s' if count > 1 else ''} whose NaN or infinity the other side "
+            f"does not match, first at {list(first)}: sim {got[first]:g}, ref {ref[first]:g}"
+        )
+    return result
 
 
 # --------------------------------------------------------------------------------------------

@@ -35,12 +35,14 @@ import pathlib
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 import onnx
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 from onnx import numpy_helper
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, tensor
@@ -110,9 +112,12 @@ _NEVER_FOLDED = frozenset(
     }
 )
 """Ops whose result is not a function of their inputs: never evaluated at import time."""
-_LEGACY_OPSET = 7
-"""Default-domain opsets before numpy broadcasting (legacy `broadcast`/`axis` attributes): their
-attribute errors come with a conversion hint (to `_CONVERT_TO_OPSET`)."""
+SUPPORTED_OPSETS = range(7, 29)
+"""Default-domain opsets accepted: those onnxruntime, the reference of ``t10 run --check``,
+guarantees (it warns below 7 and refuses above 28; tests/unit/test_cli_errors.py checks both
+ends); they cover every opset of the ONNX node conformance cases the frontend is tested on.
+Older models (legacy ``broadcast`` attributes, ``is_test`` Dropout) are refused with a
+conversion hint (to ``_CONVERT_TO_OPSET``)."""
 _CONVERT_TO_OPSET = 13
 
 
@@ -172,10 +177,95 @@ def _import_bytes(data: bytes, name: str, base_dir: pathlib.Path | None) -> Modu
 
 
 def _import_model_proto(model: onnx.ModelProto, name: str) -> ModuleOp:
+    _check_form(model, name)
     foldable = _foldable_nodes(model.graph)
     _check_supported_ops(model, name, foldable)
     _check_model(model, name)
     return _Importer(_strict_shape_inference(model, name), name, foldable).run()
+
+
+def _check_form(model: onnx.ModelProto, name: str) -> None:
+    """What must hold before onnx's checker and shape inference see the model: they read
+    strings as UTF-8 and trust dimensions (a negative one can abort the process in onnx's C++
+    shape inference), and onnxruntime must implement the opset for ``--check``."""
+    messages = list(_messages(model))
+    for path, message in messages:
+        _check_utf8(message, path, name)
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx") and o.version not in SUPPORTED_OPSETS:
+            first, last = SUPPORTED_OPSETS[0], SUPPORTED_OPSETS[-1]
+            fix = (
+                f"re-export it at opset {last} or lower"
+                if o.version > last
+                else f"convert it with onnx.version_converter.convert_version(model, "
+                f"{_CONVERT_TO_OPSET})"
+            )
+            raise T10Error(
+                f"ONNX model '{name}' uses opset {o.version} of the default domain; supported "
+                f"are opsets {first} to {last} (those onnxruntime implements): {fix}"
+            )
+    if not model.graph.output:
+        raise T10Error(f"ONNX model '{name}' has no graph outputs: there is nothing to compute")
+    for path, message in messages:
+        _check_dims_not_negative(message, path, name)
+
+
+def _messages(message: Message, path: str = "") -> Iterator[tuple[str, Message]]:
+    """Every protobuf message inside ``message`` (itself first) with its path, e.g.
+    ``graph.node[3] ('mm').attribute[0] ('perm')`` (the name of a listed item that has one)."""
+    yield path, message
+    for field, value in _set_fields(message, FieldDescriptor.TYPE_MESSAGE):
+        where = f"{path}.{field.name}" if path else field.name
+        if not field.is_repeated:
+            yield from _messages(value, where)
+            continue
+        for index, item in enumerate(value):
+            label = getattr(item, "name", "")
+            named = f" ('{label}')" if isinstance(label, str) and label else ""
+            yield from _messages(item, f"{where}[{index}]{named}")
+
+
+def _set_fields(message: Message, kind: int) -> Iterator[tuple[FieldDescriptor, Any]]:
+    """The set fields of type ``kind`` (not ``ListFields``, which would copy every tensor's
+    ``raw_data``)."""
+    for field in message.DESCRIPTOR.fields:
+        if field.type != kind:
+            continue
+        if field.is_repeated:
+            if value := getattr(message, field.name):
+                yield field, value
+        elif message.HasField(field.name):
+            yield field, getattr(message, field.name)
+
+
+def _check_utf8(message: Message, path: str, name: str) -> None:
+    """A string field that is not valid UTF-8 reaches Python as bytes: refuse it."""
+    for field, value in _set_fields(message, FieldDescriptor.TYPE_STRING):
+        where = f"{path}.{field.name}" if path else field.name
+        items = enumerate(value) if field.is_repeated else [(None, value)]
+        for index, text in items:
+            if isinstance(text, bytes):
+                at = where if index is None else f"{where}[{index}]"
+                raise T10Error(
+                    f"ONNX model '{name}': {at} is not valid UTF-8 ({text[:60]!r}); ONNX "
+                    "strings must be UTF-8: fix the exporter or the name"
+                )
+
+
+def _check_dims_not_negative(message: Message, path: str, name: str) -> None:
+    if isinstance(message, onnx.TensorShapeProto.Dimension):
+        if message.HasField("dim_value") and message.dim_value < 0:
+            raise T10Error(
+                f"ONNX model '{name}': {path} is {message.dim_value}; a dimension cannot be "
+                "negative"
+            )
+    elif isinstance(message, onnx.TensorProto | onnx.SparseTensorProto):
+        for axis, size in enumerate(message.dims):
+            if size < 0:
+                raise T10Error(
+                    f"ONNX model '{name}': {path} has size {size} at axis {axis}; a dimension "
+                    "cannot be negative"
+                )
 
 
 def _check_model(model: onnx.ModelProto, name: str) -> None:
@@ -1218,13 +1308,6 @@ def _lower_identity(imp: _Importer, node: onnx.NodeProto) -> None:
 
 def _lower_dropout(imp: _Importer, node: onnx.NodeProto) -> None:
     """Inference Dropout is the identity (the ratio is ignored); no training mode, no mask."""
-    if imp.opset < _LEGACY_OPSET:
-        raise imp.node_error(
-            node,
-            f"Dropout of the legacy opset {imp.opset} (is_test semantics) is not supported; "
-            f"convert the model with onnx.version_converter.convert_version(model, "
-            f"{_CONVERT_TO_OPSET})",
-        )
     names = list(node.input)
     if len(names) > 2 and names[2] and not _is_constant_false(imp, names[2]):
         raise imp.node_error(
@@ -1463,11 +1546,6 @@ def _check_attributes(imp: _Importer, node: onnx.NodeProto) -> None:
     bad = sorted(a.name for a in node.attribute if a.name not in allowed)
     if bad:
         hint = f"supported: {', '.join(sorted(allowed))}" if allowed else "it takes none"
-        if imp.opset < _LEGACY_OPSET:
-            hint += (
-                f"; the model uses the legacy opset {imp.opset}: convert it with "
-                f"onnx.version_converter.convert_version(model, {_CONVERT_TO_OPSET})"
-            )
         raise imp.node_error(
             node, f"unsupported attribute(s) {', '.join(bad)} on {node.op_type} ({hint})"
         )

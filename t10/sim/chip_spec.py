@@ -37,6 +37,17 @@ __all__ = [
 #: Precisions a chip may list under `flops_per_cycle_per_core`.
 KNOWN_PRECISIONS: tuple[str, ...] = ("fp8", "fp16", "bf16", "fp32", "fp64")
 
+#: Upper bounds of the figures a chip file may give (the lower bounds are 1 for counts, 0 or
+#: "> 0" for costs, per field in docs/chips.md). Far beyond any real chip (an IPU-POD64 has
+#: 94,208 cores), they keep a mistyped figure from exhausting memory or overflowing the
+#: 64-bit integers of the IR instead of failing with the field's name.
+MAX_COUNT = 2**20
+"""cores, matmul blocks (elements or bytes), mesh rows and columns, chips."""
+MAX_SRAM_BYTES = 2**40
+MAX_CLOCK_HZ = 1e12
+MAX_COST = 1e9
+"""Cycles of any cost constant, FLOP per cycle."""
+
 #: Element-type spellings accepted as aliases of the precision keys.
 PRECISION_ALIASES: dict[str, str] = {
     "f8": "fp8",
@@ -290,25 +301,27 @@ class _Reader:
             self.fail(key, f"must be a non-empty string, got {_show(v)}")
         return v
 
-    def integer(self, key: str, *, allow_zero: bool = False) -> int:
+    def integer(self, key: str, *, high: int = MAX_COUNT, allow_zero: bool = False) -> int:
+        """A JSON integer (not a bool, not 16.0) from 1 (0 with `allow_zero`) to `high`."""
         v = self._get(key)
-        ok = isinstance(v, int) and not isinstance(v, bool) and (v > 0 or (allow_zero and v == 0))
-        if not ok:
-            kind = "a non-negative integer" if allow_zero else "a positive integer"
-            self.fail(key, f"must be {kind}, got {_show(v)}")
+        low = 0 if allow_zero else 1
+        if not (isinstance(v, int) and not isinstance(v, bool) and low <= v <= high):
+            self.fail(key, f"must be an integer from {low} to {high}, got {_show(v)}")
         return v
 
-    def number(self, key: str, *, allow_zero: bool = False) -> float:
+    def number(self, key: str, *, high: float = MAX_COST, allow_zero: bool = False) -> float:
+        """A finite JSON number > 0 (>= 0 with `allow_zero`) and <= `high`."""
         v = self._get(key)
         ok = (
             isinstance(v, int | float)
             and not isinstance(v, bool)
-            and math.isfinite(v)
+            and (isinstance(v, int) or math.isfinite(v))
             and (v > 0 or (allow_zero and v == 0))
+            and v <= high
         )
         if not ok:
-            kind = "a non-negative number" if allow_zero else "a positive number"
-            self.fail(key, f"must be {kind}, got {_show(v)}")
+            low = ">= 0" if allow_zero else "> 0"
+            self.fail(key, f"must be a number {low} and <= {high:g}, got {_show(v)}")
         return v
 
     def sub(self, key: str) -> _Reader:
@@ -330,6 +343,8 @@ def _show(v: object) -> str:
         return "an object"
     if isinstance(v, list):
         return "a list"
+    if isinstance(v, int) and abs(v) >= 10**16:
+        return f"an integer of {len(str(abs(v)))} digits"
     return json.dumps(v) if isinstance(v, str) else repr(v)
 
 
@@ -413,8 +428,8 @@ def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
     name = r.string("name")
     description = r.string("description") if r.has("description") else ""
     cores = r.integer("cores")
-    sram = r.integer("sram_bytes_per_core")
-    clock = r.number("clock_hz")
+    sram = r.integer("sram_bytes_per_core", high=MAX_SRAM_BYTES)
+    clock = r.number("clock_hz", high=MAX_CLOCK_HZ)
 
     fr = r.sub("flops_per_cycle_per_core")
     flops: dict[str, float] = {}
@@ -426,7 +441,7 @@ def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
         fr.fail("fp32", "is missing (every chip needs an fp32 peak)")
 
     exchange = r.number("exchange_cycles_per_byte")
-    sync = r.integer("sync_cycles", allow_zero=True)
+    sync = r.integer("sync_cycles", high=int(MAX_COST), allow_zero=True)
 
     mr = r.sub("matmul")
     mr.allow(*_MATMUL_FIELDS)
@@ -483,6 +498,8 @@ def _parse_text(text: str, source: str) -> ChipSpec:
         raise T10Error(
             f"chip file '{source}': not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"
         ) from None
+    except (ValueError, RecursionError) as e:  # a 4,300-digit integer, nesting too deep
+        raise T10Error(f"chip file '{source}': not usable JSON: {e}") from None
     return chip_from_dict(obj, source)
 
 

@@ -163,27 +163,37 @@ def test_negative_cores_message(tmp_path: Path) -> None:
     p = _write(tmp_path, d)
     with pytest.raises(T10Error) as e:
         load_chip(p)
-    assert str(e.value) == f"chip file '{p}': field 'cores' must be a positive integer, got -3"
+    assert str(e.value) == (
+        f"chip file '{p}': field 'cores' must be an integer from 1 to 1048576, got -3"
+    )
 
 
 @pytest.mark.parametrize(
     "field, value, pattern",
     [
-        ("cores", 0, "'cores' must be a positive integer, got 0"),
-        ("cores", 16.0, "'cores' must be a positive integer, got 16.0"),
-        ("cores", "16", "'cores' must be a positive integer, got \"16\""),
-        ("cores", True, "'cores' must be a positive integer, got true"),
-        ("sram_bytes_per_core", None, "'sram_bytes_per_core' must be a positive integer, got null"),
-        ("clock_hz", 0, "'clock_hz' must be a positive number"),
-        ("clock_hz", -1.0, "'clock_hz' must be a positive number, got -1.0"),
-        ("exchange_cycles_per_byte", 0.0, "'exchange_cycles_per_byte' must be a positive number"),
-        ("sync_cycles", -1, "'sync_cycles' must be a non-negative integer, got -1"),
-        ("sync_cycles", 1.5, "'sync_cycles' must be a non-negative integer, got 1.5"),
+        ("cores", 0, "'cores' must be an integer from 1 to 1048576, got 0"),
+        ("cores", 16.0, "'cores' must be an integer from 1 to 1048576, got 16.0"),
+        ("cores", "16", "'cores' must be an integer from 1 to 1048576, got \"16\""),
+        ("cores", True, "'cores' must be an integer from 1 to 1048576, got true"),
+        ("cores", 10**12, "'cores' must be an integer from 1 to 1048576, got 1000000000000"),
+        ("cores", 10**400, "'cores' must be an integer from 1 to 1048576, got an integer of 401 "
+         "digits"),
+        ("sram_bytes_per_core", None, "'sram_bytes_per_core' must be an integer from 1 to "
+         "1099511627776, got null"),
+        ("sram_bytes_per_core", 2**41, "'sram_bytes_per_core' must be an integer from 1 to"),
+        ("clock_hz", 0, r"'clock_hz' must be a number > 0 and <= 1e\+12, got 0"),
+        ("clock_hz", -1.0, r"'clock_hz' must be a number > 0 and <= 1e\+12, got -1.0"),
+        ("clock_hz", 10**400, "'clock_hz' must be a number > 0 .* got an integer of 401 digits"),
+        ("exchange_cycles_per_byte", 0.0, "'exchange_cycles_per_byte' must be a number > 0"),
+        ("exchange_cycles_per_byte", 2e9, r"<= 1e\+09, got 2000000000.0"),
+        ("sync_cycles", -1, "'sync_cycles' must be an integer from 0 to 1000000000, got -1"),
+        ("sync_cycles", 1.5, "'sync_cycles' must be an integer from 0 to 1000000000, got 1.5"),
         ("name", "", "'name' must be a non-empty string"),
         ("name", 3, "'name' must be a non-empty string, got 3"),
         ("matmul", [], "field 'matmul' must be a JSON object, got a list"),
         ("flops_per_cycle_per_core", {}, "'flops_per_cycle_per_core.fp32' is missing"),
         ("flops_per_cycle_per_core", {"fp32": 0}, "'flops_per_cycle_per_core.fp32' must be"),
+        ("flops_per_cycle_per_core", {"fp32": False}, "'flops_per_cycle_per_core.fp32' .* false"),
         ("flops_per_cycle_per_core", {"fp32": 1, "fp4": 1}, "'flops_per_cycle_per_core.fp4'"),
         ("topology", {"kind": "torus"}, "'topology.kind' must be one of"),
         ("topology", {"kind": "mesh", "rows": 4, "cols": 2, "cycles_per_hop": 1}, "4x2 mesh"),
@@ -196,9 +206,14 @@ def test_negative_cores_message(tmp_path: Path) -> None:
         (
             "topology",
             {"kind": "multi-chip", "chips": 2, "inter_chip_cycles_per_byte": 0},
-            "'topology.inter_chip_cycles_per_byte' must be a positive number",
+            "'topology.inter_chip_cycles_per_byte' must be a number > 0",
         ),
         ("topology", {"kind": "all-to-all", "rows": 4}, "'topology.rows' is unknown"),
+        (
+            "topology",
+            {"kind": "multi-chip", "chips": 0, "inter_chip_cycles_per_byte": 1},
+            "'topology.chips' must be an integer from 1 to 1048576, got 0",
+        ),
     ],
 )
 def test_bad_field(tmp_path: Path, field: str, value: object, pattern: str) -> None:
@@ -210,12 +225,16 @@ def test_bad_field(tmp_path: Path, field: str, value: object, pattern: str) -> N
 @pytest.mark.parametrize(
     "section, key, value, pattern",
     [
-        ("matmul", "row_block", 0, "'matmul.row_block' must be a positive integer, got 0"),
-        ("matmul", "k_bytes_block", 2.5, "'matmul.k_bytes_block' must be a positive integer"),
-        ("matmul", "inner_cycles", -12, "'matmul.inner_cycles' must be a non-negative number"),
+        ("matmul", "row_block", 0, "'matmul.row_block' must be an integer from 1 to 1048576, "
+         "got 0"),
+        ("matmul", "k_bytes_block", 2.5, "'matmul.k_bytes_block' must be an integer from 1"),
+        ("matmul", "inner_cycles", -12, "'matmul.inner_cycles' must be a number >= 0 and <= "
+         r"1e\+09, got -12"),
+        ("matmul", "k_cycles", float("inf"), "'matmul.k_cycles' must be a number >= 0 .* got inf"),
+        ("matmul", "col_cycles", float("nan"), "'matmul.col_cycles' must be .* got nan"),
         ("matmul", "extra", 1, "'matmul.extra' is unknown; allowed fields here: row_block"),
         ("elementwise", "cycles_per_element", 0, "'elementwise.cycles_per_element' must be"),
-        ("relu", "fixed_cycles", "200", "'relu.fixed_cycles' must be a non-negative number"),
+        ("relu", "fixed_cycles", "200", "'relu.fixed_cycles' must be a number >= 0"),
     ],
 )
 def test_bad_nested_field(
@@ -246,6 +265,12 @@ def test_unknown_field_reported_before_missing(tmp_path: Path) -> None:
     d = _good()
     d["core"] = d.pop("cores")  # a typo
     _expect(tmp_path, d, "field 'core' is unknown; allowed fields here: name, description, cores")
+
+
+def test_unusable_json(tmp_path: Path) -> None:
+    """JSON that Python's decoder refuses outside the grammar: too deep, too many digits."""
+    _expect(tmp_path, "[" * 100_000, "not usable JSON: maximum recursion depth")
+    _expect(tmp_path, '{"cores": ' + "1" * 5000 + "}", "not usable JSON: Exceeds the limit")
 
 
 def test_top_level_not_object(tmp_path: Path) -> None:

@@ -184,8 +184,8 @@ def test_run_integer_input(
     [
         (np.full((2, 6), 2**24 + 1, np.int64), "integer value 16777217 .* is not exactly "
          r"representable in float32"),
-        (np.ones((2, 6), np.float32), r"input 'mask' is an integer graph input \(int64\), but the "
-         "given array has dtype float32"),
+        (np.ones((2, 6), np.float32), r"input 'mask' has dtype float32, expected int64 \(the "
+         r"model takes scores float32 \[2, 6\], mask int64 \[2, 6\]; nothing is cast"),
     ],
 )
 def test_run_integer_input_errors(
