@@ -69,25 +69,38 @@ def _main(module: ModuleOp) -> func.FuncOp:
     raise T10Error("the module to simulate needs a 'func.func @main'")
 
 
-def _attr_names(attrs: object, count: int, kind: str) -> list[str]:
-    """`t10.name` of each argument / result (`input<i>` / `output<i>` when absent)."""
+def _attr_strings(attrs: object, count: int, key: str) -> list[str | None]:
+    """The string attribute `key` of each of `count` arguments / results (None when absent)."""
     entries = list(getattr(attrs, "data", ()) or ())
-    names = []
+    values: list[str | None] = []
     for i in range(count):
         entry = entries[i] if i < len(entries) else None
-        name = entry.data.get("t10.name") if isinstance(entry, DictionaryAttr) else None
-        names.append(name.data if isinstance(name, StringAttr) else f"{kind}{i}")
-    return names
+        value = entry.data.get(key) if isinstance(entry, DictionaryAttr) else None
+        values.append(value.data if isinstance(value, StringAttr) else None)
+    return values
+
+
+def _attr_names(attrs: object, count: int, kind: str) -> list[str]:
+    """`t10.name` of each argument / result (`input<i>` / `output<i>` when absent)."""
+    names = _attr_strings(attrs, count, "t10.name")
+    return [name if name is not None else f"{kind}{i}" for i, name in enumerate(names)]
 
 
 def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """The inputs as the program's float32 arguments. Each must have its argument's shape and
+    the dtype of the model's input: float32, or the integer type in `t10.onnx_type` (an
+    integer input computed with as its exact float32 value). Nothing is cast silently."""
     arg_types = main.function_type.inputs.data
     names = _attr_names(main.arg_attrs, len(arg_types), "input")
+    dtypes = [
+        onnx_type or "float32"
+        for onnx_type in _attr_strings(main.arg_attrs, len(arg_types), "t10.onnx_type")
+    ]
     unknown = sorted(set(inputs) - set(names))
     if unknown:
         raise T10Error(f"unknown input(s) {unknown}; the model's inputs are {names}")
     values = []
-    for name, type_ in zip(names, arg_types, strict=True):
+    for name, type_, dtype in zip(names, arg_types, dtypes, strict=True):
         if name not in inputs:
             raise T10Error(f"missing input '{name}'; the model's inputs are {names}")
         value = np.asarray(inputs[name])
@@ -97,6 +110,11 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
                 raise T10Error(
                     f"input '{name}': expected shape {expected}, got {tuple(value.shape)}"
                 )
+        if value.dtype != np.dtype(dtype):
+            raise T10Error(
+                f"input '{name}' has dtype {value.dtype}, but the model takes {dtype}: give it "
+                f"as {dtype} (nothing is cast)"
+            )
         values.append(_as_float32(name, value))
     return values
 
@@ -135,7 +153,8 @@ def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray])
         ChipFunctions(state, report),
     ):
         interpreter.register_implementations(functions)
-    results = interpreter.run_ssacfg_region(main.body, tuple(args), "main")
+    with np.errstate(all="ignore"):  # inf and NaN are results (as on the chip), not warnings
+        results = interpreter.run_ssacfg_region(main.body, tuple(args), "main")
     names = _attr_names(main.res_attrs, len(results), "output")
     outputs = {name: np.asarray(value) for name, value in zip(names, results, strict=True)}
     return SimResult(outputs=outputs, report=report.build(state))
