@@ -398,3 +398,79 @@ def test_bad_views_are_clear_errors(node: onnx.NodeProto, inits: list, message: 
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(T10Error, match=message):
         import_onnx(model)
+
+
+def _roll(x: str, shifts: list[int], axes: list[int], shape: list[int], out: str) -> tuple:
+    """`torch.roll(x, shifts, dims=axes)` as torch exports it: per axis, two Slices and a
+    Concat (nodes and initializers)."""
+    nodes, inits = [], []
+    node = helper.make_node
+    for k, (shift, axis) in enumerate(zip(shifts, axes, strict=True)):
+        n = shape[axis]
+        src, dst = (x if k == 0 else f"{out}{k}"), (out if k == len(axes) - 1 else f"{out}{k + 1}")
+        tag = f"{out}_{k}_"
+        inits += [
+            _ints(tag + "cut", [n - shift]),
+            _ints(tag + "end", [n]),
+            _ints(tag + "zero", [0]),
+            _ints(tag + "axis", [axis]),
+        ]
+        nodes += [
+            node("Slice", [src, tag + "cut", tag + "end", tag + "axis"], [tag + "tail"]),
+            node("Slice", [src, tag + "zero", tag + "cut", tag + "axis"], [tag + "head"]),
+            node("Concat", [tag + "tail", tag + "head"], [dst], axis=axis),
+        ]
+    return nodes, inits
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("shape", "shifts", "axes", "first"),
+    [
+        ([4, 6], [1, 2], [0, 1], None),  # the input is a function argument
+        ([4, 6], [1, 2], [0, 1], "Relu"),
+        ([6, 4, 5], [2, 1, 3], [0, 1, 2], "Relu"),
+        ([2, 3, 4, 6], [1, 2, 3, 5], [0, 1, 2, 3], "Relu"),
+        ([3, 4, 5, 2], [1, 3], [3, 1], "Neg"),
+    ],
+)
+def test_rolls_over_several_axes(
+    chip: str, shape: list[int], shifts: list[int], axes: list[int], first: str | None
+) -> None:
+    """Each roll keeps the tensor's type, so its Concat's padded views read a producer that
+    already lies in the layout the Concat wants: the views must still move the data."""
+    nodes, inits = _roll("r" if first else "x", shifts, axes, shape, "y")
+    if first:
+        nodes.insert(0, helper.make_node(first, ["x"], ["r"]))
+    model = _model(nodes, {"x": shape}, ["y"], inits)
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    module, _ = compile_model(model, chip)
+    got = simulate(module, load_chip(chip), {"x": x}).outputs["y"]
+    start = -x if first == "Neg" else x
+    np.testing.assert_array_equal(got, np.roll(start, shifts, axes))
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("view", "inits"),
+    [
+        (helper.make_node("Transpose", ["r"], ["t"], perm=[1, 0]), []),
+        (  # a flip: a Slice with step -1
+            helper.make_node("Slice", ["r", "s", "e", "a", "st"], ["t"]),
+            [_ints("s", [-1]), _ints("e", [-100]), _ints("a", [1]), _ints("st", [-1])],
+        ),
+        (
+            helper.make_node("Gather", ["r", "rev"], ["t"], axis=0),
+            [_ints("rev", list(range(7, -1, -1)))],
+        ),
+    ],
+    ids=["transpose", "flip", "reversed-gather"],
+)
+def test_a_view_that_keeps_the_type_between_two_operators_moves(
+    chip: str, view: onnx.NodeProto, inits: list
+) -> None:
+    """A square transpose, a flip: the reader's layout can equal the producer's, and the view
+    must still be applied (it once was dropped when the two types were equal)."""
+    node = helper.make_node
+    nodes = [node("Relu", ["x"], ["r"]), view, node("Relu", ["t"], ["y"])]
+    run_and_check(_model(nodes, {"x": [8, 8]}, ["y"], inits), chip)
