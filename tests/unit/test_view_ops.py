@@ -5,6 +5,8 @@ onnxruntime, with the plan search's relayout estimates equal to the simulated cy
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -474,3 +476,108 @@ def test_a_view_that_keeps_the_type_between_two_operators_moves(
     node = helper.make_node
     nodes = [node("Relu", ["x"], ["r"]), view, node("Relu", ["t"], ["y"])]
     run_and_check(_model(nodes, {"x": [8, 8]}, ["y"], inits), chip)
+
+
+# --------------------------------------------------------------------------------------------
+# Pad (constant mode): a padded view, cropping for negative amounts
+# --------------------------------------------------------------------------------------------
+
+
+def _pad_model(
+    shape: list[int],
+    pads: list[int],
+    value: float | None,
+    axes: list[int] | None = None,
+    opset: int = 17,
+    mode: str | None = None,
+) -> onnx.ModelProto:
+    """Relu → Pad → Neg (the Pad between two operators) and the Pad's result returned too;
+    opset < 11: the attribute form."""
+    node = helper.make_node
+    attrs = {} if mode is None else {"mode": mode}
+    inits = []
+    if opset < 11:
+        attrs |= {"pads": pads} | ({} if value is None else {"value": value})
+        pad = node("Pad", ["r"], ["p"], **attrs)
+    else:
+        inits.append(_ints("pads", pads))
+        names = ["r", "pads", "" if value is None else "value"]
+        if value is not None:
+            inits.append(numpy_helper.from_array(np.array(value, np.float32), "value"))
+        if axes is not None:
+            names.append("axes")
+            inits.append(_ints("axes", axes))
+        pad = node("Pad", names, ["p"], **attrs)
+    nodes = [node("Relu", ["x"], ["r"]), pad, node("Neg", ["p"], ["y"])]
+    return _model(nodes, {"x": shape}, ["p", "y"], inits, opset)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("shape", "pads", "value", "axes", "opset"),
+    [
+        ([4, 5], [1, 0, 2, 3], None, None, 17),  # zeros: the padded view alone
+        ([4, 5], [1, 2, 0, 1], 1.5, None, 17),
+        ([4, 5], [1, -2, -1, 3], -2.0, None, 17),  # crop one axis, pad the other
+        ([4, 5], [-1, -2, 0, -1], 7.0, None, 17),  # crop only: a slice view
+        ([4, 5], [0, 0, 0, 0], 3.0, None, 17),  # a pass-through
+        ([1, 3, 5, 7], [1, 2, 2, 1], 0.25, [2, -1], 18),  # NCHW spatial padding, axes input
+        ([2, 3, 5], [0, 1, 0, 0, 0, 2], -0.0, None, 13),  # -0.0 is not the zero fill
+        ([2, 3], [1, 0, 0, 1], float("-inf"), None, 17),
+        ([2, 3], [0, 2, 1, 0], float("nan"), None, 17),
+        ([3, 4], [2, 1, 0, 2], 0.5, None, 10),  # the attribute form
+        ([3, 4], [1, 1, 1, 1], None, None, 7),
+    ],
+)
+def test_pad_matches_onnxruntime(
+    chip: str,
+    shape: list[int],
+    pads: list[int],
+    value: float | None,
+    axes: list[int] | None,
+    opset: int,
+) -> None:
+    """The padded tensor is exact, bit for bit (a -0.0 fill keeps its sign, the kept
+    elements their values); the reader after it matches too."""
+    model = _pad_model(shape, pads, value, axes, opset)
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    x[..., 0] = 0.0  # Relu gives +0.0 there: kept elements must stay +0.0
+    module, _ = compile_model(model, chip)
+    got = simulate(module, load_chip(chip), {"x": x}).outputs
+    ref = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
+    want = dict(zip(["p", "y"], ref, strict=True))
+    for name in ("p", "y"):
+        np.testing.assert_array_equal(got[name], want[name])
+        np.testing.assert_array_equal(np.signbit(got[name]), np.signbit(want[name]))
+
+
+@pytest.mark.parametrize(
+    ("mode", "opset"), [("reflect", 17), ("edge", 17), ("wrap", 19)]
+)
+def test_pad_modes_other_than_constant_are_clear_errors(mode: str, opset: int) -> None:
+    model = _pad_model([4, 5], [1, 1, 1, 1], None, opset=opset, mode=mode)
+    message = (
+        f"node 'Pad_1' (Pad): mode '{mode}' is not supported: t10 pads only in mode 'constant' "
+        "(reflect, edge and wrap are not supported)"
+    )
+    with pytest.raises(T10Error, match=re.escape(message)):
+        import_onnx(model)
+
+
+def test_pad_of_integers_needs_a_float32_exact_constant() -> None:
+    """An integer input padded, then cast to float: the fill must be exact in float32."""
+    node = helper.make_node
+    nodes = [
+        node("Pad", ["ids", "pads", "value"], ["p"]),
+        node("Cast", ["p"], ["y"], to=TensorProto.FLOAT),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "pad_ids",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [_ints("pads", [0, 1, 0, 1]), numpy_helper.from_array(np.array(2**25 + 1), "value")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(T10Error, match=r"constant_value 33554433 is not exactly representable"):
+        import_onnx(model)
