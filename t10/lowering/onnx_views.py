@@ -358,10 +358,13 @@ def lower_pad(imp: _Importer, node: onnx.NodeProto) -> None:
     amounts = _pad_amounts(imp, node, len(source))
     fill = _pad_value(imp, node)
     shape = tuple(n + b + e for n, (b, e) in zip(source, amounts, strict=True))
-    if min(shape, default=1) <= 0:
-        raise imp.node_error(
-            node, f"pads {amounts} (before, after) of shape {list(source)} leave no element"
-        )
+    for d, size in enumerate(shape):
+        if size <= 0:
+            raise imp.node_error(
+                node,
+                f"pads {list(amounts[d])} (before, after) crop axis {d} of size {source[d]} "
+                "to nothing; empty tensors are not supported",
+            )
     if all(b == e == 0 for b, e in amounts):
         imp.define(node.output[0], value, shape)
         return

@@ -581,3 +581,14 @@ def test_pad_of_integers_needs_a_float32_exact_constant() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(T10Error, match=r"constant_value 33554433 is not exactly representable"):
         import_onnx(model)
+
+
+def test_pad_that_crops_everything_is_a_clear_error() -> None:
+    with pytest.raises(
+        T10Error,
+        match=re.escape(
+            "pads [-2, -2] (before, after) crop axis 1 of size 4 to nothing; empty tensors "
+            "are not supported"
+        ),
+    ):
+        import_onnx(_pad_model([3, 4], [0, -2, 0, -2], None))
