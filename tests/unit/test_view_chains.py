@@ -67,6 +67,11 @@ class Graph:
         return self.draw(st.integers(0, len(self.shape) - 1))
 
 
+def _on(g: Graph, axis: int, size: int) -> Shape:
+    """The current shape with `axis` of `size`."""
+    return tuple(size if d == axis else s for d, s in enumerate(g.shape))
+
+
 def _slice_bounds(g: Graph, n: int) -> tuple[int, int, int, int]:
     """(start, end, step, count) of a non-empty ONNX slice of a dim of size n."""
     step = g.draw(st.sampled_from([1, 1, 2, -1, -2]))
@@ -83,7 +88,7 @@ def slice_(g: Graph) -> tuple[str, Shape]:
     a = g.axis()
     start, end, step, count = _slice_bounds(g, g.shape[a])
     inputs = [g.current, g.ints([start]), g.ints([end]), g.ints([a]), g.ints([step])]
-    shape = tuple(count if d == a else s for d, s in enumerate(g.shape))
+    shape = _on(g, a, count)
     return g.node("Slice", inputs, shape), shape
 
 
@@ -133,13 +138,13 @@ def concat(g: Graph) -> tuple[str, Shape]:
     if kind == "earlier" and fits:
         other = g.draw(st.sampled_from(fits))
         pair = [g.current, other] if g.draw(st.booleans()) else [other, g.current]
-        shape = tuple(n + g.shapes[other][a] if d == a else s for d, s in enumerate(g.shape))
+        shape = _on(g, a, n + g.shapes[other][a])
         return g.node("Concat", pair, shape, axis=a), shape
     if kind == "roll" and n > 1:
         cut = g.draw(st.integers(1, n - 1))
         axes = g.ints([a])
-        tail = g.node("Slice", [g.current, g.ints([cut]), g.ints([n]), axes], g.shape)
-        head = g.node("Slice", [g.current, g.ints([0]), g.ints([cut]), axes], g.shape)
+        tail = g.node("Slice", [g.current, g.ints([cut]), g.ints([n]), axes], _on(g, a, n - cut))
+        head = g.node("Slice", [g.current, g.ints([0]), g.ints([cut]), axes], _on(g, a, cut))
         return g.node("Concat", [tail, head], g.shape, axis=a), g.shape
     other, m = g.current, n
     if kind == "neg":
@@ -148,10 +153,10 @@ def concat(g: Graph) -> tuple[str, Shape]:
         start, end, step, m = _slice_bounds(g, n)
         other = g.node(
             "Slice", [g.current, g.ints([start]), g.ints([end]), g.ints([a]), g.ints([step])],
-            g.shape,
+            _on(g, a, m),
         )
     pair = [g.current, other] if g.draw(st.booleans()) else [other, g.current]
-    shape = tuple(n + m if d == a else s for d, s in enumerate(g.shape))
+    shape = _on(g, a, n + m)
     axis = a - len(g.shape) if g.draw(st.booleans()) else a
     return g.node("Concat", pair, shape, axis=axis), shape
 
@@ -171,7 +176,7 @@ def split(g: Graph) -> tuple[str, Shape]:
     if len(sizes) > 1 and g.draw(st.booleans()):
         return g.node("Concat", outs[::-1], g.shape, axis=a), g.shape
     k = g.draw(st.integers(0, len(sizes) - 1))
-    shape = tuple(sizes[k] if d == a else s for d, s in enumerate(g.shape))
+    shape = _on(g, a, sizes[k])
     return outs[k], shape
 
 
@@ -227,7 +232,7 @@ def gather(g: Graph) -> tuple[str, Shape]:
     indices = [start + step * k for k in range(count)]
     if g.draw(st.booleans()):
         indices = [i - n for i in indices]  # negative indices wrap
-    shape = tuple(count if d == a else s for d, s in enumerate(g.shape))
+    shape = _on(g, a, count)
     return g.node("Gather", [g.current, g.ints(indices)], shape, axis=a), shape
 
 
@@ -248,12 +253,12 @@ def expand(g: Graph) -> tuple[str, Shape]:
 
 
 def elementwise(g: Graph) -> tuple[str, Shape]:
-    """A unary op, or a binary op with a constant broadcast along some dims, or with an
-    earlier tensor of the same shape."""
+    """A unary op, or a binary op with a constant broadcast along some dims, or with a tensor
+    of the same shape (an earlier one, or the current one: one input read twice)."""
     op = g.draw(st.sampled_from(["Relu", "Neg", "Tanh", "Add", "Mul", "Sub"]))
     if op in ("Relu", "Neg", "Tanh"):
         return g.node(op, [g.current], g.shape), g.shape
-    same = [n for n, s in g.shapes.items() if s == g.shape and n != g.current]
+    same = [n for n, s in g.shapes.items() if s == g.shape]  # the current one too
     if same and g.draw(st.booleans()):
         other = g.draw(st.sampled_from(same))
     else:
@@ -279,8 +284,10 @@ STEPS = [
 
 @st.composite
 def chains(draw: st.DrawFn) -> onnx.ModelProto:
-    rank = draw(st.integers(1, MAX_RANK))
-    shape = tuple(draw(st.lists(st.sampled_from(SIZES), min_size=rank, max_size=rank)))
+    dims: list[int] = []
+    for _ in range(draw(st.integers(1, MAX_RANK))):
+        dims.append(draw(st.sampled_from([s for s in SIZES if s * prod(dims) <= MAX_ELEMENTS])))
+    shape = tuple(dims)
     g = Graph(draw, shape)
     g.shapes["x"] = shape
     outputs = []
