@@ -24,7 +24,10 @@ from t10.cli import compile_model
 from t10.sim.simulator import simulate
 
 CHIPS = ["test-16", "ipu-mk2"]
-RTOL, ATOL = 1e-4, 1e-5
+RTOL, ATOL, ATOL_RMS = 1e-4, 1e-5, 1e-6
+"""|sim - ref| <= ATOL + ATOL_RMS * rms(ref) + RTOL * |ref| (the CLI's --check criterion): a
+chain of MatMuls sums in another order than onnxruntime, so a small element that results
+from cancellation differs by a few ulps of the output's scale."""
 SIZES = (1, 2, 3, 4, 5, 6, 7)
 MAX_ELEMENTS = 360
 MAX_RANK = 4
@@ -327,4 +330,5 @@ def test_view_chains_match_onnxruntime(chip: str, model: onnx.ModelProto) -> Non
     got = simulate(compiled.module, compiled.chip, {"x": x}).outputs
     want = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
     for vi, w in zip(model.graph.output, want, strict=True):
-        np.testing.assert_allclose(got[vi.name], w, rtol=RTOL, atol=ATOL, err_msg=vi.name)
+        atol = ATOL + ATOL_RMS * float(np.sqrt(np.mean(np.square(w, dtype=np.float64))))
+        np.testing.assert_allclose(got[vi.name], w, rtol=RTOL, atol=atol, err_msg=vi.name)
