@@ -237,8 +237,8 @@ def _distributed(
         op: Operation = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
     else:
         on_chip = _on_chip(source, layout.cores, elem, rewriter)
-        if on_chip.type == wanted:
-            return on_chip
+        if view is None and on_chip.type == wanted:
+            return on_chip  # already in place (a view moves even between equal types)
         key = (on_chip, wanted, view)
         if reuse:
             if key not in moves:

@@ -3,7 +3,8 @@
 Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Slice, Split and Gather with constant
 indices move elements without arithmetic (a Gather of runtime indices is an
 `rtensor.gather`, a data-dependent move); Concat adds up its inputs, each padded with zeros
-into place by a view. Each becomes a view, `result[i] = x[map(i)]`; the
+into place by a view; Pad (constant mode) is a padded view, then a select of its value where
+that is not 0. Each becomes a view, `result[i] = x[map(i)]`; the
 plan search costs it inside the layout transition into each operator that reads it, and the
 conversion to rtensor folds view chains into that transition's relayout. Shapes, axes,
 starts and the like must be compile-time constants.
@@ -295,10 +296,107 @@ def lower_concat(imp: _Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], imp.elementwise(pieces, out, total, len(inputs)), out)
 
 
+PAD_MODES = ("constant",)
+"""The Pad modes t10 supports (reflect, edge and wrap read the input at mirrored or clamped
+positions, which no padded view expresses)."""
+
+
+def _pad_amounts(imp: _Importer, node: onnx.NodeProto, rank: int) -> list[tuple[int, int]]:
+    """(before, after) per axis from `pads` (an input since opset 11, else the attribute) and
+    `axes` (opset 18; default: every axis); a negative amount crops."""
+    pads = _ints_input_or_attr(imp, node, 1, "pads")
+    if pads is None:
+        raise imp.node_error(node, "Pad needs pads")
+    names = list(node.input)
+    given = imp.known_ints(node, names[3], "axes") if len(names) > 3 and names[3] else None
+    axes = list(range(rank)) if given is None else _axes(imp, node, given, rank)
+    if len(pads) != 2 * len(axes):
+        raise imp.node_error(
+            node, f"pads {pads} must have 2 entries per padded axis ({len(axes)} axes)"
+        )
+    amounts = [(0, 0)] * rank
+    for k, a in enumerate(axes):
+        amounts[a] = (pads[k], pads[k + len(axes)])
+    return amounts
+
+
+def _pad_value(imp: _Importer, node: onnx.NodeProto) -> float:
+    """The fill value: input 2 since opset 11 (a known scalar), else attribute `value`."""
+    names = list(node.input)
+    if len(names) < 3 or not names[2]:
+        return float(_attrs(node).get("value", 0.0))  # type: ignore[arg-type]
+    given = imp.known_input(node, names[2], "constant_value").reshape(-1)
+    if given.size != 1:
+        raise imp.node_error(
+            node, f"constant_value must be one value, got {given.size} ({given.tolist()})"
+        )
+    value = np.float32(given[0])
+    if value != given[0] and not np.isnan(value):
+        raise imp.node_error(
+            node, f"constant_value {given[0]} is not exactly representable in float32"
+        )
+    return float(value)
+
+
+def lower_pad(imp: _Importer, node: onnx.NodeProto) -> None:
+    """Pad in constant mode: `result[i] = x[i - before]`, a (padded) view that also crops
+    (negative amounts). The zero fill of a padded view is the padding for a constant 0; any
+    other constant c is `select(inside, v, c)` over the padded view `v`, with `inside` one
+    known 0/1 vector per padded axis (broadcast), so every element is exact."""
+    value, source = imp.use(node.input[0])
+    mode = _attrs(node).get("mode", b"constant")
+    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    if mode not in PAD_MODES:
+        raise imp.node_error(
+            node,
+            f"mode '{mode}' is not supported: t10 pads only in mode 'constant' (reflect, "
+            "edge and wrap are not supported)",
+        )
+    amounts = _pad_amounts(imp, node, len(source))
+    fill = _pad_value(imp, node)
+    shape = tuple(n + b + e for n, (b, e) in zip(source, amounts, strict=True))
+    for d, size in enumerate(shape):
+        if size <= 0:
+            raise imp.node_error(
+                node,
+                f"pads {list(amounts[d])} (before, after) crop axis {d} of size {source[d]} "
+                "to nothing; empty tensors are not supported",
+            )
+    if all(b == e == 0 for b, e in amounts):
+        imp.define(node.output[0], value, shape)
+        return
+    padded = any(b > 0 or e > 0 for b, e in amounts)
+    filled = padded and (fill != 0.0 or np.signbit(fill))  # the zero fill is +0.0
+    dim = AffineExpr.dimension
+    view = AffineMap(len(shape), 0, tuple(dim(d) - b for d, (b, _) in enumerate(amounts)))
+    viewed = imp.view(value, source, shape, view, 0 if filled else None, padded)
+    if not filled:
+        imp.define(node.output[0], viewed, shape)
+        return
+    masks = []
+    for d, ((b, e), n) in enumerate(zip(amounts, source, strict=True)):
+        if b > 0 or e > 0:
+            inside = np.zeros(shape[d], dtype=np.float32)
+            inside[max(b, 0) : b + n + min(e, 0)] = 1.0
+            mask_shape = tuple(shape[d] if k == d else 1 for k in range(len(shape)))
+            name = f"{node.output[0]}_inside_axis{d}"
+            mask = imp.add_constant(name, inside.reshape(mask_shape), hoist=True)
+            masks.append((mask, mask_shape))
+
+    def body(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+        zero, constant, result = bb.const(0.0), bb.const(fill), x[0]
+        for m in x[1:]:
+            result = bb.select(bb.cmpf_one(m, zero), result, constant)
+        return result
+
+    imp.define(node.output[0], imp.elementwise([(viewed, shape), *masks], shape, body, 1), shape)
+
+
 VIEW_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
     "Concat": lower_concat,
     "Flatten": lower_flatten,
     "Gather": lower_gather,
+    "Pad": lower_pad,
     "Reshape": lower_reshape,
     "Slice": lower_slice,
     "Split": lower_split,
@@ -312,6 +410,7 @@ VIEW_ATTRIBUTES: dict[str, frozenset[str]] = {
     "Concat": frozenset({"axis"}),
     "Flatten": frozenset({"axis"}),
     "Gather": frozenset({"axis"}),
+    "Pad": frozenset({"mode", "pads", "value"}),
     "Reshape": frozenset({"allowzero"}),
     "Slice": frozenset({"starts", "ends", "axes"}),
     "Split": frozenset({"axis", "split", "num_outputs"}),

@@ -63,6 +63,7 @@ MIN_PASSED: dict[str, int] = {
     "MatMul": 7,
     "Mul": 3,
     "Neg": 2,
+    "Pad": 0,  # every case takes the pads as a runtime graph input or pads INT32 tensors
     "Pow": 6,
     "Range": 0,  # every case takes start / limit / delta as runtime graph inputs
     "Reciprocal": 2,
@@ -251,6 +252,14 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         for case in ("decode_step", "with_bias_and_past_state", "with_past_state")
     },
     "test_where_long_example": _integer_input("x", "INT64", "Where"),
+    **{
+        f"test_{case}": _integer_input("pads", "INT64", "Pad")
+        for case in ("constant_pad", "constant_pad_axes", "constant_pad_negative_axes")
+    },
+    **{
+        f"test_{mode}_pad": "graph input 'x' has element type INT32; it reaches graph output"
+        for mode in ("edge", "reflect", "wrap")
+    },
     **{
         f"test_clip_default_int8_{case}": "graph input 'x' has element type INT8;"
         for case in ("inbounds", "max", "min")

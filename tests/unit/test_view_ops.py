@@ -5,6 +5,8 @@ onnxruntime, with the plan search's relayout estimates equal to the simulated cy
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -393,3 +395,195 @@ def test_bad_views_are_clear_errors(node: onnx.NodeProto, inits: list, message: 
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(T10Error, match=message):
         import_onnx(model)
+
+
+def _roll(x: str, shifts: list[int], axes: list[int], shape: list[int], out: str) -> tuple:
+    """`torch.roll(x, shifts, dims=axes)` as torch exports it: per axis, two Slices and a
+    Concat (nodes and initializers)."""
+    nodes, inits = [], []
+    node = helper.make_node
+    for k, (shift, axis) in enumerate(zip(shifts, axes, strict=True)):
+        n = shape[axis]
+        src, dst = (x if k == 0 else f"{out}{k}"), (out if k == len(axes) - 1 else f"{out}{k + 1}")
+        tag = f"{out}_{k}_"
+        inits += [
+            _ints(tag + "cut", [n - shift]),
+            _ints(tag + "end", [n]),
+            _ints(tag + "zero", [0]),
+            _ints(tag + "axis", [axis]),
+        ]
+        nodes += [
+            node("Slice", [src, tag + "cut", tag + "end", tag + "axis"], [tag + "tail"]),
+            node("Slice", [src, tag + "zero", tag + "cut", tag + "axis"], [tag + "head"]),
+            node("Concat", [tag + "tail", tag + "head"], [dst], axis=axis),
+        ]
+    return nodes, inits
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("shape", "shifts", "axes", "first"),
+    [
+        ([4, 6], [1, 2], [0, 1], None),  # the input is a function argument
+        ([4, 6], [1, 2], [0, 1], "Relu"),
+        ([6, 4, 5], [2, 1, 3], [0, 1, 2], "Relu"),
+        ([2, 3, 4, 6], [1, 2, 3, 5], [0, 1, 2, 3], "Relu"),
+        ([3, 4, 5, 2], [1, 3], [3, 1], "Neg"),
+    ],
+)
+def test_rolls_over_several_axes(
+    chip: str, shape: list[int], shifts: list[int], axes: list[int], first: str | None
+) -> None:
+    """Each roll keeps the tensor's type, so its Concat's padded views read a producer that
+    already lies in the layout the Concat wants: the views must still move the data."""
+    nodes, inits = _roll("r" if first else "x", shifts, axes, shape, "y")
+    if first:
+        nodes.insert(0, helper.make_node(first, ["x"], ["r"]))
+    model = _model(nodes, {"x": shape}, ["y"], inits)
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    module, _ = compile_model(model, chip)
+    got = simulate(module, load_chip(chip), {"x": x}).outputs["y"]
+    start = -x if first == "Neg" else x
+    np.testing.assert_array_equal(got, np.roll(start, shifts, axes))
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("view", "inits"),
+    [
+        (helper.make_node("Transpose", ["r"], ["t"], perm=[1, 0]), []),
+        (  # a flip: a Slice with step -1
+            helper.make_node("Slice", ["r", "s", "e", "a", "st"], ["t"]),
+            [_ints("s", [-1]), _ints("e", [-100]), _ints("a", [1]), _ints("st", [-1])],
+        ),
+        (
+            helper.make_node("Gather", ["r", "rev"], ["t"], axis=0),
+            [_ints("rev", list(range(7, -1, -1)))],
+        ),
+    ],
+    ids=["transpose", "flip", "reversed-gather"],
+)
+def test_a_view_that_keeps_the_type_between_two_operators_moves(
+    chip: str, view: onnx.NodeProto, inits: list
+) -> None:
+    """A square transpose, a flip: the reader's layout can equal the producer's, and the view
+    must still be applied (it once was dropped when the two types were equal)."""
+    node = helper.make_node
+    nodes = [node("Relu", ["x"], ["r"]), view, node("Relu", ["t"], ["y"])]
+    run_and_check(_model(nodes, {"x": [8, 8]}, ["y"], inits), chip)
+
+
+# --------------------------------------------------------------------------------------------
+# Pad (constant mode): a padded view, cropping for negative amounts
+# --------------------------------------------------------------------------------------------
+
+
+def _pad_model(
+    shape: list[int],
+    pads: list[int],
+    value: float | None,
+    axes: list[int] | None = None,
+    opset: int = 17,
+    mode: str | None = None,
+) -> onnx.ModelProto:
+    """Relu → Pad → Neg (the Pad between two operators) and the Pad's result returned too;
+    opset < 11: the attribute form."""
+    node = helper.make_node
+    attrs = {} if mode is None else {"mode": mode}
+    inits = []
+    if opset < 11:
+        attrs |= {"pads": pads} | ({} if value is None else {"value": value})
+        pad = node("Pad", ["r"], ["p"], **attrs)
+    else:
+        inits.append(_ints("pads", pads))
+        names = ["r", "pads", "" if value is None else "value"]
+        if value is not None:
+            inits.append(numpy_helper.from_array(np.array(value, np.float32), "value"))
+        if axes is not None:
+            names.append("axes")
+            inits.append(_ints("axes", axes))
+        pad = node("Pad", names, ["p"], **attrs)
+    nodes = [node("Relu", ["x"], ["r"]), pad, node("Neg", ["p"], ["y"])]
+    return _model(nodes, {"x": shape}, ["p", "y"], inits, opset)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize(
+    ("shape", "pads", "value", "axes", "opset"),
+    [
+        ([4, 5], [1, 0, 2, 3], None, None, 17),  # zeros: the padded view alone
+        ([4, 5], [1, 2, 0, 1], 1.5, None, 17),
+        ([4, 5], [1, -2, -1, 3], -2.0, None, 17),  # crop one axis, pad the other
+        ([4, 5], [-1, -2, 0, -1], 7.0, None, 17),  # crop only: a slice view
+        ([4, 5], [0, 0, 0, 0], 3.0, None, 17),  # a pass-through
+        ([1, 3, 5, 7], [1, 2, 2, 1], 0.25, [2, -1], 18),  # NCHW spatial padding, axes input
+        ([2, 3, 5], [0, 1, 0, 0, 0, 2], -0.0, None, 13),  # -0.0 is not the zero fill
+        ([2, 3], [1, 0, 0, 1], float("-inf"), None, 17),
+        ([2, 3], [0, 2, 1, 0], float("nan"), None, 17),
+        ([3, 4], [2, 1, 0, 2], 0.5, None, 10),  # the attribute form
+        ([3, 4], [1, 1, 1, 1], None, None, 7),
+    ],
+)
+def test_pad_matches_onnxruntime(
+    chip: str,
+    shape: list[int],
+    pads: list[int],
+    value: float | None,
+    axes: list[int] | None,
+    opset: int,
+) -> None:
+    """The padded tensor is exact, bit for bit (a -0.0 fill keeps its sign, the kept
+    elements their values); the reader after it matches too."""
+    model = _pad_model(shape, pads, value, axes, opset)
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    x[..., 0] = 0.0  # Relu gives +0.0 there: kept elements must stay +0.0
+    module, _ = compile_model(model, chip)
+    got = simulate(module, load_chip(chip), {"x": x}).outputs
+    ref = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
+    want = dict(zip(["p", "y"], ref, strict=True))
+    for name in ("p", "y"):
+        np.testing.assert_array_equal(got[name], want[name])
+        np.testing.assert_array_equal(np.signbit(got[name]), np.signbit(want[name]))
+
+
+@pytest.mark.parametrize(
+    ("mode", "opset"), [("reflect", 17), ("edge", 17), ("wrap", 19)]
+)
+def test_pad_modes_other_than_constant_are_clear_errors(mode: str, opset: int) -> None:
+    model = _pad_model([4, 5], [1, 1, 1, 1], None, opset=opset, mode=mode)
+    message = (
+        f"node 'Pad_1' (Pad): mode '{mode}' is not supported: t10 pads only in mode 'constant' "
+        "(reflect, edge and wrap are not supported)"
+    )
+    with pytest.raises(T10Error, match=re.escape(message)):
+        import_onnx(model)
+
+
+def test_pad_of_integers_needs_a_float32_exact_constant() -> None:
+    """An integer input padded, then cast to float: the fill must be exact in float32."""
+    node = helper.make_node
+    nodes = [
+        node("Pad", ["ids", "pads", "value"], ["p"]),
+        node("Cast", ["p"], ["y"], to=TensorProto.FLOAT),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "pad_ids",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [_ints("pads", [0, 1, 0, 1]), numpy_helper.from_array(np.array(2**25 + 1), "value")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(T10Error, match=r"constant_value 33554433 is not exactly representable"):
+        import_onnx(model)
+
+
+def test_pad_that_crops_everything_is_a_clear_error() -> None:
+    with pytest.raises(
+        T10Error,
+        match=re.escape(
+            "pads [-2, -2] (before, after) crop axis 1 of size 4 to nothing; empty tensors "
+            "are not supported"
+        ),
+    ):
+        import_onnx(_pad_model([3, 4], [0, -2, 0, -2], None))

@@ -77,6 +77,31 @@ func.func @main(%x: tensor<4x2xf32> {t10.name = "x"}) -> (tensor<2x4xf32> {t10.n
 
 // -----
 
+// A view that keeps the tensor type (a square transpose) between two operators of the same
+// plan still moves: the relayout carries its map although source and destination types match.
+func.func @main(%x: tensor<4x4xf32> {t10.name = "x"}) -> (tensor<4x4xf32> {t10.name = "b"}) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {t10.name = "a", t10.plan = #rtensor.plan<grid [4, 1]>} {
+  ^bb0(%i: f32, %o: f32):
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %t = rtensor.view "t" %a map affine_map<(d0, d1) -> (d1, d0)> : tensor<4x4xf32> -> tensor<4x4xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) attrs = {t10.name = "b", t10.plan = #rtensor.plan<grid [4, 1]>} {
+  ^bb0(%i: f32, %o: f32):
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  func.return %b : tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK:         %a = rtensor.generic "a"
+// CHECK:         %1 = rtensor.relayout "b/relayout" %a map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 4]>> -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [4, 1] axes [d0, -] tile [1, 4]>>
+// CHECK-NEXT:    %b = rtensor.generic "b"(%1)
+
+// -----
+
 // Two operators read the same product in the same layout; the second reuses the relayout
 // the first makes (t10.reused_inputs, written by t10-plan-search).
 func.func @main(%x: tensor<4x4xf32> {t10.name = "x"}) -> (tensor<4x4xf32> {t10.name = "b"}, tensor<4x4xf32> {t10.name = "c"}) {
