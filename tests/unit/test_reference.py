@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from t10.cli import CHECK_TOLERANCES, main, run_model
-from t10.reference import reference_outputs
+from t10.reference import reference_outputs, reference_session
 
 SHAPE = [2, 16, 64]
 
@@ -73,3 +74,22 @@ def test_residual_layer_norm_over_two_axes_passes_check(chip: str, tmp_path: Pat
     want = _layer_norm_by_spec(x, g, b, -2)
     np.testing.assert_allclose(result.outputs["y"], want, rtol=1e-4, atol=1e-5)
     assert main(["run", str(path), "--chip", chip, "--check"]) == 0
+
+
+def test_reference_runs_no_graph_optimization() -> None:
+    """Any onnxruntime rewrite may change the semantics (as SkipLayerNormFusion does): none runs."""
+    model, _, _ = _residual_layer_norm(-2)
+    options = reference_session(model).get_session_options()
+    assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+
+
+def test_tests_compare_with_the_reference_only() -> None:
+    """Every unit test reads onnxruntime through `t10.reference`, never a session of its own
+    (whose default graph optimizations would be the oracle)."""
+    here = Path(__file__)
+    direct = [
+        p.name
+        for p in sorted(here.parent.glob("*.py"))
+        if p != here and "InferenceSession(" in p.read_text()
+    ]
+    assert direct == [], f"use t10.reference.reference_session in {direct}"
