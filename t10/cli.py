@@ -45,6 +45,7 @@ from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
 from t10.passes.tensor_expr import PRECISIONS, precision_type
+from t10.reference import reference_outputs
 from t10.report import (
     CheckResult,
     InputSpec,
@@ -145,26 +146,6 @@ def _model_proto(path: str) -> onnx.ModelProto:
         raise T10Error(f"cannot read ONNX model '{path}': {e.strerror or e}") from None
     except Exception as e:
         raise T10Error(f"cannot parse ONNX model '{path}': {type(e).__name__}: {e}") from None
-
-
-def reference_outputs(
-    model: onnx.ModelProto, inputs: dict[str, np.ndarray]
-) -> dict[str, np.ndarray]:
-    """The model's outputs computed by onnxruntime (CPU), keyed by ONNX output name."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.log_severity_level = 3  # its warnings (e.g. an unused initializer) are not ours
-    try:
-        session = ort.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
-        names = [o.name for o in session.get_outputs()]
-        values = session.run(names, inputs)
-    except Exception as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise T10Error(f"onnxruntime could not run the model for --check: {first}") from None
-    return {n: np.asarray(v) for n, v in zip(names, values, strict=True)}
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")

@@ -9,7 +9,6 @@ import warnings
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
@@ -19,6 +18,7 @@ from xdsl.dialects import math as math_dialect
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.passes.tensor_expr import ELEMENTWISE_BODY_OPS
+from t10.reference import reference_session
 from t10.sim.chip_spec import load_chip
 from t10.sim.interpreter_arith import CMPF_PREDICATES, FLOAT_BINARY, MATH_FUNCTIONS
 from t10.sim.simulator import SimResult, simulate
@@ -58,7 +58,7 @@ def run_and_check(model: onnx.ModelProto, chip: str, inputs: dict[str, np.ndarra
     for p in pipeline(chip, "t10", 0.5, fuse=False):  # one operator per ONNX node
         p.apply(Context(), module)
     result = simulate(module, load_chip(chip), inputs)
-    expected = ort.InferenceSession(model.SerializeToString()).run(None, inputs)
+    expected = reference_session(model).run(None, inputs)
     for vi, want in zip(model.graph.output, expected, strict=True):
         np.testing.assert_allclose(result.outputs[vi.name], want, rtol=RTOL, atol=ATOL)
     return result
@@ -234,7 +234,7 @@ def test_fused_exported_gelu_is_one_operator_and_cheaper(chip: str) -> None:
         for p in pipeline(chip, "t10", 0.5, fuse=fuse):
             p.apply(Context(), module)
         result = simulate(module, load_chip(chip), x)
-        (want,) = ort.InferenceSession(model.SerializeToString()).run(None, x)
+        (want,) = reference_session(model).run(None, x)
         np.testing.assert_allclose(result.outputs["y"], want, rtol=RTOL, atol=ATOL)
         cycles[fuse] = result.report.total_cycles
         if fuse:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
@@ -22,6 +21,7 @@ from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
+from t10.reference import reference_session
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects.rtensor import EstimateAttr
@@ -75,9 +75,7 @@ def run_and_check(
     module, _ = compile_model(path if isinstance(path, Path) else model, chip)
     inputs = random_inputs(model) if inputs is None else inputs
     result = simulate(module, load_chip(chip), inputs)
-    session = ort.InferenceSession(
-        str(path) if isinstance(path, Path) else model.SerializeToString()
-    )
+    session = reference_session(path if isinstance(path, Path) else model)
     expected = session.run(None, inputs)
     for output, want in zip(model.graph.output, expected, strict=True):
         np.testing.assert_allclose(result.outputs[output.name], want, rtol=1e-4, atol=1e-5)

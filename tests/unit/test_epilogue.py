@@ -10,20 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from test_sram_bound import _test16_with, _tiny_llama
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10.cli import (
-    CHECK_TOLERANCES,
-    compile_model,
-    make_context,
-    reference_outputs,
-    run_model,
-)
+from t10.cli import CHECK_TOLERANCES, compile_model, make_context, run_model
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.epilogue import EPILOGUE_ATTR, epilogue_of
@@ -34,6 +27,7 @@ from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_plan_search import Operator, T10PlanSearch
 from t10.passes.tensor_expr import linalg_tensor_expr, op_name
+from t10.reference import reference_outputs, reference_session
 from t10.report import check_outputs, input_specs, planned_ops, random_inputs
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
@@ -136,7 +130,7 @@ def _simulate(
 
 
 def _check(model: onnx.ModelProto, result: SimResult, precision: str) -> None:
-    session = ort.InferenceSession(model.SerializeToString())
+    session = reference_session(model)
     names = [o.name for o in model.graph.output]
     expected = dict(zip(names, session.run(None, _inputs(model)), strict=True))
     check = check_outputs(result.outputs, expected, CHECK_TOLERANCES[precision])

@@ -7,12 +7,12 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, numpy_helper
 
 from t10.examples.__main__ import main
 from t10.examples.models import EXAMPLES, IR_VERSION, OPSET, bert_ffn, matmul, mlp
+from t10.reference import reference_session
 
 
 def _shape(vi: onnx.ValueInfoProto) -> list[int]:
@@ -26,7 +26,7 @@ def _io_shapes(model: onnx.ModelProto) -> tuple[list[list[int]], list[list[int]]
 
 
 def _run_ort(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    sess = reference_session(model)
     return sess.run(None, {"input": x})[0]
 
 

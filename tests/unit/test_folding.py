@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
@@ -18,6 +17,7 @@ from t10.errors import T10Error
 from t10.lowering.onnx_folding import NUMPY_FOLDS, evaluate
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
+from t10.reference import reference_session
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import simulate
 
@@ -64,7 +64,7 @@ def run_and_check(
     for p in pipeline(chip, "t10", 0.5):
         p.apply(Context(), module)
     result = simulate(module, load_chip(chip), inputs)
-    expected = ort.InferenceSession(model.SerializeToString()).run(None, inputs)
+    expected = reference_session(model).run(None, inputs)
     for vi, want in zip(model.graph.output, expected, strict=True):
         np.testing.assert_allclose(result.outputs[vi.name], want, rtol=RTOL, atol=ATOL)
     return result.outputs
@@ -212,12 +212,7 @@ def _onnxruntime_node(op: onnx.NodeProto, feeds: dict[str, np.ndarray]) -> list[
         opset_imports=[helper.make_opsetid("", 20)],
     )
     model.ir_version = 9
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(
-        onnx.shape_inference.infer_shapes(model).SerializeToString(), options
-    )
-    return session.run(None, feeds)
+    return reference_session(onnx.shape_inference.infer_shapes(model)).run(None, feeds)
 
 
 def _ints(*values: int, dtype: type = np.int64) -> np.ndarray:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from test_view_ops import _holdings, assert_brute_force_move, compile_model
 
 from t10.errors import T10Error
 from t10.passes.plan import Layout
+from t10.reference import reference_session
 from t10.sim.chip_spec import load_chip
 from t10.sim.layouts import element_move, gather_sources
 from t10.sim.simulator import SimResult, simulate
@@ -63,7 +63,7 @@ def embedding(unsqueeze: bool = False, axis: int = 0, returned: bool = False) ->
 def run(model: onnx.ModelProto, chip: str, ids: np.ndarray) -> SimResult:
     module, _ = compile_model(model, chip)
     result = simulate(module, load_chip(chip), {"ids": ids})
-    want = ort.InferenceSession(model.SerializeToString()).run(None, {"ids": ids})
+    want = reference_session(model).run(None, {"ids": ids})
     for vi, w in zip(model.graph.output, want, strict=True):
         np.testing.assert_allclose(result.outputs[vi.name], w, rtol=RTOL, atol=ATOL)
     return result

@@ -13,7 +13,6 @@ from math import erf, prod
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
@@ -27,6 +26,7 @@ from xdsl.printer import Printer
 from t10.errors import T10Error
 from t10.examples.models import bert_ffn, matmul, mlp
 from t10.lowering.onnx_frontend import SUPPORTED_OPS, OnnxFrontend, import_onnx
+from t10.reference import reference_session
 
 with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -219,7 +219,7 @@ def check_against_ort(
     module = import_onnx(model)
     module.verify()
     feeds = _random_inputs(model, seed) if feeds is None else feeds
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = reference_session(model)
     names = [o.name for o in session.get_outputs()]
     expected = dict(zip(names, session.run(None, feeds), strict=True))
     got = evaluate(module, feeds)

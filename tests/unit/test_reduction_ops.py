@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
@@ -21,6 +20,7 @@ from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.plan import Plan
 from t10.passes.t10_compile import pipeline
 from t10.passes.tensor_expr import ExprKind, linalg_tensor_expr
+from t10.reference import reference_session
 from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects.rtensor import PlanAttr
@@ -55,7 +55,7 @@ def run_and_check(
     for p in pipeline(chip, planner, 0.5):
         p.apply(Context(), module)
     result = simulate(module, load_chip(chip), {"x": x})
-    (want,) = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
+    (want,) = reference_session(model).run(None, {"x": x})
     np.testing.assert_allclose(result.outputs["y"], want, rtol=RTOL, atol=ATOL)
     return result
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, numpy_helper
 
 from t10.errors import T10Error
 from t10.examples import zoo
 from t10.examples.zoo import ZOO, ZooConfig, ZooModel
+from t10.reference import reference_session
 
 NAMES = ["bert-base", "bert-large", "vit-base", "vit-large", "llama2-7b", "opt-1.3b"]
 
@@ -97,8 +97,7 @@ def _feeds(model: onnx.ModelProto, seed: int = 0, vocab: int = 2) -> dict[str, n
 
 
 def _run(model: onnx.ModelProto | str, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    data = model if isinstance(model, str) else model.SerializeToString()
-    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    sess = reference_session(model)
     names = [o.name for o in sess.get_outputs()]
     return dict(zip(names, sess.run(names, feeds), strict=True))
 
