@@ -58,6 +58,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from t10.passes.index_maps import View, map_problem
+from t10.passes.plan import Layout
 from t10.t10_dialects.rtensor import LayoutAttr, check_guard, layout_problem, print_shaped, view_of
 from t10.t10_dialects.syntax import check_combiner, ints_of, values
 
@@ -182,11 +183,20 @@ def named_layouts(buffer: SSAValue) -> list[tuple[Operation, LayoutAttr]]:
     return found
 
 
+def same_placement(a: LayoutAttr, b: LayoutAttr) -> bool:
+    """Whether the two layouts put every element on the same cores (grid axes of size 1 do
+    not matter)."""
+    from t10.passes.layout_transitions import same_placement as same
+
+    shape = values(a.tile)
+    return same(a.to_layout(shape), b.to_layout(shape))
+
+
 def check_buffer_layouts(op: Operation, what: str) -> None:
     """A buffer holds its tensor in one layout: every op that names one agrees."""
     for buffer, layout in op.buffer_layouts():  # type: ignore[attr-defined]
         for other, theirs in named_layouts(buffer):
-            if theirs != layout:
+            if not same_placement(layout, theirs):
                 raise VerifyException(
                     f"{what}: buffer {buffer_label(buffer)} is laid out as {layout} here but "
                     f"as {theirs} by {other.name}"
@@ -407,6 +417,7 @@ class KernelOp(IRDLOperation):
         check_grid_cores(self, what, grid, buffers)
         check_coords(what, grid, self.offsets)
         check_in_superstep(self, what, "compute")
+        self._check_layouts(what, grid)
         sizes = ints_of(self.sizes)
         dims = ints_of(self.slice_dims)
         maps = self.indexing_maps.data
@@ -440,6 +451,30 @@ class KernelOp(IRDLOperation):
                     raise VerifyException(
                         f"{what}: operand #{i} dim {j} has {shape[j]} elements, the kernel "
                         f"reads {extent}"
+                    )
+
+
+    def _check_layouts(self, what: str, grid: tuple[int, ...]) -> None:
+        """Each operand's tiles lie where the kernel reads them: buffer dim j, read at loop
+        d, is split along the grid axis of loop d, in tiles of the buffer's extent (rotating
+        layouts are the shifts' to check)."""
+        loop_axes = self.loop_axes()
+        operands = (*self.inputs, self.output)
+        for i, (buffer, amap) in enumerate(zip(operands, self.indexing_maps.data, strict=False)):
+            tile = buffer.type.get_shape()  # type: ignore[attr-defined]
+            loops = [getattr(e, "position", None) for e in amap.data.results]
+            if len(loops) != len(tile) or any(d is not None and d >= len(loop_axes) for d in loops):
+                continue  # the rank checks below name the problem
+            axes = tuple(None if d is None or loop_axes[d] < 0 else loop_axes[d] for d in loops)
+            read = Layout(tile, grid, axes, tile)
+            for other, layout in named_layouts(buffer):
+                if layout.rotating.data:
+                    continue
+                if not same_placement(LayoutAttr.from_layout(read), layout):
+                    raise VerifyException(
+                        f"{what}: operand #{i} (buffer {buffer_label(buffer)}) is read as "
+                        f"{LayoutAttr.from_layout(read)} but {other.name} lays it out as "
+                        f"{layout}"
                     )
 
 
