@@ -60,7 +60,7 @@ from xdsl.utils.exceptions import VerifyException
 from t10.passes.index_maps import View, map_problem
 from t10.passes.plan import Layout
 from t10.t10_dialects.rtensor import LayoutAttr, check_guard, layout_problem, print_shaped, view_of
-from t10.t10_dialects.syntax import check_combiner, ints_of, values
+from t10.t10_dialects.syntax import check_combiner, ints_of, optional_values, values
 
 
 @irdl_attr_definition
@@ -538,6 +538,32 @@ def _check_group_axes(op: IRDLOperation, grid_attr: DenseArrayBase, axes_attr: D
         raise VerifyException(f"{op.name}: axes must be distinct axes of grid {list(grid)}")
     check_grid_cores(op, op.name, grid, [op.buffer])  # type: ignore[attr-defined]
     check_in_superstep(op, op.name, "exchange")
+    _check_groups_hold_copies(op.name, grid, axes, op.buffer)  # type: ignore[attr-defined]
+
+
+def _check_groups_hold_copies(
+    what: str, grid: tuple[int, ...], axes: tuple[int, ...], buffer: SSAValue
+) -> None:
+    """The cores of a group (differing only on `axes`) hold the same tile of the buffer's
+    layout: `grid` is the layout's grid (up to size-1 axes) and no group axis splits a dim."""
+    for other, layout in named_layouts(buffer):
+        theirs = values(layout.grid)
+        ours_big = [a for a, n in enumerate(grid) if n > 1]
+        theirs_big = [a for a, n in enumerate(theirs) if n > 1]
+        if [grid[a] for a in ours_big] != [theirs[a] for a in theirs_big]:
+            raise VerifyException(
+                f"{what}: grid {list(grid)} is not the grid of the layout {layout} that "
+                f"{other.name} gives buffer {buffer_label(buffer)}"
+            )
+        to_theirs = dict(zip(ours_big, theirs_big, strict=True))
+        split = {a for a in optional_values(layout.axes) if a is not None}
+        across = [a for a in axes if to_theirs.get(a) in split]
+        if across:
+            raise VerifyException(
+                f"{what}: group axes {list(axes)} of grid {list(grid)} cross tiles of buffer "
+                f"{buffer_label(buffer)}, which the layout {layout} that {other.name} gives "
+                f"it splits along grid axis {to_theirs[across[0]]}"
+            )
 
 
 @irdl_op_definition
