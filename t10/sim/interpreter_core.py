@@ -439,7 +439,7 @@ class CoreFunctions(InterpreterFunctions):
         layout = _layout(op.layout, op.result.type)
         what = f"core.store of '{buffer.label}'"
         buffer.check_readable(what, layout.cores)
-        return (layouts.collect(layout, buffer.data).astype(np.float32),)
+        return (layouts.collect(layout, buffer.data, what).astype(np.float32),)
 
     @impl(core.KernelOp)
     def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
@@ -555,7 +555,7 @@ class CoreFunctions(InterpreterFunctions):
         dst = _layout(op.dst_layout, op.target_tensor())
         what = f"core.relayout of '{source.label}' to '{target.label}'"
         _check_exchange(what, step, [(source, src)], (target, dst))
-        tensor = layouts.collect(src, source.data)
+        tensor = layouts.collect(src, source.data, what)
         view = op.view()
         if view is None:
             sent, received = layouts.relayout_traffic(src, dst)
@@ -583,8 +583,8 @@ class CoreFunctions(InterpreterFunctions):
         dst = _layout(op.dst_layout, op.tensor)
         what = f"core.gather '{op.label.data}'"
         _check_exchange(what, step, [(table_buf, table_l), (ids_buf, ids_l)], (target, dst))
-        table = layouts.collect(table_l, table_buf.data)
-        ids = layouts.collect(ids_l, ids_buf.data).astype(np.float64)
+        table = layouts.collect(table_l, table_buf.data, what)
+        ids = layouts.collect(ids_l, ids_buf.data, what).astype(np.float64)
         axis = op.axis.value.data
         index = _checked_ids(what, ids, table.shape[axis], axis, table_buf.label)
         target.data[: dst.cores] = layouts.distribute(dst, np.take(table, index, axis=axis))

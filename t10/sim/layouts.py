@@ -23,6 +23,7 @@ from math import prod
 
 import numpy as np
 
+from t10.errors import T10Error
 from t10.passes.index_maps import View, eval_expr
 from t10.passes.plan import Layout
 
@@ -126,17 +127,46 @@ def distribute(layout: Layout, tensor: np.ndarray) -> np.ndarray:
     return padded[_open_mesh(local_indices(layout, coords), tensor.shape)]
 
 
-def collect(layout: Layout, buffers: np.ndarray) -> np.ndarray:
+def collect(layout: Layout, buffers: np.ndarray, what: str | None = None) -> np.ndarray:
     """The logical tensor held by `buffers` (`(>= layout cores, *local shape)`) in `layout`.
 
-    Replicas are assumed equal (whichever is written last wins)."""
+    Cores that hold copies of one element must agree; with `what` (the op, for the error)
+    that is checked (a partial sum nobody all-reduced is not the tensor)."""
     shape = layout.shape
     if not shape:
         return buffers[0].copy()
     coords = grid_coords(layout.grid)
+    indices = local_indices(layout, coords)
+    mesh = _open_mesh(indices, shape)
+    held = buffers[: layout.cores]
     out = np.zeros(tuple(s + 1 for s in shape), dtype=buffers.dtype)
-    out[_open_mesh(local_indices(layout, coords), shape)] = buffers[: layout.cores]
+    out[mesh] = held
+    if what is not None:
+        _check_copies_agree(what, out[mesh], held, indices)
     return out[tuple(slice(0, s) for s in shape)]
+
+
+def _check_copies_agree(
+    what: str, kept: np.ndarray, held: np.ndarray, indices: list[IntArray]
+) -> None:
+    """`kept` (the collected value of each buffer element) is what every core `held`, except
+    where an element holds nothing (index -1)."""
+    differ = (kept != held) & ~(np.isnan(kept) & np.isnan(held))
+    if not differ.any():
+        return
+    rank = len(indices)
+    for i, idx in enumerate(indices):
+        holds = (idx >= 0).reshape((len(idx),) + (1,) * i + (idx.shape[1],) + (1,) * (rank - i - 1))
+        differ &= holds
+    if not differ.any():
+        return
+    at = tuple(int(p) for p in np.argwhere(differ)[0])
+    element = [int(idx[at[0], at[i + 1]]) for i, idx in enumerate(indices)]
+    raise T10Error(
+        f"{what}: cores hold different copies of element {element} ({float(held[at])} on core "
+        f"{at[0]}, {float(kept[at])} on another); cores that share a tile must agree (are "
+        "partial sums missing their core.all_reduce?)"
+    )
 
 
 # --------------------------------------------------------------------------------------------

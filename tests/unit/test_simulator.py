@@ -512,3 +512,20 @@ func.func @main() {
 }
 """
     assert _refused(chip, text, {}) == "core.coord must run inside a chip.program"
+
+
+def test_partial_sums_without_their_all_reduce(chip: ChipSpec) -> None:
+    """Split-k partial sums stored without the all-reduce: the two cores that share the
+    output tile hold different copies, and no copy is the product."""
+    reduce = '      core.all_reduce "sum" %c over [2] of [1, 1, 2] : !core.buffer<2x3xf32>\n'
+    assert reduce in SPLIT_K
+    text = SPLIT_K.replace(reduce, "")
+    parse(text)
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)  # integers: every sum is exact
+    b = np.arange(12, dtype=np.float32).reshape(4, 3)
+    # core 0 holds a[0, :2] @ b[:2, 0] = 0*0 + 1*3 = 3, core 1 a[0, 2:] @ b[2:, 0] = 2*6 + 3*9
+    assert _refused(chip, text, {"a": a, "b": b}) == (
+        "core.store of 'k/out': cores hold different copies of element [0, 0] (3.0 on core 0, "
+        "39.0 on another); cores that share a tile must agree (are partial sums missing their "
+        "core.all_reduce?)"
+    )
