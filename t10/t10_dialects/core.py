@@ -183,13 +183,14 @@ def named_layouts(buffer: SSAValue) -> list[tuple[Operation, LayoutAttr]]:
     return found
 
 
-def same_placement(a: LayoutAttr, b: LayoutAttr) -> bool:
+def same_placement(a: LayoutAttr | Layout, b: LayoutAttr) -> bool:
     """Whether the two layouts put every element on the same cores (grid axes of size 1 do
     not matter)."""
     from t10.passes.layout_transitions import same_placement as same
 
-    shape = values(a.tile)
-    return same(a.to_layout(shape), b.to_layout(shape))
+    if isinstance(a, LayoutAttr):
+        a = a.to_layout(values(a.tile))
+    return same(a, b.to_layout(a.shape))
 
 
 def check_buffer_layouts(op: Operation, what: str) -> None:
@@ -470,7 +471,7 @@ class KernelOp(IRDLOperation):
             for other, layout in named_layouts(buffer):
                 if layout.rotating.data:
                     continue
-                if not same_placement(LayoutAttr.from_layout(read), layout):
+                if not same_placement(read, layout):
                     raise VerifyException(
                         f"{what}: operand #{i} (buffer {buffer_label(buffer)}) is read as "
                         f"{LayoutAttr.from_layout(read)} but {other.name} lays it out as "
