@@ -130,51 +130,51 @@ def distribute(layout: Layout, tensor: np.ndarray) -> np.ndarray:
 def collect(layout: Layout, buffers: np.ndarray, what: str | None = None) -> np.ndarray:
     """The logical tensor held by `buffers` (`(>= layout cores, *local shape)`) in `layout`.
 
-    Cores that hold copies of one element must agree; with `what` (the op, for the error)
-    that is checked (a partial sum nobody all-reduced is not the tensor)."""
+    Cores that hold copies of one tile must agree; with `what` (the op, for the error) that
+    is checked (a partial sum nobody all-reduced is not the tensor)."""
     shape = layout.shape
+    held = buffers[: layout.cores]
+    if what is not None:
+        _check_copies_agree(what, layout, held)
     if not shape:
         return buffers[0].copy()
     coords = grid_coords(layout.grid)
-    indices = local_indices(layout, coords)
-    mesh = _open_mesh(indices, shape)
-    held = buffers[: layout.cores]
     out = np.zeros(tuple(s + 1 for s in shape), dtype=buffers.dtype)
-    out[mesh] = held
-    if what is not None and _has_copies(layout):
-        _check_copies_agree(what, out[mesh], held, indices)
+    out[_open_mesh(local_indices(layout, coords), shape)] = held
     return out[tuple(slice(0, s) for s in shape)]
 
 
-def _has_copies(layout: Layout) -> bool:
-    """Whether several cores may hold one element: some grid axis of more than one core
-    splits no tensor dim (split dims give each core disjoint tiles)."""
+def _copy_axes(layout: Layout) -> list[int]:
+    """The grid axes of more than one core along which cores hold copies of one tile: no
+    tensor dim splits along them, and they are not a rotation's ring."""
     split = {a for a in layout.axes if a is not None}
-    return any(n > 1 and a not in split for a, n in enumerate(layout.grid))
+    if layout.rotating is not None:
+        split.add(layout.rotating.ring_axis)
+    return [a for a, n in enumerate(layout.grid) if n > 1 and a not in split]
 
 
-def _check_copies_agree(
-    what: str, kept: np.ndarray, held: np.ndarray, indices: list[IntArray]
-) -> None:
-    """`kept` (the collected value of each buffer element) is what every core `held`, except
-    where an element holds nothing (index -1)."""
-    differ = kept != held
-    if not differ.any():
-        return
-    differ &= ~(np.isnan(kept) & np.isnan(held))
-    rank = len(indices)
-    for i, idx in enumerate(indices):
-        holds = (idx >= 0).reshape((len(idx),) + (1,) * i + (idx.shape[1],) + (1,) * (rank - i - 1))
-        differ &= holds
-    if not differ.any():
-        return
-    at = tuple(int(p) for p in np.argwhere(differ)[0])
-    element = [int(idx[at[0], at[i + 1]]) for i, idx in enumerate(indices)]
-    raise T10Error(
-        f"{what}: cores hold different copies of element {element} ({float(held[at])} on core "
-        f"{at[0]}, {float(kept[at])} on another); cores that share a tile must agree (are "
-        "partial sums missing their core.all_reduce?)"
-    )
+def _check_copies_agree(what: str, layout: Layout, held: np.ndarray) -> None:
+    """Along each copy axis, every core's buffer equals the first core's (NaN equals NaN)."""
+    grid = layout.grid
+    tiles = held.reshape((*grid, *held.shape[1:]))
+    for axis in _copy_axes(layout):
+        first = tiles.take([0], axis=axis)
+        differ = tiles != first
+        if not differ.any():
+            continue
+        differ &= ~(np.isnan(tiles) & np.isnan(first))
+        if not differ.any():
+            continue
+        at = tuple(int(p) for p in np.argwhere(differ)[0])
+        core = int(np.ravel_multi_index(at[: len(grid)], grid))
+        other = int(np.ravel_multi_index(at[:axis] + (0,) + at[axis + 1 : len(grid)], grid))
+        local = list(at[len(grid) :])
+        raise T10Error(
+            f"{what}: cores {other} and {core}, which share a tile, hold different values at "
+            f"{local} in it ({float(tiles[at[:axis] + (0,) + at[axis + 1 :]])} and "
+            f"{float(tiles[at])}); copies must agree (are partial sums missing their "
+            "core.all_reduce?)"
+        )
 
 
 # --------------------------------------------------------------------------------------------

@@ -327,7 +327,7 @@ def test_the_simulator_keeps_each_replica_to_its_own_run_until_the_all_gather() 
     (gather,) = [op for op in module.walk() if isinstance(op, core.AllGatherOp)]
     gather.detach()
     gather.erase()
-    with pytest.raises(T10Error, match="cores hold different copies of element"):
+    with pytest.raises(T10Error, match="which share a tile, hold different values at"):
         simulate(module, load_chip("test-16"), feeds)
 
 

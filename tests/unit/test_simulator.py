@@ -525,7 +525,7 @@ def test_partial_sums_without_their_all_reduce(chip: ChipSpec) -> None:
     b = np.arange(12, dtype=np.float32).reshape(4, 3)
     # core 0 holds a[0, :2] @ b[:2, 0] = 0*0 + 1*3 = 3, core 1 a[0, 2:] @ b[2:, 0] = 2*6 + 3*9
     assert _refused(chip, text, {"a": a, "b": b}) == (
-        "core.store of 'k/out': cores hold different copies of element [0, 0] (3.0 on core 0, "
-        "39.0 on another); cores that share a tile must agree (are partial sums missing their "
+        "core.store of 'k/out': cores 0 and 1, which share a tile, hold different values at "
+        "[0, 0] in it (3.0 and 39.0); copies must agree (are partial sums missing their "
         "core.all_reduce?)"
     )
