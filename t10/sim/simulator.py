@@ -131,7 +131,8 @@ def _check_verifies(module: ModuleOp) -> None:
 
 
 def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray]) -> SimResult:
-    """Run the `chip`-level `module` on `chip` with the named `inputs`."""
+    """Run the `chip`-level `module` on `chip` with the named `inputs` (it must verify; see
+    docs/DESIGN.md, the chip IR contract, for what else the simulator refuses)."""
     _check_verifies(module)
     main = _main(module)
     args = _check_inputs(main, inputs)
