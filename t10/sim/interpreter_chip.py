@@ -107,7 +107,11 @@ class ChipFunctions(InterpreterFunctions):
                 f"chip.program '{op.label.data}' runs on {cores} cores but chip "
                 f"'{self.state.chip.name}' has {self.state.chip.cores}"
             )
-        return interpreter.run_ssacfg_region(op.body, (), "chip.program")
+        self.state.program_cores = cores
+        try:
+            return interpreter.run_ssacfg_region(op.body, (), "chip.program")
+        finally:
+            self.state.program_cores = 0
 
     @impl_terminator(chip.YieldOp)
     def run_yield(

@@ -27,7 +27,7 @@ from t10.passes.tensor_expr import (
     tensor_expr_of,
 )
 from t10.sim import costs, layouts
-from t10.sim.state import Buffer, Index, SimState, StepCost, per_core
+from t10.sim.state import Buffer, Index, Region, SimState, StepCost, per_core
 from t10.t10_dialects import core
 from t10.t10_dialects.syntax import ints_of
 
@@ -126,9 +126,12 @@ def _kernel_slices(
     grid_cores = prod(ints_of(op.grid))
     sizes = ints_of(op.sizes)
     slices = []
-    for buf, off, dim, loops in zip(
+    last = len(buffers) - 1
+    for i, (buf, off, dim, loops) in enumerate(zip(
         buffers, offsets, ints_of(op.slice_dims), _map_loops(op), strict=True
-    ):
+    )):
+        if i < last:  # the output starts zero-filled (an accumulator)
+            buf.check_readable(what, grid_cores)
         buf.check_usable(what, grid_cores)
         extent = _slice_shape(loops, sizes)[dim] if dim >= 0 else 0
         s = Slice(buf, dim, per_core(off, grid_cores), extent, grid_cores)
@@ -415,6 +418,7 @@ class CoreFunctions(InterpreterFunctions):
 
     @impl(core.CoordOp)
     def run_coord(self, interpreter: Interpreter, op: core.CoordOp, args: PythonValues):
+        self.state.check_in_program("core.coord")
         coords = layouts.grid_coords(ints_of(op.grid), self.state.chip.cores)
         return (coords[:, op.axis.value.data].copy(),)
 
@@ -424,6 +428,7 @@ class CoreFunctions(InterpreterFunctions):
         layout = _layout(op.layout, op.source.type)
         what = f"core.load into '{buffer.label}'"
         buffer.check_usable(what, layout.cores)
+        buffer.mark_written(layout.cores)
         with np.errstate(over="ignore"):  # f16 storage: beyond ±65504 rounds to ±inf (IEEE)
             buffer.data[: layout.cores] = layouts.distribute(layout, np.asarray(host, np.float32))
         return ()
@@ -433,14 +438,15 @@ class CoreFunctions(InterpreterFunctions):
         (buffer,) = args
         layout = _layout(op.layout, op.result.type)
         what = f"core.store of '{buffer.label}'"
-        buffer.check_usable(what, layout.cores)
-        return (layouts.collect(layout, buffer.data).astype(np.float32),)
+        buffer.check_readable(what, layout.cores)
+        return (layouts.collect(layout, buffer.data, what).astype(np.float32),)
 
     @impl(core.KernelOp)
     def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
         step = self.state.phase(f"core.kernel '{op.label.data}'")
         n = len(op.inputs) + 1
         slices = _kernel_slices(op, args[:n], args[n:])
+        slices[-1].buffer.mark_written(slices[-1].cores)
         expr = self._kernel_expr(op)
         _run_kernel(interpreter, op, expr, slices)
         if op.scatter is None:
@@ -460,7 +466,7 @@ class CoreFunctions(InterpreterFunctions):
         grid = ints_of(op.grid)
         cores = prod(grid)
         what = f"core.shift of '{buffer.label}'"
-        buffer.check_usable(what, cores)
+        buffer.check_readable(what, cores)
         dim, size = op.dim.value.data, op.size.value.data
         coords = layouts.grid_coords(grid)
         ring, pieces = op.ring.value.data, op.pieces.value.data
@@ -471,6 +477,7 @@ class CoreFunctions(InterpreterFunctions):
         recv_at = Slice(buffer, dim, per_core(recv, cores), size, cores)
         send_at.check(what)
         recv_at.check(what)
+        step.receive(what, buffer, Region(cores, dim, recv_at.offsets, size))
         # read every slab before writing any: fancy indexing copies
         slabs = np.moveaxis(buffer.data, dim + 1, 1)[
             source[:, None], _window(send_at.offsets, size)
@@ -488,8 +495,10 @@ class CoreFunctions(InterpreterFunctions):
         what = f"{op.name} of '{buffer.label}'"
         grid = ints_of(op.grid)
         cores = prod(grid)
-        buffer.check_usable(what, cores)
-        return self.state.phase(op.name), grid, tuple(sorted(ints_of(op.axes))), cores, what
+        buffer.check_readable(what, cores)
+        step = self.state.phase(op.name)
+        step.receive(what, buffer, Region(cores))
+        return step, grid, tuple(sorted(ints_of(op.axes))), cores, what
 
     @impl(core.AllReduceOp)
     def run_all_reduce(self, interpreter: Interpreter, op: core.AllReduceOp, args: PythonValues):
@@ -545,9 +554,8 @@ class CoreFunctions(InterpreterFunctions):
         src = _layout(op.src_layout, op.tensor)
         dst = _layout(op.dst_layout, op.target_tensor())
         what = f"core.relayout of '{source.label}' to '{target.label}'"
-        source.check_usable(what, src.cores)
-        target.check_usable(what, dst.cores)
-        tensor = layouts.collect(src, source.data)
+        _check_exchange(what, step, [(source, src)], (target, dst))
+        tensor = layouts.collect(src, source.data, what)
         view = op.view()
         if view is None:
             sent, received = layouts.relayout_traffic(src, dst)
@@ -574,11 +582,9 @@ class CoreFunctions(InterpreterFunctions):
         ids_l = _layout(op.ids_layout, op.ids_tensor)
         dst = _layout(op.dst_layout, op.tensor)
         what = f"core.gather '{op.label.data}'"
-        table_buf.check_usable(what, table_l.cores)
-        ids_buf.check_usable(what, ids_l.cores)
-        target.check_usable(what, dst.cores)
-        table = layouts.collect(table_l, table_buf.data)
-        ids = layouts.collect(ids_l, ids_buf.data).astype(np.float64)
+        _check_exchange(what, step, [(table_buf, table_l), (ids_buf, ids_l)], (target, dst))
+        table = layouts.collect(table_l, table_buf.data, what)
+        ids = layouts.collect(ids_l, ids_buf.data, what).astype(np.float64)
         axis = op.axis.value.data
         index = _checked_ids(what, ids, table.shape[axis], axis, table_buf.label)
         target.data[: dst.cores] = layouts.distribute(dst, np.take(table, index, axis=axis))
@@ -589,6 +595,23 @@ class CoreFunctions(InterpreterFunctions):
         step.compute_cycles += costs.elementwise_cycles(self.state.chip, copied)
         step.use_cores(max(table_l.cores, ids_l.cores, dst.cores))
         return ()
+
+
+def _check_exchange(
+    what: str,
+    step: StepCost,
+    sources: Sequence[tuple[Buffer, Layout]],
+    target: tuple[Buffer, Layout],
+) -> None:
+    """An exchange reads each source buffer on its layout's cores (where something was
+    written) and writes the whole target on its layout's cores (tile shapes are the
+    verifiers')."""
+    for buffer, layout in sources:
+        buffer.check_readable(what, layout.cores)
+    buffer, layout = target
+    buffer.check_usable(what, layout.cores)
+    step.receive(what, buffer, Region(layout.cores))
+    buffer.mark_written(layout.cores)
 
 
 def _checked_ids(what: str, ids: np.ndarray, size: int, axis: int, table: str) -> np.ndarray:

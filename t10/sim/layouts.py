@@ -23,6 +23,7 @@ from math import prod
 
 import numpy as np
 
+from t10.errors import T10Error
 from t10.passes.index_maps import View, eval_expr
 from t10.passes.plan import Layout
 
@@ -126,17 +127,54 @@ def distribute(layout: Layout, tensor: np.ndarray) -> np.ndarray:
     return padded[_open_mesh(local_indices(layout, coords), tensor.shape)]
 
 
-def collect(layout: Layout, buffers: np.ndarray) -> np.ndarray:
+def collect(layout: Layout, buffers: np.ndarray, what: str | None = None) -> np.ndarray:
     """The logical tensor held by `buffers` (`(>= layout cores, *local shape)`) in `layout`.
 
-    Replicas are assumed equal (whichever is written last wins)."""
+    Cores that hold copies of one tile must agree; with `what` (the op, for the error) that
+    is checked (a partial sum nobody all-reduced is not the tensor)."""
     shape = layout.shape
+    held = buffers[: layout.cores]
+    if what is not None:
+        _check_copies_agree(what, layout, held)
     if not shape:
         return buffers[0].copy()
     coords = grid_coords(layout.grid)
     out = np.zeros(tuple(s + 1 for s in shape), dtype=buffers.dtype)
-    out[_open_mesh(local_indices(layout, coords), shape)] = buffers[: layout.cores]
+    out[_open_mesh(local_indices(layout, coords), shape)] = held
     return out[tuple(slice(0, s) for s in shape)]
+
+
+def _copy_axes(layout: Layout) -> list[int]:
+    """The grid axes of more than one core along which cores hold copies of one tile: no
+    tensor dim splits along them, and they are not a rotation's ring."""
+    split = {a for a in layout.axes if a is not None}
+    if layout.rotating is not None:
+        split.add(layout.rotating.ring_axis)
+    return [a for a, n in enumerate(layout.grid) if n > 1 and a not in split]
+
+
+def _check_copies_agree(what: str, layout: Layout, held: np.ndarray) -> None:
+    """Along each copy axis, every core's buffer equals the first core's (NaN equals NaN)."""
+    grid = layout.grid
+    tiles = held.reshape((*grid, *held.shape[1:]))
+    for axis in _copy_axes(layout):
+        first = tiles.take([0], axis=axis)
+        differ = tiles != first
+        if not differ.any():
+            continue
+        differ &= ~(np.isnan(tiles) & np.isnan(first))
+        if not differ.any():
+            continue
+        at = tuple(int(p) for p in np.argwhere(differ)[0])
+        core = int(np.ravel_multi_index(at[: len(grid)], grid))
+        other = int(np.ravel_multi_index(at[:axis] + (0,) + at[axis + 1 : len(grid)], grid))
+        local = list(at[len(grid) :])
+        raise T10Error(
+            f"{what}: cores {other} and {core}, which share a tile, hold different values at "
+            f"{local} in it ({float(tiles[at[:axis] + (0,) + at[axis + 1 :]])} and "
+            f"{float(tiles[at])}); copies must agree (are partial sums missing their "
+            "core.all_reduce?)"
+        )
 
 
 # --------------------------------------------------------------------------------------------

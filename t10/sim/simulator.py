@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorTy
 from xdsl.interpreter import Interpreter, OpImplResult, PythonValues
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import VerifyException
 
 from t10.errors import T10Error
 from t10.sim.chip_spec import ChipSpec
@@ -136,8 +137,21 @@ def _as_float32(name: str, value: np.ndarray) -> np.ndarray:
     return value.astype(np.float32)
 
 
+def _check_verifies(module: ModuleOp) -> None:
+    """The simulator runs only IR that means one thing (grids that fit the program and the
+    buffers, layouts that agree, ...): the dialects' verifiers say so."""
+    try:
+        module.verify()
+    except VerifyException as e:
+        lines = str(e).strip().splitlines()
+        first = lines[0] if lines else type(e).__name__
+        raise T10Error(f"the module to simulate does not verify: {first}") from None
+
+
 def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray]) -> SimResult:
-    """Run the `chip`-level `module` on `chip` with the named `inputs`."""
+    """Run the `chip`-level `module` on `chip` with the named `inputs` (it must verify; see
+    docs/DESIGN.md, the chip IR contract, for what else the simulator refuses)."""
+    _check_verifies(module)
     main = _main(module)
     args = _check_inputs(main, inputs)
     state = SimState(chip)

@@ -52,6 +52,8 @@ class Buffer:
     freed: bool = False
     alloc_id: int = -1
     """The key of its allocation in `SimState.buffers`."""
+    written: int = 0
+    """On how many of its first cores something was written (loaded, computed, received)."""
 
     @property
     def cores(self) -> int:
@@ -73,6 +75,39 @@ class Buffer:
             have = f"lives on {self.cores} cores but the op uses {cores}"
             raise T10Error(f"{what}: buffer '{self.label}' {have}")
 
+    def check_readable(self, what: str, cores: int) -> None:
+        """Raise unless the buffer is usable and was written on its first `cores` cores."""
+        self.check_usable(what, cores)
+        if self.written < cores:
+            raise T10Error(
+                f"{what}: reads buffer '{self.label}' on {cores} cores, but only "
+                f"{self.written} were ever written (loaded, computed or received)"
+            )
+
+    def mark_written(self, cores: int) -> None:
+        self.written = max(self.written, cores)
+
+
+@dataclass(frozen=True)
+class Region:
+    """What one exchange writes on each of the first `cores` cores: elements
+    `[offsets[c], offsets[c] + size)` along buffer dim `dim`, or (dim -1) everything."""
+
+    cores: int
+    dim: int = -1
+    offsets: np.ndarray | None = None
+    size: int = 0
+
+    def overlap(self, other: Region) -> int | None:
+        """The first core on which both regions hold an element (None if none)."""
+        cores = min(self.cores, other.cores)
+        if self.dim < 0 or other.dim < 0 or self.dim != other.dim:
+            return 0 if cores else None
+        assert self.offsets is not None and other.offsets is not None
+        a, b = self.offsets[:cores], other.offsets[:cores]
+        hit = np.flatnonzero((a < b + other.size) & (b < a + self.size))
+        return int(hit[0]) if hit.size else None
+
 
 @dataclass
 class StepCost:
@@ -86,6 +121,22 @@ class StepCost:
     transient_peak: int = 0
     """Peak live bytes on any core counting exchange receive buffers that are not a
     `core.alloc` (the all-reduce's)."""
+
+    received: dict[int, list[tuple[str, Region]]] = field(default_factory=dict)
+    """Per buffer (allocation id), what the exchange ops so far wrote into it."""
+
+    def receive(self, what: str, buffer: Buffer, region: Region) -> None:
+        """An exchange op writes `region` of `buffer` on every core; no two exchanges of one
+        superstep may write one element (the order of their arrival is not defined)."""
+        done = self.received.setdefault(buffer.alloc_id, [])
+        for other, earlier in done:
+            core = region.overlap(earlier)
+            if core is not None:
+                raise T10Error(
+                    f"{what}: core {core} receives into elements of buffer '{buffer.label}' "
+                    f"that {other} also writes in this superstep"
+                )
+        done.append((what, region))
 
     def use_cores(self, cores: int) -> None:
         self.cores_used = max(self.cores_used, cores)
@@ -109,6 +160,8 @@ class SimState:
     """The live allocations: id → (label, cores, bytes per core), in allocation order."""
     allocations: int = 0
     """How many buffers were allocated so far (the next one's id)."""
+    program_cores: int = 0
+    """The cores of the running `chip.program` (0: none runs)."""
 
     def __post_init__(self) -> None:
         self.live = np.zeros(self.chip.cores, dtype=np.int64)
@@ -153,6 +206,12 @@ class SimState:
         named = ", ".join(f"'{label}' ({n} bytes)" for n, label in held[:count])
         more = f" and {len(held) - count} more" if len(held) > count else ""
         return f"; the largest buffers live there: {named}{more}"
+
+    def check_in_program(self, what: str) -> None:
+        """Coordinates exist only on the cores of a running program (the verifiers check
+        that its grids fit in it)."""
+        if not self.program_cores:
+            raise T10Error(f"{what} must run inside a chip.program")
 
     def phase(self, op_name: str) -> StepCost:
         if self.step is None:

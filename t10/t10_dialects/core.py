@@ -14,6 +14,7 @@ each of the first `cores` cores.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 
 from xdsl.dialects.builtin import (
     I64,
@@ -30,7 +31,15 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    OpResult,
+    ParametrizedAttribute,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -49,8 +58,9 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from t10.passes.index_maps import View, map_problem
+from t10.passes.plan import Layout
 from t10.t10_dialects.rtensor import LayoutAttr, check_guard, layout_problem, print_shaped, view_of
-from t10.t10_dialects.syntax import check_combiner, ints_of
+from t10.t10_dialects.syntax import check_combiner, ints_of, optional_values, values
 
 
 @irdl_attr_definition
@@ -92,6 +102,108 @@ def _check_grid(grid: DenseArrayBase[I64], what: str) -> tuple[int, ...]:
     return g
 
 
+def program_cores(op: Operation) -> int | None:
+    """The core count of the `chip.program` that encloses `op` (None outside one)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name == "chip.program":
+            return parent.cores.value.data  # type: ignore[attr-defined]
+        parent = parent.parent_op()
+    return None
+
+
+def check_cores(op: Operation, what: str, cores: int, buffers: Sequence[SSAValue] = ()) -> None:
+    """An op on `cores` cores fits its enclosing `chip.program`, and each buffer it names
+    lives on exactly those cores (as the `core.alloc` that made it says)."""
+    program = program_cores(op)
+    if program is not None and cores > program:
+        raise VerifyException(
+            f"{what} uses {cores} cores but the enclosing chip.program runs on {program}"
+        )
+    for buffer in buffers:
+        alloc = buffer.owner
+        if isinstance(alloc, AllocOp) and alloc.cores.value.data != cores:
+            raise VerifyException(
+                f"{what} uses {cores} cores but its buffer '{alloc.label.data}' is allocated "
+                f"on {alloc.cores.value.data}"
+            )
+
+
+def check_grid_cores(
+    op: Operation, what: str, grid: tuple[int, ...], buffers: Sequence[SSAValue] = ()
+) -> None:
+    """`check_cores` for an op that runs on the cores of `grid`."""
+    check_cores(op, f"{what}: grid {list(grid)}", prod(grid), buffers)
+
+
+def _coords_of(value: SSAValue, seen: set[SSAValue]) -> list[CoordOp]:
+    """The `core.coord` ops that `value` is computed from (through any index arithmetic)."""
+    if value in seen or not isinstance(value, OpResult):
+        return []
+    seen.add(value)
+    owner = value.owner
+    if isinstance(owner, CoordOp):
+        return [owner]
+    return [c for operand in owner.operands for c in _coords_of(operand, seen)]
+
+
+def check_coords(what: str, grid: tuple[int, ...], offsets: Sequence[SSAValue]) -> None:
+    """Per-core offsets of an op on `grid` may only use coordinates on that grid."""
+    seen: set[SSAValue] = set()
+    for offset in offsets:
+        for coord in _coords_of(offset, seen):
+            if ints_of(coord.grid) != grid:
+                raise VerifyException(
+                    f"{what}: an offset uses core.coord {coord.axis.value.data} of "
+                    f"{list(ints_of(coord.grid))}, a grid other than the op's {list(grid)}"
+                )
+
+
+def check_in_superstep(op: Operation, what: str, phase: str) -> None:
+    """Inside a `chip.program`, a kernel or an exchange runs in a `chip.superstep`."""
+    parent = op.parent_op()
+    while parent is not None and parent.name not in ("chip.superstep", "chip.program"):
+        parent = parent.parent_op()
+    if parent is not None and parent.name == "chip.program":
+        raise VerifyException(f"{what}: runs in the {phase} phase of a chip.superstep only")
+
+
+def buffer_label(buffer: SSAValue) -> str:
+    alloc = buffer.owner
+    return f"'{alloc.label.data}'" if isinstance(alloc, AllocOp) else "(not a core.alloc)"
+
+
+def named_layouts(buffer: SSAValue) -> list[tuple[Operation, LayoutAttr]]:
+    """The layouts that the ops using `buffer` give it (loads, stores, relayouts, gathers)."""
+    found = []
+    for use in buffer.uses:
+        layouts = getattr(use.operation, "buffer_layouts", None)
+        if layouts is not None:
+            found += [(use.operation, lay) for buf, lay in layouts() if buf == buffer]
+    return found
+
+
+def same_placement(a: LayoutAttr | Layout, b: LayoutAttr) -> bool:
+    """Whether the two layouts put every element on the same cores (grid axes of size 1 do
+    not matter)."""
+    from t10.passes.layout_transitions import same_placement as same
+
+    if isinstance(a, LayoutAttr):
+        a = a.to_layout(values(a.tile))
+    return same(a, b.to_layout(a.shape))
+
+
+def check_buffer_layouts(op: Operation, what: str) -> None:
+    """A buffer holds its tensor in one layout: every op that names one agrees."""
+    for buffer, layout in op.buffer_layouts():  # type: ignore[attr-defined]
+        for other, theirs in named_layouts(buffer):
+            if not same_placement(layout, theirs):
+                raise VerifyException(
+                    f"{what}: buffer {buffer_label(buffer)} is laid out as {layout} here but "
+                    f"as {theirs} by {other.name}"
+                )
+
+
 @irdl_op_definition
 class AllocOp(IRDLOperation):
     """Allocates a zero-filled buffer on each of the first `cores` cores."""
@@ -105,6 +217,7 @@ class AllocOp(IRDLOperation):
     def verify_(self) -> None:
         if self.cores.value.data < 1:
             raise VerifyException(f"core.alloc '{self.label.data}': needs at least one core")
+        check_cores(self, f"core.alloc '{self.label.data}'", self.cores.value.data)
 
 
 @irdl_op_definition
@@ -135,6 +248,7 @@ class CoordOp(IRDLOperation):
             raise VerifyException(
                 f"core.coord: axis {self.axis.value.data} not in grid {list(grid)}"
             )
+        check_grid_cores(self, "core.coord", grid)
 
 
 def check_buffer_layout(
@@ -160,6 +274,17 @@ def check_buffer_layout(
         )
 
 
+def check_layout_ops(op: Operation, phase: str | None = None) -> None:
+    """Each buffer an op names with a layout lives on that layout's cores, in the chip.program,
+    and in no other layout; an exchange (`phase`) runs in a superstep."""
+    for buffer, layout in op.buffer_layouts():  # type: ignore[attr-defined]
+        grid = values(layout.grid)
+        check_cores(op, f"{op.name}: layout grid {list(grid)}", prod(grid), [buffer])
+    check_buffer_layouts(op, op.name)
+    if phase is not None:
+        check_in_superstep(op, op.name, phase)
+
+
 @irdl_op_definition
 class LoadOp(IRDLOperation):
     """Places a host tensor into `buffer` following `layout` (before the program runs)."""
@@ -172,8 +297,12 @@ class LoadOp(IRDLOperation):
         "$source `into` $buffer `layout` $layout attr-dict `:` type($source) `,` type($buffer)"
     )
 
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
+        return [(self.buffer, self.layout)]
+
     def verify_(self) -> None:
         check_buffer_layout(self.name, self.buffer.type, self.layout, self.source.type)  # type: ignore[arg-type]
+        check_layout_ops(self)
 
 
 @irdl_op_definition
@@ -186,8 +315,12 @@ class StoreOp(IRDLOperation):
     result = result_def(TensorType)
     assembly_format = "$buffer `layout` $layout attr-dict `:` type($buffer) `->` type($result)"
 
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
+        return [(self.buffer, self.layout)]
+
     def verify_(self) -> None:
         check_buffer_layout(self.name, self.buffer.type, self.layout, self.result.type)  # type: ignore[arg-type]
+        check_layout_ops(self)
 
 
 @irdl_op_definition
@@ -276,7 +409,16 @@ class KernelOp(IRDLOperation):
                 f"{what}: only an element-wise kernel with axes may scatter its tile over its "
                 "replicas"
             )
+        if self.axes is None and len(grid) != len(self.iterator_types.data):
+            raise VerifyException(
+                f"{what}: grid {list(grid)} needs one axis per loop "
+                f"({len(self.iterator_types.data)}), or axes to say where each loop runs"
+            )
         buffers = (*self.inputs, self.output)
+        check_grid_cores(self, what, grid, buffers)
+        check_coords(what, grid, self.offsets)
+        check_in_superstep(self, what, "compute")
+        self._check_layouts(what, grid)
         sizes = ints_of(self.sizes)
         dims = ints_of(self.slice_dims)
         maps = self.indexing_maps.data
@@ -310,6 +452,30 @@ class KernelOp(IRDLOperation):
                     raise VerifyException(
                         f"{what}: operand #{i} dim {j} has {shape[j]} elements, the kernel "
                         f"reads {extent}"
+                    )
+
+
+    def _check_layouts(self, what: str, grid: tuple[int, ...]) -> None:
+        """Each operand's tiles lie where the kernel reads them: buffer dim j, read at loop
+        d, is split along the grid axis of loop d, in tiles of the buffer's extent (rotating
+        layouts are the shifts' to check)."""
+        loop_axes = self.loop_axes()
+        operands = (*self.inputs, self.output)
+        for i, (buffer, amap) in enumerate(zip(operands, self.indexing_maps.data, strict=False)):
+            tile = buffer.type.get_shape()  # type: ignore[attr-defined]
+            loops = [getattr(e, "position", None) for e in amap.data.results]
+            if len(loops) != len(tile) or any(d is not None and d >= len(loop_axes) for d in loops):
+                continue  # the rank checks below name the problem
+            axes = tuple(None if d is None or loop_axes[d] < 0 else loop_axes[d] for d in loops)
+            read = Layout(tile, grid, axes, tile)
+            for other, layout in named_layouts(buffer):
+                if layout.rotating.data:
+                    continue
+                if not same_placement(read, layout):
+                    raise VerifyException(
+                        f"{what}: operand #{i} (buffer {buffer_label(buffer)}) is read as "
+                        f"{LayoutAttr.from_layout(read)} but {other.name} lays it out as "
+                        f"{layout}"
                     )
 
 
@@ -348,6 +514,21 @@ class ShiftOp(IRDLOperation):
             or shape[self.dim.value.data] % self.size.value.data
         ):
             raise VerifyException("core.shift: the slice must tile the buffer dim")
+        check_grid_cores(self, "core.shift", grid, [self.buffer])
+        check_coords("core.shift", grid, [self.send, self.recv])
+        check_in_superstep(self, "core.shift", "exchange")
+        self._check_rotation()
+
+    def _check_rotation(self) -> None:
+        """The buffer's layout (where an op names it) rotates as this shift moves it."""
+        ring, pieces, dim = (a.value.data for a in (self.ring, self.pieces, self.dim))
+        for other, layout in named_layouts(self.buffer):
+            if values(layout.rotating)[:3] != (dim, ring, pieces):
+                raise VerifyException(
+                    f"core.shift: dim {dim} on a ring of {pieces} cores along grid axis {ring} "
+                    f"is not how buffer {buffer_label(self.buffer)} rotates in the layout "
+                    f"{layout} that {other.name} gives it"
+                )
 
 
 def _check_group_axes(op: IRDLOperation, grid_attr: DenseArrayBase, axes_attr: DenseArrayBase):
@@ -356,6 +537,34 @@ def _check_group_axes(op: IRDLOperation, grid_attr: DenseArrayBase, axes_attr: D
     axes = ints_of(axes_attr)
     if not axes or len(set(axes)) != len(axes) or any(not 0 <= a < len(grid) for a in axes):
         raise VerifyException(f"{op.name}: axes must be distinct axes of grid {list(grid)}")
+    check_grid_cores(op, op.name, grid, [op.buffer])  # type: ignore[attr-defined]
+    check_in_superstep(op, op.name, "exchange")
+    _check_groups_hold_copies(op.name, grid, axes, op.buffer)  # type: ignore[attr-defined]
+
+
+def _check_groups_hold_copies(
+    what: str, grid: tuple[int, ...], axes: tuple[int, ...], buffer: SSAValue
+) -> None:
+    """The cores of a group (differing only on `axes`) hold the same tile of the buffer's
+    layout: `grid` is the layout's grid (up to size-1 axes) and no group axis splits a dim."""
+    for other, layout in named_layouts(buffer):
+        theirs = values(layout.grid)
+        ours_big = [a for a, n in enumerate(grid) if n > 1]
+        theirs_big = [a for a, n in enumerate(theirs) if n > 1]
+        if [grid[a] for a in ours_big] != [theirs[a] for a in theirs_big]:
+            raise VerifyException(
+                f"{what}: grid {list(grid)} is not the grid of the layout {layout} that "
+                f"{other.name} gives buffer {buffer_label(buffer)}"
+            )
+        to_theirs = dict(zip(ours_big, theirs_big, strict=True))
+        split = {a for a in optional_values(layout.axes) if a is not None}
+        across = [a for a in axes if to_theirs.get(a) in split]
+        if across:
+            raise VerifyException(
+                f"{what}: group axes {list(axes)} of grid {list(grid)} cross tiles of buffer "
+                f"{buffer_label(buffer)}, which the layout {layout} that {other.name} gives "
+                f"it splits along grid axis {to_theirs[across[0]]}"
+            )
 
 
 @irdl_op_definition
@@ -446,6 +655,10 @@ class RelayoutOp(IRDLOperation):
                 raise VerifyException(f"core.relayout: map {self.map.data}: {problem}")
         check_buffer_layout(self.name, self.source.type, self.src_layout, self.tensor)
         check_buffer_layout(self.name, self.target.type, self.dst_layout, self.target_tensor())
+        check_layout_ops(self, "exchange")
+
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
+        return [(self.source, self.src_layout), (self.target, self.dst_layout)]
 
 
 @irdl_op_definition
@@ -491,6 +704,14 @@ class GatherOp(IRDLOperation):
         check_buffer_layout(self.name, self.table.type, self.table_layout, self.table_tensor)
         check_buffer_layout(self.name, self.ids.type, self.ids_layout, self.ids_tensor)
         check_buffer_layout(self.name, self.target.type, self.dst_layout, self.tensor)
+        check_layout_ops(self, "exchange")
+
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
+        return [
+            (self.table, self.table_layout),
+            (self.ids, self.ids_layout),
+            (self.target, self.dst_layout),
+        ]
 
 
 Core = Dialect(

@@ -16,7 +16,6 @@ If the plan splits reduction dims over cores, the result holds per-core partial 
 
 from __future__ import annotations
 
-from math import prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -45,7 +44,8 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from t10.t10_dialects.rtensor import RTensorType
+from t10.passes.plan import Plan, Rotation, step_sizes
+from t10.t10_dialects.rtensor import RTensorType, check_plan
 from t10.t10_dialects.syntax import check_combiner, ints_of
 
 
@@ -106,8 +106,34 @@ class ComputeShiftOp(IRDLOperation):
         for d in ints_of(self.partial):
             if not 0 <= d < rank or self.iterator_types.data[d].data.value != "reduction":
                 raise VerifyException(f"{what}: partial axis d{d} is not a reduction dim")
-        if prod(grid) < 1:
-            raise VerifyException(f"{what}: empty grid")
+        self._check_plan(what, Plan(
+            factors=grid,
+            temporal_dim=None if shift < 0 else shift,
+            steps=steps,
+            rotations=tuple(
+                Rotation(i, axis, value.type.get_layout().rotating.pieces)  # type: ignore[attr-defined]
+                for i, (axis, value) in enumerate(zip(rotate, self.inputs, strict=True))
+                if axis >= 0
+            ),
+        ))
+
+    def _check_plan(self, what: str, plan: Plan) -> None:
+        """The plan that the result grid, steps and rotations spell must run the operator,
+        give every operand its layout, and agree with `step_sizes` and `partial`."""
+        expr = check_plan(what, self, plan)
+        for name, want, got in (
+            ("step sizes", step_sizes(expr, plan), ints_of(self.step_sizes)),
+            (
+                "partial axes",
+                tuple(d for d in expr.reduction_dims if plan.factors[d] > 1),
+                ints_of(self.partial),
+            ),
+        ):
+            if tuple(want) != tuple(got):
+                raise VerifyException(
+                    f"{what}: {name} {list(got)} differ from the plan's {list(want)} (grid "
+                    f"{list(plan.factors)}, {plan.steps} steps)"
+                )
 
 
 @irdl_op_definition
@@ -133,11 +159,23 @@ class AllReduceOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_combiner(self.combiner, "cshift.all_reduce")
-        grid = self.source.type.get_layout().grid  # type: ignore[attr-defined]
-        axes = ints_of(self.axes)
-        if not axes or any(not 0 <= a < len(grid) for a in axes):
+        layout = self.source.type.get_layout()  # type: ignore[attr-defined]
+        grid, axes = layout.grid, ints_of(self.axes)
+        split = {a for a in layout.axes if a is not None}
+        if (
+            not axes
+            or len(set(axes)) != len(axes)
+            or any(not 0 <= a < len(grid) or a in split for a in axes)
+        ):
             raise VerifyException(
-                f"cshift.all_reduce: axes {list(axes)} must be grid axes of {list(grid)}"
+                f"cshift.all_reduce: axes {list(axes)} must be distinct axes of grid "
+                f"{list(grid)} that the layout does not split a tensor dim along"
+            )
+        owner = self.source.owner
+        if isinstance(owner, ComputeShiftOp) and tuple(ints_of(owner.partial)) != axes:
+            raise VerifyException(
+                f"cshift.all_reduce: axes {list(axes)} are not the partial axes "
+                f"{list(ints_of(owner.partial))} of cshift.compute_shift '{owner.label.data}'"
             )
 
 

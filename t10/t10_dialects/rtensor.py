@@ -63,6 +63,7 @@ from xdsl.utils.exceptions import VerifyException
 from t10.errors import T10Error
 from t10.passes.index_maps import View, map_problem
 from t10.passes.plan import Layout, Plan, Rotating, Rotation
+from t10.passes.tensor_expr import TensorExpr
 from t10.t10_dialects.syntax import (
     encode_optional,
     ints,
@@ -683,25 +684,11 @@ class GenericOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        from t10.passes.plan import input_layouts, output_layout, plan_problem, rounds_partials
-        from t10.passes.tensor_expr import tensor_expr_of
+        from t10.passes.plan import rounds_partials
 
         what = f"rtensor.generic '{self.label.data}'"
-        try:
-            expr = tensor_expr_of(
-                self,
-                self.indexing_maps,
-                tuple(it.data.value == "parallel" for it in self.iterator_types.data),
-                tuple(t.tensor for t in self.inputs.types),  # type: ignore[attr-defined]
-                self.result.type.tensor,  # type: ignore[attr-defined]
-                self.body.block,
-            )
-        except T10Error as e:
-            raise VerifyException(f"{what}: {e}") from None
         plan = self.plan.to_plan()
-        problem = plan_problem(expr, plan)
-        if problem is not None:
-            raise VerifyException(f"{what}: {problem}")
+        expr = check_plan(what, self, plan)
         inputs = {t.tensor.get_element_type() for t in self.inputs.types}  # type: ignore[attr-defined]
         want = f32 if rounds_partials(expr, plan) else next(iter(inputs), None)
         got = self.result.type.tensor.get_element_type()  # type: ignore[attr-defined]
@@ -710,15 +697,41 @@ class GenericOp(IRDLOperation):
             raise VerifyException(
                 f"{what}: the result's element type is {got}, expected {want}{why}"
             )
-        expected = (*input_layouts(expr, plan), output_layout(expr, plan))
-        actual = (*(t.get_layout() for t in self.inputs.types), self.result.type.get_layout())  # type: ignore[attr-defined]
-        for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            if want != got:
-                operand = "result" if i == len(expected) - 1 else f"input #{i}"
-                raise VerifyException(
-                    f"{what}: {operand} has layout {LayoutAttr.from_layout(got)} but the plan "
-                    f"gives it {LayoutAttr.from_layout(want)}"
-                )
+
+
+def check_plan(what: str, op: IRDLOperation, plan: Plan) -> TensorExpr:
+    """The tensor expression of `op` (a generic over distributed tensors: `inputs`,
+    `result`, `indexing_maps`, `iterator_types`, `body`), after checking that `plan` can run
+    it and gives its operands and result their layouts."""
+    from t10.passes.plan import input_layouts, output_layout, plan_problem
+    from t10.passes.tensor_expr import tensor_expr_of
+
+    inputs: list[RTensorType] = list(op.inputs.types)  # type: ignore[attr-defined]
+    result: RTensorType = op.result.type  # type: ignore[attr-defined]
+    try:
+        expr = tensor_expr_of(
+            op,
+            op.indexing_maps,  # type: ignore[attr-defined]
+            tuple(it.data.value == "parallel" for it in op.iterator_types.data),  # type: ignore[attr-defined]
+            tuple(t.tensor for t in inputs),
+            result.tensor,
+            op.body.block,  # type: ignore[attr-defined]
+        )
+    except T10Error as e:
+        raise VerifyException(f"{what}: {e}") from None
+    problem = plan_problem(expr, plan)
+    if problem is not None:
+        raise VerifyException(f"{what}: {problem}")
+    expected = (*input_layouts(expr, plan), output_layout(expr, plan))
+    actual = (*(t.get_layout() for t in inputs), result.get_layout())
+    for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
+        if want != got:
+            operand = "result" if i == len(expected) - 1 else f"input #{i}"
+            raise VerifyException(
+                f"{what}: {operand} has layout {LayoutAttr.from_layout(got)} but the plan "
+                f"gives it {LayoutAttr.from_layout(want)}"
+            )
+    return expr
 
 
 def epilogue_input_layout(out: Layout, amap: AffineMap, shape: tuple[int, ...]) -> Layout:

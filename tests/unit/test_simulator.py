@@ -398,3 +398,134 @@ def test_contract_matches_einsum(
     lhs, rhs = ins.split(",")
     want = np.broadcast_to(np.einsum(f"z{lhs},z{rhs}->z{out}", a, b), got.shape)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------
+# Refusals: IR the simulator cannot give one meaning to is one T10Error naming the op
+# --------------------------------------------------------------------------------------------
+
+
+def parse_unverified(text: str) -> ModuleOp:
+    """Parsed as written, without the dialects' verifiers (the simulator runs them itself)."""
+    ctx = Context()
+    for dialect in (Builtin, func.Func, arith.Arith, scf.Scf, linalg.Linalg):
+        ctx.load_dialect(dialect)
+    for factory in DIALECTS.values():
+        ctx.load_dialect(factory())
+    return Parser(ctx, text).parse_module()
+
+
+RELAYOUT_OP = "core.relayout \"y/relayout\" %s to %d"
+
+
+def _refused(chip: ChipSpec, text: str, inputs: dict[str, np.ndarray]) -> str:
+    """The message of the one T10Error the simulator raises (no other exception)."""
+    with pytest.raises(T10Error) as info:
+        simulate(parse_unverified(text), chip, inputs)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (  # the source was never loaded
+            ("    core.load %X into %s layout <grid [2, 2] axes [d0, d1] tile [3, 4]>\n"
+             "        : tensor<5x7xf32>, !core.buffer<3x4xf32>\n", ""),
+            "core.relayout of 'r/src' to 'r/dst': reads buffer 'r/src' on 4 cores, but only 0 "
+            "were ever written (loaded, computed or received)",
+        ),
+        (  # the relayout reads 4x4 tiles from a buffer of 3x4 tiles (the verifier says so too)
+            ("layouts <grid [2, 2] axes [d0, d1] tile [3, 4]>",
+             "layouts <grid [2, 2] axes [d0, d1] tile [4, 4]>"),
+            "the module to simulate does not verify: core.load: buffer 'r/src' is laid out as "
+            "#rtensor.layout<grid [2, 2] axes [d0, d1] tile [3, 4]> here but as "
+            "#rtensor.layout<grid [2, 2] axes [d0, d1] tile [4, 4]> by core.relayout",
+        ),
+        (  # a grid larger than the program (a core.coord with no core to stand for)
+            ("    chip.superstep \"r\" {\n",
+             "    %x = core.coord 2 of [1, 2, 3]\n    chip.superstep \"r\" {\n"),
+            "the module to simulate does not verify: core.coord: "
+            "grid [1, 2, 3] uses 6 cores but the enclosing chip.program runs on 4",
+        ),
+    ],
+)
+def test_refusals(chip: ChipSpec, edit: tuple[str, str], message: str) -> None:
+    assert edit[0] in RELAYOUT
+    assert _refused(chip, RELAYOUT.replace(*edit), {"x": rand(5, 7)}) == message
+
+
+def test_two_exchanges_writing_one_buffer_in_one_superstep(chip: ChipSpec) -> None:
+    """Valid IR (the verifiers cannot see it): which relayout arrives last is not defined."""
+    relayout = RELAYOUT[RELAYOUT.index(RELAYOUT_OP):RELAYOUT.index("    }\n    core.free")]
+    text = RELAYOUT.replace(relayout, relayout + "      " + relayout.lstrip())
+    parse(text)
+    assert _refused(chip, text, {"x": rand(5, 7)}) == (
+        "core.relayout of 'r/src' to 'r/dst': core 0 receives into elements of buffer 'r/dst' "
+        "that core.relayout of 'r/src' to 'r/dst' also writes in this superstep"
+    )
+
+
+def test_shifts_receiving_into_one_slot(chip: ChipSpec) -> None:
+    """Cannon's shifts of A twice into the same slot in one superstep."""
+    shift = (
+        "core.shift %a ring 1 x 2 of [2, 2, 1] dim 1 size 4 from %off to %noff\n"
+        "            : !core.buffer<2x8xf32>\n"
+    )
+    text = CANNON.replace(shift, shift + "        " + shift)
+    parse(text)
+    assert _refused(chip, text, {"a": rand(4, 8), "b": rand(8, 6)}) == (
+        "core.shift of 'mm/in0': core 0 receives into elements of buffer 'mm/in0' that "
+        "core.shift of 'mm/in0' also writes in this superstep"
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (  # a loop without its grid axis (an IndexError before)
+            ('core.kernel "mm" on [2, 2, 1]', 'core.kernel "mm" on [2, 2]'),
+            "core.kernel 'mm': grid [2, 2] needs one axis per loop (3), or axes to say where "
+            "each loop runs",
+        ),
+        (  # 3 of the 4 cores: the shift's rings would not be the layout's
+            ("core.shift %b ring 0 x 2 of [2, 2, 1]", "core.shift %b ring 0 x 2 of [2, 2, 3]"),
+            "core.shift: grid [2, 2, 3] uses 12 cores but the enclosing chip.program runs on 4",
+        ),
+        (  # skew from a coordinate on another grid
+            ("%x1 = core.coord 1 of [2, 2, 1]", "%x1 = core.coord 1 of [1, 4, 1]"),
+            "core.kernel 'mm': an offset uses core.coord 1 of [1, 4, 1], a grid other than the "
+            "op's [2, 2, 1]",
+        ),
+    ],
+)
+def test_mutated_cannon_is_refused(chip: ChipSpec, edit: tuple[str, str], message: str) -> None:
+    assert edit[0] in CANNON
+    got = _refused(chip, CANNON.replace(*edit), {"a": rand(4, 8), "b": rand(8, 6)})
+    assert got == f"the module to simulate does not verify: {message}"
+
+
+def test_coordinate_outside_a_program(chip: ChipSpec) -> None:
+    text = """
+func.func @main() {
+  %x = core.coord 0 of [2, 2]
+  func.return
+}
+"""
+    assert _refused(chip, text, {}) == "core.coord must run inside a chip.program"
+
+
+def test_partial_sums_without_their_all_reduce(chip: ChipSpec) -> None:
+    """Split-k partial sums stored without the all-reduce: the two cores that share the
+    output tile hold different copies, and no copy is the product."""
+    reduce = '      core.all_reduce "sum" %c over [2] of [1, 1, 2] : !core.buffer<2x3xf32>\n'
+    assert reduce in SPLIT_K
+    text = SPLIT_K.replace(reduce, "")
+    parse(text)
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)  # integers: every sum is exact
+    b = np.arange(12, dtype=np.float32).reshape(4, 3)
+    # core 0 holds a[0, :2] @ b[:2, 0] = 0*0 + 1*3 = 3, core 1 a[0, 2:] @ b[2:, 0] = 2*6 + 3*9
+    assert _refused(chip, text, {"a": a, "b": b}) == (
+        "core.store of 'k/out': cores 0 and 1, which share a tile, hold different values at "
+        "[0, 0] in it (3.0 and 39.0); copies must agree (are partial sums missing their "
+        "core.all_reduce?)"
+    )

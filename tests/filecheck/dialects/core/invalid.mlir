@@ -273,7 +273,7 @@ core.relayout "t/relayout" %s to %t of tensor<8x8xf32> layouts <grid [4, 1] axes
 // A kernel needs one positive size per loop.
 %b = core.alloc "b" on 1 : !core.buffer<4x4xf32>
 %c0 = arith.constant 0 : index
-core.kernel "k" on [1] sizes [4] of [4] ins(%b) outs(%b) at(%c0, %c0) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x4xf32>) -> !core.buffer<4x4xf32> {
+core.kernel "k" on [1, 1] sizes [4] of [4] ins(%b) outs(%b) at(%c0, %c0) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x4xf32>) -> !core.buffer<4x4xf32> {
 ^bb0(%x: f32, %y: f32):
   linalg.yield %x : f32
 }

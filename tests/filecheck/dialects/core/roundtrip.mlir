@@ -124,8 +124,8 @@ func.func @kernel_axes(%c: !core.buffer<2x2xf32>, %bias: !core.buffer<2xf32>, %z
 func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !core.buffer<8x2xf32>, %send: index, %recv: index) {
   core.shift %a ring 1 x 2 of [2, 2, 2] dim 1 size 4 from %send to %recv : !core.buffer<4x8xf32>
   core.all_reduce "sum" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
-  core.all_reduce "max" %c over [1] of [2, 2, 2] : !core.buffer<4x4xf32>
-  core.all_reduce "min" %c over [0, 1] of [2, 2, 2] : !core.buffer<4x4xf32>
+  core.all_reduce "max" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
+  core.all_reduce "min" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
   core.all_reduce "sum" %c over [2] of [2, 2, 2] scatter : !core.buffer<4x4xf32>
   core.all_gather %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
   core.relayout "t/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>
@@ -136,8 +136,8 @@ func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !c
 // CHECK-LABEL: func.func @exchange(%a: !core.buffer<4x8xf32>, %c: !core.buffer<4x4xf32>, %t: !core.buffer<8x2xf32>, %send: index, %recv: index) {
 // CHECK-NEXT:    core.shift %a ring 1 x 2 of [2, 2, 2] dim 1 size 4 from %send to %recv : !core.buffer<4x8xf32>
 // CHECK-NEXT:    core.all_reduce "sum" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
-// CHECK-NEXT:    core.all_reduce "max" %c over [1] of [2, 2, 2] : !core.buffer<4x4xf32>
-// CHECK-NEXT:    core.all_reduce "min" %c over [0, 1] of [2, 2, 2] : !core.buffer<4x4xf32>
+// CHECK-NEXT:    core.all_reduce "max" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
+// CHECK-NEXT:    core.all_reduce "min" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
 // CHECK-NEXT:    core.all_reduce "sum" %c over [2] of [2, 2, 2] scatter : !core.buffer<4x4xf32>
 // CHECK-NEXT:    core.all_gather %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
 // CHECK-NEXT:    core.relayout "t/relayout" %c to %t of tensor<8x8xf32> layouts <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> -> <grid [1, 4] axes [-, d1] tile [8, 2]> : !core.buffer<4x4xf32>, !core.buffer<8x2xf32>

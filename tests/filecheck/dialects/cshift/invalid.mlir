@@ -128,7 +128,7 @@
 %p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 %0 = cshift.all_reduce "sum" %p over [] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 
-// CHECK: Operation does not verify: cshift.all_reduce: axes [] must be grid axes of [2, 2, 2]
+// CHECK: Operation does not verify: cshift.all_reduce: axes [] must be distinct axes of grid [2, 2, 2] that the layout does not split a tensor dim along
 
 // -----
 
@@ -136,7 +136,7 @@
 %p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 %0 = cshift.all_reduce "sum" %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
 
-// CHECK: Operation does not verify: cshift.all_reduce: axes [2, 3] must be grid axes of [2, 2, 2]
+// CHECK: Operation does not verify: cshift.all_reduce: axes [2, 3] must be distinct axes of grid [2, 2, 2]
 
 // -----
 
@@ -146,3 +146,71 @@
 
 // CHECK:      Operation does not verify: result 'result' at position 0 does not verify:
 // CHECK-NEXT: attribute !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> expected from variable 'T', but got !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 1] axes [d0, d1] tile [4, 4]>>
+
+// -----
+
+// The step sizes must be the plan's (the 8-element k tile in 2 steps gives 4).
+%a = "test.op"() : () -> !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+%b = "test.op"() : () -> !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 2 shift 2 sizes [4, 4, 8] rotate [1, 0] partial [2] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>, !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': step sizes [4, 4, 8] differ from the plan's [4, 4, 4] (grid [2, 2, 2], 2 steps)
+
+// -----
+
+// A reduction dim split over cores (d2 on 2 cores) holds partial sums: partial must name it.
+%a = "test.op"() : () -> !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+%b = "test.op"() : () -> !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 2 shift 2 sizes [4, 4, 4] rotate [1, 0] partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>, !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': partial axes [] differ from the plan's [2] (grid [2, 2, 2], 2 steps)
+
+// -----
+
+// Every input lies on the result's grid as the plan gives it (here A's tile rows differ).
+%a = "test.op"() : () -> !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [8, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+%b = "test.op"() : () -> !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 2 shift 2 sizes [4, 4, 4] rotate [1, 0] partial [2] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [8, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>, !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': input #0 has layout #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [8, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> but the plan gives it #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>
+
+// -----
+
+// all_reduce cannot combine over a grid axis that splits a tensor dim (d1 splits dim 1).
+%p = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+%0 = cshift.all_reduce "sum" %p over [1] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]>>
+
+// CHECK: Operation does not verify: cshift.all_reduce: axes [1] must be distinct axes of grid [2, 2, 2] that the layout does not split a tensor dim along
+
+// -----
+
+// all_reduce combines over exactly the partial axes of the compute_shift it follows.
+%a = "test.op"() : () -> !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, d2] tile [4, 8]>>
+%b = "test.op"() : () -> !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 1, 2] axes [d2, -] tile [8, 8]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 1 shift -1 sizes [4, 8, 8] rotate [-1, -1] partial [2] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, d2] tile [4, 8]>>, !rtensor.tensor<16x8xf32, #rtensor.layout<grid [2, 1, 2] axes [d2, -] tile [8, 8]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [4, 8]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+%1 = cshift.all_reduce "sum" %0 over [1, 2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [4, 8]>>
+
+// CHECK: Operation does not verify: cshift.all_reduce: axes [1, 2] are not the partial axes [2] of cshift.compute_shift 'mm'
