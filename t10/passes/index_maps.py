@@ -32,6 +32,8 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from t10.errors import T10Error
+
 Shape = tuple[int, ...]
 
 
@@ -213,12 +215,21 @@ class View:
             ok = ok & (value >= 0) & (value < size)
         return ok
 
-    def gather(self, source: np.ndarray, result: Shape) -> np.ndarray:
-        """The viewed tensor of shape `result`."""
+    def gather(self, source: np.ndarray, result: Shape, what: str = "a view") -> np.ndarray:
+        """The viewed tensor of shape `result`. A read outside `source` where the guard admits
+        it (IR whose map and guard disagree with its shapes) is an error naming `what`."""
         grids = list(np.indices(result, dtype=np.int64)) if result else []
         valid = np.broadcast_to(self.valid(grids), result)
-        index = tuple(
-            np.where(valid, np.broadcast_to(eval_expr(e, grids), result), 0)
-            for e in self.map.results
-        )
-        return np.where(valid, source[index], np.zeros((), dtype=source.dtype))
+        index = []
+        for k, (expr, size) in enumerate(zip(self.map.results, source.shape, strict=True)):
+            at = np.where(valid, np.broadcast_to(eval_expr(expr, grids), result), 0)
+            outside = (at < 0) | (at >= size)
+            if outside.any():
+                first = tuple(int(i) for i in np.argwhere(outside)[0])
+                raise T10Error(
+                    f"{what}: its map reads index {int(at[first])} of source dim {k} (size "
+                    f"{size}) at result index {list(first)}, outside the source where its "
+                    "guard admits the element"
+                )
+            index.append(at)
+        return np.where(valid, source[tuple(index)], np.zeros((), dtype=source.dtype))

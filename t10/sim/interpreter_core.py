@@ -560,7 +560,7 @@ class CoreFunctions(InterpreterFunctions):
         if view is None:
             sent, received = layouts.relayout_traffic(src, dst)
         else:
-            tensor = view.gather(tensor, dst.shape)
+            tensor = view.gather(tensor, dst.shape, what)
             move = layouts.element_move(src, dst, view)
             sent, received = move.sent, move.received
             step.compute_cycles += costs.elementwise_cycles(

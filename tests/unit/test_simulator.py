@@ -529,3 +529,26 @@ def test_partial_sums_without_their_all_reduce(chip: ChipSpec) -> None:
         "[0, 0] in it (3.0 and 39.0); copies must agree (are partial sums missing their "
         "core.all_reduce?)"
     )
+
+
+SHIFTED = RELAYOUT.replace(
+    "-> <grid [4] axes [d0, -] tile [2, 7]> :",
+    "-> <grid [4] axes [d0, -] tile [2, 7]> view affine_map<(d0, d1) -> (d0, d1 + 1)> as "
+    "tensor<5x7xf32> guard affine_map<(d0, d1) -> (d1 + 1)> in [7] :",
+)
+
+
+def test_guarded_view_reads_inside_its_source(chip: ChipSpec) -> None:
+    x = rand(5, 7)
+    got = simulate(parse_unverified(SHIFTED), chip, {"x": x}).outputs["y"]
+    np.testing.assert_array_equal(got, np.pad(x[:, 1:], ((0, 0), (0, 1))))
+
+
+def test_guard_that_admits_reads_outside_the_source(chip: ChipSpec) -> None:
+    """A guard that disagrees with the map (found by benchmarks/fuzz.py mutating a guard's
+    shape): the element it admits has no source element to read."""
+    text = SHIFTED.replace("in [7]", "in [1000000000]")
+    assert _refused(chip, text, {"x": rand(5, 7)}) == (
+        "core.relayout of 'r/src' to 'r/dst': its map reads index 7 of source dim 1 (size 7) "
+        "at result index [0, 6], outside the source where its guard admits the element"
+    )
