@@ -429,8 +429,9 @@ class CoreFunctions(InterpreterFunctions):
         what = f"core.load into '{buffer.label}'"
         buffer.check_usable(what, layout.cores)
         buffer.mark_written(layout.cores)
-        with np.errstate(over="ignore"):  # f16 storage: beyond ±65504 rounds to ±inf (IEEE)
-            buffer.data[: layout.cores] = layouts.distribute(layout, np.asarray(host, np.float32))
+        host = np.asarray(host, np.float32)
+        _check_representable(what, host, buffer.data.dtype)
+        buffer.data[: layout.cores] = layouts.distribute(layout, host)
         return ()
 
     @impl(core.StoreOp)
@@ -627,3 +628,19 @@ def _checked_ids(what: str, ids: np.ndarray, size: int, axis: int, table: str) -
             f"'{table}' (size {size}): ids must be integers in [{-size}, {size})"
         )
     return ids.astype(np.int64) % size
+
+
+def _check_representable(what: str, host: np.ndarray, dtype: np.dtype) -> None:
+    """A host value (an input or a weight) that the buffer's element type cannot hold is an
+    error, not a silent ±inf: fp16 storage holds |x| <= 65504."""
+    if dtype != np.float16:
+        return
+    with np.errstate(over="ignore"):
+        lost = np.isinf(host.astype(np.float16)) & np.isfinite(host)
+    if lost.any():
+        first = tuple(int(i) for i in np.argwhere(lost)[0])
+        raise T10Error(
+            f"{what}: value {float(host[first]):.6g} at index {list(first)} is outside fp16's "
+            f"range (|x| <= 65504); {int(lost.sum())} such value(s): run with --precision "
+            "fp32 (precision=fp32), or scale the tensor"
+        )

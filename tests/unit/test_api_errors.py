@@ -202,3 +202,26 @@ def test_simulation_overflow_and_nan_are_values_not_warnings() -> None:
         warnings.simplefilter("error")
         out = simulate(compiled.module, compiled.chip, {"x": x}).outputs
     assert np.isnan(out["y"]).all()
+
+
+@pytest.mark.parametrize("where", ["weight", "input"])
+def test_fp16_storage_refuses_values_it_cannot_hold(tmp_path: Path, where: str) -> None:
+    """A weight or input beyond ±65504 would be stored as ±inf: refused, naming the load."""
+    w = np.ones((8, 3), np.float32)
+    if where == "weight":
+        w[2, 1] = 1e6
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(w, "w")],
+    )
+    path = _saved(tmp_path, helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
+    x = np.ones((4, 8), np.float32)
+    if where == "input":
+        x[3, 0] = -7e4
+    index = "[2, 1]" if where == "weight" else "[3, 0]"
+    _raises(lambda: run_model(path, chip=CHIP, inputs={"x": x}, precision="fp16"),
+            "core.load", f"at index {index}", "outside fp16's range", "--precision fp32")
+    assert run_model(path, chip=CHIP, inputs={"x": x}).outputs["y"].shape == (4, 3)
