@@ -1,8 +1,8 @@
 // RUN: %python %S/Inputs/pad_model.py %t.onnx
-// RUN: xdsl-opt %t.onnx | filecheck %s
-// RUN: xdsl-opt %t.onnx | xdsl-opt | filecheck %s
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
-// RUN: xdsl-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CORE
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
 
 // A constant-mode Pad is a view `result[i] = x[i - before]`; with padding it is a padded view,
 // whose zero fill is the padding of the value 0. Any other value is a select over the padded

@@ -13,6 +13,11 @@
 // RUN: filecheck %t.core --input-file %t.core.err
 // RUN: not grep -v "^t10-opt: error: [^ ]*/core/invalid.mlir:[0-9]*:[0-9]*: [^ ]" %t.core.err
 
+// RUN: sed -e 's/Operation does not verify: //' -e 's/CHECK-NEXT:/CHECK-SAME:/' %S/../dialects/core/invalid-grids.mlir > %t.grids
+// RUN: not t10-opt %S/../dialects/core/invalid-grids.mlir --split-input-file 2> %t.grids.err
+// RUN: filecheck %t.grids --input-file %t.grids.err
+// RUN: not grep -v "^t10-opt: error: [^ ]*/core/invalid-grids.mlir:[0-9]*:[0-9]*: [^ ]" %t.grids.err
+
 // RUN: sed -e 's/Operation does not verify: //' -e 's/CHECK-NEXT:/CHECK-SAME:/' %S/../dialects/cshift/invalid.mlir > %t.cshift
 // RUN: not t10-opt %S/../dialects/cshift/invalid.mlir --split-input-file 2> %t.cshift.err
 // RUN: filecheck %t.cshift --input-file %t.cshift.err

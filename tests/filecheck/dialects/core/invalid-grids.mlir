@@ -1,4 +1,4 @@
-// RUN: xdsl-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: t10-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // Grids and layouts must agree with the chip.program, the buffers' allocations, the
 // coordinates that offsets use and each other. Each case breaks one valid program.
