@@ -74,6 +74,7 @@ class SimReportLike(Protocol):
     seconds: float
     peak_sram_bytes_per_core: int
     ops: Sequence[OpStatsLike]
+    warnings: Sequence[str]
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,6 +393,7 @@ def build_report(
         ),
         "peak_sram_bytes_per_core": int(sim.peak_sram_bytes_per_core),
         "planned_sram_bytes_per_core": planned_sram_bytes,
+        "warnings": list(sim.warnings),
         "ops": ops,
     }
     if check is not None:
@@ -460,6 +462,7 @@ def format_report(report: Mapping[str, Any]) -> str:
     if report.get("planned_sram_bytes_per_core") is not None:
         sram += f" (plan-search bound {report['planned_sram_bytes_per_core']:,} B)"
     lines.append(sram)
+    lines.extend(f"warning {w}" for w in report.get("warnings", []))
     lines.append("")
     header = (
         "op", "kind", "cores", "cycles", "compute", "exchange", "sync", "estimate",

@@ -8,7 +8,7 @@ reduce-scatter and an all-gather phase). Per operator label, the report adds the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from xdsl.interpreter import (
     Interpreter,
@@ -54,6 +54,7 @@ class SimReport:
     seconds: float
     peak_sram_bytes_per_core: int
     ops: list[OpStats]
+    warnings: list[str] = field(default_factory=list)
 
     def op(self, name: str) -> OpStats:
         """The stats of the operator label `name`."""
@@ -90,6 +91,7 @@ class ReportBuilder:
             seconds=total / state.chip.clock_hz,
             peak_sram_bytes_per_core=int(state.peak.max(initial=0)),
             ops=ops,
+            warnings=state.overflow_warnings(),
         )
 
 

@@ -214,7 +214,11 @@ def _sum_unshared(x: np.ndarray, loops: list[int], keep: set[int]) -> tuple[np.n
 
 
 def _run_kernel(
-    interpreter: Interpreter, op: core.KernelOp, expr: TensorExpr, slices: list[Slice]
+    state: SimState,
+    interpreter: Interpreter,
+    op: core.KernelOp,
+    expr: TensorExpr,
+    slices: list[Slice],
 ) -> None:
     sizes = ints_of(op.sizes)
     loops = _map_loops(op)
@@ -225,12 +229,11 @@ def _run_kernel(
     cores = slices[-1].cores
     if expr.kind is ExprKind.CONTRACTION:
         total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)  # type: ignore[arg-type]
-        slices[-1].write(_zero_padding(op, slices[-1], out_loops, values[-1] + total))  # type: ignore[arg-type]
+        _write_output(state, op, slices[-1], out_loops, values[-1] + total)
         return
     if expr.kind is ExprKind.REDUCTION:
-        slices[-1].write(
-            _zero_padding(op, slices[-1], out_loops, _reduce(interpreter, op, expr, values, loops))
-        )  # type: ignore[arg-type]
+        reduced = _reduce(interpreter, op, expr, values, loops)
+        _write_output(state, op, slices[-1], out_loops, reduced)
         return
     if sorted(out_loops) != list(range(len(sizes))):  # type: ignore[type-var]
         raise T10Error(
@@ -243,7 +246,17 @@ def _run_kernel(
     else:
         (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
         out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)  # type: ignore[arg-type]
-    slices[-1].write(_zero_padding(op, slices[-1], out_loops, out))  # type: ignore[arg-type]
+    _write_output(state, op, slices[-1], out_loops, out)
+
+
+def _write_output(
+    state: SimState, op: core.KernelOp, output: Slice, loops: Sequence[int | None],
+    values: np.ndarray,
+) -> None:
+    """Store a kernel's result (zeros in the padding), counting fp16 overflows."""
+    values = _zero_padding(op, output, loops, values)  # type: ignore[arg-type]
+    state.note_overflow(f"core.kernel '{op.label.data}'", values, output.buffer.data.dtype)
+    output.write(values)
 
 
 def _scattered(
@@ -430,7 +443,7 @@ class CoreFunctions(InterpreterFunctions):
         buffer.check_usable(what, layout.cores)
         buffer.mark_written(layout.cores)
         host = np.asarray(host, np.float32)
-        _check_representable(what, host, buffer.data.dtype)
+        self.state.note_overflow(what, host, buffer.data.dtype)
         buffer.data[: layout.cores] = layouts.distribute(layout, host)
         return ()
 
@@ -449,7 +462,7 @@ class CoreFunctions(InterpreterFunctions):
         slices = _kernel_slices(op, args[:n], args[n:])
         slices[-1].buffer.mark_written(slices[-1].cores)
         expr = self._kernel_expr(op)
-        _run_kernel(interpreter, op, expr, slices)
+        _run_kernel(self.state, interpreter, op, expr, slices)
         if op.scatter is None:
             step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
         else:  # each replica computes its run of the tile
@@ -567,6 +580,7 @@ class CoreFunctions(InterpreterFunctions):
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))
             )
+        self.state.note_overflow(what, tensor, target.data.dtype)
         target.data[: dst.cores] = layouts.distribute(dst, tensor)
         busiest = float(np.maximum(sent, received).max(initial=0.0))
         step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
@@ -628,19 +642,3 @@ def _checked_ids(what: str, ids: np.ndarray, size: int, axis: int, table: str) -
             f"'{table}' (size {size}): ids must be integers in [{-size}, {size})"
         )
     return ids.astype(np.int64) % size
-
-
-def _check_representable(what: str, host: np.ndarray, dtype: np.dtype) -> None:
-    """A host value (an input or a weight) that the buffer's element type cannot hold is an
-    error, not a silent ±inf: fp16 storage holds |x| <= 65504."""
-    if dtype != np.float16:
-        return
-    with np.errstate(over="ignore"):
-        lost = np.isinf(host.astype(np.float16)) & np.isfinite(host)
-    if lost.any():
-        first = tuple(int(i) for i in np.argwhere(lost)[0])
-        raise T10Error(
-            f"{what}: value {float(host[first]):.6g} at index {list(first)} is outside fp16's "
-            f"range (|x| <= 65504); {int(lost.sum())} such value(s): run with --precision "
-            "fp32 (precision=fp32), or scale the tensor"
-        )

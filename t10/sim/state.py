@@ -162,6 +162,8 @@ class SimState:
     """How many buffers were allocated so far (the next one's id)."""
     program_cores: int = 0
     """The cores of the running `chip.program` (0: none runs)."""
+    overflows: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """fp16 stores of finite values beyond ±65504 (they hold ±inf) by op: (count, first)."""
 
     def __post_init__(self) -> None:
         self.live = np.zeros(self.chip.cores, dtype=np.int64)
@@ -176,6 +178,30 @@ class SimState:
         self.allocations += 1
         self.buffers[alloc_id] = (label, cores, nbytes)
         return alloc_id
+
+    def note_overflow(self, what: str, values: np.ndarray, dtype: np.dtype) -> None:
+        """Count the finite `values` that an f16 buffer stores as ±inf (|x| > 65504 rounds to
+        ±inf): the fp16 program computes with ±inf where the model's fp32 semantics have a
+        number, which the report says (a warning), as IEEE fp16 hardware would store it."""
+        if dtype != np.float16:
+            return
+        values = np.asarray(values, dtype=np.float32)
+        with np.errstate(over="ignore"):
+            lost = np.isinf(values.astype(np.float16)) & np.isfinite(values)
+        count = int(lost.sum())
+        if count:
+            seen, first = self.overflows.get(what, (0, ""))
+            if not first:
+                at = tuple(int(i) for i in np.argwhere(lost)[0])
+                first = f"{float(values[at]):.6g} at index {list(at)}"
+            self.overflows[what] = (seen + count, first)
+
+    def overflow_warnings(self) -> list[str]:
+        return [
+            f"fp16 overflow: {what} stored {count} finite value(s) beyond fp16's range "
+            f"(|x| <= 65504) as ±inf, first {first}; --precision fp32 computes them"
+            for what, (count, first) in self.overflows.items()
+        ]
 
     def release(self, buffer: Buffer) -> None:
         self.live[: buffer.cores] -= buffer.bytes_per_core
