@@ -17,6 +17,7 @@ with an address-space limit and a timeout, and ends in one of:
 | `success` | exit 0 (an ONNX model: its outputs matched onnxruntime) |
 | `clean-error` | exit 1 or 2 with one line `t10: error: ...` / `t10-opt: error: ...` |
 | `ort-refuses` | t10 ran the model, onnxruntime refused it for `--check` |
+| `fp16-overflow` | ... after the report warned of fp16 overflow (a mutated scale in fp16) |
 | `wrong-result` | t10 ran the model and its outputs differ from onnxruntime |
 | `messy-error` | an error that is not one line |
 | `internal-error` | a message with "internal error" |
@@ -24,7 +25,7 @@ with an address-space limit and a timeout, and ends in one of:
 | `abort` | the process died of a signal |
 | `hang` | it ran past the timeout |
 
-Everything but the first three is a defect; each defect's input, command and output are kept
+Everything but the first four is a defect; each defect's input, command and output are kept
 in `--out` (default `build/fuzz`) with a `summary.json`, and the counts are printed.
 """
 
@@ -376,7 +377,9 @@ def classify(tool: str, ended: Ended) -> str:
     if len(errors) != 1 and not usage:
         return "messy-error"
     if errors and "differ from onnxruntime" in errors[0]:
-        return "wrong-result"
+        # fp16 storage of a finite value beyond ±65504 is ±inf, as on the chip; the report
+        # warns (`warning fp16 overflow: ...`): a mutation's scale, not a wrong number
+        return "fp16-overflow" if "warning fp16 overflow" in out else "wrong-result"
     if errors and "onnxruntime could not run the model" in errors[0]:
         return "ort-refuses"
     return "clean-error"
@@ -512,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
                "counts": dict(counts), "defects": defects}
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     print(f"fuzz: {args.cases} cases, seed {args.seed}, {seconds:.0f} s")
-    for outcome in ("success", "clean-error", "ort-refuses", *DEFECTS):
+    for outcome in ("success", "clean-error", "ort-refuses", "fp16-overflow", *DEFECTS):
         print(f"  {outcome:15} {counts.get(outcome, 0)}")
     print(f"defects kept in {args.out}")
     return 1 if any(counts.get(d) for d in DEFECTS) else 0

@@ -30,6 +30,7 @@ import argparse
 import dataclasses
 import difflib
 import inspect
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -253,10 +254,18 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
     )
 
 
+_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|"(?:[^"\\\n]|\\.)*(?P<closed>"?)')
+"""A comment, or a string literal up to its closing quote (if any on its line): one character
+at a time, so it cannot backtrack."""
+_BAD_IN_STRING = re.compile(rb'[\v\f]|\\(?!["nt\\]|[0-9A-Fa-f]{2})')
+
+
 def _check_text(data: bytes, name: str, line_offset: int) -> None:
-    """Refuse input that is not UTF-8, or that has a string literal left open at the end of a
-    line, before xDSL's lexer sees it: its string regex backtracks exponentially on an
-    unclosed literal (a truncated `dense<"0x...` takes hours)."""
+    """Refuse input that is not UTF-8, or whose string literals xDSL's lexer would not match,
+    before the lexer sees it: its string regex backtracks exponentially on a literal it
+    cannot match (a truncated `dense<"0x...`, a control character or a bad escape in one),
+    taking hours. A literal is `"` ... `"` on one line, without \\v or \\f, whose escapes
+    are \\", \\n, \\t, \\\\ or two hex digits (the lexer's rule)."""
 
     def where(pos: int) -> str:
         line = data.count(b"\n", 0, pos) + 1 + line_offset
@@ -267,22 +276,19 @@ def _check_text(data: bytes, name: str, line_offset: int) -> None:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise T10Error(f"{where(e.start)}: byte 0x{data[e.start]:02x} is not UTF-8 text") from None
-    pos = 0
-    for line in data.split(b"\n"):
-        opened: int | None = None
-        i = 0
-        while i < len(line):
-            char = line[i : i + 1]
-            if opened is None and line.startswith(b"//", i):
-                break
-            if char == b'"':
-                opened = i if opened is None else None
-            elif char == b"\\" and opened is not None:
-                i += 1  # an escaped character
-            i += 1
-        if opened is not None:
-            raise T10Error(f"{where(pos + opened)}: string literal not closed on its line")
-        pos += len(line) + 1
+    for token in _COMMENT_OR_STRING.finditer(data):
+        text = token.group()
+        if text.startswith(b"//"):
+            continue
+        if not token.group("closed"):
+            raise T10Error(f"{where(token.start())}: string literal not closed on its line")
+        if (bad := _BAD_IN_STRING.search(text)) is not None:
+            problem = (
+                f"holds the control character 0x{text[bad.start()]:02x}"
+                if bad.group()[:1] != b"\\"
+                else "has an invalid escape (use \\\", \\n, \\t, \\\\ or two hex digits)"
+            )
+            raise T10Error(f"{where(token.start() + bad.start())}: string literal {problem}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -45,6 +45,8 @@ def test_classify_counts_tracebacks_aborts_and_hangs(fuzz: ModuleType) -> None:
     assert fuzz.classify("t10", ended(1, None, False, two, 0.1)) == "messy-error"
     wrong = "t10: error: simulated outputs differ from onnxruntime beyond tolerance: ...\n"
     assert fuzz.classify("t10", ended(1, None, False, wrong, 0.1)) == "wrong-result"
+    overflow = "warning fp16 overflow: core.kernel 'mm' stored 3 ...\n" + wrong
+    assert fuzz.classify("t10", ended(1, None, False, overflow, 0.1)) == "fp16-overflow"
 
 
 def test_run_forked_reports_signals(fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:

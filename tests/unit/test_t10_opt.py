@@ -377,3 +377,24 @@ def test_quotes_in_comments_and_escapes_are_not_literals(
     code, out, err = run_in_process([str(path), "--allow-unregistered-dialect"], capsys)
     assert (code, err) == (0, "")
     assert '"test.op"() {a = "x\\22y // z"}' in out
+
+
+@pytest.mark.parametrize(
+    ("literal", "column", "problem"),
+    [
+        ('"3DAB\x0c968F"', 5, "string literal holds the control character 0x0c"),
+        ('"x\\qy"', 2, "string literal has an invalid escape (use \\\", \\n, \\t, \\\\ or two "
+                       "hex digits)"),
+        ('"x\\"', 1, "string literal not closed on its line"),
+    ],
+)
+def test_string_literals_the_lexer_cannot_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], literal: str, column: int, problem: str
+) -> None:
+    """Each of these made xDSL's lexer backtrack for hours (one found by benchmarks/fuzz.py
+    flipping a byte of a dense constant)."""
+    path = tmp_path / "bad.mlir"
+    path.write_bytes(f'"test.op"() {{a = {literal}}} : () -> ()\n'.encode())
+    code, _, err = run_in_process([str(path), "--allow-unregistered-dialect"], capsys)
+    assert code == 1
+    assert err == f"t10-opt: error: {path}:1:{17 + column}: {problem}\n"
