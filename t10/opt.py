@@ -254,9 +254,9 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
     )
 
 
-_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|"(?:[^"\\\n]|\\.)*(?P<closed>"?)')
-"""A comment, or a string literal up to its closing quote (if any on its line): one character
-at a time, so it cannot backtrack."""
+_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*(?P<closed>"?)')
+"""A comment, or a string literal up to its closing quote (if any on its line): runs of plain
+characters between escapes, so it cannot backtrack."""
 _BAD_IN_STRING = re.compile(rb'[\v\f]|\\(?!["nt\\]|[0-9A-Fa-f]{2})')
 
 
