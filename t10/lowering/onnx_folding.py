@@ -28,7 +28,7 @@ import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 
-__all__ = ["NUMPY_FOLDS", "evaluate"]
+__all__ = ["BROADCAST_FOLDS", "NUMPY_FOLDS", "evaluate"]
 
 Fold = Callable[..., Sequence[np.ndarray]]
 
@@ -135,3 +135,6 @@ NUMPY_FOLDS: dict[str, Fold] = {
 }
 """op type → numpy implementation used instead of the reference (inputs positional, omitted
 optional ones None; attributes as keywords)."""
+
+BROADCAST_FOLDS = frozenset({"ConstantOfShape"})
+"""Folds whose result is one value broadcast to its shape: they take no memory of its size."""

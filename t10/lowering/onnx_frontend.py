@@ -37,6 +37,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from math import prod
 from typing import IO, Any
 
 import numpy as np
@@ -68,7 +69,7 @@ from xdsl.utils.frontend import Frontend
 
 from t10.errors import T10Error
 from t10.lowering.onnx_conv import CONV_ATTRIBUTES, CONV_OPS
-from t10.lowering.onnx_folding import evaluate
+from t10.lowering.onnx_folding import BROADCAST_FOLDS, evaluate
 from t10.lowering.onnx_views import VIEW_ATTRIBUTES, VIEW_OPS
 from t10.passes.index_maps import map_problem
 from t10.passes.tensor_expr import COMBINER_IDENTITY
@@ -745,6 +746,15 @@ class _Importer:
     def fold(self, node: onnx.NodeProto) -> None:
         """Evaluate ``node`` (``onnx_folding.evaluate``); its outputs become known. Only
         ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
+        shapes = [] if node.op_type in BROADCAST_FOLDS else self.inferred_shapes(node)
+        for name, shape in zip(node.output, shapes, strict=False):
+            if name and shape is not None and prod(shape) > MAX_FOLDED_ELEMENTS:
+                raise self.node_error(
+                    node,
+                    f"all its inputs are compile-time constants, but its result '{name}' "
+                    f"would be a constant of shape {list(shape)} ({prod(shape):,} elements), "
+                    f"more than t10 builds at compile time ({MAX_FOLDED_ELEMENTS:,})",
+                )
         feeds = {
             n: self.constant(n)
             if self.is_known(n)
@@ -1501,6 +1511,10 @@ def _lower_layer_norm(imp: _Importer, node: onnx.NodeProto) -> None:
         inv = imp.elementwise([(std, rshape)], rshape, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6)
         imp.define(outputs[2], inv, rshape)
 
+
+MAX_FOLDED_ELEMENTS = 2**28
+"""The largest constant static folding builds on the host (1 GiB of float32): the size is
+checked, by shape inference of the node, before any memory is taken."""
 
 FOLD_ONLY_OPS = frozenset({"Constant", "ConstantOfShape", "Equal", "Range", "Shape"})
 """Ops supported only when evaluated at compile time (see ``_foldable_nodes``)."""

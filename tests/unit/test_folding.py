@@ -586,3 +586,21 @@ def test_shape_of_integer_input_folds() -> None:
     )
     ids = np.array([1, -2, 5], dtype=np.int64)
     run_and_check(model, "test-16", {"ids": ids})
+
+
+def test_a_fold_too_large_to_build_is_refused_before_allocating() -> None:
+    """Expand of a constant to 10^10 elements: the size (from shape inference of the node) is
+    checked before the fold takes any memory."""
+    graph = helper.make_graph(
+        [helper.make_node("Expand", ["c", "shape"], ["big"], name="grow"),
+         helper.make_node("Add", ["x", "big"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [100000, 100000])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.ones(1, np.float32), "c"),
+         numpy_helper.from_array(np.array([100000, 100000], np.int64), "shape")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(T10Error, match=r"node 'grow' \(Expand\): .*result 'big' would be a "
+                                       r"constant of shape \[100000, 100000\]"):
+        import_onnx(model)
