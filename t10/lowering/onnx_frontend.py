@@ -1262,6 +1262,14 @@ def _lower_gemm(imp: _Importer, node: onnx.NodeProto) -> None:
     attrs = _attributes(node)
     alpha = float(attrs.get("alpha", 1.0))
     beta = float(attrs.get("beta", 1.0))
+    for key, value in (("alpha", alpha), ("beta", beta)):
+        if not np.isfinite(value):
+            raise imp.node_error(
+                node,
+                f"{key} = {value} is not finite: the product of an infinite scale depends on "
+                "where it is applied (t10 scales A·B, onnxruntime each term of its sum), so "
+                "the result is not defined",
+            )
     trans_a = bool(attrs.get("transA", 0))
     trans_b = bool(attrs.get("transB", 0))
     names = _inputs(node)

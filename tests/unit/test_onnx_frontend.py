@@ -693,6 +693,19 @@ def test_gemm_unknown_attribute() -> None:
         import_onnx(model)
 
 
+@pytest.mark.parametrize(("key", "value"), [("alpha", float("inf")), ("beta", float("nan"))])
+def test_gemm_scale_must_be_finite(key: str, value: float) -> None:
+    """alpha = inf (found by benchmarks/fuzz.py): onnxruntime scales each term of its sum and
+    gives NaN where t10's alpha·(A·B) gives ±inf; neither is defined, so it is refused."""
+    model = make_model(
+        [helper.make_node("Gemm", ["a", "b"], ["y"], name="g", **{key: value})],
+        [_vi("a", [2, 3]), _vi("b", [3, 4])],
+        [_vi("y", [2, 4])],
+    )
+    with pytest.raises(T10Error, match=rf"node 'g' \(Gemm\): {key} = {value} is not finite"):
+        import_onnx(model)
+
+
 def test_legacy_opset_is_refused_with_a_conversion_hint() -> None:
     model = make_model(
         [helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, axis=0)],
