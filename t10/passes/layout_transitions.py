@@ -72,11 +72,12 @@ def quick_cycles(
     chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: View | None = None
 ) -> int:
     """An upper bound used while searching: every core receives its whole destination buffer
-    (nothing when the placements agree, through the view if there is one)."""
+    (nothing when the placements agree; through a view that leaves every element in place,
+    every core copies its whole buffer into place)."""
     if view is not None:
         viewed = viewed_layout(src, view, dst.shape)
         if viewed is not None and same_placement(viewed, dst):
-            return 0
+            return costs.elementwise_cycles(chip, dst.local_elements()) + costs.sync_cycles(chip)
     elif same_placement(src, dst):
         return 0
     received = dst.local_elements() * elem_bytes
