@@ -226,6 +226,13 @@ class Liveness:
     def last_use(self, p: int) -> int:
         return max(self.readers[p], default=p)
 
+    def live_until(self, p: int) -> int:
+        """Operator p's output is live at every operator strictly between p and this one:
+        up to its last reader, and through the operator after which its last returned view
+        is made (the view is moved once that operator has run)."""
+        viewed = max((v.after for v in self.returned if v.producer == p), default=-1)
+        return max(self.last_use(p), viewed + 1)
+
     def program_long_bytes(self, cores: int) -> int:
         return sum(
             prod(host_layout(shape, cores).local_shape()) * eb for shape, eb in self.program_long
@@ -253,7 +260,7 @@ class _PeakParts:
         # output of p: held at every k strictly between p and its last reader
         outputs = np.zeros(n + 1, dtype=np.int64)
         for p in range(n):
-            last = liveness.last_use(p)
+            last = liveness.live_until(p)
             if last > p + 1:
                 outputs[p + 1] += points[p].output_bytes
                 outputs[last] -= points[p].output_bytes
@@ -294,15 +301,10 @@ def returned_peak(points: Sequence[PlanPoint], liveness: Liveness) -> tuple[int,
     staged = np.array([p.staged_bytes for p in points], dtype=np.int64)
     # host inputs and staged inputs of the operators after `after`: suffix sums from after+1
     later = np.concatenate([np.cumsum((host + staged)[::-1])[::-1], [0]])
-    # outputs (and shared moves) live at the point right after operator `after`: an output
-    # until its last reader runs, or until the last returned view of it is made
-    viewed = [-1] * n
-    for view in liveness.returned:
-        if view.producer is not None:
-            viewed[view.producer] = max(viewed[view.producer], view.after)
+    # outputs (and shared moves) live at the point right after operator `after`
     across = np.zeros(n + 1, dtype=np.int64)
     for p in range(n):
-        end = max(liveness.last_use(p), viewed[p] + 1)
+        end = liveness.live_until(p)
         if end > p:
             across[p] += points[p].output_bytes
             across[end] -= points[p].output_bytes
@@ -466,6 +468,8 @@ class Swaps:
         return always + max(new.transient_bytes, moving)
 
     def after(self, i: int, new: PlanPoint) -> int:
+        if self.liveness.returned:  # outputs outlive their readers: recount
+            return model_bytes([*self.points[:i], new, *self.points[i + 1 :]], self.liveness)
         old = self.points[i]
         parts, readers = self.parts, self.liveness.readers[i]
         last = self.liveness.last_use(i)
@@ -485,11 +489,7 @@ class Swaps:
             always = int(parts.always[k]) + (dout if k < last else 0)
             peak = max(peak, always + max(int(parts.running[k]), int(parts.moving[k]) + dout))
         resident = self.resident - old.resident_bytes + new.resident_bytes
-        total = resident + peak + self.program_long_change(i, new)
-        if self.liveness.returned:
-            swapped = [*self.points[:i], new, *self.points[i + 1 :]]
-            total = max(total, resident + returned_peak(swapped, self.liveness)[0])
-        return total
+        return resident + peak + self.program_long_change(i, new)
 
 
 def smallest_model(

@@ -31,12 +31,14 @@ from t10.passes.memory_reconciliation import (
     Operands,
     OpOptions,
     PlanPoint,
+    ReturnedView,
     Swaps,
     choose_plans,
     model_bytes,
     op_options,
     peaks,
     pinned_options,
+    returned_peak,
     smallest_model,
     split_bytes,
 )
@@ -670,6 +672,29 @@ def test_program_long_tensors_lie_over_the_most_cores() -> None:
     points = [live_point(1, 10, cores=16), live_point(1, 20, cores=4)]
     live = Liveness(((), ()), (((64,), 4),))
     assert peaks(points, live).tolist() == [26, 36]
+
+
+def test_returned_views_count_their_source_and_destination() -> None:
+    """A view v of a host tensor (8 f32, program-long: 32 bytes) is made before a: b's host
+    input (5) and v's 4 f32 are live with it. A view w of a's output is made after b: a's
+    output (100) lives through b (held, and moved into b) up to w, made into 6 f32."""
+    a, b = live_point(1, 10, output=100), live_point(1, 20, output=7, host=5)
+    live = Liveness(
+        ((1,), ()),
+        (((8,), 4),),
+        returned=(
+            ReturnedView(-1, (4,), 4, None, "v"),
+            ReturnedView(1, (6,), 4, 0, "w"),
+        ),
+    )
+    assert peaks([a, b], live).tolist() == [32 + 5 + 10, 32 + 100 + 100]
+    assert returned_peak([a, b], live) == (32 + 100 + 24, 1)
+    assert returned_peak([], Liveness((), (((8,), 4),), returned=live.returned[:1])) == (
+        32 + 16,
+        0,
+    )
+    assert model_bytes([a, b], live) == 232
+    assert model_bytes([], Liveness((), (((8,), 4),))) == 32
 
 
 def test_swapping_one_plan_matches_recounting() -> None:

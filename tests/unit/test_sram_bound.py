@@ -36,11 +36,13 @@ def _ints(name: str, values: list[int]) -> onnx.TensorProto:
 
 def _returned_views(path: Path) -> Path:
     """Outputs that are views: several of one input (also read by a MatMul), several of a
-    MatMul output (also read by a Relu), one of the Relu's output."""
+    MatMul output (also read by a Relu; made after a Neg that it outlives), one of the
+    Relu's output."""
     node = helper.make_node
     nodes = [
         node("MatMul", ["x", "w"], ["m"]),
         node("Relu", ["m"], ["r"]),
+        node("Neg", ["y"], ["n"]),
         node("Slice", ["x", "one", "three", "zero"], ["x_rows"]),
         node("Transpose", ["x"], ["x_t"], perm=[0, 2, 1]),
         node("Slice", ["m", "zero", "one", "zero"], ["m_first"]),
@@ -49,11 +51,14 @@ def _returned_views(path: Path) -> Path:
     ]
     rng = np.random.default_rng(0)
     weight = numpy_helper.from_array(rng.standard_normal((40, 48)).astype(np.float32), "w")
-    outputs = ("x_rows", "x_t", "m_first", "m_t", "r_flat")
+    outputs = ("x_rows", "x_t", "m_first", "m_t", "r_flat", "n")
     graph = helper.make_graph(
         nodes,
         "returned_views",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 24, 40])],
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 24, 40]),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 24, 80]),
+        ],
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
         [weight, _ints("zero", [0]), _ints("one", [1]), _ints("three", [3]),
          _ints("flat", [4, -1])],
