@@ -9,8 +9,8 @@ program) + the largest *peak* over the operators in program order (`peaks`, `Liv
 Operator k's peak is what is live while it runs or while its inputs are moved into its
 layout, whichever is more:
 
-- the outputs of earlier operators that a later operator still reads, in their producer's
-  layout;
+- the outputs of earlier operators that a later operator still reads, or that a view
+  returned from the function made after k still reads, in their producer's layout;
 - host inputs of later operators (function arguments are placed before the program runs),
   the host inputs that k reads through views (placed, then moved at k), and the tables and
   ids of gathers of runtime ids (placed once, for the whole program);
