@@ -7,7 +7,8 @@ an `rtensor.relayout`, which later inputs listed in their operator's `t10.reused
 share (the plan search found the same tensor moved into the same layout twice). Results that
 leave the chip are collected. Chains of `rtensor.view` ops fold into the map of the relayout
 that feeds each consumer (a viewed function argument is first placed by `host_layout`); a
-view returned from the function is moved on chip too.
+view returned from the function is moved on chip too, from its source's layout (a host
+source placed by `host_layout` over the program's cores, once for all its returned views).
 
 A gather of runtime ids (`rtensor.gather` on host tensors) becomes, for each operator that
 reads it, an `rtensor.gather` on distributed tensors labelled `<consumer>/gather`: the table
@@ -390,10 +391,13 @@ def _epilogue(
 @dataclass
 class MaterializeView(RewritePattern):
     """A view that leaves the chip (a function result) is made on chip: moved through its
-    map into `host_layout` over the source's cores, then collected."""
+    map into `host_layout` over its source's cores, then collected. A host source is placed
+    by `host_layout` over the program's cores, once for all the views (and gathers) that
+    read it."""
 
     elem: Attribute
     """The storage element type of distributed tensors."""
+    gathers: Gathers
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.ViewOp, rewriter: PatternRewriter) -> None:
@@ -401,11 +405,14 @@ class MaterializeView(RewritePattern):
         if not users:
             return
         source, view = through_views(op.result)
-        on_chip = _on_chip(source, _cores_of(source), self.elem, rewriter)
+        label = f"{op.label.data}/relayout"
+        on_chip = _placed(
+            source, self.gathers.cores, self.elem, label, rewriter, self.gathers.placed
+        )
         assert isinstance(on_chip.type, RTensorType)
         layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)  # type: ignore[attr-defined]
         wanted = _stored(op.result.type, self.elem, layout)
-        move = _relayout(on_chip, wanted, f"{op.label.data}/relayout", view, None)
+        move = _relayout(on_chip, wanted, label, view, None)
         collect = rtensor.CollectOp.create(operands=move.results, result_types=[op.result.type])
         rewriter.insert([move, collect], InsertPoint.before(op))
         for use in users:
@@ -455,15 +462,6 @@ def _program_cores(module: ModuleOp) -> int:
     )
 
 
-def _cores_of(value: SSAValue) -> int:
-    """The cores an on-chip value (a collect) lives on; 1 for a host value."""
-    if isinstance(value.owner, rtensor.CollectOp):
-        rtype = value.owner.source.type
-        assert isinstance(rtype, RTensorType)
-        return rtype.get_layout().cores
-    return 1
-
-
 class EraseUnused(RewritePattern):
     """Drops what the conversion left without users: collects of values that stay on chip,
     the output inits of linalg (`tensor.empty`, zero constants), unused relayouts."""
@@ -497,6 +495,8 @@ class ConvertLinalgToRTensor(ModulePass):
         PatternRewriteWalker(
             MaterializeGather(elem, gathers), apply_recursively=False
         ).rewrite_module(op)
-        PatternRewriteWalker(MaterializeView(elem), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(
+            MaterializeView(elem, gathers), apply_recursively=False
+        ).rewrite_module(op)
         PatternRewriteWalker(EraseUnused(), walk_reverse=True).rewrite_module(op)
 

@@ -72,15 +72,18 @@ def quick_cycles(
     chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: View | None = None
 ) -> int:
     """An upper bound used while searching: every core receives its whole destination buffer
-    (nothing when the placements agree, through the view if there is one)."""
+    (nothing when the placements agree); through a view, every core also copies its whole
+    buffer into place (all it does when the view leaves every element in place)."""
+    copy = 0
     if view is not None:
+        copy = costs.elementwise_cycles(chip, dst.local_elements())
         viewed = viewed_layout(src, view, dst.shape)
         if viewed is not None and same_placement(viewed, dst):
-            return 0
+            return copy + costs.sync_cycles(chip)
     elif same_placement(src, dst):
         return 0
     received = dst.local_elements() * elem_bytes
-    return costs.exchange_cycles(chip, received) + costs.sync_cycles(chip)
+    return copy + costs.exchange_cycles(chip, received) + costs.sync_cycles(chip)
 
 
 def transition_estimate(

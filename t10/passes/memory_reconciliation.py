@@ -9,14 +9,20 @@ program) + the largest *peak* over the operators in program order (`peaks`, `Liv
 Operator k's peak is what is live while it runs or while its inputs are moved into its
 layout, whichever is more:
 
-- the outputs of earlier operators that a later operator still reads, in their producer's
-  layout;
+- the outputs of earlier operators that a later operator still reads, or that a view
+  returned from the function made after k still reads, in their producer's layout;
 - host inputs of later operators (function arguments are placed before the program runs),
   the host inputs that k reads through views (placed, then moved at k), and the tables and
   ids of gathers of runtime ids (placed once, for the whole program);
 - either k's *transient* bytes (its inputs in its layout, its output, rotation buffers,
   reduction scratch: while it runs), or its inputs in its layout plus its producers' outputs
   in theirs (while the relayouts into it run: both copies are live, its output is not yet).
+
+A view returned from the function (`ReturnedView`) is made on chip where it stands, between
+two operators: its source (a host tensor placed by `host_layout` over the program's cores,
+for the whole program, or an operator's output) and its destination (`host_layout` of its
+shape over the source's cores) are live at once, with everything live between those two
+operators (`returned_peak`). The model takes the larger of that and the operators' peaks.
 
 `choose_plans` starts from every operator's fastest plan and, while the model does not fit,
 moves the operator whose next smaller plan costs the least extra time per byte saved
@@ -161,19 +167,47 @@ def pinned_options(
 
 
 @dataclass(frozen=True)
+class ReturnedView:
+    """A view returned from the function, made on chip after operator `after` (-1: before
+    every operator): a relayout of its source into `host_layout` of `shape` (stored, then
+    freed). `producer`: the operator whose output it views (its destination lies over that
+    operator's cores); None: a host tensor, placed over the program's cores (its bytes are
+    among `Liveness.program_long`)."""
+
+    after: int
+    shape: tuple[int, ...]
+    elem_bytes: int
+    producer: int | None
+    label: str
+
+    def bytes_per_core(self, points: Sequence[PlanPoint]) -> int:
+        """Its destination's bytes per core."""
+        cores = program_cores(points) if self.producer is None else points[self.producer].plan.cores
+        return host_layout(self.shape, cores).local_elements() * self.elem_bytes
+
+
+def program_cores(points: Sequence[PlanPoint]) -> int:
+    """The most cores any chosen plan uses (1 without operators): where host tensors that no
+    single operator owns are placed."""
+    return max((p.plan.cores for p in points), default=1)
+
+
+@dataclass(frozen=True)
 class Liveness:
     """Who reads each operator's output, and what lives for the whole program.
 
     `readers[p]`: the operators that read operator p's output, ascending (through views and
     gathers; none: a returned output leaves the chip right after p). `program_long`: the
     (shape, bytes per element) of the tensors placed by `host_layout` for the whole
-    program (gather tables and ids), over the most cores any chosen plan uses."""
+    program (gather tables and ids, returned gathers, sources of returned views), over the
+    most cores any chosen plan uses. `returned`: the views returned from the function."""
 
     readers: tuple[tuple[int, ...], ...]
     program_long: tuple[tuple[tuple[int, ...], int], ...] = ()
     held: tuple[tuple[int, int, int], ...] = ()
     """(first, last, bytes per core): a buffer also live at every operator strictly
     between operators first and last (a move shared by their inputs)."""
+    returned: tuple[ReturnedView, ...] = ()
     producers: tuple[tuple[int, ...], ...] = field(init=False, compare=False)
     """Per operator, the operators whose outputs it reads (derived from `readers`)."""
 
@@ -191,6 +225,13 @@ class Liveness:
 
     def last_use(self, p: int) -> int:
         return max(self.readers[p], default=p)
+
+    def live_until(self, p: int) -> int:
+        """Operator p's output is live at every operator strictly between p and this one:
+        up to its last reader, and through the operator after which its last returned view
+        is made (the view is moved once that operator has run)."""
+        viewed = max((v.after for v in self.returned if v.producer == p), default=-1)
+        return max(self.last_use(p), viewed + 1)
 
     def program_long_bytes(self, cores: int) -> int:
         return sum(
@@ -219,7 +260,7 @@ class _PeakParts:
         # output of p: held at every k strictly between p and its last reader
         outputs = np.zeros(n + 1, dtype=np.int64)
         for p in range(n):
-            last = liveness.last_use(p)
+            last = liveness.live_until(p)
             if last > p + 1:
                 outputs[p + 1] += points[p].output_bytes
                 outputs[last] -= points[p].output_bytes
@@ -228,8 +269,9 @@ class _PeakParts:
                 outputs[first + 1] += nbytes
                 outputs[last] -= nbytes
         held = np.cumsum(outputs[:n])
-        cores = max(p.plan.cores for p in points)
-        always = later_host + staged_from + held + liveness.program_long_bytes(cores)
+        always = later_host + staged_from + held + liveness.program_long_bytes(
+            program_cores(points)
+        )
         running = np.array([p.transient_bytes for p in points], dtype=np.int64)
         moving = np.array(
             [
@@ -250,12 +292,43 @@ def peaks(points: Sequence[PlanPoint], liveness: Liveness) -> np.ndarray:
     return _PeakParts.of(points, liveness).peaks()
 
 
+def returned_peak(points: Sequence[PlanPoint], liveness: Liveness) -> tuple[int, int | None]:
+    """The bytes per core live while the returned views are made, resident bytes aside, at
+    the heaviest of them (and its index in `liveness.returned`; None: there is none, the
+    bytes are the program-long tensors alone)."""
+    n = len(points)
+    host = np.array([p.host_bytes for p in points], dtype=np.int64)
+    staged = np.array([p.staged_bytes for p in points], dtype=np.int64)
+    # host inputs and staged inputs of the operators after `after`: suffix sums from after+1
+    later = np.concatenate([np.cumsum((host + staged)[::-1])[::-1], [0]])
+    # outputs (and shared moves) live at the point right after operator `after`
+    across = np.zeros(n + 1, dtype=np.int64)
+    for p in range(n):
+        end = liveness.live_until(p)
+        if end > p:
+            across[p] += points[p].output_bytes
+            across[end] -= points[p].output_bytes
+    for first, last, nbytes in liveness.held:
+        if last > first:
+            across[first] += nbytes
+            across[last] -= nbytes
+    across = np.cumsum(across)
+    best, heaviest = 0, None
+    for r, view in enumerate(liveness.returned):
+        live = int(later[view.after + 1]) + view.bytes_per_core(points)
+        if view.after >= 0:
+            live += int(across[view.after])
+        if heaviest is None or live > best:
+            best, heaviest = live, r
+    return best + liveness.program_long_bytes(program_cores(points)), heaviest
+
+
 def model_bytes(points: Sequence[PlanPoint], liveness: Liveness | None = None) -> int:
-    """Per-core bytes of a model: all resident bytes + the largest peak (`peaks`)."""
-    if not points:
-        return 0
+    """Per-core bytes of a model: all resident bytes + the largest peak (`peaks`, or while
+    the returned views are made: `returned_peak`)."""
     live = Liveness.none(len(points)) if liveness is None else liveness
-    return sum(p.resident_bytes for p in points) + int(peaks(points, live).max())
+    peak = int(peaks(points, live).max()) if points else 0
+    return sum(p.resident_bytes for p in points) + max(peak, returned_peak(points, live)[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -369,7 +442,7 @@ class Swaps:
         self.parts = _PeakParts.of(points, liveness)
         self.peaks = self.parts.peaks()
         self.resident = sum(p.resident_bytes for p in points)
-        self.total = self.resident + int(self.peaks.max())
+        self.total = model_bytes(points, liveness)
         cores = sorted((p.plan.cores for p in points), reverse=True)
         self.most_cores = cores[0]
         self.next_most_cores = cores[1] if len(cores) > 1 else 0
@@ -395,6 +468,8 @@ class Swaps:
         return always + max(new.transient_bytes, moving)
 
     def after(self, i: int, new: PlanPoint) -> int:
+        if self.liveness.returned:  # outputs outlive their readers: recount
+            return model_bytes([*self.points[:i], new, *self.points[i + 1 :]], self.liveness)
         old = self.points[i]
         parts, readers = self.parts, self.liveness.readers[i]
         last = self.liveness.last_use(i)
@@ -450,7 +525,8 @@ def smallest_model(
             total = model_bytes([op.points[j] for op, j in zip(ops, choice, strict=True)], live)
             if best is None or total < best[0]:
                 best = (total, choice)
-    assert best is not None
+    if best is None:  # no operator
+        return model_bytes([], live), []
     return best
 
 
@@ -470,21 +546,34 @@ def _does_not_fit(
             for i in heaviest
             if points[i].resident_bytes
         ) + ")"
-    live = peaks(points, liveness)
-    k = int(np.argmax(live))  # the first operator at the peak
-    own = points[k].transient_bytes
-    peak = f"{int(live[k])} bytes while '{ops[k].name}' runs"
-    if live[k] > own:
-        peak += f" ({own} of its own, {int(live[k]) - own} of tensors live across it)"
     fix = f"use a chip with more SRAM per core or more cores than {chip.cores}"
-    if planner == "replicate":
+    if not ops:
+        fix = "use a chip with more SRAM per core (a model without operators runs on one core)"
+    elif planner == "replicate":
         fix += (", or the t10 planner (planner=t10), which rotates shared tensors among cores "
                 "instead of replicating them")
     return T10Error(
         f"the model does not fit chip '{chip.name}': it has {chip.sram_bytes_per_core} bytes "
         f"of SRAM per core, but the smallest plans need {least} bytes per core: {weights} + "
-        f"{peak}; {fix}"
+        f"{_peak_words(ops, points, liveness)}; {fix}"
     )
+
+
+def _peak_words(ops: Sequence[OpOptions], points: Sequence[PlanPoint], liveness: Liveness) -> str:
+    """What is live at the model's peak, in words."""
+    returned, r = returned_peak(points, liveness)
+    live = peaks(points, liveness) if points else np.zeros(1, dtype=np.int64)
+    if returned > live.max() or not points:
+        if r is None:
+            return f"{returned} bytes of host tensors placed for the whole program"
+        view = liveness.returned[r]
+        return f"{returned} bytes while the returned view '{view.label}' is made on chip"
+    k = int(np.argmax(live))  # the first operator at the peak
+    own = points[k].transient_bytes
+    peak = f"{int(live[k])} bytes while '{ops[k].name}' runs"
+    if live[k] > own:
+        peak += f" ({own} of its own, {int(live[k]) - own} of tensors live across it)"
+    return peak
 
 
 def choose_plans(
@@ -502,6 +591,10 @@ def choose_plans(
             raise T10Error(f"operator '{op.name}': the plan search found no plan")
     live = Liveness.none(len(ops)) if liveness is None else liveness
     capacity = chip.sram_bytes_per_core
+    if not ops:  # nothing to choose; returned views may still not fit
+        if model_bytes([], live) > capacity:
+            raise _does_not_fit(chip, ops, planner, live)
+        return []
     greedy = _Greedy(ops, live)
     if not greedy.run(capacity):
         least, choice = smallest_model(ops, live)

@@ -56,6 +56,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -82,6 +83,7 @@ from t10.passes.memory_reconciliation import (
     Operands,
     OpOptions,
     PlanPoint,
+    ReturnedView,
     choose_plans,
     model_bytes,
     op_options,
@@ -311,7 +313,8 @@ class T10PlanSearch(ModulePass):
             self.options(chip, o, e, frontiers) for o, e in zip(operators, exprs, strict=True)
         ]
         edges = dataflow_edges(operators)
-        liveness = model_liveness(module, operators, exprs[0].elem_bytes if exprs else 4)
+        elem = precision_type(self.precision, "t10-plan-search")
+        liveness = model_liveness(module, operators, element_bytes(elem, "t10-plan-search"))
         fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
         memory_binds = model_bytes(fastest, liveness) > chip.sram_bytes_per_core
         chosen = choose_plans(chip, options, self.planner, liveness)
@@ -372,11 +375,13 @@ def affordable_shares(
 def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int) -> Liveness:
     """Which generics read each generic's output (through views and gathers; a view
     returned from the function is moved where the view stands, so the generic before it
-    counts as a reader), and the gathers' tables and ids placed for the whole program (host
-    tensors of `elem_bytes`, ids of `IDS_BYTES`, each once)."""
+    counts as a reader); the host tensors placed for the whole program (host tensors of
+    `elem_bytes`, ids of `IDS_BYTES`, each once): the gathers' tables and ids, the gathers
+    returned from the function, the host sources of returned views; and the returned views
+    (`ReturnedView`)."""
     index = operator_index(operators)
-    position: dict[int, int] = {}  # op → the index of the last generic at or before it
-    current = 0
+    position: dict[int, int] = {}  # op → the index of the last generic before it (-1: none)
+    current = -1
     for o in module.walk():
         current = index.get(id(o), current)
         position[id(o)] = current
@@ -385,7 +390,7 @@ def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int)
         found = set()
         for use in value.uses:
             user = use.operation
-            found.add(index.get(id(user), position.get(id(user), 0)))
+            found.add(index.get(id(user), position[id(user)]))
             if isinstance(user, ViewOp | GatherOp):
                 found |= readers(user.results[0])
         return found
@@ -393,18 +398,48 @@ def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int)
     reads = tuple(
         tuple(sorted(k for k in readers(o.result) if k > i)) for i, o in enumerate(operators)
     )
-    placed: dict[int, tuple[tuple[int, ...], int]] = {}
+    placed: dict[tuple[int, int], tuple[tuple[int, ...], int]] = {}
+
+    def place(value: SSAValue, eb: int) -> None:
+        assert isinstance(value.type, TensorType)
+        placed[(id(value), eb)] = (tuple(value.type.get_shape()), eb)
+
+    returned: list[ReturnedView] = []
     for o in module.walk():
         if isinstance(o, GatherOp):
             for value, eb in ((o.table, elem_bytes), (o.ids, IDS_BYTES)):
                 source, _ = through_views(value)
                 if id(source.owner) not in index:  # a host tensor: placed for the program
-                    assert isinstance(value.type, TensorType)
-                    placed[id(value)] = (tuple(value.type.get_shape()), eb)
+                    place(value, eb)
                     if source is not value:
-                        assert isinstance(source.type, TensorType)
-                        placed[id(source)] = (tuple(source.type.get_shape()), eb)
-    return Liveness(reads, tuple(placed.values()))
+                        place(source, eb)
+            if _leaves_chip(o.result):  # made on chip in host_layout
+                place(o.result, elem_bytes)
+        elif isinstance(o, ViewOp) and _returned(o.result):
+            source, _ = through_views(o.result)
+            producer = index.get(id(source.owner))
+            if producer is None:
+                place(source, elem_bytes)  # a host tensor or a gather
+            shape = tuple(o.result.type.get_shape())  # type: ignore[attr-defined]
+            label = o.label.data
+            returned.append(ReturnedView(position[id(o)], shape, elem_bytes, producer, label))
+    return Liveness(reads, tuple(placed.values()), returned=tuple(returned))
+
+
+def _returned(value: SSAValue) -> bool:
+    """Whether `value` itself (not only views of it) leaves the chip: an operation other
+    than a view, a generic or a gather reads it (the function's return)."""
+    return any(
+        not isinstance(use.operation, ViewOp | GatherOp | GenericOp) for use in value.uses
+    )
+
+
+def _leaves_chip(value: SSAValue) -> bool:
+    """Whether `value` or a view of it is returned from the function."""
+    return _returned(value) or any(
+        isinstance(use.operation, ViewOp) and _leaves_chip(use.operation.results[0])
+        for use in value.uses
+    )
 
 
 def operator_index(operators: list[Operator]) -> dict[int, int]:

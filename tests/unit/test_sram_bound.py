@@ -9,8 +9,10 @@ import json
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 from t10.cli import CHECK_TOLERANCES, run_model
 from t10.errors import T10Error
@@ -28,6 +30,45 @@ def _tiny_llama(path: Path) -> Path:
     return path
 
 
+def _ints(name: str, values: list[int]) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(values, np.int64), name)
+
+
+def _returned_views(path: Path) -> Path:
+    """Outputs that are views: several of one input (also read by a MatMul), several of a
+    MatMul output (also read by a Relu; made after a Neg that it outlives), one of the
+    Relu's output."""
+    node = helper.make_node
+    nodes = [
+        node("MatMul", ["x", "w"], ["m"]),
+        node("Relu", ["m"], ["r"]),
+        node("Neg", ["y"], ["n"]),
+        node("Slice", ["x", "one", "three", "zero"], ["x_rows"]),
+        node("Transpose", ["x"], ["x_t"], perm=[0, 2, 1]),
+        node("Slice", ["m", "zero", "one", "zero"], ["m_first"]),
+        node("Transpose", ["m"], ["m_t"], perm=[2, 1, 0]),
+        node("Reshape", ["r", "flat"], ["r_flat"]),
+    ]
+    rng = np.random.default_rng(0)
+    weight = numpy_helper.from_array(rng.standard_normal((40, 48)).astype(np.float32), "w")
+    outputs = ("x_rows", "x_t", "m_first", "m_t", "r_flat", "n")
+    graph = helper.make_graph(
+        nodes,
+        "returned_views",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 24, 40]),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 24, 80]),
+        ],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        [weight, _ints("zero", [0]), _ints("one", [1]), _ints("three", [3]),
+         _ints("flat", [4, -1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    onnx.save(model, path)
+    return path
+
+
 def _test16_with(sram: int, directory: Path) -> str:
     """A chip file: test-16 with `sram` bytes per core."""
     spec = json.loads(resources.files("t10.sim").joinpath("chips/test-16.json").read_text())
@@ -36,9 +77,12 @@ def _test16_with(sram: int, directory: Path) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("model", ["llama", "mlp_3layer.torchscript.onnx"])
+BUILT = {"llama": _tiny_llama, "returned_views": _returned_views}
+
+
+@pytest.mark.parametrize("model", ["llama", "returned_views", "mlp_3layer.torchscript.onnx"])
 def test_plans_fit_the_simulator_at_every_sram_size(model: str, tmp_path: Path) -> None:
-    path = _tiny_llama(tmp_path / "llama.onnx") if model == "llama" else DATA / model
+    path = BUILT[model](tmp_path / f"{model}.onnx") if model in BUILT else DATA / model
     free = run_model(str(path), chip="test-16").report
     needed = free["planned_sram_bytes_per_core"]
     assert free["peak_sram_bytes_per_core"] <= needed
@@ -59,3 +103,43 @@ def test_plans_fit_the_simulator_at_every_sram_size(model: str, tmp_path: Path) 
         outcomes.append("fits")
     # the sizes reach both outcomes: squeezed plans that still run, then a refusal
     assert outcomes[0] == "fits" and outcomes[-1] == "refused"
+
+
+def _views_of_big_input(path: Path) -> Path:
+    """No operator: two nested Slices of a 133 KB input, both returned."""
+    node = helper.make_node
+    nodes = [
+        node("Slice", ["x", "zero", "one", "zero"], ["a"]),
+        node("Slice", ["a", "zero", "one", "one"], ["b"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "views_of_big_input",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 5, 11, 11, 11])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("a", "b")],
+        [_ints("zero", [0]), _ints("one", [1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    onnx.save(model, path)
+    return path
+
+
+def test_returned_views_of_an_input_fit_or_are_refused_by_the_search(tmp_path: Path) -> None:
+    """The views are made from one placement of the input; the search counts it and the
+    views' buffers, so a chip too small is refused by the search, never by the simulator."""
+    path = _views_of_big_input(tmp_path / "views.onnx")
+    free = run_model(str(path), chip="test-16", check=CHECK_TOLERANCES["fp32"]).report
+    assert free["check"]["passed"]
+    needed = free["planned_sram_bytes_per_core"]
+    assert free["peak_sram_bytes_per_core"] <= needed
+    # the input is placed once: twice would not fit test-16
+    assert 2 * 5 * 5 * 11 * 11 * 11 * 4 > free["sram_bytes_per_core"] > needed
+    report = run_model(
+        str(path), chip=_test16_with(needed, tmp_path), check=CHECK_TOLERANCES["fp32"]
+    ).report
+    assert report["check"]["passed"]
+    assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"] == needed
+    sram = needed - 4
+    with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view 'Slice_"):
+        run_model(str(path), chip=_test16_with(sram, tmp_path))

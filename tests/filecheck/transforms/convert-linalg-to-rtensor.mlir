@@ -77,6 +77,41 @@ func.func @main(%x: tensor<4x2xf32> {t10.name = "x"}) -> (tensor<2x4xf32> {t10.n
 
 // -----
 
+// Views of an argument returned from the function are moved on chip from one placement of
+// the argument, by the host layout over the program's cores (4: the most any plan uses, its
+// largest dim split), shared by both views (one a view of the other).
+func.func @main(%x: tensor<8x2xf32> {t10.name = "x"}) -> (tensor<8x2xf32> {t10.name = "y"}, tensor<4x2xf32> {t10.name = "a"}, tensor<2x4xf32> {t10.name = "b"}) {
+  %e = tensor.empty() : tensor<8x2xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x2xf32>) outs(%e : tensor<8x2xf32>) attrs = {t10.name = "neg", t10.plan = #rtensor.plan<grid [1, 2]>} {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.negf %v : f32
+    linalg.yield %m : f32
+  } -> tensor<8x2xf32>
+  %e2 = tensor.empty() : tensor<8x2xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%n : tensor<8x2xf32>) outs(%e2 : tensor<8x2xf32>) attrs = {t10.name = "neg2", t10.plan = #rtensor.plan<grid [4, 1]>} {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.negf %v : f32
+    linalg.yield %m : f32
+  } -> tensor<8x2xf32>
+  %a = rtensor.view "a" %x map affine_map<(d0, d1) -> (d0 + 4, d1)> : tensor<8x2xf32> -> tensor<4x2xf32>
+  %b = rtensor.view "b" %a map affine_map<(d0, d1) -> (d1, d0)> : tensor<4x2xf32> -> tensor<2x4xf32>
+  func.return %p, %a, %b : tensor<8x2xf32>, tensor<4x2xf32>, tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT:    %0 = rtensor.distribute %x : tensor<8x2xf32> -> !rtensor.tensor<8x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [2, 2]>>
+// CHECK-NEXT:    %1 = rtensor.distribute %x : tensor<8x2xf32> -> !rtensor.tensor<8x2xf32, #rtensor.layout<grid [1, 2] axes [-, d1] tile [8, 1]>>
+// CHECK-NEXT:    %n = rtensor.generic "neg"(%1)
+// CHECK:         %p_1 = rtensor.collect %p
+// CHECK-NEXT:    %3 = rtensor.relayout "a/relayout" %0 map affine_map<(d0, d1) -> ((d0 + 4), d1)> : !rtensor.tensor<8x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [2, 2]>> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>
+// CHECK-NEXT:    %4 = rtensor.collect %3 : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>> -> tensor<4x2xf32>
+// CHECK-NEXT:    %5 = rtensor.relayout "b/relayout" %0 map affine_map<(d0, d1) -> ((d1 + 4), d0)> : !rtensor.tensor<8x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [2, 2]>> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [4] axes [-, d0] tile [2, 1]>>
+// CHECK-NEXT:    %6 = rtensor.collect %5 : !rtensor.tensor<2x4xf32, #rtensor.layout<grid [4] axes [-, d0] tile [2, 1]>> -> tensor<2x4xf32>
+// CHECK-NEXT:    func.return %p_1, %4, %6 : tensor<8x2xf32>, tensor<4x2xf32>, tensor<2x4xf32>
+// CHECK-NOT:     rtensor.distribute
+
+// -----
+
 // A view that keeps the tensor type (a square transpose) between two operators of the same
 // plan still moves: the relayout carries its map although source and destination types match.
 func.func @main(%x: tensor<4x4xf32> {t10.name = "x"}) -> (tensor<4x4xf32> {t10.name = "b"}) {

@@ -209,3 +209,19 @@ builtin.module {
   }
 }
 
+
+// -----
+
+// No operator, two views of the argument returned: the argument is placed once (on one core:
+// no plan uses more), each view is moved into a buffer of its own; the peak is the argument
+// with the larger view: 16384 + 16384.
+
+// ALL: builtin.module attributes {{.*}} t10.model_bytes = 32768 : i64}
+
+builtin.module {
+  func.func @main(%x: tensor<64x64xf32> {t10.name = "x"}) -> (tensor<32x64xf32> {t10.name = "top"}, tensor<64x64xf32> {t10.name = "t"}) {
+    %top = rtensor.view "top" %x map affine_map<(d0, d1) -> (d0, d1)> : tensor<64x64xf32> -> tensor<32x64xf32>
+    %t = rtensor.view "t" %x map affine_map<(d0, d1) -> (d1, d0)> : tensor<64x64xf32> -> tensor<64x64xf32>
+    func.return %top, %t : tensor<32x64xf32>, tensor<64x64xf32>
+  }
+}
