@@ -94,6 +94,10 @@ class _Chunk:
     """The pass that produced the IR being verified (None: the IR as parsed)."""
     failed: bool = False
 
+    def parsing(self) -> bool:
+        """Whether the chunk's input is being parsed (no module yet)."""
+        return self.parser is not None and self.module is None
+
     def location(self, op: Operation | None = None) -> str | None:
         """Where `op` (default: the operation whose parsing failed) starts in the input file."""
         if self.parser is None:
@@ -247,6 +251,11 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
         elif (parsed_at := chunk.location()) is not None:
             where = parsed_at
     if isinstance(error, DiagnosticException):
+        return message if where is None else _named(where, message)
+    if isinstance(error, ValueError) and chunk is not None and chunk.parsing():
+        # xDSL's parsers let some attribute constructors' ValueErrors through (e.g. an
+        # unknown linalg iterator type): bad input, located at the op being parsed
+        message = f"cannot parse: {message}"
         return message if where is None else _named(where, message)
     return (
         f"internal error{f' in {where}' if where else ''}: {type(error).__name__}: {message} "

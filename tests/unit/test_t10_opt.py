@@ -398,3 +398,23 @@ def test_string_literals_the_lexer_cannot_match(
     code, _, err = run_in_process([str(path), "--allow-unregistered-dialect"], capsys)
     assert code == 1
     assert err == f"t10-opt: error: {path}:1:{18 + column}: {problem}\n"
+
+
+def test_value_error_while_parsing_is_a_located_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """xDSL's linalg parser lets the ValueError of an unknown iterator type through (found by
+    benchmarks/fuzz.py flipping a byte of 'parallel'): bad input, not an internal error."""
+    path = tmp_path / "iterators.mlir"
+    path.write_text(
+        "func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, "
+        "affine_map<(d0) -> (d0)>], iterator_types = [\"paralsel\"]} ins(%a : tensor<4xf32>) "
+        "outs(%b : tensor<4xf32>) {\n"
+        "  ^bb0(%x: f32, %y: f32):\n    linalg.yield %x : f32\n  } -> tensor<4xf32>\n"
+        "  func.return %r : tensor<4xf32>\n}\n"
+    )
+    code, _, err = run_in_process([str(path)], capsys)
+    assert code == 1
+    assert err == (f"t10-opt: error: {path}:2:3: cannot parse: 'paralsel' is not a valid "
+                   "IteratorType\n")
