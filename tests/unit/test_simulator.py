@@ -24,13 +24,18 @@ def chip() -> ChipSpec:
     return load_chip("test-16")
 
 
-def parse(text: str) -> ModuleOp:
+def parse_unverified(text: str) -> ModuleOp:
+    """Parsed as written, without the dialects' verifiers (the simulator runs them itself)."""
     ctx = Context()
     for dialect in (Builtin, func.Func, arith.Arith, scf.Scf, linalg.Linalg):
         ctx.load_dialect(dialect)
     for factory in DIALECTS.values():
         ctx.load_dialect(factory())
-    module = Parser(ctx, text).parse_module()
+    return Parser(ctx, text).parse_module()
+
+
+def parse(text: str) -> ModuleOp:
+    module = parse_unverified(text)
     module.verify()
     return module
 
@@ -403,16 +408,6 @@ def test_contract_matches_einsum(
 # --------------------------------------------------------------------------------------------
 # Refusals: IR the simulator cannot give one meaning to is one T10Error naming the op
 # --------------------------------------------------------------------------------------------
-
-
-def parse_unverified(text: str) -> ModuleOp:
-    """Parsed as written, without the dialects' verifiers (the simulator runs them itself)."""
-    ctx = Context()
-    for dialect in (Builtin, func.Func, arith.Arith, scf.Scf, linalg.Linalg):
-        ctx.load_dialect(dialect)
-    for factory in DIALECTS.values():
-        ctx.load_dialect(factory())
-    return Parser(ctx, text).parse_module()
 
 
 RELAYOUT_OP = "core.relayout \"y/relayout\" %s to %d"
