@@ -1485,6 +1485,12 @@ def _lower_layer_norm(imp: _Importer, node: onnx.NodeProto) -> None:
     shape = x[1]
     axis = _axis(imp, node, int(attrs.get("axis", -1)), len(shape))
     eps = float(attrs.get("epsilon", 1e-5))
+    if not (np.isfinite(eps) and eps >= 0):
+        raise imp.node_error(
+            node,
+            f"epsilon = {eps} must be finite and >= 0: with a negative one the result is NaN "
+            "or ill-conditioned wherever the variance is near -epsilon",
+        )
     axes = list(range(axis, len(shape)))
     scale = 1.0 / int(np.prod(shape[axis:]))
     total, rshape = imp.reduction([x], axes, True, "sum", index=0)

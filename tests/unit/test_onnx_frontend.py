@@ -706,6 +706,20 @@ def test_gemm_scale_must_be_finite(key: str, value: float) -> None:
         import_onnx(model)
 
 
+@pytest.mark.parametrize("eps", [-1.0, float("nan"), float("inf")])
+def test_layer_norm_epsilon_must_be_finite_and_not_negative(eps: float) -> None:
+    """epsilon = -1 (found by benchmarks/fuzz.py): sqrt(var - 1) is NaN below 1 and amplifies
+    float32 rounding near 1, where t10 and onnxruntime then differ by more than the check."""
+    model = make_model(
+        [helper.make_node("LayerNormalization", ["x", "g"], ["y"], name="ln", epsilon=eps)],
+        [_vi("x", [2, 4]), _vi("g", [4])],
+        [_vi("y", [2, 4])],
+    )
+    with pytest.raises(T10Error, match=rf"node 'ln' \(LayerNormalization\): epsilon = {eps} "
+                                       "must be finite and >= 0"):
+        import_onnx(model)
+
+
 def test_legacy_opset_is_refused_with_a_conversion_hint() -> None:
     model = make_model(
         [helper.make_node("Add", ["x", "b"], ["y"], broadcast=1, axis=0)],
