@@ -37,11 +37,11 @@ from typing import IO
 
 import numpy as np
 
+from t10.common import costs
+from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.tensor_expr import PRECISIONS, element_bytes, precision_type
 from t10.errors import T10Error
 from t10.examples.models import matmul
-from t10.passes.tensor_expr import PRECISIONS, element_bytes, precision_type
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec, load_chip
 
 __all__ = [
     "DEFAULT_SHAPES",

@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
-        from t10.sim.chip_spec import load_chip
+        from t10.common.chip_spec import load_chip
 
         cores = load_chip(args.chip).cores
         model = zoo.get(args.model).build(batch=args.batch, seq=args.seq, layers=args.layers)

@@ -23,13 +23,13 @@ import onnx
 import onnxruntime as ort
 from xdsl.context import Context
 
+from t10.common.chip_spec import load_chip
 from t10.examples import zoo
 from t10.examples.models import bert_ffn, matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.report import input_specs, random_inputs
-from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import simulate
 
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {

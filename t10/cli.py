@@ -39,12 +39,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.tensor_expr import PRECISIONS, precision_type
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
-from t10.passes.tensor_expr import PRECISIONS, precision_type
 from t10.reference import reference_outputs
 from t10.report import (
     CheckResult,
@@ -59,7 +60,6 @@ from t10.report import (
     planned_sram,
     random_inputs,
 )
-from t10.sim.chip_spec import ChipSpec, load_chip
 from t10.universe import DIALECTS
 
 __all__ = ["Compiled", "compile_model", "main", "make_context", "run_model"]

@@ -11,7 +11,6 @@ the text and the `--report` JSON always agree. The JSON format is documented in
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -19,16 +18,22 @@ from typing import Any, Protocol
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute
 
-from t10.passes.epilogue import EPILOGUE_ATTR
-from t10.passes.tensor_expr import is_mul_add, linalg_tensor_expr, op_name
-from t10.sim.chip_spec import ChipSpec
-
-with warnings.catch_warnings():
-    # the package-root re-export is deprecated; xdsl.dialects.linalg.ops is banned by lint
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from xdsl.dialects.linalg import GenericOp
+from t10.common.attr_names import (
+    EPILOGUE_ATTR,
+    ESTIMATE_ATTR,
+    GATHER_ATTR,
+    INDEX_BOUND_ATTR,
+    MODEL_BYTES_ATTR,
+    NAME_ATTR,
+    ONNX_TYPE_ATTR,
+    PLAN_ATTR,
+    RELAYOUT_ATTR,
+)
+from t10.common.chip_spec import ChipSpec
+from t10.common.tensor_expr import is_mul_add, linalg_tensor_expr, op_name
 
 __all__ = [
     "CheckResult",
@@ -44,12 +49,6 @@ __all__ = [
     "random_inputs",
 ]
 
-PLAN_ATTR = "t10.plan"
-ESTIMATE_ATTR = "t10.estimate"
-RELAYOUT_ATTR = "t10.relayout"
-GATHER_ATTR = "t10.gather"
-CHIP_ATTR = "t10.chip"
-MODEL_BYTES_ATTR = "t10.model_bytes"
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,13 +109,13 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
     for i, arg in enumerate(main.body.block.args):
         name, onnx_type, bound = f"input{i}", None, 2
         if i < len(attrs) and isinstance(attrs[i], DictionaryAttr):
-            attr = attrs[i].data.get("t10.name")
+            attr = attrs[i].data.get(NAME_ATTR)
             if isinstance(attr, StringAttr):
                 name = attr.data
-            attr = attrs[i].data.get("t10.onnx_type")
+            attr = attrs[i].data.get(ONNX_TYPE_ATTR)
             if isinstance(attr, StringAttr):
                 onnx_type = attr.data
-            attr = attrs[i].data.get("t10.index_bound")
+            attr = attrs[i].data.get(INDEX_BOUND_ATTR)
             if isinstance(attr, IntegerAttr):
                 bound = attr.value.data
         shape = tuple(arg.type.get_shape()) if isinstance(arg.type, TensorType) else ()

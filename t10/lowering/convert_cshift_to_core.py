@@ -41,8 +41,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from t10.passes.layout_transitions import same_placement
-from t10.passes.plan import Layout
+from t10.common.attr_names import NAME_ATTR
+from t10.common.plans import Layout, same_placement
 from t10.t10_dialects import core, cshift, rtensor
 from t10.t10_dialects.core import BufferType
 from t10.t10_dialects.rtensor import RTensorType
@@ -297,7 +297,7 @@ def _source_label(op: rtensor.DistributeOp) -> str:
         func = value.owner.parent_op()
         arg_attrs = getattr(func, "arg_attrs", None)
         if arg_attrs is not None:
-            name = arg_attrs.data[value.index].data.get("t10.name")
+            name = arg_attrs.data[value.index].data.get(NAME_ATTR)
             if isinstance(name, StringAttr):
                 return name.data
     for use in op.result.uses:

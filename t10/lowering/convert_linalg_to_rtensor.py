@@ -53,28 +53,29 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from t10.errors import T10Error
-from t10.passes.epilogue import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
-from t10.passes.index_maps import View
-from t10.passes.plan import Layout, host_layout, input_layouts, output_layout, rounds_partials
-from t10.passes.tensor_expr import (
-    COMBINER_IDENTITY,
+from t10.common.attr_names import (
+    ESTIMATE_ATTR,
+    GATHER_ATTR,
+    PLAN_ATTR,
     PRECISION_ATTR,
+    RELAYOUT_ATTR,
+    REUSED_ATTR,
+)
+from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
+from t10.common.plans import Layout, host_layout, input_layouts, output_layout, rounds_partials
+from t10.common.tensor_expr import (
+    COMBINER_IDENTITY,
     ExprKind,
     element_bytes,
     linalg_tensor_expr,
     op_name,
     precision_type,
 )
+from t10.common.view_maps import View
+from t10.errors import T10Error
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
 from t10.t10_dialects.syntax import int_array
-
-PLAN_ATTR = "t10.plan"
-ESTIMATE_ATTR = "t10.estimate"
-RELAYOUT_ATTR = "t10.relayout"
-GATHER_ATTR = "t10.gather"
-REUSED_ATTR = "t10.reused_inputs"
 
 
 def _is_splat_of(value: SSAValue, identity: float) -> bool:

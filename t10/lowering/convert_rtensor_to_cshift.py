@@ -16,8 +16,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from t10.passes.plan import step_sizes
-from t10.passes.tensor_expr import TensorExpr, tensor_expr_of
+from t10.common.plans import step_sizes
+from t10.common.tensor_expr import TensorExpr, tensor_expr_of
 from t10.t10_dialects import cshift, rtensor
 from t10.t10_dialects.rtensor import RTensorType
 from t10.t10_dialects.syntax import int_array, int_prop

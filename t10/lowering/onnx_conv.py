@@ -33,8 +33,8 @@ import onnx
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from t10.common.view_maps import reshape_map, slice_map, transpose_map
 from t10.errors import T10Error
-from t10.passes.index_maps import reshape_map, slice_map, transpose_map
 
 if TYPE_CHECKING:
     from t10.lowering.onnx_frontend import _Importer

@@ -33,7 +33,6 @@ import functools
 import os
 import pathlib
 import re
-import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,32 +62,25 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.utils.frontend import Frontend
 
+from t10.common.attr_names import INDEX_BOUND_ATTR, NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.tensor_expr import COMBINER_IDENTITY
+from t10.common.view_maps import map_problem
 from t10.errors import T10Error
 from t10.lowering.onnx_conv import CONV_ATTRIBUTES, CONV_OPS
 from t10.lowering.onnx_folding import BROADCAST_FOLDS, evaluate
 from t10.lowering.onnx_views import VIEW_ATTRIBUTES, VIEW_OPS
-from t10.passes.index_maps import map_problem
-from t10.passes.tensor_expr import COMBINER_IDENTITY
 from t10.t10_dialects import rtensor
-
-with warnings.catch_warnings():
-    # xDSL 0.75 deprecates these package-root re-exports in favour of xdsl.dialects.linalg.ops,
-    # which this repository's lint rules ban; keep the warning out of xdsl-opt's output.
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from xdsl.dialects.linalg import GenericOp, YieldOp
 
 __all__ = ["INTEGER_PASSTHROUGH_OPS", "OnnxFrontend", "SUPPORTED_OPS", "import_onnx"]
 
 Shape = tuple[int, ...]
 BodyFn = Callable[["_BodyBuilder", Sequence[SSAValue]], SSAValue]
 
-T10_NAME = "t10.name"
-T10_ONNX_TYPE = "t10.onnx_type"
-T10_INDEX_BOUND = "t10.index_bound"
 _FLOAT = onnx.TensorProto.FLOAT
 _INTEGER_INPUT_TYPES = {
     onnx.TensorProto.INT64: "int64",
@@ -920,7 +912,7 @@ class _Importer:
             [IteratorTypeAttr.parallel()] * rank,
             [_tensor_type(out_shape)],
         )
-        op.attributes[T10_NAME] = self.generic_name(index)
+        op.attributes[NAME_ATTR] = self.generic_name(index)
         self.emit(op)
         return op.results[0]
 
@@ -951,7 +943,7 @@ class _Importer:
             [IteratorTypeAttr.parallel()] * num_parallel + [IteratorTypeAttr.reduction()],
             [_tensor_type(out_shape)],
         )
-        op.attributes[T10_NAME] = self.generic_name(index)
+        op.attributes[NAME_ATTR] = self.generic_name(index)
         self.emit(op)
         return op.results[0]
 
@@ -1009,7 +1001,7 @@ class _Importer:
             iterators,
             [_tensor_type(out_shape)],
         )
-        op.attributes[T10_NAME] = self.generic_name(index)
+        op.attributes[NAME_ATTR] = self.generic_name(index)
         self.emit(op)
         return op.results[0], out_shape
 
@@ -1024,9 +1016,9 @@ class _Importer:
                 continue  # an initializer listed as an input is a constant
             arg_names.append(vi.name)
             arg_shapes.append(self.static_input_shape(vi, "graph input"))
-            attrs: dict[str, Attribute] = {T10_NAME: StringAttr(vi.name)}
+            attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
             if (onnx_type := _INTEGER_INPUT_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
-                attrs[T10_ONNX_TYPE] = StringAttr(onnx_type)
+                attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
             arg_attrs.append(DictionaryAttr(attrs))
 
         block = Block(arg_types=[_tensor_type(s) for s in arg_shapes])
@@ -1060,7 +1052,7 @@ class _Importer:
         block.add_ops([*self.constants, *self.ops])
         for index, bound in _index_bounds(block).items():
             arg_attrs[index] = DictionaryAttr(
-                {**arg_attrs[index].data, T10_INDEX_BOUND: IntegerAttr(bound, i64)}
+                {**arg_attrs[index].data, INDEX_BOUND_ATTR: IntegerAttr(bound, i64)}
             )
 
         main = func.FuncOp(
@@ -1069,7 +1061,7 @@ class _Importer:
             Region(block),
             arg_attrs=ArrayAttr(arg_attrs),
             res_attrs=ArrayAttr(
-                [DictionaryAttr({T10_NAME: StringAttr(vi.name)}) for vi in self.graph.output]
+                [DictionaryAttr({NAME_ATTR: StringAttr(vi.name)}) for vi in self.graph.output]
             ),
         )
         module = ModuleOp([main])

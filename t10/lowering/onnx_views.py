@@ -1,4 +1,4 @@
-"""ONNX data-movement operators → `rtensor.view` ops (see `t10.passes.index_maps`).
+"""ONNX data-movement operators → `rtensor.view` ops (see `t10.common.view_maps`).
 
 Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Slice, Split and Gather with constant
 indices move elements without arithmetic (a Gather of runtime indices is an
@@ -21,7 +21,7 @@ import onnx
 from xdsl.dialects.builtin import IntegerAttr, TensorType, f32, i64
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from t10.passes.index_maps import reshape_map, slice_map, transpose_map
+from t10.common.view_maps import reshape_map, slice_map, transpose_map
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import gather_shape
 

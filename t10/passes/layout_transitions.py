@@ -12,7 +12,7 @@ such axes are the same placement and need no exchange.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from math import ceil, prod
 
 import numpy as np
@@ -24,48 +24,24 @@ from xdsl.ir.affine import (
     AffineExpr,
 )
 
-from t10.passes.index_maps import View
-from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, Swaps
-from t10.passes.plan import (
+from t10.common import costs
+from t10.common.chip_spec import ChipSpec
+from t10.common.exchange import element_move, gather_traffic, relayout_traffic
+from t10.common.plans import (
     Estimate,
     Layout,
     Plan,
-    Rotating,
     host_layout,
     input_layouts,
     operand_layout,
     output_layout,
+    placement,
     plan_problem,
+    same_placement,
 )
-from t10.passes.tensor_expr import Access, TensorExpr
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec
-
-
-def placement(layout: Layout) -> Layout:
-    """`layout` with its size-1 grid axes removed (axes renumbered): equal placements compare
-    equal."""
-    keep = [a for a, size in enumerate(layout.grid) if size > 1]
-    renumber = {a: i for i, a in enumerate(keep)}
-    rotating = layout.rotating
-    if rotating is not None:
-        rotating = Rotating(
-            rotating.dim,
-            renumber[rotating.ring_axis],
-            rotating.pieces,
-            rotating.steps,
-            tuple((renumber[a], m, w) for a, m, w in rotating.skew if a in renumber),
-        )
-    return replace(
-        layout,
-        grid=tuple(layout.grid[a] for a in keep),
-        axes=tuple(None if a is None else renumber.get(a) for a in layout.axes),
-        rotating=rotating,
-    )
-
-
-def same_placement(a: Layout, b: Layout) -> bool:
-    return placement(a) == placement(b)
+from t10.common.tensor_expr import Access, TensorExpr
+from t10.common.view_maps import View
+from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, Swaps
 
 
 def quick_cycles(
@@ -92,8 +68,6 @@ def transition_estimate(
     """Cycles of the exchange superstep that moves a tensor from `src` to `dst` (through
     `view`, if given): the busiest core's sent or received bytes over the exchange, the
     busiest core's copy of what it already holds into place (views only), plus one sync."""
-    from t10.sim.layouts import element_move, relayout_traffic
-
     if view is None:
         if same_placement(src, dst):
             return Estimate(0, 0, 0, 0)
@@ -132,8 +106,6 @@ def gather_estimate(
     table and ids placed by `host_layout` over `cores` as the lowering places them: the
     simulator's own traffic count on a typical set of ids. Skewed ids (many readers of one
     row) cost more; the simulator measures the ids it is given."""
-    from t10.sim.layouts import gather_traffic
-
     sample = np.random.default_rng(0).integers(0, spec.table[spec.axis], spec.ids)
     busiest, copied = gather_traffic(
         host_layout(spec.table, cores),

@@ -42,11 +42,18 @@ from math import prod
 
 import numpy as np
 
+from t10.common.chip_spec import ChipSpec
+from t10.common.plans import (
+    Estimate,
+    Plan,
+    estimate,
+    host_layout,
+    input_layouts,
+    output_layout,
+    validate_plan,
+)
+from t10.common.tensor_expr import TensorExpr
 from t10.errors import T10Error
-from t10.passes.plan import Estimate, Plan, estimate, host_layout, input_layouts, output_layout
-from t10.passes.plan_search import validate_plan
-from t10.passes.tensor_expr import TensorExpr
-from t10.sim.chip_spec import ChipSpec
 
 # --------------------------------------------------------------------------------------------
 # What lives when

@@ -3,7 +3,7 @@
 pass (`t10/passes/t10_plan_search.py`) drives it, and `t10.passes.memory_reconciliation` then
 picks one frontier plan per operator for the whole model.
 
-The estimate of a plan (`t10.passes.plan.estimate`) depends on its spatial factors only
+The estimate of a plan (`t10.common.plans.estimate`) depends on its spatial factors only
 through the per-core *tiles* ceil(size / F), the ring factors (a rotation in p pieces needs
 p | F[ring]) and the reduction group G = prod F[reduction dims] (the all-reduce moves
 (G - 1) * ceil(T / G) elements, which is not monotone in G). So the search enumerates *tile
@@ -34,8 +34,8 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from math import ceil, lcm, prod
 
-from t10.errors import T10Error
-from t10.passes.plan import (
+from t10.common.chip_spec import ChipSpec
+from t10.common.plans import (
     ACCUMULATOR_BYTES,
     Estimate,
     Plan,
@@ -43,9 +43,8 @@ from t10.passes.plan import (
     epilogue_elements,
     shiftable_dims,
 )
-from t10.passes.plan import plan_problem as operator_plan_problem
-from t10.passes.tensor_expr import ExprKind, TensorExpr
-from t10.sim.chip_spec import ChipSpec
+from t10.common.tensor_expr import ExprKind, TensorExpr
+from t10.errors import T10Error
 
 PLANNERS = ("t10", "replicate")
 """`t10`: compute-shift plans with rotating tensors; `replicate`: spatial partitions only
@@ -127,7 +126,7 @@ def spatial_factors(expr: TensorExpr, cores: int, min_cores: int) -> Iterator[tu
 
 
 def _exact(x: float | Fraction) -> Fraction:
-    """The decimal a chip constant spells (as `t10.sim.costs` reads it)."""
+    """The decimal a chip constant spells (as `t10.common.costs` reads it)."""
     return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
 
 
@@ -145,7 +144,7 @@ class _Affine:
 
 
 class FastEstimator:
-    """`t10.passes.plan.estimate` for one (chip, expression), with the chip constants turned
+    """`t10.common.plans.estimate` for one (chip, expression), with the chip constants turned
     into integers and kernel costs cached: returns identical numbers, several times faster."""
 
     def __init__(self, chip: ChipSpec, expr: TensorExpr) -> None:
@@ -194,7 +193,7 @@ class FastEstimator:
             )
 
     def kernel(self, sizes: Sequence[int]) -> int:
-        """`t10.passes.plan.kernel_cycles` (cached)."""
+        """`t10.common.plans.kernel_cycles` (cached)."""
         key = tuple(sizes)
         cycles = self._kernels.get(key)
         if cycles is None:
@@ -329,17 +328,12 @@ def pareto_frontier(points: Sequence[tuple[Plan, Estimate]]) -> list[tuple[Plan,
 # --------------------------------------------------------------------------------------------
 
 
-def _check_options(planner: str, min_utilization: float) -> None:
+def check_options(what: str, planner: str, min_utilization: float) -> None:
+    """`planner` and `min_utilization` are valid (`what`: the pass or function named)."""
     if planner not in PLANNERS:
-        raise T10Error(
-            f"unknown planner '{planner}': choose one of {', '.join(PLANNERS)} "
-            "(t10 rotates shared tensors among cores; replicate copies them)"
-        )
+        raise T10Error(f"{what}: unknown planner '{planner}'; choose one of {', '.join(PLANNERS)}")
     if not 0.0 <= min_utilization <= 1.0:
-        raise T10Error(
-            f"min_utilization must be between 0 and 1 (a fraction of the usable cores), "
-            f"got {min_utilization}"
-        )
+        raise T10Error(f"{what}: min-utilization must be between 0 and 1, got {min_utilization}")
 
 
 class _Search:
@@ -562,40 +556,10 @@ def operator_frontier(
     fewer cores. `planner` "t10" searches rotating plans, "replicate" spatial ones only.
     Plans stand for at least `min_utilization` of the cores the operator can use (see
     `spatial_factors`); if none does, the threshold is dropped."""
-    _check_options(planner, min_utilization)
+    check_options("operator_frontier", planner, min_utilization)
     rotate = planner == "t10"
     min_cores = min_cores_for(chip, expr, min_utilization)
     frontier = _Search(chip, expr, rotate, min_cores).run()
     if not frontier:
         frontier = _Search(chip, expr, rotate, 1).run()
     return frontier
-
-
-# --------------------------------------------------------------------------------------------
-# Pinned plans
-# --------------------------------------------------------------------------------------------
-
-
-def describe_plan(plan: Plan) -> str:
-    """The plan in `#rtensor.plan<...>` syntax."""
-    text = f"grid [{', '.join(map(str, plan.factors))}]"
-    if plan.temporal_dim is not None:
-        rots = ", ".join(f"({r.operand}, d{r.ring_dim}, {r.pieces})" for r in plan.rotations)
-        text += f" shift d{plan.temporal_dim} steps {plan.steps} rotate [{rots}]"
-    return text
-
-
-def plan_problem(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> str | None:
-    """Why `plan` cannot run `expr` on `chip` (None if it can)."""
-    if plan.cores > chip.cores:
-        return f"it uses {plan.cores} cores but chip '{chip.name}' has {chip.cores}"
-    return operator_plan_problem(expr, plan)
-
-
-def validate_plan(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> None:
-    """Raise `T10Error` naming the operator if `plan` cannot run it (see `plan_problem`)."""
-    problem = plan_problem(chip, expr, plan)
-    if problem is not None:
-        raise T10Error(
-            f"operator '{expr.name}': pinned plan <{describe_plan(plan)}> is invalid: {problem}"
-        )

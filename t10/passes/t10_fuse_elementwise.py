@@ -19,13 +19,13 @@ no exchange or sync between the former operators. A generic that already carries
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, StringAttr
 from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
@@ -35,14 +35,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from t10.passes.tensor_expr import ExprKind, linalg_tensor_expr, op_name
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from xdsl.dialects.linalg import GenericOp, YieldOp
-
-T10_NAME = "t10.name"
-PLAN_ATTR = "t10.plan"
+from t10.common.attr_names import NAME_ATTR, PLAN_ATTR
+from t10.common.tensor_expr import ExprKind, linalg_tensor_expr, op_name
 
 
 def _fusable_producer(value: SSAValue) -> bool:
@@ -130,7 +124,7 @@ class FuseProducer(RewritePattern):
             list(op.iterator_types.data),
             [r.type for r in op.results],
         )
-        fused.attributes[T10_NAME] = StringAttr(f"{op_name(producer)}+{op_name(op)}")
+        fused.attributes[NAME_ATTR] = StringAttr(f"{op_name(producer)}+{op_name(op)}")
         rewriter.replace(op, fused)
         rewriter.erase(producer)
         init = producer.outputs[0].owner

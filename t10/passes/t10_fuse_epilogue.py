@@ -38,20 +38,25 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from t10.passes.epilogue import EPILOGUE_ATTR, PLAN_ATTR, epilogue_problem, mark_epilogue
+from t10.common import costs
+from t10.common.attr_names import EPILOGUE_ATTR, PLAN_ATTR
+from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.epilogues import epilogue_problem, mark_epilogue
+from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
+from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
 from t10.passes.layout_transitions import transition_estimate
-from t10.passes.plan import Estimate, Layout, Plan, input_layouts, output_layout
+from t10.passes.operators import (
+    Operator,
+    check_search_options,
+    operand_roles,
+    operator_tensor_expr,
+)
 from t10.passes.plan_search import operator_frontier
-from t10.passes.t10_plan_search import Operator, T10PlanSearch, operand_roles
-from t10.passes.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec, load_chip
-
-GENERIC = "linalg.generic"
 
 
 @dataclass
@@ -60,17 +65,18 @@ class FusionCosts:
     expression, as identical operators share them)."""
 
     chip: ChipSpec
-    search: T10PlanSearch
+    min_utilization: float
+    precision: str
     fastest_plans: dict[TensorExpr, tuple[Plan, Estimate]] = field(default_factory=dict)
 
     def fastest(self, operator: Operator) -> tuple[TensorExpr, Plan, Estimate]:
         """The operator's fastest plan. It never rotates (a rotating plan computes the same
         tiles in steps, paying each step's fixed costs, shifts and syncs), so the spatial
         plans (the replicate planner's) hold it, whichever planner runs later."""
-        expr = self.search.tensor_expr(operator)
+        expr = operator_tensor_expr(operator, self.precision)
         key = dataclasses.replace(expr, name="")
         if key not in self.fastest_plans:
-            frontier = operator_frontier(self.chip, expr, "replicate", self.search.min_utilization)
+            frontier = operator_frontier(self.chip, expr, "replicate", self.min_utilization)
             self.fastest_plans[key] = min(frontier, key=lambda point: point[1].cycles)
         return (expr, *self.fastest_plans[key])
 
@@ -110,13 +116,13 @@ class MarkEpilogue(RewritePattern):
     """None: mark every candidate."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != GENERIC or PLAN_ATTR in op.attributes or not op.results:
+        if not isinstance(op, GenericOp) or PLAN_ATTR in op.attributes or not op.results:
             return
         uses = list(op.results[0].uses)
         if not uses:
             return
         reader = uses[0].operation
-        if reader.name != GENERIC or PLAN_ATTR in reader.attributes:
+        if not isinstance(reader, GenericOp) or PLAN_ATTR in reader.attributes:
             return
         if EPILOGUE_ATTR in reader.attributes:
             return
@@ -145,8 +151,7 @@ class T10FuseEpilogue(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         fusion_costs = None
         if not self.always:
-            search = T10PlanSearch(self.chip, "replicate", self.min_utilization, self.precision)
-            search.check_options(self.name)
-            fusion_costs = FusionCosts(load_chip(self.chip), search)
+            check_search_options(self.name, "replicate", self.min_utilization, self.precision)
+            fusion_costs = FusionCosts(load_chip(self.chip), self.min_utilization, self.precision)
         walker = PatternRewriteWalker(MarkEpilogue(fusion_costs), apply_recursively=False)
         walker.rewrite_module(op)

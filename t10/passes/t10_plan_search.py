@@ -17,7 +17,7 @@ An analysis pass: it changes no operation, it only writes attributes.
   (an upper bound of what the simulator measures).
 
 `precision=fp16` plans for fp16 storage: every buffer and exchange takes 2 bytes per element
-and matmuls run at the fp16 rate; partial sums stay fp32 (`t10.passes.plan.rounds_partials`).
+and matmuls run at the fp16 rate; partial sums stay fp32 (`t10.common.plans.rounds_partials`).
 The linalg IR keeps its f32 types (the host's); convert-linalg-to-rtensor reads
 `t10.precision` and gives the distributed tensors f16 elements.
 
@@ -46,7 +46,6 @@ import dataclasses
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, linalg
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntAttr,
@@ -57,17 +56,32 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
-from t10.errors import T10Error
-from t10.passes.epilogue import (
-    epilogue_inputs,
-    epilogue_of,
-    fused_tensor_expr,
-    is_epilogue,
+from t10.common.attr_names import (
+    CHIP_ATTR,
+    ESTIMATE_ATTR,
+    GATHER_ATTR,
+    MODEL_BYTES_ATTR,
+    PLAN_ATTR,
+    PLANNER_ATTR,
+    PRECISION_ATTR,
+    RELAYOUT_ATTR,
+    REUSED_ATTR,
+)
+from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.epilogues import (
     unmark_epilogue,
 )
+from t10.common.plans import Estimate, Plan
+from t10.common.tensor_expr import (
+    TensorExpr,
+    element_bytes,
+    op_name,
+    precision_type,
+)
+from t10.errors import T10Error
 from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
@@ -80,7 +94,6 @@ from t10.passes.layout_transitions import (
 )
 from t10.passes.memory_reconciliation import (
     Liveness,
-    Operands,
     OpOptions,
     PlanPoint,
     ReturnedView,
@@ -89,32 +102,15 @@ from t10.passes.memory_reconciliation import (
     op_options,
     pinned_options,
 )
-from t10.passes.plan import Estimate, Plan
-from t10.passes.plan_search import PLANNERS, operator_frontier
-from t10.passes.tensor_expr import (
-    PRECISION_ATTR,
-    TensorExpr,
-    element_bytes,
-    linalg_tensor_expr,
-    op_name,
-    precision_type,
+from t10.passes.operators import (
+    Operator,
+    check_search_options,
+    operand_roles,
+    operator_tensor_expr,
+    planned_operators,
 )
-from t10.sim.chip_spec import ChipSpec, load_chip
+from t10.passes.plan_search import operator_frontier
 from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, PlanAttr, ViewOp, through_views
-
-PLAN_ATTR = "t10.plan"
-ESTIMATE_ATTR = "t10.estimate"
-CHIP_ATTR = "t10.chip"
-GENERIC = "linalg.generic"
-"""Matched by name: `linalg.GenericOp` is deprecated at the package level in xDSL 0.75 and
-the project bans importing it from `xdsl.dialects.linalg.ops`."""
-PLANNER_ATTR = "t10.planner"
-MODEL_BYTES_ATTR = "t10.model_bytes"
-
-
-RELAYOUT_ATTR = "t10.relayout"
-GATHER_ATTR = "t10.gather"
-REUSED_ATTR = "t10.reused_inputs"
 
 
 def estimate_attr(est: Estimate) -> EstimateAttr:
@@ -127,62 +123,7 @@ def estimate_attr(est: Estimate) -> EstimateAttr:
     )
 
 
-@dataclass(frozen=True)
-class Operator:
-    """One planned operator: a generic, and the element-wise epilogue that runs on its cores
-    (`t10.passes.epilogue`); the plan and estimates are written on the generic."""
-
-    generic: Operation
-    epilogue: Operation | None = None
-
-    @property
-    def inputs(self) -> list[SSAValue]:
-        own = list(self.generic.operands[: len(self.generic.operands) - 1])
-        if self.epilogue is None:
-            return own
-        return own + epilogue_inputs(self.generic, self.epilogue)
-
-    @property
-    def result(self) -> SSAValue:
-        return (self.epilogue or self.generic).results[0]
-
-    def ops(self) -> tuple[Operation, ...]:
-        return (self.generic,) if self.epilogue is None else (self.generic, self.epilogue)
-
-
-def planned_operators(module: ModuleOp, epilogues: bool = True) -> list[Operator]:
-    """The module's operators in program order: every generic but the marked epilogues,
-    which join their contraction (every generic on its own with `epilogues` off)."""
-    if not epilogues:
-        return [Operator(o) for o in module.walk() if o.name == GENERIC]
-    return [
-        Operator(o, epilogue_of(o))
-        for o in module.walk()
-        if o.name == GENERIC and not is_epilogue(o)
-    ]
-
-
-def operand_roles(op: Operator) -> Operands:
-    """Which inputs of `op` are weights (`arith.constant`: resident on chip), function
-    arguments read directly, and function arguments or weights read through views."""
-    constant, host = [], []
-    staged: dict[int, tuple[int, ...]] = {}
-    viewed_constants: dict[int, tuple[int, ...]] = {}
-    for i, value in enumerate(op.inputs):
-        source, view = through_views(value)
-        is_constant = isinstance(source.owner, arith.ConstantOp)
-        if view is None and is_constant:
-            constant.append(i)
-        elif view is None and isinstance(source.owner, Block):
-            host.append(i)
-        elif view is not None and (is_constant or isinstance(source.owner, Block)):
-            assert isinstance(source.type, TensorType)
-            shapes = viewed_constants if is_constant else staged
-            shapes[i] = tuple(source.type.get_shape())
-    return Operands(tuple(constant), tuple(host), staged, viewed_constants)
-
-
-def pinned_plan(op: linalg.GenericOp) -> Plan | None:
+def pinned_plan(op: GenericOp) -> Plan | None:
     attr = op.attributes.get(PLAN_ATTR)
     if attr is None:
         return None
@@ -259,20 +200,8 @@ class T10PlanSearch(ModulePass):
     precision: str = "fp32"
     """Storage precision: `fp32` or `fp16` (fp16 storage, fp32 accumulation)."""
 
-    def check_options(self, what: str = "t10-plan-search") -> None:
-        """The options are valid (`what`: the pass named in the error)."""
-        precision_type(self.precision, what)
-        if self.planner not in PLANNERS:
-            raise T10Error(
-                f"{what}: unknown planner '{self.planner}'; choose one of {', '.join(PLANNERS)}"
-            )
-        if not 0.0 <= self.min_utilization <= 1.0:
-            raise T10Error(
-                f"{what}: min-utilization must be between 0 and 1, got {self.min_utilization}"
-            )
-
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.check_options()
+        check_search_options(self.name, self.planner, self.min_utilization, self.precision)
         chip = load_chip(self.chip)
         frontiers: dict[TensorExpr, list] = {}
         operators = planned_operators(op)
@@ -308,7 +237,7 @@ class T10PlanSearch(ModulePass):
         frontiers: dict[TensorExpr, list],
     ) -> SearchResult:
         """Plans for `operators`: the memory greedy, the transition sweep, the shared moves."""
-        exprs = [self.tensor_expr(o) for o in operators]
+        exprs = [operator_tensor_expr(o, self.precision) for o in operators]
         options = [
             self.options(chip, o, e, frontiers) for o, e in zip(operators, exprs, strict=True)
         ]
@@ -331,15 +260,6 @@ class T10PlanSearch(ModulePass):
         return SearchResult(
             chip, operators, exprs, chosen, edges, liveness, reused, memory_binds
         )
-
-    def tensor_expr(self, op: Operator) -> TensorExpr:
-        """The operator (with its epilogue) with the storage precision's element size."""
-        elem = precision_type(self.precision, "t10-plan-search")
-        if op.epilogue is None:
-            expr = linalg_tensor_expr(op.generic)  # type: ignore[arg-type]
-        else:
-            expr = fused_tensor_expr(op.generic, op.epilogue)  # type: ignore[arg-type]
-        return dataclasses.replace(expr, elem_bytes=element_bytes(elem, "t10-plan-search"))
 
     def options(
         self,

@@ -9,7 +9,6 @@ tiles too (then zero the padding), so `0 / 0` or `sqrt(-1)` there is expected, n
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from math import erf, prod
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
+from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -31,10 +31,6 @@ from xdsl.ir import Attribute, Operation
 
 from t10.errors import T10Error
 from t10.sim.state import Index, uniform
-
-with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from xdsl.dialects.linalg import YieldOp as LinalgYieldOp
 
 
 def _as_index(x: Any) -> Index:

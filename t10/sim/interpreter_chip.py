@@ -21,8 +21,8 @@ from xdsl.interpreter import (
     register_impls,
 )
 
+from t10.common import costs
 from t10.errors import T10Error
-from t10.sim import costs
 from t10.sim.state import SimState, StepCost
 from t10.t10_dialects import chip
 

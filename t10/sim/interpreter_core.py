@@ -17,16 +17,16 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
-from t10.errors import T10Error
-from t10.passes.plan import Layout, kernel_cycles
-from t10.passes.tensor_expr import (
+from t10.common import costs, exchange
+from t10.common.plans import Layout, kernel_cycles
+from t10.common.tensor_expr import (
     COMBINER_IDENTITY,
     ExprKind,
     TensorExpr,
     element_bytes,
     tensor_expr_of,
 )
-from t10.sim import costs, layouts
+from t10.errors import T10Error
 from t10.sim.state import Buffer, Index, Region, SimState, StepCost, per_core
 from t10.t10_dialects import core
 from t10.t10_dialects.syntax import ints_of
@@ -295,7 +295,7 @@ def run_columns(
     """`(cores, run)`: the row-major element indices of the run each core owns in a buffer
     of `shape` (the run numbered as the core's rank in its group, row major over `axes` in
     increasing order); a short last run repeats its last element."""
-    coords = layouts.grid_coords(grid, cores)
+    coords = exchange.grid_coords(grid, cores)
     rank = np.zeros(cores, dtype=np.int64)
     for a in sorted(axes):
         rank = rank * grid[a] + coords[:, a]
@@ -338,7 +338,7 @@ def _reduce(
 
 def _loop_coords(op: core.KernelOp, cores: int) -> np.ndarray:
     """`(cores, loops)`: each core's tile index along each loop (0 for a loop not split)."""
-    grid_coords = layouts.grid_coords(ints_of(op.grid), cores)
+    grid_coords = exchange.grid_coords(ints_of(op.grid), cores)
     columns = [
         grid_coords[:, a] if a >= 0 else np.zeros(cores, dtype=grid_coords.dtype)
         for a in op.loop_axes()
@@ -432,7 +432,7 @@ class CoreFunctions(InterpreterFunctions):
     @impl(core.CoordOp)
     def run_coord(self, interpreter: Interpreter, op: core.CoordOp, args: PythonValues):
         self.state.check_in_program("core.coord")
-        coords = layouts.grid_coords(ints_of(op.grid), self.state.chip.cores)
+        coords = exchange.grid_coords(ints_of(op.grid), self.state.chip.cores)
         return (coords[:, op.axis.value.data].copy(),)
 
     @impl(core.LoadOp)
@@ -444,7 +444,7 @@ class CoreFunctions(InterpreterFunctions):
         buffer.mark_written(layout.cores)
         host = np.asarray(host, np.float32)
         self.state.note_overflow(what, host, buffer.data.dtype)
-        buffer.data[: layout.cores] = layouts.distribute(layout, host)
+        buffer.data[: layout.cores] = exchange.distribute(layout, host)
         return ()
 
     @impl(core.StoreOp)
@@ -453,7 +453,7 @@ class CoreFunctions(InterpreterFunctions):
         layout = _layout(op.layout, op.result.type)
         what = f"core.store of '{buffer.label}'"
         buffer.check_readable(what, layout.cores)
-        return (layouts.collect(layout, buffer.data, what).astype(np.float32),)
+        return (exchange.collect(layout, buffer.data, what).astype(np.float32),)
 
     @impl(core.KernelOp)
     def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
@@ -482,11 +482,11 @@ class CoreFunctions(InterpreterFunctions):
         what = f"core.shift of '{buffer.label}'"
         buffer.check_readable(what, cores)
         dim, size = op.dim.value.data, op.size.value.data
-        coords = layouts.grid_coords(grid)
+        coords = exchange.grid_coords(grid)
         ring, pieces = op.ring.value.data, op.pieces.value.data
         nxt = coords.copy()
         nxt[:, ring] = coords[:, ring] // pieces * pieces + (coords[:, ring] + 1) % pieces
-        source = layouts.linear_ids(grid, nxt)
+        source = exchange.linear_ids(grid, nxt)
         send_at = Slice(buffer, dim, per_core(send, cores)[source], size, cores)
         recv_at = Slice(buffer, dim, per_core(recv, cores), size, cores)
         send_at.check(what)
@@ -547,7 +547,7 @@ class CoreFunctions(InterpreterFunctions):
     def run_all_gather(self, interpreter: Interpreter, op: core.AllGatherOp, args: PythonValues):
         (buffer,) = args
         step, grid, axes, cores, _ = self._group_op(op, buffer)
-        coords = layouts.grid_coords(grid, cores)
+        coords = exchange.grid_coords(grid, cores)
         flat = buffer.data[:cores].reshape(cores, -1)
         run = run_length(grid, axes, buffer.shape)
         members = np.stack(np.unravel_index(np.arange(prod(grid[a] for a in axes)),
@@ -556,7 +556,7 @@ class CoreFunctions(InterpreterFunctions):
             source = coords.copy()
             source[:, list(axes)] = member
             run_of_rank = slice(rank * run, (rank + 1) * run)
-            flat[:, run_of_rank] = flat[layouts.linear_ids(grid, source), run_of_rank]
+            flat[:, run_of_rank] = flat[exchange.linear_ids(grid, source), run_of_rank]
         step.use_cores(cores)
         step.add_exchange(self.state.chip, (len(members) - 1) * run * buffer.elem_bytes)
         return ()
@@ -569,19 +569,19 @@ class CoreFunctions(InterpreterFunctions):
         dst = _layout(op.dst_layout, op.target_tensor())
         what = f"core.relayout of '{source.label}' to '{target.label}'"
         _check_exchange(what, step, [(source, src)], (target, dst))
-        tensor = layouts.collect(src, source.data, what)
+        tensor = exchange.collect(src, source.data, what)
         view = op.view()
         if view is None:
-            sent, received = layouts.relayout_traffic(src, dst)
+            sent, received = exchange.relayout_traffic(src, dst)
         else:
             tensor = view.gather(tensor, dst.shape, what)
-            move = layouts.element_move(src, dst, view)
+            move = exchange.element_move(src, dst, view)
             sent, received = move.sent, move.received
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))
             )
         self.state.note_overflow(what, tensor, target.data.dtype)
-        target.data[: dst.cores] = layouts.distribute(dst, tensor)
+        target.data[: dst.cores] = exchange.distribute(dst, tensor)
         busiest = float(np.maximum(sent, received).max(initial=0.0))
         step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
         if target.elem_bytes != source.elem_bytes:  # rounding: an element-wise pass
@@ -598,12 +598,12 @@ class CoreFunctions(InterpreterFunctions):
         dst = _layout(op.dst_layout, op.tensor)
         what = f"core.gather '{op.label.data}'"
         _check_exchange(what, step, [(table_buf, table_l), (ids_buf, ids_l)], (target, dst))
-        table = layouts.collect(table_l, table_buf.data, what)
-        ids = layouts.collect(ids_l, ids_buf.data, what).astype(np.float64)
+        table = exchange.collect(table_l, table_buf.data, what)
+        ids = exchange.collect(ids_l, ids_buf.data, what).astype(np.float64)
         axis = op.axis.value.data
         index = _checked_ids(what, ids, table.shape[axis], axis, table_buf.label)
-        target.data[: dst.cores] = layouts.distribute(dst, np.take(table, index, axis=axis))
-        busiest, copied = layouts.gather_traffic(
+        target.data[: dst.cores] = exchange.distribute(dst, np.take(table, index, axis=axis))
+        busiest, copied = exchange.gather_traffic(
             table_l, ids_l, dst, index, axis, table_buf.elem_bytes, ids_buf.elem_bytes
         )
         step.add_exchange(self.state.chip, busiest)

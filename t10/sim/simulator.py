@@ -28,8 +28,9 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
+from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.chip_spec import ChipSpec
 from t10.errors import T10Error
-from t10.sim.chip_spec import ChipSpec
 from t10.sim.interpreter_arith import ArithFunctions, LinalgFunctions, MathFunctions, ScfFunctions
 from t10.sim.interpreter_chip import ChipFunctions, OpStats, ReportBuilder, SimReport
 from t10.sim.interpreter_core import CoreFunctions
@@ -83,7 +84,7 @@ def _attr_strings(attrs: object, count: int, key: str) -> list[str | None]:
 
 def _attr_names(attrs: object, count: int, kind: str) -> list[str]:
     """`t10.name` of each argument / result (`input<i>` / `output<i>` when absent)."""
-    names = _attr_strings(attrs, count, "t10.name")
+    names = _attr_strings(attrs, count, NAME_ATTR)
     return [name if name is not None else f"{kind}{i}" for i, name in enumerate(names)]
 
 
@@ -95,7 +96,7 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
     names = _attr_names(main.arg_attrs, len(arg_types), "input")
     dtypes = [
         onnx_type or "float32"
-        for onnx_type in _attr_strings(main.arg_attrs, len(arg_types), "t10.onnx_type")
+        for onnx_type in _attr_strings(main.arg_attrs, len(arg_types), ONNX_TYPE_ATTR)
     ]
     unknown = sorted(set(inputs) - set(names))
     if unknown:

@@ -18,9 +18,9 @@ from math import prod
 
 import numpy as np
 
+from t10.common import costs
+from t10.common.chip_spec import ChipSpec
 from t10.errors import T10Error
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec
 
 Index = int | np.ndarray
 """A per-core index value: uniform int, or an int64 array with one entry per chip core."""

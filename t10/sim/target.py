@@ -22,11 +22,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.target import Target
 
+from t10.common.attr_names import CHIP_ATTR, PLANNER_ATTR, PRECISION_ATTR
 from t10.errors import T10Error
-
-CHIP_ATTR = "t10.chip"
-PLANNER_ATTR = "t10.planner"
-PRECISION_ATTR = "t10.precision"
 
 
 @dataclass(frozen=True)
@@ -36,6 +33,7 @@ class T10SimTarget(Target):
     seed: int = 0
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from t10.common.chip_spec import load_chip
         from t10.report import (
             build_report,
             format_report,
@@ -43,7 +41,6 @@ class T10SimTarget(Target):
             kernel_ops,
             random_inputs,
         )
-        from t10.sim.chip_spec import load_chip
         from t10.sim.simulator import simulate
 
         chip_attr = module.attributes.get(CHIP_ATTR)

@@ -57,9 +57,17 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from t10.passes.index_maps import View, map_problem
-from t10.passes.plan import Layout
-from t10.t10_dialects.rtensor import LayoutAttr, check_guard, layout_problem, print_shaped, view_of
+from t10.common import plans
+from t10.common.plans import Layout
+from t10.common.view_maps import View, map_problem
+from t10.t10_dialects.rtensor import (
+    LayoutAttr,
+    check_guard,
+    gather_shape,
+    layout_problem,
+    print_shaped,
+    view_of,
+)
 from t10.t10_dialects.syntax import check_combiner, ints_of, optional_values, values
 
 
@@ -186,11 +194,9 @@ def named_layouts(buffer: SSAValue) -> list[tuple[Operation, LayoutAttr]]:
 def same_placement(a: LayoutAttr | Layout, b: LayoutAttr) -> bool:
     """Whether the two layouts put every element on the same cores (grid axes of size 1 do
     not matter)."""
-    from t10.passes.layout_transitions import same_placement as same
-
     if isinstance(a, LayoutAttr):
         a = a.to_layout(values(a.tile))
-    return same(a, b.to_layout(a.shape))
+    return plans.same_placement(a, b.to_layout(a.shape))
 
 
 def check_buffer_layouts(op: Operation, what: str) -> None:
@@ -687,8 +693,6 @@ class GatherOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        from t10.t10_dialects.rtensor import gather_shape
-
         table, ids = self.table_tensor.get_shape(), self.ids_tensor.get_shape()
         axis = self.axis.value.data
         if not 0 <= axis < len(table) or not ids:

@@ -44,7 +44,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from t10.passes.plan import Plan, Rotation, step_sizes
+from t10.common.plans import Plan, Rotation, step_sizes
 from t10.t10_dialects.rtensor import RTensorType, check_plan
 from t10.t10_dialects.syntax import check_combiner, ints_of
 

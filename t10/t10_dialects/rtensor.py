@@ -60,10 +60,20 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from t10.common.plans import (
+    Layout,
+    Plan,
+    Rotating,
+    Rotation,
+    format_plan,
+    input_layouts,
+    output_layout,
+    plan_problem,
+    rounds_partials,
+)
+from t10.common.tensor_expr import ExprKind, TensorExpr, tensor_expr_of
+from t10.common.view_maps import View, map_problem
 from t10.errors import T10Error
-from t10.passes.index_maps import View, map_problem
-from t10.passes.plan import Layout, Plan, Rotating, Rotation
-from t10.passes.tensor_expr import TensorExpr
 from t10.t10_dialects.syntax import (
     encode_optional,
     ints,
@@ -108,16 +118,7 @@ class PlanAttr(ParametrizedAttribute):
         )
 
     def print_parameters(self, printer: Printer) -> None:
-        plan = self.to_plan()
-        printer.print_string("<grid ")
-        print_int_list(printer, plan.factors)
-        if plan.temporal_dim is not None:
-            printer.print_string(f" shift d{plan.temporal_dim} steps {plan.steps} rotate [")
-            printer.print_string(
-                ", ".join(f"({r.operand}, d{r.ring_dim}, {r.pieces})" for r in plan.rotations)
-            )
-            printer.print_string("]")
-        printer.print_string(">")
+        printer.print_string(f"<{format_plan(self.to_plan())}>")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -563,7 +564,7 @@ def _check_view(
 @irdl_op_definition
 class ViewOp(IRDLOperation):
     """A data-movement-only operator before planning: `result[i] = source[map(i)]` (see
-    `t10.passes.index_maps`; Transpose, Reshape, Slice, … in the ONNX frontend).
+    `t10.common.view_maps`; Transpose, Reshape, Slice, … in the ONNX frontend).
 
     Views are not planned by themselves: the plan search costs each one as part of the
     layout transition into every operator that reads it, and convert-linalg-to-rtensor folds
@@ -684,8 +685,6 @@ class GenericOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        from t10.passes.plan import rounds_partials
-
         what = f"rtensor.generic '{self.label.data}'"
         plan = self.plan.to_plan()
         expr = check_plan(what, self, plan)
@@ -703,9 +702,6 @@ def check_plan(what: str, op: IRDLOperation, plan: Plan) -> TensorExpr:
     """The tensor expression of `op` (a generic over distributed tensors: `inputs`,
     `result`, `indexing_maps`, `iterator_types`, `body`), after checking that `plan` can run
     it and gives its operands and result their layouts."""
-    from t10.passes.plan import input_layouts, output_layout, plan_problem
-    from t10.passes.tensor_expr import tensor_expr_of
-
     inputs: list[RTensorType] = list(op.inputs.types)  # type: ignore[attr-defined]
     result: RTensorType = op.result.type  # type: ignore[attr-defined]
     try:
@@ -771,8 +767,6 @@ class EpilogueOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        from t10.passes.tensor_expr import ExprKind, tensor_expr_of
-
         what = f"rtensor.epilogue '{self.label.data}'"
         types: list[RTensorType] = list(self.inputs.types)  # type: ignore[arg-type]
         if not types:

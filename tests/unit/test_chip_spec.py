@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from t10.errors import T10Error
-from t10.sim.chip_spec import (
+from t10.common.chip_spec import (
     AllToAllTopology,
     ChipSpec,
     MeshTopology,
@@ -19,6 +18,7 @@ from t10.sim.chip_spec import (
     chip_from_dict,
     load_chip,
 )
+from t10.errors import T10Error
 
 
 def test_builtin_names() -> None:

@@ -15,9 +15,9 @@ from onnx import TensorProto, helper
 
 from t10.bench import lower_bound
 from t10.cli import compile_model, main
+from t10.common.chip_spec import load_chip
 from t10.examples.models import matmul, mlp
 from t10.report import input_specs, random_inputs
-from t10.sim.chip_spec import load_chip
 
 REPORT_KEYS = {
     "chip", "cores", "sram_bytes_per_core", "total_cycles", "seconds",

@@ -21,10 +21,10 @@ from onnx import TensorProto, helper
 
 import t10.cli
 from t10.cli import CHECK_TOLERANCES, main, reference_outputs, run_model
+from t10.common.chip_spec import load_chip
 from t10.lowering.onnx_frontend import SUPPORTED_OPSETS
 from t10.reference import reference_session
 from t10.report import Tolerance, check_outputs
-from t10.sim.chip_spec import load_chip
 
 CHIP = "test-16"
 DATA = Path(__file__).parent / "data"

@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
+from t10.common import costs
+from t10.common.chip_spec import ChipSpec, ElementwiseCosts, load_chip
 from t10.errors import T10Error
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec, ElementwiseCosts, load_chip
 
 
 @pytest.fixture(scope="module")

@@ -17,19 +17,20 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
 from t10.cli import CHECK_TOLERANCES, compile_model, make_context, run_model
+from t10.common.attr_names import EPILOGUE_ATTR
+from t10.common.chip_spec import load_chip
+from t10.common.epilogues import epilogue_of
+from t10.common.plans import Plan, Rotation, plan_problem, reduction_group
+from t10.common.tensor_expr import linalg_tensor_expr, op_name
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.epilogue import EPILOGUE_ATTR, epilogue_of
-from t10.passes.plan import Plan, Rotation, reduction_group
-from t10.passes.plan_search import plan_problem
+from t10.passes.operators import Operator, operator_tensor_expr
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
-from t10.passes.t10_plan_search import Operator, T10PlanSearch
-from t10.passes.tensor_expr import linalg_tensor_expr, op_name
+from t10.passes.t10_plan_search import T10PlanSearch
 from t10.reference import reference_outputs, reference_session
 from t10.report import check_outputs, input_specs, planned_ops, random_inputs
-from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
 from t10.t10_dialects.rtensor import PlanAttr
@@ -175,9 +176,9 @@ def test_every_plan_shape_matches_onnxruntime_and_its_estimate(plan: Plan, preci
     (contraction,) = _contractions(_fused(dense_residual()))
     assert op_name(contraction) == FUSED
     operator = Operator(contraction, epilogue_of(contraction))
-    expr = T10PlanSearch(chip="test-16", precision=precision).tensor_expr(operator)
+    expr = operator_tensor_expr(operator, precision)
     assert expr.epilogue is not None and expr.own_inputs == 2 and len(expr.inputs) == 4
-    assert plan_problem(load_chip("test-16"), expr, plan) is None
+    assert plan_problem(expr, plan, load_chip("test-16")) is None
     result, estimates = _run(dense_residual(), "test-16", {FUSED: plan}, precision)
     assert [op.name for op in result.report.ops] == [FUSED], "the epilogue is no operator"
     assert result.report.ops[0].cycles == estimates[FUSED]
@@ -212,7 +213,7 @@ def test_after_a_split_reduction_the_epilogue_runs_on_the_reduce_scattered_parts
     model = projection(128, 768, 768)
     (contraction,) = _contractions(_fused(model, "ipu-mk2", always=False))
     assert op_name(contraction) == "proj/MatMul+proj/Add"
-    expr = T10PlanSearch().tensor_expr(Operator(contraction, epilogue_of(contraction)))
+    expr = operator_tensor_expr(Operator(contraction, epilogue_of(contraction)), "fp32")
     fused, estimates = _run(model, "ipu-mk2", epilogues="pay")
     apart, _ = _run(model, "ipu-mk2", epilogues="never")
     (op,) = fused.report.ops

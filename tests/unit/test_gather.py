@@ -10,11 +10,11 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from test_view_ops import _holdings, assert_brute_force_move, compile_model
 
+from t10.common.chip_spec import load_chip
+from t10.common.exchange import element_move, gather_sources
+from t10.common.plans import Layout
 from t10.errors import T10Error
-from t10.passes.plan import Layout
 from t10.reference import reference_session
-from t10.sim.chip_spec import load_chip
-from t10.sim.layouts import element_move, gather_sources
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
 

@@ -17,8 +17,21 @@ from xdsl.dialects import arith, func, linalg, tensor
 from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
 from xdsl.parser import Parser
 
+from t10.common import costs
+from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.plans import (
+    Estimate,
+    Layout,
+    Plan,
+    Rotation,
+    estimate,
+    plan_problem,
+    temporal_plans,
+    validate_plan,
+)
+from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr
+from t10.common.view_maps import View
 from t10.errors import T10Error
-from t10.passes.index_maps import View
 from t10.passes.layout_transitions import (
     Edge,
     SharedMove,
@@ -42,7 +55,6 @@ from t10.passes.memory_reconciliation import (
     smallest_model,
     split_bytes,
 )
-from t10.passes.plan import Estimate, Layout, Plan, Rotation, estimate, temporal_plans
 from t10.passes.plan_search import (
     FastEstimator,
     factor_candidates,
@@ -50,14 +62,9 @@ from t10.passes.plan_search import (
     min_cores_for,
     operator_frontier,
     pareto_frontier,
-    plan_problem,
     spatial_factors,
-    validate_plan,
 )
 from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
-from t10.passes.tensor_expr import Access, Epilogue, ExprKind, TensorExpr
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec, load_chip
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
 
 # --------------------------------------------------------------------------------------------
@@ -436,7 +443,7 @@ def test_reductions_rotate_but_never_shift_a_reduction_dim() -> None:
     shifted = {plan.temporal_dim for plan in plans if plan.temporal_dim is not None}
     assert shifted and shifted <= {0, 1, 3}
     assert "cannot shift along its reduction dim d2" in (
-        plan_problem(tiny_chip(16), expr, Plan((1, 1, 3, 1), 2, 3, (Rotation(1, 2, 3),))) or ""
+        plan_problem(expr, Plan((1, 1, 3, 1), 2, 3, (Rotation(1, 2, 3),)), tiny_chip(16)) or ""
     )
 
 
@@ -449,7 +456,7 @@ def test_epilogue_inputs_never_rotate_and_the_epilogue_costs_a_pass_over_the_til
     rotated = {r.operand for plan, _ in whole_space(chip, fused, True) for r in plan.rotations}
     assert rotated == {0, 1}
     assert "read by the epilogue, which never rotates" in (
-        plan_problem(chip, fused, Plan((2, 1, 4), 2, 2, (Rotation(3, 1, 1),))) or ""
+        plan_problem(fused, Plan((2, 1, 4), 2, 2, (Rotation(3, 1, 1),)), chip) or ""
     )
     tile = 4 * 6
     epilogue = costs.elementwise_cycles(chip, tile, False, 3)

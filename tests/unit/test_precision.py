@@ -16,17 +16,17 @@ from xdsl.dialects.linalg.ops import GenericOp
 
 from t10 import cli
 from t10.cli import compile_model, run_model
+from t10.common.chip_spec import load_chip
+from t10.common.epilogues import is_epilogue
+from t10.common.plans import Plan, Rotation
+from t10.common.tensor_expr import op_name
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.epilogue import is_epilogue
-from t10.passes.plan import Plan, Rotation
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
-from t10.passes.tensor_expr import op_name
 from t10.report import Tolerance, check_outputs, input_specs, random_inputs
-from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
 from t10.t10_dialects.rtensor import PlanAttr

@@ -31,11 +31,11 @@ from onnx.reference import ReferenceEvaluator
 from xdsl.context import Context
 
 from t10.cli import CHECK_TOLERANCES
+from t10.common.chip_spec import load_chip
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_outputs
 from t10.report import check_outputs
-from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import simulate
 
 EXAMPLES = int(os.environ.get("T10_PROPERTY_EXAMPLES", "40"))

@@ -14,14 +14,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.parser import Parser
 
+from t10.common.chip_spec import load_chip
+from t10.common.plans import Plan
+from t10.common.tensor_expr import ExprKind, linalg_tensor_expr
 from t10.errors import T10Error
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.plan import Plan
 from t10.passes.t10_compile import pipeline
-from t10.passes.tensor_expr import ExprKind, linalg_tensor_expr
 from t10.reference import reference_session
-from t10.sim.chip_spec import load_chip
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects.rtensor import PlanAttr
 from t10.universe import DIALECTS

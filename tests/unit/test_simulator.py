@@ -10,9 +10,9 @@ from xdsl.dialects import arith, func, linalg, scf
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.parser import Parser
 
+from t10.common import costs
+from t10.common.chip_spec import ChipSpec, load_chip
 from t10.errors import T10Error
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec, load_chip
 from t10.sim.simulator import simulate
 from t10.universe import DIALECTS
 

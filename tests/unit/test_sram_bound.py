@@ -71,7 +71,7 @@ def _returned_views(path: Path) -> Path:
 
 def _test16_with(sram: int, directory: Path) -> str:
     """A chip file: test-16 with `sram` bytes per core."""
-    spec = json.loads(resources.files("t10.sim").joinpath("chips/test-16.json").read_text())
+    spec = json.loads(resources.files("t10.common").joinpath("chips/test-16.json").read_text())
     path = directory / f"sram{sram}.json"
     path.write_text(json.dumps({**spec, "name": f"sram{sram}", "sram_bytes_per_core": sram}))
     return str(path)

@@ -15,21 +15,21 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir.affine import AffineMap
 
-from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.index_maps import (
+from t10.common.chip_spec import load_chip
+from t10.common.exchange import ViewMove, element_move, grid_coords, local_indices, relayout_traffic
+from t10.common.plans import Layout
+from t10.common.view_maps import (
     View,
     map_problem,
     reshape_map,
     slice_map,
     transpose_map,
 )
-from t10.passes.plan import Layout
+from t10.errors import T10Error
+from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.report import PlannedOp, planned_ops
-from t10.sim.chip_spec import load_chip
-from t10.sim.layouts import ViewMove, element_move, grid_coords, local_indices, relayout_traffic
 from t10.sim.simulator import SimResult, simulate
 
 CHIPS = ["test-16", "ipu-mk2"]

@@ -1,8 +1,8 @@
 # RUN: %python %s | filecheck %s
 
+from t10.common.chip_spec import builtin_chip_names, load_chip
+from t10.common.costs import elementwise_cycles, exchange_cycles, matmul_cycles
 from t10.errors import T10Error
-from t10.sim.chip_spec import builtin_chip_names, load_chip
-from t10.sim.costs import elementwise_cycles, exchange_cycles, matmul_cycles
 
 print("builtins:", " ".join(builtin_chip_names()))
 # CHECK: builtins: ipu-mk2 ipu-pod4 mesh-64 test-16

@@ -27,12 +27,13 @@ generalised (2-D matmul with f = F[m] = F[n] is Cannon exactly).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil, lcm, prod
 
-from t10.passes.tensor_expr import Access, ExprKind, TensorExpr
-from t10.sim import costs
-from t10.sim.chip_spec import ChipSpec
+from t10.common import costs
+from t10.common.chip_spec import ChipSpec
+from t10.common.tensor_expr import Access, ExprKind, TensorExpr
+from t10.errors import T10Error
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,34 @@ class Layout:
 
     def local_elements(self) -> int:
         return prod(self.local_shape())
+
+
+def placement(layout: Layout) -> Layout:
+    """`layout` with its size-1 grid axes removed (axes renumbered): equal placements compare
+    equal."""
+    keep = [a for a, size in enumerate(layout.grid) if size > 1]
+    renumber = {a: i for i, a in enumerate(keep)}
+    rotating = layout.rotating
+    if rotating is not None:
+        rotating = Rotating(
+            rotating.dim,
+            renumber[rotating.ring_axis],
+            rotating.pieces,
+            rotating.steps,
+            tuple((renumber[a], m, w) for a, m, w in rotating.skew if a in renumber),
+        )
+    return replace(
+        layout,
+        grid=tuple(layout.grid[a] for a in keep),
+        axes=tuple(None if a is None else renumber.get(a) for a in layout.axes),
+        rotating=rotating,
+    )
+
+
+def same_placement(a: Layout, b: Layout) -> bool:
+    """Whether `a` and `b` put every element on the same cores (size-1 grid axes do not
+    count)."""
+    return placement(a) == placement(b)
 
 
 def host_layout(shape: tuple[int, ...], cores: int) -> Layout:
@@ -327,9 +356,12 @@ def temporal_plans(expr: TensorExpr, factors: tuple[int, ...], rotate: bool):
             yield Plan(factors, d, steps, rots)
 
 
-def plan_problem(expr: TensorExpr, plan: Plan) -> str | None:
-    """Why `plan` cannot run `expr` (None if it can). Accepts what `temporal_plans` generates,
-    and also steps that are a multiple of the pieces' lcm (a finer pace)."""
+def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> str | None:
+    """Why `plan` cannot run `expr` (on `chip`, if given; None if it can). Accepts what
+    `temporal_plans` generates, and also steps that are a multiple of the pieces' lcm (a finer
+    pace). The one plan validator: verifiers, the plan search and pinned plans all use it."""
+    if chip is not None and plan.cores > chip.cores:
+        return f"it uses {plan.cores} cores but chip '{chip.name}' has {chip.cores}"
     rank = expr.rank
     if len(plan.factors) != rank:
         return f"it has {len(plan.factors)} factors but the operator has {rank} loop dims"
@@ -373,3 +405,21 @@ def plan_problem(expr: TensorExpr, plan: Plan) -> str | None:
     if plan.steps % lcm(*(r.pieces for r in plan.rotations)):
         return f"{plan.steps} steps must be a multiple of every rotation's pieces"
     return None
+
+
+def format_plan(plan: Plan) -> str:
+    """The plan in the syntax of `#rtensor.plan<...>` (without the brackets)."""
+    text = f"grid [{', '.join(map(str, plan.factors))}]"
+    if plan.temporal_dim is not None:
+        rots = ", ".join(f"({r.operand}, d{r.ring_dim}, {r.pieces})" for r in plan.rotations)
+        text += f" shift d{plan.temporal_dim} steps {plan.steps} rotate [{rots}]"
+    return text
+
+
+def validate_plan(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> None:
+    """Raise `T10Error` naming the operator if `plan` cannot run `expr` on `chip`."""
+    problem = plan_problem(expr, plan, chip)
+    if problem is not None:
+        raise T10Error(
+            f"operator '{expr.name}': pinned plan <{format_plan(plan)}> is invalid: {problem}"
+        )

@@ -15,8 +15,8 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
+from t10.common.chip_spec import ChipSpec
 from t10.errors import T10Error
-from t10.sim.chip_spec import ChipSpec
 
 __all__ = [
     "elementwise_cycles",

@@ -1,7 +1,7 @@
 """Layout geometry for the simulator: which part of a tensor each core holds, vectorized over
 cores (no Python loop over cores).
 
-A `Layout` (see `t10.passes.plan`) puts a tensor on the cores of a row-major grid. Core x
+A `Layout` (see `t10.common.plans`) puts a tensor on the cores of a row-major grid. Core x
 holds, along tensor dim i split on grid axis a, the tile starting at `x[a] * tile[i]` (block 0
 when the dim is not split); cores that differ only on unused axes hold copies. A rotating
 layout cuts the tile along `rotating.dim` into `steps` chunks of `tile[dim] / steps` elements;
@@ -23,9 +23,9 @@ from math import prod
 
 import numpy as np
 
+from t10.common.plans import Layout
+from t10.common.view_maps import View, eval_expr
 from t10.errors import T10Error
-from t10.passes.index_maps import View, eval_expr
-from t10.passes.plan import Layout
 
 IntArray = np.ndarray
 """An int64 numpy array."""

@@ -18,14 +18,14 @@ and the lowering runs E as `rtensor.epilogue`.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
-from t10.errors import T10Error
-from t10.passes.tensor_expr import (
+from t10.common.attr_names import EPILOGUE_ATTR, NAME_ATTR
+from t10.common.tensor_expr import (
     Access,
     Epilogue,
     ExprKind,
@@ -35,24 +35,13 @@ from t10.passes.tensor_expr import (
     linalg_tensor_expr,
     op_name,
 )
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from xdsl.dialects.linalg import GenericOp
-
-EPILOGUE_ATTR = "t10.epilogue"
-PLAN_ATTR = "t10.plan"
-
-
-def _is_generic(op: object) -> bool:
-    return isinstance(op, GenericOp)
+from t10.errors import T10Error
 
 
 def epilogue_problem(contraction: Operation, reader: Operation) -> str | None:
     """Why `reader` cannot run as the epilogue of `contraction` (None if it can)."""
-    if not (_is_generic(contraction) and _is_generic(reader)):
+    if not (isinstance(contraction, GenericOp) and isinstance(reader, GenericOp)):
         return "both must be linalg.generic ops"
-    assert isinstance(contraction, GenericOp) and isinstance(reader, GenericOp)
     if linalg_tensor_expr(contraction).kind is not ExprKind.CONTRACTION:
         return f"'{op_name(contraction)}' is not a multiply-accumulate contraction"
     if linalg_tensor_expr(reader).kind is not ExprKind.ELEMENTWISE:
@@ -130,7 +119,7 @@ def epilogue_of(contraction: Operation) -> GenericOp | None:
         return None
     for use in contraction.results[0].uses:
         reader = use.operation
-        if _is_generic(reader) and contraction_of(reader) is contraction:
+        if isinstance(reader, GenericOp) and contraction_of(reader) is contraction:
             assert isinstance(reader, GenericOp)
             return reader
     return None
@@ -138,7 +127,7 @@ def epilogue_of(contraction: Operation) -> GenericOp | None:
 
 def is_epilogue(op: Operation) -> bool:
     """Whether `op` is a marked epilogue (then planned and lowered with its contraction)."""
-    return _is_generic(op) and contraction_of(op) is not None
+    return isinstance(op, GenericOp) and contraction_of(op) is not None
 
 
 def mark_epilogue(contraction: Operation, reader: Operation) -> None:
@@ -146,7 +135,7 @@ def mark_epilogue(contraction: Operation, reader: Operation) -> None:
     that reads it); the operator is named `C+E`."""
     index = next(i for i, v in enumerate(reader.operands) if v is contraction.results[0])
     reader.attributes[EPILOGUE_ATTR] = IntegerAttr(index, 64)
-    contraction.attributes["t10.name"] = StringAttr(f"{op_name(contraction)}+{op_name(reader)}")
+    contraction.attributes[NAME_ATTR] = StringAttr(f"{op_name(contraction)}+{op_name(reader)}")
 
 
 def unmark_epilogue(contraction: Operation, reader: Operation) -> None:
@@ -155,7 +144,7 @@ def unmark_epilogue(contraction: Operation, reader: Operation) -> None:
     suffix = f"+{op_name(reader)}"
     name = op_name(contraction)
     if name.endswith(suffix):
-        contraction.attributes["t10.name"] = StringAttr(name.removesuffix(suffix))
+        contraction.attributes[NAME_ATTR] = StringAttr(name.removesuffix(suffix))
 
 
 def fused_tensor_expr(contraction: GenericOp, reader: GenericOp) -> TensorExpr:

@@ -25,6 +25,7 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
+from t10.common.attr_names import NAME_ATTR
 from t10.errors import T10Error
 
 
@@ -55,7 +56,7 @@ class Epilogue:
     hold it (`t10-fuse-epilogue`): a bias add, an activation, a residual add. Its own inputs
     are the operator's last `inputs` inputs, read at the contraction's output (parallel) loop
     dims; they never rotate. It costs an element-wise kernel over the output tile (over 1/R
-    of it after a reduction split over R cores: `t10.passes.plan.epilogue_elements`) and no
+    of it after a reduction split over R cores: `t10.common.plans.epilogue_elements`) and no
     exchange."""
 
     inputs: int
@@ -153,8 +154,6 @@ def element_bytes(type_: Attribute, what: str) -> int:
 
 PRECISIONS: dict[str, Attribute] = {"fp32": Float32Type(), "fp16": Float16Type()}
 """Storage precision -> the element type of distributed tensors and core buffers."""
-PRECISION_ATTR = "t10.precision"
-"""Module attribute naming the storage precision (written by t10-plan-search)."""
 
 
 def precision_type(precision: str, what: str) -> Attribute:
@@ -239,7 +238,7 @@ def _storage_type(
 ) -> Attribute:
     """The element type the operator's inputs are stored in (its output's when it has no
     inputs): it sets the kernel's rate (`elem_bytes`). The output may be wider: an fp32
-    partial-sum accumulator of fp16 inputs (`t10.passes.plan.rounds_partials`)."""
+    partial-sum accumulator of fp16 inputs (`t10.common.plans.rounds_partials`)."""
     elems = {t.get_element_type() if isinstance(t, TensorType) else t for t in input_types}
     if len(elems) > 1:
         names = ", ".join(sorted(str(e) for e in elems))
@@ -262,7 +261,7 @@ def is_relu_like_body(body: Block) -> bool:
 
 
 def op_name(op: Operation) -> str:
-    name = op.attributes.get("t10.name")
+    name = op.attributes.get(NAME_ATTR)
     return name.data if isinstance(name, StringAttr) else op.name
 
 

@@ -1,4 +1,4 @@
-"""Layout geometry (`t10.sim.layouts`): tiles, rotating windows and relayout traffic, on cases
+"""Layout geometry (`t10.common.exchange`): tiles, rotating windows and relayout traffic, on cases
 small enough to check by hand."""
 
 from __future__ import annotations
@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from t10.passes.plan import Layout, Rotating
-from t10.sim import layouts
-from t10.sim.layouts import (
+from t10.common import exchange
+from t10.common.exchange import (
     collect,
     distribute,
     grid_coords,
@@ -17,6 +16,7 @@ from t10.sim.layouts import (
     relayout_traffic,
     window_starts,
 )
+from t10.common.plans import Layout, Rotating
 
 PADDED = Layout(shape=(5, 7), grid=(2, 2), axes=(0, 1), tile=(3, 4))
 
@@ -146,8 +146,8 @@ def test_relayout_traffic_keyed_equals_pairwise(
     src: Layout, dst: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     keyed = relayout_traffic(src, dst)
-    monkeypatch.setattr(layouts, "DENSE_KEY_LIMIT", 0)
-    monkeypatch.setattr(layouts, "PAIR_BUDGET", 7)  # several blocks of dst cores
+    monkeypatch.setattr(exchange, "DENSE_KEY_LIMIT", 0)
+    monkeypatch.setattr(exchange, "PAIR_BUDGET", 7)  # several blocks of dst cores
     pairwise = relayout_traffic(src, dst)
     for a, b in zip(keyed, pairwise, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-9)

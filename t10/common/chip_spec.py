@@ -1,7 +1,7 @@
 """Chip descriptions as data: the `ChipSpec` model and its JSON loader.
 
 A chip file is a JSON object; its format and every field (with units) are documented in
-`docs/chips.md`.  Built-in chips live in `t10/sim/chips/<name>.json` and are read with
+`docs/chips.md`.  Built-in chips live in `t10/common/chips/<name>.json` and are read with
 `importlib.resources`, so they work from an installed wheel as well as from a checkout.
 
 `load_chip("ipu-mk2")` loads a built-in by name; `load_chip("my-chip.json")` loads a file.
@@ -100,7 +100,7 @@ class FlopsTable(Mapping[str, float]):
 
 @dataclass(frozen=True)
 class MatmulCosts:
-    """Fitted per-core matmul cost constants (see `t10.sim.costs.matmul_cycles`).
+    """Fitted per-core matmul cost constants (see `t10.common.costs.matmul_cycles`).
 
     cycles = b·(B·inner·⌈m/row_block⌉·⌈k·B/k_bytes_block⌉·⌈n/col_block⌉
                 + k_cycles·⌈k·B/k_bytes_block⌉·⌈n/col_block⌉
@@ -479,11 +479,11 @@ def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
 
 
 def _chips_dir() -> Any:
-    return resources.files("t10.sim").joinpath("chips")
+    return resources.files("t10.common").joinpath("chips")
 
 
 def builtin_chip_names() -> list[str]:
-    """Names of the chips shipped in `t10/sim/chips/` (sorted)."""
+    """Names of the chips shipped in `t10/common/chips/` (sorted)."""
     return sorted(
         p.name[: -len(".json")]
         for p in _chips_dir().iterdir()
@@ -508,7 +508,7 @@ def load_chip(name_or_path: str | Path) -> ChipSpec:
     arg = str(name_or_path)
     if not isinstance(name_or_path, Path) and arg in builtin_chip_names():
         text = _chips_dir().joinpath(f"{arg}.json").read_text(encoding="utf-8")
-        return _parse_text(text, f"t10/sim/chips/{arg}.json")
+        return _parse_text(text, f"t10/common/chips/{arg}.json")
     path = Path(arg)
     looks_like_path = (
         isinstance(name_or_path, Path) or arg.endswith(".json") or "/" in arg or "\\" in arg

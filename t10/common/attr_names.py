@@ -1,0 +1,32 @@
+"""Names of the discardable `t10.*` attributes that carry decisions between passes.
+
+Each is documented where it is written (docs/DESIGN.md lists them all); readers import the
+name from here so that a typo is an import error, not an attribute that is never found.
+"""
+
+NAME_ATTR = "t10.name"
+"""An operator's or function argument's name in the source model (StringAttr)."""
+ONNX_TYPE_ATTR = "t10.onnx_type"
+"""A function argument's ONNX element type when the IR type differs (e.g. int64 ids)."""
+INDEX_BOUND_ATTR = "t10.index_bound"
+"""The exclusive upper bound of the values an index argument may hold (a table size)."""
+PLAN_ATTR = "t10.plan"
+"""The chosen (or pinned) plan of a `linalg.generic` (#rtensor.plan)."""
+ESTIMATE_ATTR = "t10.estimate"
+"""The cost model's estimate of that plan (#rtensor.estimate)."""
+RELAYOUT_ATTR = "t10.relayout"
+"""The estimated cost of moving a generic's inputs into its plan's layouts (#rtensor.estimate)."""
+GATHER_ATTR = "t10.gather"
+"""The estimated cost of the gathers into a generic's inputs (#rtensor.estimate)."""
+REUSED_ATTR = "t10.reused_inputs"
+"""Inputs of a generic that reuse an earlier reader's relayout of the same value."""
+EPILOGUE_ATTR = "t10.epilogue"
+"""Marks the element-wise reader fused into a contraction's plan."""
+CHIP_ATTR = "t10.chip"
+"""The chip a module was planned for (module attribute)."""
+PLANNER_ATTR = "t10.planner"
+"""The planner that chose the plans: t10 or replicate (module attribute)."""
+PRECISION_ATTR = "t10.precision"
+"""The precision the module was compiled at: fp32 or fp16 (module attribute)."""
+MODEL_BYTES_ATTR = "t10.model_bytes"
+"""Bytes of the model's weights held on chip (module attribute)."""

@@ -1,0 +1,91 @@
+"""The operators the plan search plans: a `linalg.generic` with the epilogue fused into it,
+their tensor expressions at a storage precision, and the roles of their inputs."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
+from t10.common.tensor_expr import TensorExpr, element_bytes, linalg_tensor_expr, precision_type
+from t10.passes.memory_reconciliation import Operands
+from t10.passes.plan_search import check_options
+from t10.t10_dialects.rtensor import through_views
+
+
+def check_search_options(what: str, planner: str, min_utilization: float, precision: str) -> None:
+    """The plan search's options are valid (`what`: the pass named in the error)."""
+    precision_type(precision, what)
+    check_options(what, planner, min_utilization)
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One planned operator: a generic, and the element-wise epilogue that runs on its cores
+    (`t10.common.epilogues`); the plan and estimates are written on the generic."""
+
+    generic: Operation
+    epilogue: Operation | None = None
+
+    @property
+    def inputs(self) -> list[SSAValue]:
+        own = list(self.generic.operands[: len(self.generic.operands) - 1])
+        if self.epilogue is None:
+            return own
+        return own + epilogue_inputs(self.generic, self.epilogue)
+
+    @property
+    def result(self) -> SSAValue:
+        return (self.epilogue or self.generic).results[0]
+
+    def ops(self) -> tuple[Operation, ...]:
+        return (self.generic,) if self.epilogue is None else (self.generic, self.epilogue)
+
+
+def planned_operators(module: ModuleOp, epilogues: bool = True) -> list[Operator]:
+    """The module's operators in program order: every generic but the marked epilogues,
+    which join their contraction (every generic on its own with `epilogues` off)."""
+    if not epilogues:
+        return [Operator(o) for o in module.walk() if isinstance(o, GenericOp)]
+    return [
+        Operator(o, epilogue_of(o))
+        for o in module.walk()
+        if isinstance(o, GenericOp) and not is_epilogue(o)
+    ]
+
+
+def operand_roles(op: Operator) -> Operands:
+    """Which inputs of `op` are weights (`arith.constant`: resident on chip), function
+    arguments read directly, and function arguments or weights read through views."""
+    constant, host = [], []
+    staged: dict[int, tuple[int, ...]] = {}
+    viewed_constants: dict[int, tuple[int, ...]] = {}
+    for i, value in enumerate(op.inputs):
+        source, view = through_views(value)
+        is_constant = isinstance(source.owner, arith.ConstantOp)
+        if view is None and is_constant:
+            constant.append(i)
+        elif view is None and isinstance(source.owner, Block):
+            host.append(i)
+        elif view is not None and (is_constant or isinstance(source.owner, Block)):
+            assert isinstance(source.type, TensorType)
+            shapes = viewed_constants if is_constant else staged
+            shapes[i] = tuple(source.type.get_shape())
+    return Operands(tuple(constant), tuple(host), staged, viewed_constants)
+
+
+def operator_tensor_expr(op: Operator, precision: str) -> TensorExpr:
+    """The operator (with its epilogue) with the storage precision's element size."""
+    elem = precision_type(precision, "t10-plan-search")
+    if op.epilogue is None:
+        assert isinstance(op.generic, GenericOp)
+        expr = linalg_tensor_expr(op.generic)
+    else:
+        assert isinstance(op.generic, GenericOp) and isinstance(op.epilogue, GenericOp)
+        expr = fused_tensor_expr(op.generic, op.epilogue)
+    return dataclasses.replace(expr, elem_bytes=element_bytes(elem, "t10-plan-search"))
