@@ -1,7 +1,9 @@
 """Names of the discardable `t10.*` attributes that carry decisions between passes.
 
-Each is documented where it is written (docs/DESIGN.md lists them all); readers import the
-name from here so that a typo is an import error, not an attribute that is never found.
+The pass that writes an attribute documents what it means (t10-plan-search: plans, estimates,
+moves and the module attributes; t10-fuse-epilogue: epilogue marks; the ONNX frontend: names,
+types and index bounds). Every reader and writer takes the name from here, so a misspelt name
+is an import error rather than an attribute that is never found.
 """
 
 NAME_ATTR = "t10.name"

@@ -1,18 +1,6 @@
-"""Contraction epilogues: which element-wise generic may run on its contraction's cores.
-
-A contraction C (`linalg.generic` multiply-accumulate) whose result only one element-wise
-generic E reads, at the identity map (E's loops are C's output dims, in order), can run E on
-the cores that hold C's finished output tiles, right after the accumulation: bias adds,
-activations, residual adds and scalings then cost an element-wise kernel on the tile and no
-exchange. `t10-fuse-epilogue` marks such an E with `t10.epilogue = N` (its input N is C's
-result); from then on the plan search plans C and E as one operator (`fused_tensor_expr`)
-and the lowering runs E as `rtensor.epilogue`.
-
-```
-  %c = linalg.generic {matmul}  ins(%x, %w)           {t10.name = "fc/MatMul+fc/Add"}
-  %e = linalg.generic {add}     ins(%c, %bias)        {t10.epilogue = 0}
-  ⇒ one operator: the matmul's plan; %bias is laid out like %c's output tile
-```
+"""Contraction epilogues (`t10.epilogue = N`): which element-wise generic may run on its
+contraction's cores, marking it, and the fused operator's tensor expression. The contract is
+docs/DESIGN.md's "Epilogues"; `t10-fuse-epilogue` decides where it pays.
 """
 
 from __future__ import annotations

@@ -4,25 +4,9 @@ with the per-operator Pareto frontiers of `t10.passes.plan_search`.
 
 All operators' weights live on chip at once, so one operator's fast-but-fat plan steals SRAM
 from the others. The model's bytes per core (`model_bytes`) = the *resident* bytes of every
-operator (constant inputs, the weights, in the operator's layout: on chip for the whole
-program) + the largest *peak* over the operators in program order (`peaks`, `Liveness`).
-Operator k's peak is what is live while it runs or while its inputs are moved into its
-layout, whichever is more:
-
-- the outputs of earlier operators that a later operator still reads, or that a view
-  returned from the function made after k still reads, in their producer's layout;
-- host inputs of later operators (function arguments are placed before the program runs),
-  the host inputs that k reads through views (placed, then moved at k), and the tables and
-  ids of gathers of runtime ids (placed once, for the whole program);
-- either k's *transient* bytes (its inputs in its layout, its output, rotation buffers,
-  reduction scratch: while it runs), or its inputs in its layout plus its producers' outputs
-  in theirs (while the relayouts into it run: both copies are live, its output is not yet).
-
-A view returned from the function (`ReturnedView`) is made on chip where it stands, between
-two operators: its source (a host tensor placed by `host_layout` over the program's cores,
-for the whole program, or an operator's output) and its destination (`host_layout` of its
-shape over the source's cores) are live at once, with everything live between those two
-operators (`returned_peak`). The model takes the larger of that and the operators' peaks.
+operator (its weights, in its layout) + the largest *peak* over the operators in program
+order and the views returned between them (`peaks`, `Liveness`, `returned_peak`); what is
+live at each point is the memory contract of docs/DESIGN.md.
 
 `choose_plans` starts from every operator's fastest plan and, while the model does not fit,
 moves the operator whose next smaller plan costs the least extra time per byte saved
