@@ -35,7 +35,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import NoneType, UnionType
-from typing import IO, Any, NoReturn, Union, get_args, get_origin, get_type_hints
+from typing import IO, Any, NoReturn, Union, cast, get_args, get_origin, get_type_hints
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -181,8 +181,9 @@ class T10OptMain(xDSLOptMain):
         name = parse_spec(self.args.frontend or file_extension).name
         factory = self.available_frontends[name]
         try:
+            # a frontend is a reader function (one parameter) or a factory of a Frontend class
             if inspect.signature(factory).parameters or not issubclass(
-                factory(), MLIRFrontend
+                cast(Callable[[], type], factory)(), MLIRFrontend
             ):
                 return super().parse_chunk(chunk, file_extension, start_offset)
             data = chunk.read()

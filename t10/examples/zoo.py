@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 import onnx
@@ -254,8 +254,10 @@ def _image_side(cfg: ZooConfig, seq: int) -> int:
 
 _DTYPES = {"int64": TensorProto.INT64, "float32": TensorProto.FLOAT}
 
-_BERT = dict(family="bert", eps=1e-12, vocab=30522, max_positions=512, type_vocab=2)
-_VIT = dict(family="vit", eps=1e-12, patch=16, channels=3, labels=1000)
+_BERT: dict[str, Any] = dict(
+    family="bert", eps=1e-12, vocab=30522, max_positions=512, type_vocab=2
+)
+_VIT: dict[str, Any] = dict(family="vit", eps=1e-12, patch=16, channels=3, labels=1000)
 
 ZOO: dict[str, ZooModel] = {
     m.name: m
@@ -405,7 +407,7 @@ class _Graph:
         self._consts: dict[str, np.ndarray] = {}
 
     def op(self, op_type: str, inputs: Sequence[str], name: str, output: str | None = None,
-           **attrs: object) -> str:
+           **attrs: Any) -> str:
         """Append node ``name``; its output is ``output`` or ``{name}_output_0``."""
         out = output or f"{name}_output_0"
         self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=name, **attrs))
@@ -435,7 +437,7 @@ class _Graph:
         self.inits.append(self.sink.tensor(name, value))
         return name
 
-    def ints(self, name: str, values: Sequence[int]) -> str:
+    def ints(self, name: str, values: Sequence[int] | np.ndarray) -> str:
         return self.const(name, np.asarray(values, dtype=np.int64))
 
     def scalar(self, name: str, value: float) -> str:
