@@ -7,7 +7,7 @@ The logic (and the lower-bound formula) lives in `t10/bench.py`.
 
 import sys
 
-from t10.bench import main
+from t10.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["bench", *sys.argv[1:]]))

@@ -36,12 +36,16 @@ from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
+from onnx import numpy_helper
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import PRECISIONS, element_bytes, precision_type
+from t10.driver import CHECK_TOLERANCES, compile_model
 from t10.errors import T10Error
 from t10.examples.models import matmul
+from t10.report import check_outputs, input_specs, random_inputs
+from t10.sim.simulator import simulate
 
 __all__ = [
     "DEFAULT_SHAPES",
@@ -50,7 +54,6 @@ __all__ = [
     "add_arguments",
     "format_table",
     "lower_bound",
-    "main",
     "run_bench",
     "run_from_args",
 ]
@@ -120,10 +123,6 @@ def run_plan(
     chip: str, shape: Shape, planner: str, seed: int = 0, precision: str = "fp32"
 ) -> PlanRun | str:
     """Compile and simulate one matmul; "infeasible" when no plan fits the chip."""
-    from t10.cli import CHECK_TOLERANCES, compile_model
-    from t10.report import check_outputs, input_specs, random_inputs
-    from t10.sim.simulator import simulate
-
     m, k, n = shape
     model = matmul(m=m, k=k, n=n, seed=seed)
     try:
@@ -134,8 +133,6 @@ def run_plan(
         raise
     inputs = random_inputs(input_specs(compiled.module), seed)
     result = simulate(compiled.module, compiled.chip, inputs)
-    from onnx import numpy_helper
-
     weight = numpy_helper.to_array(model.graph.initializer[0])
     x = next(iter(inputs.values()))
     ref = x.astype(np.float64) @ weight.astype(np.float64)
@@ -261,9 +258,3 @@ def run_from_args(args: argparse.Namespace, out: IO[str]) -> int:
     print(format_table(rows, chip, args.precision), file=out)
     return 0
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`t10 bench ARGS` (the same command, for `python benchmarks/matmul_plans.py`)."""
-    from t10.cli import main as cli_main
-
-    return cli_main(["bench", *(sys.argv[1:] if argv is None else argv)])

@@ -19,8 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from t10.common.chip_spec import load_chip
+from t10.driver import compile_model
 from t10.errors import T10Error
 from t10.examples import zoo
+from t10.report import build_report, input_specs, planned_ops, random_inputs
+from t10.sim.simulator import simulate
 
 
 @dataclass(frozen=True)
@@ -35,10 +39,6 @@ class PlannerRun:
 def run_planner(
     model: Any, chip: str, planner: str, seed: int, epilogues: bool = True
 ) -> PlannerRun:
-    from t10.cli import compile_model
-    from t10.report import build_report, input_specs, planned_ops, random_inputs
-    from t10.sim.simulator import simulate
-
     start = time.perf_counter()
     compiled = compile_model(model, chip, planner, epilogues=epilogues)
     compiled_at = time.perf_counter()
@@ -96,8 +96,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
-        from t10.common.chip_spec import load_chip
-
         cores = load_chip(args.chip).cores
         model = zoo.get(args.model).build(batch=args.batch, seq=args.seq, layers=args.layers)
         runs = [

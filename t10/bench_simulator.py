@@ -21,13 +21,10 @@ from typing import IO
 import numpy as np
 import onnx
 import onnxruntime as ort
-from xdsl.context import Context
 
-from t10.common.chip_spec import load_chip
+from t10.driver import compile_model
 from t10.examples import zoo
 from t10.examples.models import bert_ffn, matmul, mlp
-from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.report import input_specs, random_inputs
 from t10.sim.simulator import simulate
@@ -65,15 +62,12 @@ def _best_of(repeat: int, run: Callable[[], object]) -> float:
 
 
 def measure(name: str, model: onnx.ModelProto, chip_name: str, repeat: int) -> SpeedRow:
-    chip = load_chip(chip_name)
     start = time.perf_counter()
-    module = import_onnx(model)
-    inputs = random_inputs(input_specs(module), seed=0)
-    for p in pipeline(chip_name, "t10", 0.5):
-        p.apply(Context(), module)
+    compiled = compile_model(model, chip_name)
     compile_seconds = time.perf_counter() - start
+    inputs = random_inputs(input_specs(compiled.module), seed=0)
     start = time.perf_counter()
-    result = simulate(module, chip, inputs)
+    result = simulate(compiled.module, compiled.chip, inputs)
     simulate_seconds = time.perf_counter() - start
     expected = reference_session(model).run(None, inputs)
     session = ort.InferenceSession(model.SerializeToString())  # timed with its optimizations

@@ -27,51 +27,28 @@ import os
 import sys
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
 import numpy as np
-import onnx
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.utils.exceptions import DiagnosticException
 
-from t10.common.chip_spec import ChipSpec, load_chip
-from t10.common.tensor_expr import PRECISIONS, precision_type
-from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.plan_search import PLANNERS
-from t10.passes.t10_compile import LEVELS, pipeline
-from t10.passes.t10_plan_search import T10PlanSearch
-from t10.reference import reference_outputs
-from t10.report import (
-    CheckResult,
-    InputSpec,
-    PlannedOp,
-    Tolerance,
-    build_report,
-    check_outputs,
-    format_report,
-    input_specs,
-    planned_ops,
-    planned_sram,
-    random_inputs,
+from t10 import bench
+from t10.common.tensor_expr import PRECISIONS
+from t10.driver import (
+    CHECK_TOLERANCES,
+    DEFAULT_CHIP,
+    DEFAULT_MIN_UTILIZATION,
+    compile_model,
+    run_model,
 )
-from t10.universe import DIALECTS
+from t10.errors import T10Error
+from t10.passes.plan_search import PLANNERS
+from t10.passes.t10_compile import LEVELS
+from t10.report import Tolerance, format_report
 
-__all__ = ["Compiled", "compile_model", "main", "make_context", "run_model"]
-
-DEFAULT_CHIP = "ipu-mk2"
-DEFAULT_MIN_UTILIZATION = 0.5
-CHECK_TOLERANCES: dict[str, Tolerance] = {
-    "fp32": Tolerance(rtol=1e-4, atol=1e-5, atol_rms=1e-6),
-    "fp16": Tolerance(rtol=1e-2, atol=1e-3, atol_rms=1e-2),
-}
-"""Default tolerance of `--check` per precision: fp16 storage rounds every intermediate to
-11 significant bits, so its absolute floor follows each output's magnitude."""
+__all__ = ["main", "make_parser"]
 
 
 class UsageError(Exception):
@@ -84,68 +61,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 # --------------------------------------------------------------------------------------------
-# Compile and run (the one place the pipeline is driven from Python)
+# Files
 # --------------------------------------------------------------------------------------------
-
-
-def make_context() -> Context:
-    """A context that knows xDSL's dialects and ours (for passes and printing)."""
-    ctx = Context()
-    for name, factory in {**get_all_dialects(), **DIALECTS}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
-    return ctx
-
-
-@dataclass
-class Compiled:
-    """A compiled module, and a clone taken right after plan search (plans visible)."""
-
-    module: ModuleOp
-    planned: ModuleOp
-    chip: ChipSpec
-
-
-def compile_model(
-    model: str | os.PathLike[str] | onnx.ModelProto,
-    chip: str = DEFAULT_CHIP,
-    planner: str = "t10",
-    min_utilization: float = DEFAULT_MIN_UTILIZATION,
-    emit: str = "chip",
-    precision: str = "fp32",
-    epilogues: bool = True,
-) -> Compiled:
-    """import_onnx, then the passes of `t10.passes.t10_compile.pipeline` one by one."""
-    if emit not in LEVELS:
-        raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
-    precision_type(precision, "--precision")
-    spec = load_chip(chip)
-    module = import_onnx(model)
-    ctx = make_context()
-    planned: ModuleOp | None = None
-    for p in pipeline(chip, planner, min_utilization, emit, precision, epilogues=epilogues):
-        p.apply(ctx, module)
-        try:
-            module.verify()
-        except VerifyException as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise T10Error(f"internal error: the IR after pass '{p.name}' does not verify: "
-                           f"{first}") from None
-        if isinstance(p, T10PlanSearch):
-            planned = module.clone()
-    assert planned is not None
-    return Compiled(module=module, planned=planned, chip=spec)
-
-
-def _model_proto(path: str) -> onnx.ModelProto:
-    try:
-        return onnx.load_model(path)
-    except FileNotFoundError:
-        raise T10Error(f"cannot read ONNX model '{path}': no such file") from None
-    except OSError as e:
-        raise T10Error(f"cannot read ONNX model '{path}': {e.strerror or e}") from None
-    except Exception as e:
-        raise T10Error(f"cannot parse ONNX model '{path}': {type(e).__name__}: {e}") from None
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -191,31 +108,6 @@ def _npz_entry(path: str, data: Any, name: str) -> np.ndarray:
     return value
 
 
-def _check_inputs(specs: Sequence[InputSpec], inputs: Mapping[str, np.ndarray]) -> None:
-    """The given inputs must be exactly the model's: every input by name, none else, each with
-    its shape and dtype (float32, or the integer dtype the model declares): nothing is cast."""
-    names = {spec.name for spec in specs}
-    problems = [f"missing input '{spec.name}'" for spec in specs if spec.name not in inputs]
-    problems += [f"unknown input '{name}'" for name in inputs if name not in names]
-    cast = ""
-    for spec in specs:
-        if spec.name not in inputs:
-            continue
-        value = np.asarray(inputs[spec.name])  # the same array when given one
-        want = np.dtype(spec.onnx_type or np.float32)
-        if value.dtype != want:
-            problems.append(f"input '{spec.name}' has dtype {value.dtype}, expected {want}")
-            cast = "; nothing is cast: convert with array.astype(DTYPE) if that is exact"
-        if value.shape != spec.shape:
-            problems.append(f"input '{spec.name}' has shape {list(value.shape)}, expected "
-                            f"{list(spec.shape)}")
-    if problems:
-        takes = ", ".join(f"{s.name} {np.dtype(s.onnx_type or np.float32)} {list(s.shape)}"
-                          for s in specs)
-        raise T10Error(f"the inputs do not match the model: {'; '.join(problems)} (the model "
-                       f"takes {takes}{cast})")
-
-
 def _check_output_path(path: str, option: str) -> None:
     """An output file is written exactly at `path`, in a directory that exists."""
     target = Path(path)
@@ -249,54 +141,6 @@ def _json_safe(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [_json_safe(v) for v in obj]
     return obj
-
-
-@dataclass
-class RunResult:
-    report: dict[str, Any]
-    outputs: dict[str, np.ndarray]
-    check: CheckResult | None
-
-
-def run_model(
-    model_path: str,
-    chip: str = DEFAULT_CHIP,
-    planner: str = "t10",
-    min_utilization: float = DEFAULT_MIN_UTILIZATION,
-    inputs: dict[str, np.ndarray] | None = None,
-    seed: int = 0,
-    check: Tolerance | None = None,
-    precision: str = "fp32",
-    epilogues: bool = True,
-) -> RunResult:
-    """Compile and simulate `model_path`; `check` compares with onnxruntime (run in fp32
-    whatever the precision) within that tolerance."""
-    from t10.sim.simulator import simulate
-
-    compiled = compile_model(
-        model_path, chip, planner, min_utilization, precision=precision, epilogues=epilogues
-    )
-    specs = input_specs(compiled.module)
-    if inputs is None:
-        inputs = random_inputs(specs, seed)
-    _check_inputs(specs, inputs)
-    result = simulate(compiled.module, compiled.chip, inputs)
-    checked = None
-    if check is not None:
-        ref = reference_outputs(_model_proto(model_path), inputs)
-        checked = check_outputs(result.outputs, ref, check)
-    planned: list[PlannedOp] = planned_ops(compiled.planned)
-    report = build_report(
-        compiled.chip,
-        result.report,
-        planned,
-        model=model_path,
-        planner=planner,
-        precision=precision,
-        check=checked,
-        planned_sram_bytes=planned_sram(compiled.planned),
-    )
-    return RunResult(report=report, outputs=result.outputs, check=checked)
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,8 +220,6 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
-    from t10 import bench
-
     return bench.run_from_args(args, out)
 
 
@@ -508,8 +350,6 @@ def make_parser() -> argparse.ArgumentParser:
                       help="IR level to print (default chip)")
     comp.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE")
     comp.set_defaults(handler=_cmd_compile)
-
-    from t10 import bench
 
     b = sub.add_parser("bench", help="benchmark T10 vs replicate plans on matmuls",
                        description=bench.__doc__.splitlines()[0] if bench.__doc__ else None)

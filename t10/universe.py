@@ -6,43 +6,13 @@ that `xdsl-opt` start-up stays fast.
 
 from collections.abc import Callable
 
-from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.frontend import Frontend
 from xdsl.utils.target import Target
 
+from t10.t10_dialects import DIALECTS
 
-def _rtensor() -> Dialect:
-    from t10.t10_dialects.rtensor import RTensor
-
-    return RTensor
-
-
-def _cshift() -> Dialect:
-    from t10.t10_dialects.cshift import CShift
-
-    return CShift
-
-
-def _core() -> Dialect:
-    from t10.t10_dialects.core import Core
-
-    return Core
-
-
-def _chip() -> Dialect:
-    from t10.t10_dialects.chip import Chip
-
-    return Chip
-
-
-DIALECTS: dict[str, Callable[[], Dialect]] = {
-    "rtensor": _rtensor,
-    "cshift": _cshift,
-    "core": _core,
-    "chip": _chip,
-}
 
 def _t10_fuse_elementwise() -> type[ModulePass]:
     from t10.passes.t10_fuse_elementwise import T10FuseElementwise
@@ -104,7 +74,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 
 def _t10_sim() -> type[Target]:
-    from t10.sim.target import T10SimTarget
+    from t10.targets import T10SimTarget
 
     return T10SimTarget
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
 from t10.lowering.convert_core_to_chip import ConvertCoreToChip
 from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
@@ -71,5 +71,4 @@ class T10Compile(ModulePass):
             fuse=self.fuse,
             epilogues=self.epilogues,
         )
-        for p in passes:
-            p.apply(ctx, op)
+        PassPipeline(passes).apply(ctx, op)

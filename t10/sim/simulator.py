@@ -89,36 +89,38 @@ def _attr_names(attrs: object, count: int, kind: str) -> list[str]:
 
 
 def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """The inputs as the program's float32 arguments. Each must have its argument's shape and
-    the dtype of the model's input: float32, or the integer type in `t10.onnx_type` (an
-    integer input computed with as its exact float32 value). Nothing is cast silently."""
+    """The inputs as the program's float32 arguments. They must be exactly the model's: every
+    input by name, none else, each with its argument's shape and the dtype of the model's
+    input (float32, or the integer type in `t10.onnx_type`, computed with as its exact float32
+    value): nothing is cast."""
     arg_types = main.function_type.inputs.data
     names = _attr_names(main.arg_attrs, len(arg_types), "input")
     dtypes = [
-        onnx_type or "float32"
+        np.dtype(onnx_type or np.float32)
         for onnx_type in _attr_strings(main.arg_attrs, len(arg_types), ONNX_TYPE_ATTR)
     ]
-    unknown = sorted(set(inputs) - set(names))
-    if unknown:
-        raise T10Error(f"unknown input(s) {unknown}; the model's inputs are {names}")
-    values = []
-    for name, type_, dtype in zip(names, arg_types, dtypes, strict=True):
+    shapes = [tuple(t.get_shape()) if isinstance(t, TensorType) else () for t in arg_types]
+    problems = [f"missing input '{name}'" for name in names if name not in inputs]
+    problems += [f"unknown input '{name}'" for name in inputs if name not in names]
+    cast = ""
+    for name, shape, dtype in zip(names, shapes, dtypes, strict=True):
         if name not in inputs:
-            raise T10Error(f"missing input '{name}'; the model's inputs are {names}")
-        value = np.asarray(inputs[name])
-        if isinstance(type_, TensorType):
-            expected = tuple(type_.get_shape())
-            if value.shape != expected:
-                raise T10Error(
-                    f"input '{name}': expected shape {expected}, got {tuple(value.shape)}"
-                )
-        if value.dtype != np.dtype(dtype):
-            raise T10Error(
-                f"input '{name}' has dtype {value.dtype}, but the model takes {dtype}: give it "
-                f"as {dtype} (nothing is cast)"
-            )
-        values.append(_as_float32(name, value))
-    return values
+            continue
+        value = np.asarray(inputs[name])  # the same array when given one
+        if value.dtype != dtype:
+            problems.append(f"input '{name}' has dtype {value.dtype}, expected {dtype}")
+            cast = "; nothing is cast: convert with array.astype(DTYPE) if that is exact"
+        if value.shape != shape:
+            problems.append(f"input '{name}' has shape {list(value.shape)}, expected "
+                            f"{list(shape)}")
+    if problems:
+        takes = ", ".join(
+            f"{name} {dtype} {list(shape)}"
+            for name, shape, dtype in zip(names, shapes, dtypes, strict=True)
+        )
+        raise T10Error(f"the inputs do not match the model: {'; '.join(problems)} (the model "
+                       f"takes {takes}{cast})")
+    return [_as_float32(name, np.asarray(inputs[name])) for name in names]
 
 
 _EXACT_INT = 2**24

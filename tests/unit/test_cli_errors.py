@@ -19,11 +19,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-import t10.cli
-from t10.cli import CHECK_TOLERANCES, main, reference_outputs, run_model
+import t10.driver
+from t10.cli import main
 from t10.common.chip_spec import load_chip
+from t10.driver import CHECK_TOLERANCES, run_model
 from t10.lowering.onnx_frontend import SUPPORTED_OPSETS
-from t10.reference import reference_session
+from t10.reference import reference_outputs, reference_session
 from t10.report import Tolerance, check_outputs
 
 CHIP = "test-16"
@@ -488,7 +489,7 @@ def test_check_fails_on_nan_or_inf_mismatch(
         change(ref["y"])
         return ref
 
-    monkeypatch.setattr(t10.cli, "reference_outputs", changed)
+    monkeypatch.setattr(t10.driver, "reference_outputs", changed)
     x = np.array([[-1, 0, 2], [3, np.nan, 0.5]], np.float32)
     np.savez(tmp_path / "in.npz", x=x)
     argv = ["run", str(models["log"]), "--chip", CHIP, "--inputs", str(tmp_path / "in.npz"),

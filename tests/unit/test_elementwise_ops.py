@@ -10,20 +10,18 @@ import warnings
 import numpy as np
 import onnx
 import pytest
+from helpers import run_and_check
 from onnx import TensorProto, helper, numpy_helper
-from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects import math as math_dialect
 
 from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import ELEMENTWISE_BODY_OPS
-from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.t10_compile import pipeline
+from t10.driver import compile_model
 from t10.reference import reference_session
 from t10.sim.interpreter_arith import CMPF_PREDICATES, FLOAT_BINARY, MATH_FUNCTIONS
-from t10.sim.simulator import SimResult, simulate
+from t10.sim.simulator import simulate
 
-CHIPS = ["test-16", "ipu-mk2"]
 RTOL, ATOL = 1e-4, 1e-5
 
 
@@ -51,17 +49,6 @@ def _weights(seed: int, **shapes: tuple[int, ...]) -> dict[str, np.ndarray]:
     return {
         n: (rng.standard_normal(s) / math.sqrt(s[0])).astype(np.float32) for n, s in shapes.items()
     }
-
-
-def run_and_check(model: onnx.ModelProto, chip: str, inputs: dict[str, np.ndarray]) -> SimResult:
-    module = import_onnx(model)
-    for p in pipeline(chip, "t10", 0.5, fuse=False):  # one operator per ONNX node
-        p.apply(Context(), module)
-    result = simulate(module, load_chip(chip), inputs)
-    expected = reference_session(model).run(None, inputs)
-    for vi, want in zip(model.graph.output, expected, strict=True):
-        np.testing.assert_allclose(result.outputs[vi.name], want, rtol=RTOL, atol=ATOL)
-    return result
 
 
 def gelu_mlp(approximate: str, batch: int = 24, sizes: tuple[int, int, int] = (96, 384, 80)):
@@ -124,25 +111,22 @@ def _inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
-@pytest.mark.parametrize("chip", CHIPS)
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_mlp_matches_onnxruntime(approximate: str, chip: str) -> None:
     model = gelu_mlp(approximate)
-    result = run_and_check(model, chip, _inputs(model))
+    result = run_and_check(model, chip, _inputs(model), fuse=False).result
     gelu = result.report.op("gelu")
     assert gelu.compute_cycles > 0 and gelu.cores_used > 1
     assert result.report.peak_sram_bytes_per_core <= load_chip(chip).sram_bytes_per_core
 
 
-@pytest.mark.parametrize("chip", CHIPS)
 def test_activation_chain_with_broadcasting_matches_onnxruntime(chip: str) -> None:
     model = activation_chain()
-    result = run_and_check(model, chip, _inputs(model, seed=3))
+    result = run_and_check(model, chip, _inputs(model, seed=3), fuse=False).result
     # Dropout, Cast and Identity are pass-throughs: one superstep group per computing node
     assert len(result.report.ops) == 12
 
 
-@pytest.mark.parametrize("chip", CHIPS)
 def test_prime_sized_activation_chain_pads_without_warnings(chip: str) -> None:
     """Odd sizes pad the tiles; bodies that make NaN or inf of the padding zeros (x / x, √-x)
     give no numpy warnings, and the padding never reaches the outputs."""
@@ -161,7 +145,7 @@ def test_prime_sized_activation_chain_pads_without_warnings(chip: str) -> None:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = run_and_check(model, chip, _inputs(model))
+        result = run_and_check(model, chip, _inputs(model), fuse=False).result
     assert np.isnan(result.outputs["nan"]).all()
 
 
@@ -206,7 +190,6 @@ def test_erf_is_accurate() -> None:
     np.testing.assert_array_equal(MATH_FUNCTIONS[math_dialect.ErfOp](x), want)
 
 
-@pytest.mark.parametrize("chip", CHIPS)
 def test_fused_exported_gelu_is_one_operator_and_cheaper(chip: str) -> None:
     """torch's GELU export (Div, Erf, Add, Mul, Mul) after a bias add fuses into one operator
     (t10-fuse-elementwise, on by default): same numbers, one kernel, no transitions between
@@ -230,9 +213,7 @@ def test_fused_exported_gelu_is_one_operator_and_cheaper(chip: str) -> None:
     x = {"x": np.random.default_rng(5).standard_normal((32, 64)).astype(np.float32)}
     cycles = {}
     for fuse in (True, False):
-        module = import_onnx(model)
-        for p in pipeline(chip, "t10", 0.5, fuse=fuse):
-            p.apply(Context(), module)
+        module = compile_model(model, chip, fuse=fuse).module
         result = simulate(module, load_chip(chip), x)
         (want,) = reference_session(model).run(None, x)
         np.testing.assert_allclose(result.outputs["y"], want, rtol=RTOL, atol=ATOL)

@@ -9,14 +9,15 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto
-from test_folding import _generics, _model, _x, node, run_and_check
+from helpers import generics, randn, run_and_check, typed_model
+from onnx import TensorProto, helper
 
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.t10_dialects import rtensor
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
+node = helper.make_node
 
 
 def _ints(*values: int) -> np.ndarray:
@@ -26,7 +27,7 @@ def _ints(*values: int) -> np.ndarray:
 def _cache_concat() -> onnx.ModelProto:
     """A Phi-3-style export without past tokens: the cache is the empty slice x[:, 0:0],
     concatenated in front of the new values."""
-    return _model(
+    return typed_model(
         [
             node("Slice", ["x", "zero", "zero", "one"], ["past"], name="past"),
             node("Concat", ["past", "x"], ["kv"], axis=1, name="concat"),
@@ -39,9 +40,9 @@ def _cache_concat() -> onnx.ModelProto:
 
 
 CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]] = {
-    "empty slice into a Concat": (_cache_concat(), {"x": _x(4, 6)}),
+    "empty slice into a Concat": (_cache_concat(), {"x": randn(4, 6)}),
     "empty Split part into a Concat": (
-        _model(
+        typed_model(
             [
                 node("Split", ["x", "sizes"], ["a", "b"], axis=1),
                 node("Concat", ["b", "a"], ["c"], axis=1),
@@ -51,37 +52,37 @@ CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]] = {
             ["y"],
             {"sizes": _ints(6, 0)},
         ),
-        {"x": _x(4, 6)},
+        {"x": randn(4, 6)},
     ),
     "empty graph output next to a full one": (
-        _model(
+        typed_model(
             [node("Slice", ["x", "s", "e", "a"], ["y"]), node("Relu", ["x"], ["z"])],
             {"x": (F, [4, 6])},
             ["y", "z"],
             {"s": _ints(3), "e": _ints(1), "a": _ints(1)},
         ),
-        {"x": _x(4, 6)},
+        {"x": randn(4, 6)},
     ),
     "broadcast with an empty initializer": (
-        _model(
+        typed_model(
             [node("Add", ["x", "b"], ["y"])],
             {"x": (F, [1, 3])},
             ["y"],
             {"b": np.zeros((0, 3), np.float32)},
         ),
-        {"x": _x(1, 3)},
+        {"x": randn(1, 3)},
     ),
     "MatMul with no output columns": (
-        _model(
+        typed_model(
             [node("MatMul", ["x", "w"], ["y"])],
             {"x": (F, [4, 6])},
             ["y"],
             {"w": np.zeros((6, 0), np.float32)},
         ),
-        {"x": _x(4, 6)},
+        {"x": randn(4, 6)},
     ),
     "empty value through compute and views into a Concat": (
-        _model(
+        typed_model(
             [
                 node("Slice", ["x", "zero", "zero", "one"], ["p"]),
                 node("Relu", ["p"], ["q"]),
@@ -94,28 +95,28 @@ CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]] = {
             ["y"],
             {"zero": _ints(0), "one": _ints(1)},
         ),
-        {"x": _x(4, 6)},
+        {"x": randn(4, 6)},
     ),
     "Expand to zero rows": (
-        _model(
+        typed_model(
             [node("Expand", ["x", "shape"], ["y"])],
             {"x": (F, [1, 6])},
             ["y"],
             {"shape": _ints(0, 6)},
         ),
-        {"x": _x(1, 6)},
+        {"x": randn(1, 6)},
     ),
     "Gather of no indices": (
-        _model(
+        typed_model(
             [node("Gather", ["x", "i"], ["g"], axis=1), node("Concat", ["g", "x"], ["y"], axis=1)],
             {"x": (F, [4, 6])},
             ["y"],
             {"i": np.zeros(0, np.int64)},
         ),
-        {"x": _x(4, 6)},
+        {"x": randn(4, 6)},
     ),
     "sum over an empty slice is folded to zeros": (
-        _model(
+        typed_model(
             [
                 node("Slice", ["x", "zero", "zero", "one"], ["p"]),
                 node("ReduceSum", ["p", "one"], ["r"], keepdims=1),
@@ -125,22 +126,22 @@ CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]] = {
             ["y"],
             {"zero": _ints(0), "one": _ints(1)},
         ),
-        {"x": _x(4, 6)},
+        {"x": randn(4, 6)},
     ),
     "max over an empty graph input": (
-        _model(
+        typed_model(
             [
                 node("ReduceMax", ["x", "one"], ["r"], keepdims=0),
                 node("Add", ["r", "w"], ["y"]),
             ],
             {"x": (F, [2, 0, 4])},
             ["y"],
-            {"one": _ints(1), "w": _x(2, 4)},
+            {"one": _ints(1), "w": randn(2, 4)},
         ),
         {"x": np.zeros((2, 0, 4), np.float32)},
     ),
     "empty INT64 graph input cast and concatenated": (
-        _model(
+        typed_model(
             [
                 node("Cast", ["ids"], ["f"], to=F),
                 node("Concat", ["f", "x"], ["y"], axis=0),
@@ -148,7 +149,7 @@ CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]] = {
             {"ids": (I64, [0, 4]), "x": (F, [3, 4])},
             ["y"],
         ),
-        {"ids": np.zeros((0, 4), np.int64), "x": _x(3, 4)},
+        {"ids": np.zeros((0, 4), np.int64), "x": randn(3, 4)},
     ),
 }
 
@@ -156,7 +157,7 @@ CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]] = {
 @pytest.mark.parametrize("case", CASES)
 def test_empty_values_match_onnxruntime(case: str) -> None:
     model, inputs = CASES[case]
-    outputs = run_and_check(model, "test-16", inputs)
+    outputs = run_and_check(model, "test-16", inputs).result.outputs
     assert all(v.dtype == np.float32 for v in outputs.values())
 
 
@@ -164,7 +165,7 @@ def test_empty_concat_input_is_left_out() -> None:
     """The empty cache adds nothing: no view, the Relu reads x itself."""
     module = import_onnx(_cache_concat())
     assert not [op for op in module.walk() if isinstance(op, rtensor.ViewOp)]
-    (relu,) = _generics(_cache_concat())
+    (relu,) = generics(_cache_concat())
     assert relu.inputs[0].name_hint == "x"
 
 
@@ -187,6 +188,6 @@ def test_empty_concat_input_is_left_out() -> None:
 def test_non_empty_result_of_an_empty_value_is_refused(
     nodes: list[onnx.NodeProto], weights: dict[str, np.ndarray], message: str
 ) -> None:
-    model = _model(nodes, {"ids": (I64, [3]), "x": (F, [3])}, ["y"], weights)
+    model = typed_model(nodes, {"ids": (I64, [3]), "x": (F, [3])}, ["y"], weights)
     with pytest.raises(T10Error, match=message):
         import_onnx(model)

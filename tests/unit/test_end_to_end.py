@@ -10,89 +10,51 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
+from helpers import DATA, TRANSFORMER_PREFIXES, random_onnx_inputs, run_and_check
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.parser import Parser
 
-from t10.cli import CHECK_TOLERANCES, run_model
 from t10.common.chip_spec import load_chip
+from t10.driver import (
+    CHECK_TOLERANCES,
+    compile_model,
+    compile_module,
+    make_context,
+    run_model,
+)
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
-from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.t10_compile import pipeline
-from t10.reference import reference_session
-from t10.sim.simulator import SimResult, simulate
+from t10.sim.simulator import simulate
 from t10.t10_dialects.rtensor import EstimateAttr
-from t10.universe import DIALECTS
 
-DATA = Path(__file__).parent / "data"
-TRANSFORMER_PREFIXES = ("hf_", "attn_")
 TORCH_MODELS = sorted(
     p.name for p in DATA.glob("*.onnx") if not p.name.startswith(TRANSFORMER_PREFIXES)
 )
 
 
-def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
-    initializers = {t.name for t in model.graph.initializer}
-    rng = np.random.default_rng(seed)
-    return {
-        i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(
-            np.float32
-        )
-        for i in model.graph.input
-        if i.name not in initializers
-    }
-
-
-def compile_model(
+def compile_with_estimate(
     model: onnx.ModelProto | Path, chip: str, planner: str = "t10"
 ) -> tuple[ModuleOp, int]:
     """The chip-level module and the plan search's total estimated cycles."""
-    module = import_onnx(model)
-    passes = pipeline(chip, planner, 0.5, fuse=False)
-    passes[0].apply(Context(), module)
+    compiled = compile_model(model, chip, planner, fuse=False)
     estimated = sum(
         op.attributes["t10.estimate"].cycles.data  # type: ignore[union-attr]
-        for op in module.walk()
+        for op in compiled.planned.walk()
         if isinstance(op, GenericOp) and isinstance(op.attributes.get("t10.estimate"), EstimateAttr)
     )
-    for p in passes[1:]:
-        p.apply(Context(), module)
-    module.verify()
-    return module, estimated
+    return compiled.module, estimated
 
 
-def run_and_check(
-    model: onnx.ModelProto,
-    path: str | Path,
-    chip: str,
-    inputs: dict[str, np.ndarray] | None = None,
-) -> SimResult:
-    """Compiles and simulates `model` (read from `path` when that is a file) on `chip` and checks
-    its outputs against onnxruntime's, on `inputs` or else `random_inputs(model)`."""
-    module, _ = compile_model(path if isinstance(path, Path) else model, chip)
-    inputs = random_inputs(model) if inputs is None else inputs
-    result = simulate(module, load_chip(chip), inputs)
-    session = reference_session(path if isinstance(path, Path) else model)
-    expected = session.run(None, inputs)
-    for output, want in zip(model.graph.output, expected, strict=True):
-        np.testing.assert_allclose(result.outputs[output.name], want, rtol=1e-4, atol=1e-5)
-    return result
-
-
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 @pytest.mark.parametrize("name", TORCH_MODELS)
 def test_torch_exports_match_onnxruntime(name: str, chip: str) -> None:
     path = DATA / name
-    run_and_check(onnx.load(path), path, chip)
+    run_and_check(path, chip, fuse=False)
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 def test_builtin_mlp_matches_onnxruntime(chip: str) -> None:
     model = mlp(batch=8, sizes=(256, 512, 256, 10))
-    result = run_and_check(model, "mlp", chip)
+    result = run_and_check(model, chip, fuse=False).result
     assert result.report.total_cycles > 0
     assert result.report.peak_sram_bytes_per_core <= load_chip(chip).sram_bytes_per_core
 
@@ -102,10 +64,10 @@ def test_large_matmul_uses_the_chip_and_estimate_matches_simulation() -> None:
     within 10% of the simulated cycles, and it is no slower than the replicate plan."""
     chip = load_chip("ipu-mk2")
     model = matmul(1024, 4096, 1024)
-    inputs = random_inputs(model)
-    t10_module, t10_estimate = compile_model(model, "ipu-mk2", "t10")
+    inputs = random_onnx_inputs(model)
+    t10_module, t10_estimate = compile_with_estimate(model, "ipu-mk2", "t10")
     t10_report = simulate(t10_module, chip, inputs).report
-    replicate_module, _ = compile_model(model, "ipu-mk2", "replicate")
+    replicate_module, _ = compile_with_estimate(model, "ipu-mk2", "replicate")
     replicate_report = simulate(replicate_module, chip, inputs).report
     cores = max(op.cores_used for op in t10_report.ops)
     assert cores >= 0.9 * chip.cores
@@ -117,11 +79,11 @@ def test_rotation_fits_where_replication_does_not() -> None:
     """Acceptance: on test-16 a 256x512 by 512x512 matmul compiles with the t10 planner (by
     rotating) and is simulated exactly, while the replicate planner is refused clearly."""
     model = matmul(256, 512, 512)
-    result = run_and_check(model, "matmul", "test-16")
+    result = run_and_check(model, "test-16", fuse=False).result
     assert result.report.peak_sram_bytes_per_core <= 256 * 1024
     assert any(op.exchanged_bytes > 0 for op in result.report.ops)
     with pytest.raises(T10Error, match="does not fit chip 'test-16'"):
-        compile_model(model, "test-16", "replicate")
+        compile_with_estimate(model, "test-16", "replicate")
 
 
 def _graph_model(
@@ -194,20 +156,19 @@ EDGE_CASES = {
 }
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 @pytest.mark.parametrize("case", sorted(EDGE_CASES))
 def test_edge_cases_match_onnxruntime(case: str, chip: str) -> None:
-    run_and_check(EDGE_CASES[case], case, chip)
+    run_and_check(EDGE_CASES[case], chip, fuse=False)
 
 
 def test_whole_model_fits_only_with_rotation() -> None:
     """Memory reconciliation over a whole MLP: with all weights resident, T10's plans fit
     test-16's 256 KiB per core (some operators rotate), the replicate planner's cannot."""
     model = mlp(batch=64, sizes=(256, 1024, 512, 64))
-    result = run_and_check(model, "mlp", "test-16")
+    result = run_and_check(model, "test-16", fuse=False).result
     assert result.report.peak_sram_bytes_per_core <= 256 * 1024
     with pytest.raises(T10Error, match="does not fit chip 'test-16'"):
-        compile_model(model, "test-16", "replicate")
+        compile_with_estimate(model, "test-16", "replicate")
 
 
 PADDED_REDUCTION = """
@@ -252,12 +213,8 @@ def test_padding_stays_zero_through_a_reduction() -> None:
     """7 does not split in 2: tiles of 4 pad k with one element. `x + 1` turns padding into
     ones unless kernels zero it; the matmul then reads both padded operands where their
     producers left them (pinned plans, same placement: no relayout re-zeroes them)."""
-    ctx = Context()
-    for name, factory in {**get_all_dialects(), **DIALECTS}.items():
-        ctx.register_dialect(name, factory)
-    module = Parser(ctx, PADDED_REDUCTION).parse_module()
-    for p in pipeline("test-16", "t10", 0.5):
-        p.apply(ctx, module)
+    module = Parser(make_context(), PADDED_REDUCTION).parse_module()
+    compile_module(module, "test-16")
     assert not any(op.name == "core.relayout" for op in module.walk())
     rng = np.random.default_rng(0)
     a = rng.standard_normal((5, 7)).astype(np.float32)
@@ -291,7 +248,6 @@ def _projections(seq: int = 16, hidden: int = 64) -> onnx.ModelProto:
     return onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)])
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 def test_projections_of_one_activation_share_its_move(chip: str, tmp_path: Path) -> None:
     """q, k and v read the activation in the same layout: one relayout serves all three, and
     the estimate still matches the simulation op by op."""

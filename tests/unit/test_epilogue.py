@@ -11,21 +11,26 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from helpers import chip_file_with_sram, tiny_llama
 from onnx import TensorProto, helper, numpy_helper
-from test_sram_bound import _test16_with, _tiny_llama
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10.cli import CHECK_TOLERANCES, compile_model, make_context, run_model
 from t10.common.attr_names import EPILOGUE_ATTR
 from t10.common.chip_spec import load_chip
 from t10.common.epilogues import epilogue_of
 from t10.common.plans import Plan, Rotation, plan_problem, reduction_group
 from t10.common.tensor_expr import linalg_tensor_expr, op_name
+from t10.driver import (
+    CHECK_TOLERANCES,
+    compile_model,
+    compile_module,
+    make_context,
+    run_model,
+)
 from t10.errors import T10Error
 from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.operators import Operator, operator_tensor_expr
-from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_plan_search import T10PlanSearch
@@ -120,14 +125,9 @@ def _simulate(
 ) -> tuple[SimResult, dict[str, int]]:
     """Plan (pinned plans are kept), lower and simulate; also the estimated cycles by
     operator and relayout."""
-    ctx = make_context()
-    plan_search, *lowering = pipeline(chip, "t10", 0.5, precision=precision, fuse=False)
-    plan_search.apply(ctx, module)
-    estimates = {op.name: op.estimated_cycles for op in planned_ops(module)}
-    for p in lowering:
-        p.apply(ctx, module)
-    module.verify()
-    return simulate(module, load_chip(chip), feeds), estimates
+    compiled = compile_module(module, chip, precision=precision, fuse=False)
+    estimates = {op.name: op.estimated_cycles for op in planned_ops(compiled.planned)}
+    return simulate(module, compiled.chip, feeds), estimates
 
 
 def _check(model: onnx.ModelProto, result: SimResult, precision: str) -> None:
@@ -184,7 +184,6 @@ def test_every_plan_shape_matches_onnxruntime_and_its_estimate(plan: Plan, preci
     assert result.report.ops[0].cycles == estimates[FUSED]
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 def test_fusion_that_pays_is_faster_than_the_chain_as_an_operator_of_its_own(chip: str) -> None:
     """Where the pass fuses, the model is faster than with the element-wise chain planned as
     an operator of its own (its own kernel's fixed cost, superstep and sync, and a relayout
@@ -316,9 +315,7 @@ def test_the_simulator_keeps_each_replica_to_its_own_run_until_the_all_gather() 
     feeds = _inputs(dense_residual())
     complete, _ = _simulate(module.clone(), "test-16", feeds)
     _check(dense_residual(), complete, "fp32")
-    ctx = make_context()
-    for p in pipeline("test-16", "t10", 0.5, fuse=False):
-        p.apply(ctx, module)
+    compile_module(module, "test-16", fuse=False)
     (gather,) = [op for op in module.walk() if isinstance(op, core.AllGatherOp)]
     gather.detach()
     gather.erase()
@@ -337,11 +334,11 @@ def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: 
     fit together, the plan search also plans the model without epilogues and keeps the
     faster: never slower than without them; where it drops them, no mark or fused name is
     left. The squeezed sizes reach both outcomes."""
-    model = _tiny_llama(tmp_path / "llama.onnx")
+    model = tiny_llama(tmp_path / "llama.onnx")
     needed = run_model(str(model), chip="test-16").report["planned_sram_bytes_per_core"]
     outcomes = set()
     for fraction in (0.95, 0.85):
-        chip = _test16_with(int(needed * fraction) // 4 * 4, tmp_path)
+        chip = chip_file_with_sram(int(needed * fraction) // 4 * 4, tmp_path)
         fused, module = _planned_total(model, chip, epilogues=True)
         apart, _ = _planned_total(model, chip, epilogues=False)
         assert fused <= apart
@@ -355,7 +352,6 @@ def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: 
 EXPORTS = sorted(p.name for p in (Path(__file__).parent / "data").glob("*.onnx"))
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 @pytest.mark.parametrize("name", EXPORTS)
 def test_every_export_with_every_candidate_fused_matches_onnxruntime(name: str, chip: str) -> None:
     """The torch / Hugging Face exports with every epilogue candidate marked (`always`),
@@ -364,9 +360,7 @@ def test_every_export_with_every_candidate_fused_matches_onnxruntime(name: str, 
     path = Path(__file__).parent / "data" / name
     module = _fused(onnx.load(path), chip)
     assert any(EPILOGUE_ATTR in op.attributes for op in module.walk())
-    ctx = make_context()
-    for p in pipeline(chip, "t10", 0.5, fuse=False):
-        p.apply(ctx, module)
+    compile_module(module, chip, fuse=False)
     inputs = random_inputs(input_specs(module), 0)
     result = simulate(module, load_chip(chip), inputs)
     check = check_outputs(result.outputs, reference_outputs(onnx.load(path), inputs),

@@ -24,13 +24,12 @@ import pytest
 from onnx import numpy_helper
 from onnx.backend.test.case.test_case import TestCase
 from onnx.backend.test.loader import load_model_tests
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from t10.common.chip_spec import load_chip
+from t10.driver import compile_model
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import SUPPORTED_OPS, import_onnx
-from t10.passes.t10_compile import pipeline
+from t10.lowering.onnx_frontend import SUPPORTED_OPS
 from t10.sim.simulator import simulate
 
 CHIP = "test-16"
@@ -322,10 +321,7 @@ def _array(value: object) -> np.ndarray:
 
 
 def _compile(model: onnx.ModelProto) -> ModuleOp:
-    module = import_onnx(model)
-    for p in pipeline(CHIP, "t10", 0.5):
-        p.apply(Context(), module)
-    return module
+    return compile_model(model, CHIP).module
 
 
 def _mismatch(

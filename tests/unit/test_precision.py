@@ -14,16 +14,15 @@ from onnx import numpy_helper
 from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10 import cli
-from t10.cli import compile_model, run_model
+from t10 import cli, driver
 from t10.common.chip_spec import load_chip
 from t10.common.epilogues import is_epilogue
 from t10.common.plans import Plan, Rotation
 from t10.common.tensor_expr import op_name
+from t10.driver import compile_model, run_model
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.report import Tolerance, check_outputs, input_specs, random_inputs
@@ -43,10 +42,9 @@ def _half(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, np.float32).astype(np.float16).astype(np.float32)
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 def test_mlp_fp16_matches_onnxruntime_within_fp16_tolerance(chip: str, tmp_path: Path) -> None:
     path = _save(mlp(batch=8, sizes=(256, 512, 256, 10)), tmp_path, "mlp")
-    result = run_model(path, chip, precision="fp16", check=cli.CHECK_TOLERANCES["fp16"])
+    result = run_model(path, chip, precision="fp16", check=driver.CHECK_TOLERANCES["fp16"])
     assert result.check is not None and result.check.passed
     assert result.report["precision"] == "fp16"
     fp32 = run_model(path, chip).report
@@ -63,15 +61,11 @@ def _simulate_with_plans(
     plans = {op_name(op): op.attributes["t10.plan"] for op in fp32.module.walk()
              if isinstance(op, GenericOp) and not is_epilogue(op)}
     module = import_onnx(path)
-    ctx = cli.make_context()
-    for fusion in (T10FuseElementwise(), T10FuseEpilogue()):  # the fp32 run's operators
-        fusion.apply(ctx, module)
+    driver.run_passes(module, (T10FuseElementwise(), T10FuseEpilogue()))  # the fp32 operators
     for op in module.walk():
         if isinstance(op, GenericOp) and not is_epilogue(op):
             op.attributes["t10.plan"] = plans[op_name(op)]
-    for p in pipeline(chip, "t10", 0.5, precision=precision):
-        p.apply(ctx, module)
-    module.verify()
+    driver.compile_module(module, chip, precision=precision)
     buffers = []
     for op in module.walk():
         if isinstance(op, core.AllocOp):
@@ -83,7 +77,6 @@ def _simulate_with_plans(
     return simulate(module, fp32.chip, inputs), buffers
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
 def test_same_plans_halve_exchange_and_buffer_bytes(chip: str, tmp_path: Path) -> None:
     """With the fp32 plans pinned, every buffer and every exchange of fp16 is half as big,
     except the fp32 partial-sum accumulators and the all-reduces that move them."""
@@ -120,13 +113,9 @@ def test_partial_sums_accumulate_in_f32_then_round(tmp_path: Path) -> None:
     plan = Plan((1, 8, 2), temporal_dim=2, steps=8, rotations=(Rotation(0, 1, 8),))
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     generic.attributes["t10.plan"] = PlanAttr.from_plan(plan)
-    ctx = cli.make_context()
-    passes = pipeline("test-16", "t10", 0.5, precision="fp16", fuse=False)
-    passes[0].apply(ctx, module)
-    estimate = generic.attributes["t10.estimate"].cycles.data  # type: ignore[union-attr]
-    for p in passes[1:]:
-        p.apply(ctx, module)
-    module.verify()
+    compiled = driver.compile_module(module, "test-16", precision="fp16", fuse=False)
+    (planned,) = [op for op in compiled.planned.walk() if isinstance(op, GenericOp)]
+    estimate = planned.attributes["t10.estimate"].cycles.data  # type: ignore[union-attr]
     assert module.attributes["t10.precision"] == StringAttr("fp16")
     allocs = [
         (op.label.data, str(op.result.type.tensor.get_element_type()))  # type: ignore[attr-defined]
@@ -209,7 +198,7 @@ def test_fp16_tolerance_follows_the_output_scale() -> None:
     fp16 default allows 1e-2 of the output's root mean square (here about 81.6) on top."""
     ref = {"y": np.array([100.0, -100.0, 0.01])}
     sim = {"y": ref["y"] + np.array([0.5, -0.5, 0.8])}
-    fp16 = cli.CHECK_TOLERANCES["fp16"]
+    fp16 = driver.CHECK_TOLERANCES["fp16"]
     assert check_outputs(sim, ref, fp16).passed
     assert check_outputs(sim, ref, fp16).outputs["y"]["atol"] == pytest.approx(1e-3 + 0.8165, 1e-4)
     assert not check_outputs(sim, ref, Tolerance(fp16.rtol, fp16.atol)).passed

@@ -28,12 +28,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
-from xdsl.context import Context
 
-from t10.cli import CHECK_TOLERANCES
-from t10.common.chip_spec import load_chip
-from t10.lowering.onnx_frontend import import_onnx
-from t10.passes.t10_compile import pipeline
+from t10.driver import CHECK_TOLERANCES, compile_model
 from t10.reference import reference_outputs
 from t10.report import check_outputs
 from t10.sim.simulator import simulate
@@ -172,8 +168,6 @@ def test_reduction_chain_matches_reference(c: Chain) -> None:
     want = reference_outputs(model, {"x": x})
     spec = ReferenceEvaluator(model).run(None, {"x": x})
     _assert_close(want, dict(zip(want, spec, strict=True)), "reference vs ONNX spec")
-    module = import_onnx(model)
-    for p in pipeline(c.chip, c.planner, 0.5, fuse=c.fuse):
-        p.apply(Context(), module)
-    got = simulate(module, load_chip(c.chip), {"x": x}).outputs
+    compiled = compile_model(model, c.chip, c.planner, fuse=c.fuse)
+    got = simulate(compiled.module, compiled.chip, {"x": x}).outputs
     _assert_close(got, want, "simulator vs reference")

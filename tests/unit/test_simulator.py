@@ -357,7 +357,7 @@ def test_missing_input(chip: ChipSpec) -> None:
 
 
 def test_wrong_input_shape(chip: ChipSpec) -> None:
-    with pytest.raises(T10Error, match=r"input 'x': expected shape \(6, 4\), got \(4, 6\)"):
+    with pytest.raises(T10Error, match=r"input 'x' has shape \[4, 6\], expected \[6, 4\]"):
         simulate(parse(RELU_BIAS), chip, {"x": rand(4, 6), "bias": rand(6)})
 
 

@@ -4,30 +4,19 @@ simulator within the bound it recorded (`t10.model_bytes`), which is within the 
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
+from helpers import DATA, chip_file_with_sram, tiny_llama
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.cli import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, run_model
 from t10.errors import T10Error
-from t10.examples.zoo import ZOO
 
-DATA = Path(__file__).parent / "data"
 FRACTIONS = (0.85, 0.72, 0.6, 0.3)
 """SRAM per core as fractions of what the unconstrained plans need."""
-
-
-def _tiny_llama(path: Path) -> Path:
-    """A Llama decoder layer whose residual stream and rotary tables outlive operators."""
-    config = dataclasses.replace(ZOO["llama2-7b"].config, hidden=64, heads=4, intermediate=96)
-    onnx.save(ZOO["llama2-7b"].build(2, 8, config=config), path)
-    return path
 
 
 def _ints(name: str, values: list[int]) -> onnx.TensorProto:
@@ -69,15 +58,7 @@ def _returned_views(path: Path) -> Path:
     return path
 
 
-def _test16_with(sram: int, directory: Path) -> str:
-    """A chip file: test-16 with `sram` bytes per core."""
-    spec = json.loads(resources.files("t10.common").joinpath("chips/test-16.json").read_text())
-    path = directory / f"sram{sram}.json"
-    path.write_text(json.dumps({**spec, "name": f"sram{sram}", "sram_bytes_per_core": sram}))
-    return str(path)
-
-
-BUILT = {"llama": _tiny_llama, "returned_views": _returned_views}
+BUILT = {"llama": tiny_llama, "returned_views": _returned_views}
 
 
 @pytest.mark.parametrize("model", ["llama", "returned_views", "mlp_3layer.torchscript.onnx"])
@@ -91,7 +72,7 @@ def test_plans_fit_the_simulator_at_every_sram_size(model: str, tmp_path: Path) 
         sram = int(needed * fraction) // 4 * 4
         try:
             report = run_model(
-                str(path), chip=_test16_with(sram, tmp_path), check=CHECK_TOLERANCES["fp32"]
+                str(path), chip=chip_file_with_sram(sram, tmp_path), check=CHECK_TOLERANCES["fp32"]
             ).report
         except T10Error as err:
             assert f"does not fit chip 'sram{sram}'" in str(err)
@@ -136,10 +117,10 @@ def test_returned_views_of_an_input_fit_or_are_refused_by_the_search(tmp_path: P
     # the input is placed once: twice would not fit test-16
     assert 2 * 5 * 5 * 11 * 11 * 11 * 4 > free["sram_bytes_per_core"] > needed
     report = run_model(
-        str(path), chip=_test16_with(needed, tmp_path), check=CHECK_TOLERANCES["fp32"]
+        str(path), chip=chip_file_with_sram(needed, tmp_path), check=CHECK_TOLERANCES["fp32"]
     ).report
     assert report["check"]["passed"]
     assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"] == needed
     sram = needed - 4
     with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view 'Slice_"):
-        run_model(str(path), chip=_test16_with(sram, tmp_path))
+        run_model(str(path), chip=chip_file_with_sram(sram, tmp_path))

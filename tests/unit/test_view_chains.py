@@ -15,15 +15,15 @@ from math import prod
 import numpy as np
 import onnx
 import pytest
+from helpers import CHIPS
 from hypothesis import given, note
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.cli import compile_model
+from t10.driver import compile_model
 from t10.reference import reference_session
 from t10.sim.simulator import simulate
 
-CHIPS = ["test-16", "ipu-mk2"]
 RTOL, ATOL, ATOL_RMS = 1e-4, 1e-5, 1e-6
 """|sim - ref| <= ATOL + ATOL_RMS * rms(ref) + RTOL * |ref| (the CLI's --check criterion): a
 chain of MatMuls sums in another order than onnxruntime, so a small element that results

@@ -462,7 +462,7 @@ def test_write_streams_big_weights_to_external_data(tmp_path: Path) -> None:
 def test_compiles_simulates_and_matches_onnxruntime(name: str, tmp_path: Path) -> None:
     """Every zoo architecture (at toy sizes) runs end to end on test-16: imported, planned,
     lowered, simulated, and equal to onnxruntime (rtol 1e-4, atol 1e-5)."""
-    from t10.cli import CHECK_TOLERANCES, run_model
+    from t10.driver import CHECK_TOLERANCES, run_model
 
     path = tmp_path / f"{name}.onnx"
     onnx.save(ZOO[name].build(1, _seq(name), config=_tiny_config(name)), path)

@@ -22,8 +22,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.target import Target
 
-from t10.common.attr_names import CHIP_ATTR, PLANNER_ATTR, PRECISION_ATTR
+from t10.common.attr_names import CHIP_ATTR
+from t10.common.chip_spec import load_chip
+from t10.driver import simulate_compiled
 from t10.errors import T10Error
+from t10.report import format_report
 
 
 @dataclass(frozen=True)
@@ -33,16 +36,6 @@ class T10SimTarget(Target):
     seed: int = 0
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from t10.common.chip_spec import load_chip
-        from t10.report import (
-            build_report,
-            format_report,
-            input_specs,
-            kernel_ops,
-            random_inputs,
-        )
-        from t10.sim.simulator import simulate
-
         chip_attr = module.attributes.get(CHIP_ATTR)
         if not isinstance(chip_attr, StringAttr):
             raise T10Error(
@@ -54,16 +47,5 @@ class T10SimTarget(Target):
                 "t10-sim: the module is not at the chip level (no chip.program); lower it "
                 "first with t10-compile, or the conversions down to convert-core-to-chip"
             )
-        chip = load_chip(chip_attr.data)
-        inputs = random_inputs(input_specs(module), self.seed)
-        result = simulate(module, chip, inputs)
-        planner = module.attributes.get(PLANNER_ATTR)
-        precision = module.attributes.get(PRECISION_ATTR)
-        report = build_report(
-            chip,
-            result.report,
-            kernel_ops(module),
-            planner=planner.data if isinstance(planner, StringAttr) else None,
-            precision=precision.data if isinstance(precision, StringAttr) else None,
-        )
+        report = simulate_compiled(module, load_chip(chip_attr.data), self.seed)
         output.write(format_report(report) + "\n")

@@ -1,0 +1,243 @@
+"""The library API: build the context, compile an ONNX model, simulate it, check it.
+
+```
+  compiled = compile_model("model.onnx", chip="ipu-mk2")      # Compiled: module, planned, chip
+  result = run_model("model.onnx", check=CHECK_TOLERANCES["fp32"])
+  result.report["total_cycles"], result.outputs["output"], result.check.passed
+```
+
+The `t10` command, the benchmarks, the `t10-sim` target and the tests all compile and run
+through these functions; the passes run in one `xdsl.passes.PassPipeline` whose callback
+verifies the IR after every pass, so a pass that breaks the IR is named.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import onnx
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import VerifyException
+
+from t10.common.attr_names import PLANNER_ATTR, PRECISION_ATTR
+from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.tensor_expr import precision_type
+from t10.errors import T10Error
+from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.t10_compile import LEVELS, pipeline
+from t10.passes.t10_plan_search import T10PlanSearch
+from t10.reference import reference_outputs
+from t10.report import (
+    CheckResult,
+    Tolerance,
+    build_report,
+    check_outputs,
+    input_specs,
+    kernel_ops,
+    planned_ops,
+    planned_sram,
+    random_inputs,
+)
+from t10.sim.simulator import simulate
+from t10.t10_dialects import DIALECTS
+
+__all__ = [
+    "CHECK_TOLERANCES",
+    "DEFAULT_CHIP",
+    "DEFAULT_MIN_UTILIZATION",
+    "Compiled",
+    "RunResult",
+    "check_against_reference",
+    "compile_model",
+    "compile_module",
+    "load_model",
+    "make_context",
+    "run_model",
+    "run_passes",
+    "simulate_compiled",
+]
+
+DEFAULT_CHIP = "ipu-mk2"
+DEFAULT_MIN_UTILIZATION = 0.5
+CHECK_TOLERANCES: dict[str, Tolerance] = {
+    "fp32": Tolerance(rtol=1e-4, atol=1e-5, atol_rms=1e-6),
+    "fp16": Tolerance(rtol=1e-2, atol=1e-3, atol_rms=1e-2),
+}
+"""Default tolerance of a check against onnxruntime per precision: fp16 storage rounds every
+intermediate to 11 significant bits, so its absolute floor follows each output's magnitude."""
+
+
+def make_context() -> Context:
+    """A context that knows xDSL's dialects and ours (for passes and printing)."""
+    ctx = Context()
+    for name, factory in {**get_all_dialects(), **DIALECTS}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+    return ctx
+
+
+def run_passes(
+    module: ModuleOp,
+    passes: Sequence[ModulePass],
+    after_pass: Callable[[ModulePass, ModuleOp], None] | None = None,
+) -> None:
+    """Apply `passes` to `module` in order, verifying the IR after each (then calling
+    `after_pass`); IR that does not verify is an internal error naming the pass."""
+
+    def callback(previous: ModulePass | None, op: ModuleOp, _next: ModulePass | None) -> None:
+        if previous is None:
+            return
+        try:
+            op.verify()
+        except VerifyException as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise T10Error(f"internal error: the IR after pass '{previous.name}' does not "
+                           f"verify: {first}") from None
+        if after_pass is not None:
+            after_pass(previous, op)
+
+    PassPipeline(tuple(passes), callback).apply(make_context(), module)
+
+
+def _check_options(chip: str, emit: str, precision: str) -> ChipSpec:
+    if emit not in LEVELS:
+        raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
+    precision_type(precision, "--precision")
+    return load_chip(chip)
+
+
+@dataclass
+class Compiled:
+    """A compiled module, and a clone taken right after plan search (plans visible)."""
+
+    module: ModuleOp
+    planned: ModuleOp
+    chip: ChipSpec
+
+
+def compile_module(
+    module: ModuleOp,
+    chip: str = DEFAULT_CHIP,
+    planner: str = "t10",
+    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    emit: str = "chip",
+    precision: str = "fp32",
+    fuse: bool = True,
+    epilogues: bool = True,
+) -> Compiled:
+    """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
+    down to the `emit` level."""
+    spec = _check_options(chip, emit, precision)
+    planned: list[ModuleOp] = []
+
+    def keep_plans(p: ModulePass, op: ModuleOp) -> None:
+        if isinstance(p, T10PlanSearch):
+            planned.append(op.clone())
+
+    passes = pipeline(chip, planner, min_utilization, emit, precision, fuse, epilogues)
+    run_passes(module, passes, keep_plans)
+    return Compiled(module=module, planned=planned[0], chip=spec)
+
+
+def compile_model(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    chip: str = DEFAULT_CHIP,
+    planner: str = "t10",
+    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    emit: str = "chip",
+    precision: str = "fp32",
+    fuse: bool = True,
+    epilogues: bool = True,
+) -> Compiled:
+    """Import the ONNX `model` (a file or a proto) and compile it (`compile_module`)."""
+    _check_options(chip, emit, precision)  # before the model is read
+    return compile_module(
+        import_onnx(model), chip, planner, min_utilization, emit, precision, fuse, epilogues
+    )
+
+
+def load_model(path: str | os.PathLike[str]) -> onnx.ModelProto:
+    """The ONNX model in the file `path`."""
+    try:
+        return onnx.load_model(path)
+    except FileNotFoundError:
+        raise T10Error(f"cannot read ONNX model '{path}': no such file") from None
+    except OSError as e:
+        raise T10Error(f"cannot read ONNX model '{path}': {e.strerror or e}") from None
+    except Exception as e:
+        raise T10Error(f"cannot parse ONNX model '{path}': {type(e).__name__}: {e}") from None
+
+
+def check_against_reference(
+    model: onnx.ModelProto,
+    inputs: Mapping[str, np.ndarray],
+    outputs: Mapping[str, np.ndarray],
+    tolerance: Tolerance,
+) -> CheckResult:
+    """Compare simulated `outputs` with onnxruntime's on the same `inputs` (run in fp32)."""
+    return check_outputs(outputs, reference_outputs(model, dict(inputs)), tolerance)
+
+
+@dataclass
+class RunResult:
+    report: dict[str, Any]
+    outputs: dict[str, np.ndarray]
+    check: CheckResult | None
+
+
+def run_model(
+    model_path: str,
+    chip: str = DEFAULT_CHIP,
+    planner: str = "t10",
+    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    seed: int = 0,
+    check: Tolerance | None = None,
+    precision: str = "fp32",
+    epilogues: bool = True,
+) -> RunResult:
+    """Compile and simulate `model_path` on `inputs` (default: seeded random ones); `check`
+    compares with onnxruntime (run in fp32 whatever the precision) within that tolerance."""
+    compiled = compile_model(
+        model_path, chip, planner, min_utilization, precision=precision, epilogues=epilogues
+    )
+    if inputs is None:
+        inputs = random_inputs(input_specs(compiled.module), seed)
+    result = simulate(compiled.module, compiled.chip, inputs)
+    checked = None
+    if check is not None:
+        checked = check_against_reference(load_model(model_path), inputs, result.outputs, check)
+    report = build_report(
+        compiled.chip,
+        result.report,
+        planned_ops(compiled.planned),
+        model=model_path,
+        planner=planner,
+        precision=precision,
+        check=checked,
+        planned_sram_bytes=planned_sram(compiled.planned),
+    )
+    return RunResult(report=report, outputs=result.outputs, check=checked)
+
+
+def simulate_compiled(module: ModuleOp, chip: ChipSpec, seed: int = 0) -> dict[str, Any]:
+    """The report of simulating a `chip`-level module on seeded random inputs. Its plans are
+    gone at this level, so each operator's kind comes from its kernels; the planner and
+    precision from the module's attributes."""
+    result = simulate(module, chip, random_inputs(input_specs(module), seed))
+    planner = module.attributes.get(PLANNER_ATTR)
+    precision = module.attributes.get(PRECISION_ATTR)
+    return build_report(
+        chip,
+        result.report,
+        kernel_ops(module),
+        planner=planner.data if isinstance(planner, StringAttr) else None,
+        precision=precision.data if isinstance(precision, StringAttr) else None,
+    )

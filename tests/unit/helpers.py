@@ -1,0 +1,193 @@
+"""Plain helpers shared by the unit tests (fixtures are in conftest.py): the chips, ONNX model
+builders, seeded inputs, and the compile-simulate-compare check against onnxruntime, all on
+`t10.driver`. Test modules import them as `from helpers import ...`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from importlib import resources
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir.affine import AffineMap
+
+from t10.common.exchange import ViewMove, grid_coords, local_indices
+from t10.common.plans import Layout
+from t10.driver import Compiled, compile_model
+from t10.examples.zoo import ZOO
+from t10.lowering.onnx_frontend import import_onnx
+from t10.reference import reference_session
+from t10.sim.simulator import SimResult, simulate
+
+CHIPS = ["test-16", "ipu-mk2"]
+"""The built-in chips the numerical tests run on (the `chip` fixture of conftest.py)."""
+DATA = Path(__file__).parent / "data"
+"""The torch and Hugging Face exports (data/EXPORTS.md)."""
+TRANSFORMER_PREFIXES = ("hf_", "attn_")
+"""The exports of test_hf_exports.py; the others are test_end_to_end.py's."""
+RTOL, ATOL = 1e-4, 1e-5
+"""How close the simulated outputs must be to onnxruntime's."""
+
+
+# --------------------------------------------------------------------------------------------
+# Compile, simulate, compare
+# --------------------------------------------------------------------------------------------
+
+
+def random_onnx_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded standard-normal float32 arrays for the graph inputs that are not initializers."""
+    initializers = {t.name for t in model.graph.initializer}
+    rng = np.random.default_rng(seed)
+    return {
+        i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(
+            np.float32
+        )
+        for i in model.graph.input
+        if i.name not in initializers
+    }
+
+
+class Checked(NamedTuple):
+    compiled: Compiled
+    result: SimResult
+
+
+def run_and_check(
+    model: onnx.ModelProto | Path,
+    chip: str,
+    inputs: dict[str, np.ndarray] | None = None,
+    *,
+    seed: int = 0,
+    planner: str = "t10",
+    fuse: bool = True,
+) -> Checked:
+    """Compile `model` (a proto, or a model file: its weights may sit beside it) for `chip`,
+    simulate it on `inputs` (default `random_onnx_inputs` with `seed`) and assert every output
+    is within RTOL / ATOL of onnxruntime's on the same inputs (integer dtypes included)."""
+    proto = onnx.load(model) if isinstance(model, Path) else model
+    compiled = compile_model(model, chip, planner, fuse=fuse)
+    inputs = random_onnx_inputs(proto, seed) if inputs is None else inputs
+    result = simulate(compiled.module, compiled.chip, inputs)
+    expected = reference_session(model).run(None, inputs)
+    for output, want in zip(proto.graph.output, expected, strict=True):
+        np.testing.assert_allclose(result.outputs[output.name], want, rtol=RTOL, atol=ATOL)
+    return Checked(compiled, result)
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------------------------
+
+
+def randn(*shape: int, seed: int = 0) -> np.ndarray:
+    """Seeded standard-normal float32 values of `shape`."""
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def float_model(
+    nodes: list[onnx.NodeProto],
+    inputs: dict[str, list[int]],
+    outputs: list[str],
+    initializers: list[onnx.TensorProto],
+    opset: int = 17,
+) -> onnx.ModelProto:
+    """A model of FLOAT inputs (name → shape) and FLOAT outputs left to shape inference."""
+    graph = helper.make_graph(
+        nodes,
+        "views",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs.items()],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 9
+    return model
+
+
+def typed_model(
+    nodes: list[onnx.NodeProto],
+    inputs: dict[str, tuple[int, list[int]]],
+    outputs: list[str] | dict[str, list[int]],
+    weights: dict[str, np.ndarray] | None = None,
+) -> onnx.ModelProto:
+    """``inputs``: name → (ONNX element type, shape); outputs are FLOAT, of the given shape or
+    (a list of names) left to shape inference."""
+    shapes = outputs if isinstance(outputs, dict) else dict.fromkeys(outputs)
+    graph = helper.make_graph(
+        nodes,
+        "folding",
+        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in shapes.items()],
+        [numpy_helper.from_array(w, n) for n, w in (weights or {}).items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    model.ir_version = 9
+    return model
+
+
+def generics(model: onnx.ModelProto) -> list[GenericOp]:
+    """The `linalg.generic` ops `model` imports as."""
+    return [op for op in import_onnx(model).walk() if isinstance(op, GenericOp)]
+
+
+def tiny_llama(path: Path) -> Path:
+    """A Llama decoder layer whose residual stream and rotary tables outlive operators."""
+    config = dataclasses.replace(ZOO["llama2-7b"].config, hidden=64, heads=4, intermediate=96)
+    onnx.save(ZOO["llama2-7b"].build(2, 8, config=config), path)
+    return path
+
+
+def chip_file_with_sram(sram: int, directory: Path) -> str:
+    """A chip file: test-16 with `sram` bytes per core."""
+    spec = json.loads(resources.files("t10.common").joinpath("chips/test-16.json").read_text())
+    path = directory / f"sram{sram}.json"
+    path.write_text(json.dumps({**spec, "name": f"sram{sram}", "sram_bytes_per_core": sram}))
+    return str(path)
+
+
+# --------------------------------------------------------------------------------------------
+# Exchange traffic, brute force
+# --------------------------------------------------------------------------------------------
+
+
+def holdings(layout: Layout, view: AffineMap | None, source: tuple[int, ...]) -> list[set[int]]:
+    """Per core, the flat source indices its buffer holds (brute force)."""
+    local = local_indices(layout, grid_coords(layout.grid))
+    out = []
+    for c in range(layout.cores):
+        held = set()
+        for idx in np.ndindex(*layout.local_shape()):
+            point = [int(local[d][c, i]) for d, i in enumerate(idx)]
+            if min(point) < 0:
+                continue
+            if view is not None:
+                point = list(view.eval(point, []))
+            held.add(int(np.ravel_multi_index(point, source)))
+        out.append(held)
+    return out
+
+
+def assert_brute_force_move(
+    move: ViewMove, held: list[set[int]], need: list[set[int]], source: tuple[int, ...]
+) -> None:
+    """`move` against a brute-force count: each destination core receives what it needs and
+    does not hold, copies what it holds; each holder sends its share of every request."""
+    for c, wanted in enumerate(need):
+        own = held[c] if c < len(held) else set()
+        assert move.received[c] == len(wanted - own)
+        assert move.copied[c] == len(wanted & own)
+    holders = {e: sum(e in h for h in held) for e in range(int(np.prod(source)))}
+    for c, own in enumerate(held):
+        requests = sum(
+            1 / holders[e]
+            for d, wanted in enumerate(need)
+            for e in wanted - (held[d] if d < len(held) else set())
+            if e in own
+        )
+        assert move.sent[c] == pytest.approx(requests)

@@ -1,0 +1,50 @@
+"""The library API (`t10.driver`): the verifying pass pipeline and what a compile returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.passes import ModulePass
+
+from t10.common.attr_names import PLAN_ATTR
+from t10.driver import compile_model, run_passes
+from t10.errors import T10Error
+from t10.examples.models import mlp
+from t10.lowering.onnx_frontend import import_onnx
+from t10.passes.t10_compile import pipeline
+
+
+@dataclass(frozen=True)
+class _ReturnAtTopLevel(ModulePass):
+    """Produces IR that does not verify: a `func.return` outside any function."""
+
+    name = "return-at-top-level"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        op.body.block.add_op(func.ReturnOp())
+
+
+def test_a_pass_that_breaks_the_ir_is_named() -> None:
+    module = ModuleOp([])
+    with pytest.raises(T10Error, match="^internal error: the IR after pass "
+                                       "'return-at-top-level' does not verify: "):
+        run_passes(module, [_ReturnAtTopLevel()])
+
+
+def test_after_pass_sees_every_pass_in_order() -> None:
+    passes = pipeline("test-16", "t10", 0.5)
+    seen: list[str] = []
+    run_passes(import_onnx(mlp()), passes, lambda p, _: seen.append(p.name))
+    assert seen == [p.name for p in passes]
+
+
+def test_compile_keeps_the_plans_and_lowers_to_the_chip_level() -> None:
+    compiled = compile_model(mlp(), "test-16")
+    assert any(op.name == "chip.program" for op in compiled.module.walk())
+    assert not any(isinstance(op, GenericOp) for op in compiled.module.walk())
+    assert any(PLAN_ATTR in op.attributes for op in compiled.planned.walk())
