@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BUILD  := build
 
-.PHONY: venv demo test lint bench clean
+.PHONY: venv demo test lint typecheck bench clean
 
 venv: $(STAMP)
 
@@ -28,6 +28,11 @@ test: venv
 
 lint: venv
 	$(BIN)/ruff check .
+
+# pyright as configured in pyproject.toml (basic for the package, strict for the core layer and
+# the dialects); the first run fetches pyright itself from the npm registry.
+typecheck: venv
+	$(BIN)/pyright
 
 bench: venv
 	$(BIN)/python benchmarks/matmul_plans.py

@@ -33,9 +33,11 @@ def _exact(x: float) -> Fraction:
     return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
 
 
-def _count(name: str, v: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+def _count(name: str, v: object, *, positive: bool = False) -> int:
+    """`v` as a count, refusing a non-integer (callers may be untyped) or a too small one."""
+    if isinstance(v, bool) or not isinstance(v, int) or v < int(positive):
+        kind = "positive" if positive else "non-negative"
+        raise ValueError(f"{name} must be a {kind} integer, got {v!r}")
     return v
 
 
@@ -57,8 +59,7 @@ def matmul_cycles(chip: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes
     `k_bytes_block`-byte chunks of a row of A).  Any zero size (batch, m, k or n) costs 0.
     """
     b, m, k, n = (_count(x, v) for x, v in (("batch", batch), ("m", m), ("k", k), ("n", n)))
-    if isinstance(elem_bytes, bool) or not isinstance(elem_bytes, int) or elem_bytes <= 0:
-        raise ValueError(f"elem_bytes must be a positive integer, got {elem_bytes!r}")
+    _count("elem_bytes", elem_bytes, positive=True)
     if b == 0 or m == 0 or k == 0 or n == 0:
         return 0
     c = chip.matmul
@@ -112,6 +113,7 @@ def peak_flops_per_cycle(chip: ChipSpec, precision: str = "fp32") -> float:
     IPU MK2: fp32 32, fp16 128.  Multiply by `chip.cores` for the whole chip and by
     `chip.clock_hz` for FLOP/s.  An unknown precision raises `T10Error`.
     """
-    if not isinstance(precision, str):
+    # Untyped callers may pass a non-string.
+    if not isinstance(precision, str):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise T10Error(f"precision must be a string such as 'fp32', got {precision!r}")
     return chip.peak_flops_per_cycle(precision)

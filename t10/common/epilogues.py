@@ -49,10 +49,9 @@ def epilogue_problem(contraction: Operation, reader: Operation) -> str | None:
     block = contraction.parent_block()
     for value in epilogue_inputs(contraction, reader):
         owner = value.owner
-        defined_before = isinstance(owner, Block) or (
-            owner.parent_block() is block and owner.is_before_in_block(contraction)
-        )
-        if not defined_before:
+        if isinstance(owner, Block):
+            continue
+        if owner.parent_block() is not block or not owner.is_before_in_block(contraction):
             return (
                 f"its input defined by '{op_name(owner)}' is computed after "
                 f"'{op_name(contraction)}'"
@@ -149,8 +148,8 @@ def fused_tensor_expr(contraction: GenericOp, reader: GenericOp) -> TensorExpr:
             out_loops[e.position] if isinstance(e, AffineDimExpr) else None
             for e in amap.data.results
         )
-        assert isinstance(value.type, TensorType)
-        extra.append(Access(dims, tuple(value.type.get_shape())))
+        shape = SSAValue.get(value, type=TensorType).type.get_shape()
+        extra.append(Access(dims, tuple(shape)))
     body = reader.body.block
     epilogue = Epilogue(len(extra), body_arith_ops(body), is_relu_like_body(body))
     return dataclasses.replace(expr, inputs=(*expr.inputs, *extra), epilogue=epilogue)

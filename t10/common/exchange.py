@@ -17,18 +17,22 @@ uses to count the bytes a relayout must move.
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
+from typing import Any, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 from t10.common.plans import Layout
 from t10.common.view_maps import View, eval_expr
 from t10.errors import T10Error
 
-IntArray = np.ndarray
-"""An int64 numpy array."""
+IntArray: TypeAlias = NDArray[np.int64]
+Array: TypeAlias = NDArray[Any]
+"""A tensor's values (or per-core buffers of them), of any element type."""
 
 PAIR_BUDGET = 1 << 21
 """Max (dst core, src core) pairs handled at once by `relayout_traffic` (bounds memory)."""
@@ -50,7 +54,8 @@ def grid_coords(grid: Sequence[int], cores: int | None = None) -> IntArray:
 
 def linear_ids(grid: Sequence[int], coords: IntArray) -> IntArray:
     """Inverse of `grid_coords`: core ids of `(n, rank)` coordinates."""
-    return np.ravel_multi_index(tuple(coords.T), tuple(grid)).astype(np.int64)
+    per_axis: tuple[IntArray, ...] = tuple(np.transpose(coords))
+    return np.ravel_multi_index(per_axis, tuple(grid)).astype(np.int64)
 
 
 def tile_origins(layout: Layout, coords: IntArray) -> IntArray:
@@ -84,7 +89,7 @@ def local_indices(layout: Layout, coords: IntArray) -> list[IntArray]:
     -1 where the element holds nothing (padding past the tensor, or the free rotating slot)."""
     origins = tile_origins(layout, coords)
     local = layout.local_shape()
-    result = []
+    result: list[IntArray] = []
     for i, size in enumerate(layout.shape):
         r = layout.rotating
         if r is not None and i == r.dim:
@@ -111,23 +116,24 @@ def _rotating_indices(layout: Layout, coords: IntArray, origin: IntArray) -> Int
 def _open_mesh(indices: list[IntArray], shape: Sequence[int]) -> tuple[IntArray, ...]:
     """Broadcastable `(cores, l0, l1, ...)` index arrays; -1 becomes the pad index `shape[i]`."""
     rank = len(indices)
-    mesh = []
+    mesh: list[IntArray] = []
     for i, idx in enumerate(indices):
         full = np.where(idx < 0, shape[i], idx)
-        mesh.append(full.reshape((len(idx),) + (1,) * i + (idx.shape[1],) + (1,) * (rank - i - 1)))
+        dims = (len(idx),) + (1,) * i + (idx.shape[1],) + (1,) * (rank - i - 1)
+        mesh.append(np.reshape(full, dims))
     return tuple(mesh)
 
 
-def distribute(layout: Layout, tensor: np.ndarray) -> np.ndarray:
+def distribute(layout: Layout, tensor: Array) -> Array:
     """The `(layout cores, *local shape)` buffers holding `tensor` in `layout` (padding 0)."""
     if tensor.ndim == 0:
-        return np.broadcast_to(tensor, (layout.cores,)).copy()
+        return np.copy(np.broadcast_to(tensor, (layout.cores,)))
     coords = grid_coords(layout.grid)
     padded = np.pad(tensor, [(0, 1)] * tensor.ndim)
     return padded[_open_mesh(local_indices(layout, coords), tensor.shape)]
 
 
-def collect(layout: Layout, buffers: np.ndarray, what: str | None = None) -> np.ndarray:
+def collect(layout: Layout, buffers: Array, what: str | None = None) -> Array:
     """The logical tensor held by `buffers` (`(>= layout cores, *local shape)`) in `layout`.
 
     Cores that hold copies of one tile must agree; with `what` (the op, for the error) that
@@ -153,10 +159,10 @@ def _copy_axes(layout: Layout) -> list[int]:
     return [a for a, n in enumerate(layout.grid) if n > 1 and a not in split]
 
 
-def _check_copies_agree(what: str, layout: Layout, held: np.ndarray) -> None:
+def _check_copies_agree(what: str, layout: Layout, held: Array) -> None:
     """Along each copy axis, every core's buffer equals the first core's (NaN equals NaN)."""
     grid = layout.grid
-    tiles = held.reshape((*grid, *held.shape[1:]))
+    tiles = np.reshape(held, (*grid, *held.shape[1:]))
     for axis in _copy_axes(layout):
         first = tiles.take([0], axis=axis)
         differ = tiles != first
@@ -186,7 +192,7 @@ def held_intervals(layout: Layout, coords: IntArray) -> list[IntArray]:
     """Per tensor dim, `(cores, k, 2)` disjoint half-open intervals [start, end) of logical
     indices a core holds (its tile, or its window when rotating), clipped to the tensor."""
     origins = tile_origins(layout, coords)
-    result = []
+    result: list[IntArray] = []
     r = layout.rotating
     for i, (size, tile) in enumerate(zip(layout.shape, layout.tile, strict=True)):
         origin = origins[:, i]
@@ -218,11 +224,11 @@ def measure(intervals: list[IntArray]) -> IntArray:
 
 def intersect(a: list[IntArray], b: list[IntArray]) -> list[IntArray]:
     """Per-core intersection of two regions over the same cores (`(n, ka*kb, 2)` per dim)."""
-    out = []
+    out: list[IntArray] = []
     for x, y in zip(a, b, strict=True):
         lo = np.maximum(x[:, :, None, 0], y[:, None, :, 0])
         hi = np.maximum(np.minimum(x[:, :, None, 1], y[:, None, :, 1]), lo)
-        out.append(np.stack([lo, hi], axis=-1).reshape(len(x), -1, 2))
+        out.append(np.reshape(np.stack([lo, hi], axis=-1), (len(x), -1, 2)))
     return out
 
 
@@ -256,45 +262,44 @@ class _Keyed:
 
     @staticmethod
     def of(region: list[IntArray]) -> _Keyed:
-        values, keys = [], []
+        values: list[IntArray] = []
+        keys: list[IntArray] = []
         for iv in region:
-            flat = iv.reshape(len(iv), -1)
+            flat = np.reshape(iv, (len(iv), -1))
             uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
-            values.append(uniq.reshape(len(uniq), -1, 2))
-            keys.append(inverse.reshape(-1))
+            values.append(np.reshape(uniq, (len(uniq), -1, 2)))
+            keys.append(np.reshape(inverse, -1))
         return _Keyed(values, keys)
 
     @property
     def grid(self) -> tuple[int, ...]:
         return tuple(len(v) for v in self.values)
 
-    def totals(self, weights: np.ndarray) -> np.ndarray:
+    def totals(self, weights: Array) -> Array:
         """Dense tensor over key tuples: the sum of `weights` of the cores with each key."""
         out = np.zeros(self.grid)
         np.add.at(out, tuple(self.keys), weights)
         return out
 
-    def at(self, dense: np.ndarray) -> np.ndarray:
+    def at(self, dense: Array) -> Array:
         """Per core, the entry of a dense key tensor at its key."""
         return dense[tuple(self.keys)]
 
 
-def _contract(weights: np.ndarray, tables: list[np.ndarray], to_src: bool) -> np.ndarray:
+def _contract(weights: Array, tables: list[Array], to_src: bool) -> Array:
     """Σ over one side's keys of weights[key] · Π_i tables[i][dst key_i, src key_i]."""
     rank = len(tables)
-    dst_axes, src_axes = list(range(rank)), list(range(rank, 2 * rank))
-    operands: list[object] = [weights, src_axes if not to_src else dst_axes]
-    for i, table in enumerate(tables):
-        operands += [table.astype(np.float64), [i, rank + i]]
-    operands.append(src_axes if to_src else dst_axes)
-    return np.einsum(*operands, optimize=True)  # type: ignore[call-overload]
+    dst, src = string.ascii_letters[:rank], string.ascii_letters[rank : 2 * rank]
+    pairs = "".join(f",{d}{s}" for d, s in zip(dst, src, strict=True))
+    subscripts = f"{dst if to_src else src}{pairs}->{src if to_src else dst}"
+    return np.einsum(subscripts, weights, *(t.astype(np.float64) for t in tables), optimize=True)
 
 
 DENSE_KEY_LIMIT = 1 << 22
 """Largest dense key tensor `relayout_traffic` builds before falling back to blocked pairs."""
 
 
-def relayout_traffic(src: Layout, dst: Layout) -> tuple[np.ndarray, np.ndarray]:
+def relayout_traffic(src: Layout, dst: Layout) -> tuple[Array, Array]:
     """Elements each core sends and receives to move a tensor from `src` to `dst`.
 
     A destination core receives what it needs (its tile, or its window) minus what it already
@@ -336,7 +341,7 @@ def _as_1d(layout: Layout) -> Layout:
     return Layout((1,), layout.grid, (None,), (1,))
 
 
-def _pad(sent: np.ndarray, received: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _pad(sent: Array, received: Array, n: int) -> tuple[Array, Array]:
     out_sent, out_received = np.zeros(n), np.zeros(n)
     out_sent[: len(sent)] = sent
     out_received[: len(received)] = received
@@ -349,8 +354,8 @@ def _blocked_traffic(
     need: list[IntArray],
     kept: list[IntArray],
     held: list[IntArray],
-    missing: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+    missing: Array,
+) -> tuple[Array, Array]:
     """`relayout_traffic` over explicit (dst core, src core) pairs, `PAIR_BUDGET` at a time."""
     sent = np.zeros(src.cores)
     step = max(1, PAIR_BUDGET // max(src.cores, 1))
@@ -377,9 +382,9 @@ class ViewMove:
     every core's destination buffer is its source buffer read in another shape (nothing
     moves at all)."""
 
-    sent: np.ndarray
-    received: np.ndarray
-    copied: np.ndarray
+    sent: Array
+    received: Array
+    copied: Array
     in_place: bool
 
 
@@ -408,7 +413,7 @@ def flat_sources(
     else:
         clipped = tuple(np.where(valid, i, 0) for i in index)
         flat = np.ravel_multi_index(clipped, tuple(source))
-    return np.where(valid, flat, -1).reshape(len(coords), -1).astype(np.int64)
+    return np.reshape(np.where(valid, flat, -1), (len(coords), -1)).astype(np.int64)
 
 
 def _is_injective(view: View, result: Sequence[int], source: Sequence[int]) -> bool:
@@ -416,8 +421,8 @@ def _is_injective(view: View, result: Sequence[int], source: Sequence[int]) -> b
     element."""
     if not source:
         return prod(result) <= 1
-    numbered = np.arange(1, prod(source) + 1).reshape(tuple(source))  # 0: zero fill
-    reads = np.bincount(view.gather(numbered, tuple(result)).reshape(-1))
+    numbered = np.reshape(np.arange(1, prod(source) + 1), tuple(source))  # 0: zero fill
+    reads = np.bincount(np.reshape(view.gather(numbered, tuple(result)), -1))
     return bool(reads[1:].max(initial=0) <= 1)
 
 
@@ -448,7 +453,7 @@ def element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove
 
         injective = _is_injective(view, dst.shape, src.shape)
     else:
-        table = np.asarray(sources, dtype=np.int64).reshape(-1)
+        table = np.reshape(np.asarray(sources, dtype=np.int64), -1)
 
         def needed(rows: slice) -> IntArray:
             at = flat_sources(dst, dst.shape, None, rows)
@@ -509,15 +514,15 @@ def element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove
 
 
 def gather_sources(
-    table: Sequence[int], index: np.ndarray, axis: int
-) -> tuple[np.ndarray, np.ndarray]:
+    table: Sequence[int], index: Array, axis: int
+) -> tuple[Array, Array]:
     """The row-major table element and ids element that every element of
     `Gather(table, ids, axis)` reads (`index`: the ids in [0, table[axis]))."""
     rank = len(table) - 1 + index.ndim
     strides = [prod(table[k + 1 :]) for k in range(len(table))]
 
-    def along(values: np.ndarray, first: int) -> np.ndarray:
-        return values.reshape((1,) * first + values.shape + (1,) * (rank - first - values.ndim))
+    def along(values: Array, first: int) -> Array:
+        return np.reshape(values, (1,) * first + values.shape + (1,) * (rank - first - values.ndim))
 
     flat = along(index.astype(np.int64) * strides[axis], axis)
     for k, size in enumerate(table):
@@ -525,7 +530,7 @@ def gather_sources(
             at = k if k < axis else k - 1 + index.ndim
             flat = flat + along(np.arange(size, dtype=np.int64) * strides[k], at)
     shape = (*table[:axis], *index.shape, *table[axis + 1 :])
-    ids = along(np.arange(index.size, dtype=np.int64).reshape(index.shape), axis)
+    ids = along(np.reshape(np.arange(index.size, dtype=np.int64), index.shape), axis)
     return np.broadcast_to(flat, shape), np.broadcast_to(ids, shape)
 
 
@@ -533,7 +538,7 @@ def gather_traffic(
     table: Layout,
     ids: Layout,
     dst: Layout,
-    index: np.ndarray,
+    index: Array,
     axis: int,
     table_bytes: int,
     ids_bytes: int,

@@ -27,6 +27,7 @@ generalised (2-D matmul with f = F[m] = F[n] is Cannon exactly).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from math import ceil, lcm, prod
 
@@ -162,7 +163,7 @@ def host_layout(shape: tuple[int, ...], cores: int) -> Layout:
 
 def tile_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
     """Per-core loop extents, padded so that the temporal dim splits into whole chunks."""
-    tiles = []
+    tiles: list[int] = []
     for d, (size, f) in enumerate(zip(expr.loop_sizes, plan.factors, strict=True)):
         tile = ceil(size / f)
         if d == plan.temporal_dim:
@@ -306,12 +307,14 @@ def epilogue_elements(out_tile: int, group: int, rounding: bool) -> int:
     return ceil(out_tile / group) if group > 1 and not rounding else out_tile
 
 
-def rotation_choices(expr: TensorExpr, factors: tuple[int, ...], temporal: int):
+def rotation_choices(
+    expr: TensorExpr, factors: tuple[int, ...], temporal: int
+) -> Iterator[tuple[Rotation, ...]]:
     """All ways to rotate the inputs that read `temporal`: per input, no rotation or a ring on
     a distinct grid axis it does not read, with f_t dividing that axis (f_t > 1). An
     epilogue's inputs never rotate (they are read once, after the last step)."""
 
-    def choices(i: int, used: frozenset[int]):
+    def choices(i: int, used: frozenset[int]) -> Iterator[tuple[Rotation, ...]]:
         if i == expr.own_inputs:
             yield ()
             return
@@ -340,7 +343,7 @@ def shiftable_dims(expr: TensorExpr) -> tuple[int, ...]:
     return tuple(range(expr.rank))
 
 
-def temporal_plans(expr: TensorExpr, factors: tuple[int, ...], rotate: bool):
+def temporal_plans(expr: TensorExpr, factors: tuple[int, ...], rotate: bool) -> Iterator[Plan]:
     """Every plan with these spatial factors: no temporal split, and (if `rotate`) every
     temporal dim with every rotation choice, at the common pace N = lcm of the f_t."""
     yield Plan(factors)
@@ -382,7 +385,8 @@ def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> 
         return f"{plan.steps} steps do not fit the tile of {tile} of shift dim d{d}"
     if not plan.rotations:
         return f"a plan that shifts d{d} rotates at least one input"
-    operands, rings = set(), set()
+    operands: set[int] = set()
+    rings: set[int] = set()
     for r in plan.rotations:
         if not 0 <= r.operand < len(expr.inputs):
             return f"rotation of input {r.operand}: the operator has {len(expr.inputs)} inputs"

@@ -24,6 +24,7 @@ from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
+from xdsl.utils.hints import isa
 
 from t10.common.attr_names import NAME_ATTR
 from t10.errors import T10Error
@@ -239,13 +240,18 @@ def _storage_type(
     """The element type the operator's inputs are stored in (its output's when it has no
     inputs): it sets the kernel's rate (`elem_bytes`). The output may be wider: an fp32
     partial-sum accumulator of fp16 inputs (`t10.common.plans.rounds_partials`)."""
-    elems = {t.get_element_type() if isinstance(t, TensorType) else t for t in input_types}
+    elems = {_element_type(t) for t in input_types}
     if len(elems) > 1:
         names = ", ".join(sorted(str(e) for e in elems))
         raise T10Error(f"{what}: inputs mix element types ({names}); use one precision")
     if elems:
         return elems.pop()
-    return output_type.get_element_type() if isinstance(output_type, TensorType) else output_type
+    return _element_type(output_type)
+
+
+def _element_type(type_: Attribute) -> Attribute:
+    """The element type of a tensor type; any other type is its own."""
+    return type_.get_element_type() if isa(type_, TensorType[Attribute]) else type_
 
 
 def body_arith_ops(body: Block) -> int:

@@ -78,7 +78,7 @@ def _regroup(dst_sizes: list[int], dst_dims: list[int], src_sizes: list[int]) ->
     linear: AffineExpr = AffineExpr.constant(0)
     for size, d in zip(dst_sizes, dst_dims, strict=True):
         linear = linear * size + AffineExpr.dimension(d) if size > 1 else linear
-    exprs = []
+    exprs: list[AffineExpr] = []
     for k, size in enumerate(src_sizes):
         inner = prod(src_sizes[k + 1 :])
         e = linear // inner if inner > 1 else linear
@@ -220,7 +220,7 @@ class View:
         it (IR whose map and guard disagree with its shapes) is an error naming `what`."""
         grids = list(np.indices(result, dtype=np.int64)) if result else []
         valid = np.broadcast_to(self.valid(grids), result)
-        index = []
+        index: list[np.ndarray] = []
         for k, (expr, size) in enumerate(zip(self.map.results, source.shape, strict=True)):
             at = np.where(valid, np.broadcast_to(eval_expr(expr, grids), result), 0)
             outside = (at < 0) | (at >= size)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -101,7 +101,9 @@ class FuseProducer(RewritePattern):
             for v, m in zip(producer.inputs, producer.indexing_maps.data, strict=False)
         ]
         output_map = op.indexing_maps.data[len(op.inputs)]
-        element_types = [v.type.element_type for v in (*inputs, op.outputs[0])]  # type: ignore[attr-defined]
+        element_types = [
+            SSAValue.get(v, type=TensorType).type.element_type for v in (*inputs, op.outputs[0])
+        ]
         block = Block(arg_types=element_types)
         args = block.args
         value_map: dict[SSAValue, SSAValue] = {}

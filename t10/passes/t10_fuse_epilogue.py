@@ -126,7 +126,7 @@ class MarkEpilogue(RewritePattern):
             return
         if EPILOGUE_ATTR in reader.attributes:
             return
-        if linalg_tensor_expr(op).kind is not ExprKind.CONTRACTION:  # type: ignore[arg-type]
+        if linalg_tensor_expr(op).kind is not ExprKind.CONTRACTION:
             return
         if epilogue_problem(op, reader) is not None:
             return

@@ -56,7 +56,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from t10.common.attr_names import (
@@ -110,7 +110,14 @@ from t10.passes.operators import (
     planned_operators,
 )
 from t10.passes.plan_search import operator_frontier
-from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, PlanAttr, ViewOp, through_views
+from t10.t10_dialects.rtensor import (
+    EstimateAttr,
+    GatherOp,
+    PlanAttr,
+    ViewOp,
+    tensor_type,
+    through_views,
+)
 
 
 def estimate_attr(est: Estimate) -> EstimateAttr:
@@ -123,7 +130,7 @@ def estimate_attr(est: Estimate) -> EstimateAttr:
     )
 
 
-def pinned_plan(op: GenericOp) -> Plan | None:
+def pinned_plan(op: Operation) -> Plan | None:
     attr = op.attributes.get(PLAN_ATTR)
     if attr is None:
         return None
@@ -340,7 +347,7 @@ def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int)
             producer = index.get(id(source.owner))
             if producer is None:
                 place(source, elem_bytes)  # a host tensor or a gather
-            shape = tuple(o.result.type.get_shape())  # type: ignore[attr-defined]
+            shape = tuple(tensor_type(o.result).get_shape())
             label = o.label.data
             returned.append(ReturnedView(position[id(o)], shape, elem_bytes, producer, label))
     return Liveness(reads, tuple(placed.values()), returned=tuple(returned))

@@ -13,6 +13,7 @@ each of the first `cores` cores.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from math import prod
 
@@ -40,6 +41,7 @@ from xdsl.ir import (
     SSAValue,
     TypeAttribute,
 )
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -66,6 +68,7 @@ from t10.t10_dialects.rtensor import (
     gather_shape,
     layout_problem,
     print_shaped,
+    tensor_type,
     view_of,
 )
 from t10.t10_dialects.syntax import check_combiner, ints_of, optional_values, values
@@ -103,6 +106,11 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         return tuple(self.tensor.get_shape())
 
 
+def buffer_type(value: SSAValue) -> BufferType:
+    """The type of a buffer operand (its op's constraint checked it)."""
+    return SSAValue.get(value, type=BufferType).type
+
+
 def _check_grid(grid: DenseArrayBase[I64], what: str) -> tuple[int, ...]:
     g = ints_of(grid)
     if not g or any(x < 1 for x in g):
@@ -114,8 +122,10 @@ def program_cores(op: Operation) -> int | None:
     """The core count of the `chip.program` that encloses `op` (None outside one)."""
     parent = op.parent_op()
     while parent is not None:
-        if parent.name == "chip.program":
-            return parent.cores.value.data  # type: ignore[attr-defined]
+        if parent.name == "chip.program":  # chip imports this module: match by name
+            cores = parent.properties["cores"]
+            assert isinstance(cores, IntegerAttr)
+            return cores.value.data
         parent = parent.parent_op()
     return None
 
@@ -181,13 +191,21 @@ def buffer_label(buffer: SSAValue) -> str:
     return f"'{alloc.label.data}'" if isinstance(alloc, AllocOp) else "(not a core.alloc)"
 
 
+class BufferLayoutOp(IRDLOperation, ABC):
+    """An op that names the layout of the buffers it reads or writes (loads, stores,
+    relayouts, gathers)."""
+
+    @abstractmethod
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]: ...
+
+
 def named_layouts(buffer: SSAValue) -> list[tuple[Operation, LayoutAttr]]:
-    """The layouts that the ops using `buffer` give it (loads, stores, relayouts, gathers)."""
-    found = []
+    """The layouts that the ops using `buffer` give it."""
+    found: list[tuple[Operation, LayoutAttr]] = []
     for use in buffer.uses:
-        layouts = getattr(use.operation, "buffer_layouts", None)
-        if layouts is not None:
-            found += [(use.operation, lay) for buf, lay in layouts() if buf == buffer]
+        op = use.operation
+        if isinstance(op, BufferLayoutOp):
+            found += [(op, lay) for buf, lay in op.buffer_layouts() if buf == buffer]
     return found
 
 
@@ -199,9 +217,9 @@ def same_placement(a: LayoutAttr | Layout, b: LayoutAttr) -> bool:
     return plans.same_placement(a, b.to_layout(a.shape))
 
 
-def check_buffer_layouts(op: Operation, what: str) -> None:
+def check_buffer_layouts(op: BufferLayoutOp, what: str) -> None:
     """A buffer holds its tensor in one layout: every op that names one agrees."""
-    for buffer, layout in op.buffer_layouts():  # type: ignore[attr-defined]
+    for buffer, layout in op.buffer_layouts():
         for other, theirs in named_layouts(buffer):
             if not same_placement(layout, theirs):
                 raise VerifyException(
@@ -258,32 +276,32 @@ class CoordOp(IRDLOperation):
 
 
 def check_buffer_layout(
-    what: str, buffer_type: Attribute, layout: LayoutAttr, tensor: TensorType
+    what: str, buffer: SSAValue, layout: LayoutAttr, tensor: TensorType
 ) -> None:
-    """`layout` must place `tensor` and `buffer_type` must hold exactly one core's part, in
-    the tensor's element type or as f16 storage of f32 values."""
+    """`layout` must place `tensor` and `buffer` must hold exactly one core's part, in the
+    tensor's element type or as f16 storage of f32 values."""
     lay = layout.to_layout(tensor.get_shape())
     problem = layout_problem(lay)
     if problem is not None:
         raise VerifyException(f"{what}: {problem}")
-    assert isinstance(buffer_type, BufferType)
-    elems = (tensor.get_element_type(), buffer_type.tensor.get_element_type())
+    held = buffer_type(buffer)
+    elems = (tensor.get_element_type(), held.tensor.get_element_type())
     if elems[0] != elems[1] and elems != (f32, f16):
         raise VerifyException(
-            f"{what}: buffer {buffer_type} cannot hold {tensor} (only f32 may be stored as f16)"
+            f"{what}: buffer {held} cannot hold {tensor} (only f32 may be stored as f16)"
         )
     local = lay.local_shape()
-    if local != buffer_type.get_shape():
+    if local != held.get_shape():
         raise VerifyException(
-            f"{what}: buffer {buffer_type} does not hold the local tile {list(local)} of layout "
+            f"{what}: buffer {held} does not hold the local tile {list(local)} of layout "
             f"{layout}"
         )
 
 
-def check_layout_ops(op: Operation, phase: str | None = None) -> None:
+def check_layout_ops(op: BufferLayoutOp, phase: str | None = None) -> None:
     """Each buffer an op names with a layout lives on that layout's cores, in the chip.program,
     and in no other layout; an exchange (`phase`) runs in a superstep."""
-    for buffer, layout in op.buffer_layouts():  # type: ignore[attr-defined]
+    for buffer, layout in op.buffer_layouts():
         grid = values(layout.grid)
         check_cores(op, f"{op.name}: layout grid {list(grid)}", prod(grid), [buffer])
     check_buffer_layouts(op, op.name)
@@ -292,7 +310,7 @@ def check_layout_ops(op: Operation, phase: str | None = None) -> None:
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(BufferLayoutOp):
     """Places a host tensor into `buffer` following `layout` (before the program runs)."""
 
     name = "core.load"
@@ -307,12 +325,13 @@ class LoadOp(IRDLOperation):
         return [(self.buffer, self.layout)]
 
     def verify_(self) -> None:
-        check_buffer_layout(self.name, self.buffer.type, self.layout, self.source.type)  # type: ignore[arg-type]
+        source = tensor_type(self.source)
+        check_buffer_layout(self.name, self.buffer, self.layout, source)
         check_layout_ops(self)
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(BufferLayoutOp):
     """Gathers the tensor laid out in `buffer` back to the host."""
 
     name = "core.store"
@@ -325,7 +344,8 @@ class StoreOp(IRDLOperation):
         return [(self.buffer, self.layout)]
 
     def verify_(self) -> None:
-        check_buffer_layout(self.name, self.buffer.type, self.layout, self.result.type)  # type: ignore[arg-type]
+        result = tensor_type(self.result)
+        check_buffer_layout(self.name, self.buffer, self.layout, result)
         check_layout_ops(self)
 
 
@@ -441,13 +461,13 @@ class KernelOp(IRDLOperation):
         if len(bounds) != loops or any(b < 1 for b in bounds):
             raise VerifyException(f"{what}: needs one positive bound per loop, got {list(bounds)}")
         for i, (buf, map_attr, dim) in enumerate(zip(buffers, maps, dims, strict=True)):
-            shape = buf.type.get_shape()  # type: ignore[attr-defined]
+            shape = buffer_type(buf).get_shape()
             if len(map_attr.data.results) != len(shape):
                 raise VerifyException(f"{what}: operand #{i} map rank differs from its buffer")
             if not -1 <= dim < len(shape):
                 raise VerifyException(f"{what}: operand #{i} slice dim {dim} out of range")
             for j, expr in enumerate(map_attr.data.results):
-                loop = getattr(expr, "position", None)
+                loop = expr.position if isinstance(expr, AffineDimExpr) else None
                 extent = 1 if loop is None else sizes[loop]
                 if j == dim and shape[j] % extent:
                     raise VerifyException(
@@ -468,8 +488,10 @@ class KernelOp(IRDLOperation):
         loop_axes = self.loop_axes()
         operands = (*self.inputs, self.output)
         for i, (buffer, amap) in enumerate(zip(operands, self.indexing_maps.data, strict=False)):
-            tile = buffer.type.get_shape()  # type: ignore[attr-defined]
-            loops = [getattr(e, "position", None) for e in amap.data.results]
+            tile = buffer_type(buffer).get_shape()
+            loops = [
+                e.position if isinstance(e, AffineDimExpr) else None for e in amap.data.results
+            ]
             if len(loops) != len(tile) or any(d is not None and d >= len(loop_axes) for d in loops):
                 continue  # the rank checks below name the problem
             axes = tuple(None if d is None or loop_axes[d] < 0 else loop_axes[d] for d in loops)
@@ -512,7 +534,7 @@ class ShiftOp(IRDLOperation):
             raise VerifyException(
                 f"core.shift: a ring of {pieces} cores must divide grid axis {ring} of {list(grid)}"
             )
-        shape = self.buffer.type.get_shape()  # type: ignore[attr-defined]
+        shape = buffer_type(self.buffer).get_shape()
         if self.size.value.data < 1:
             raise VerifyException("core.shift: the slice size must be positive")
         if (
@@ -537,15 +559,15 @@ class ShiftOp(IRDLOperation):
                 )
 
 
-def _check_group_axes(op: IRDLOperation, grid_attr: DenseArrayBase, axes_attr: DenseArrayBase):
+def _check_group_axes(op: AllReduceOp | AllGatherOp) -> None:
     """The group `axes` are distinct axes of `grid`."""
-    grid = _check_grid(grid_attr, op.name)
-    axes = ints_of(axes_attr)
+    grid = _check_grid(op.grid, op.name)
+    axes = ints_of(op.axes)
     if not axes or len(set(axes)) != len(axes) or any(not 0 <= a < len(grid) for a in axes):
         raise VerifyException(f"{op.name}: axes must be distinct axes of grid {list(grid)}")
-    check_grid_cores(op, op.name, grid, [op.buffer])  # type: ignore[attr-defined]
+    check_grid_cores(op, op.name, grid, [op.buffer])
     check_in_superstep(op, op.name, "exchange")
-    _check_groups_hold_copies(op.name, grid, axes, op.buffer)  # type: ignore[attr-defined]
+    _check_groups_hold_copies(op.name, grid, axes, op.buffer)
 
 
 def _check_groups_hold_copies(
@@ -596,7 +618,7 @@ class AllReduceOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_combiner(self.combiner, "core.all_reduce")
-        _check_group_axes(self, self.grid, self.axes)
+        _check_group_axes(self)
 
 
 @irdl_op_definition
@@ -613,11 +635,11 @@ class AllGatherOp(IRDLOperation):
     assembly_format = "$buffer `over` $axes `of` $grid attr-dict `:` type($buffer)"
 
     def verify_(self) -> None:
-        _check_group_axes(self, self.grid, self.axes)
+        _check_group_axes(self)
 
 
 @irdl_op_definition
-class RelayoutOp(IRDLOperation):
+class RelayoutOp(BufferLayoutOp):
     """All-to-all exchange: fills `target` (laid out as `dst_layout`) from `source` (laid
     out as `src_layout`), both holding the tensor of type `tensor`. With `view MAP as T`,
     the target holds the tensor of type `T` that reads `T[i] = tensor[MAP(i)]`."""
@@ -659,8 +681,8 @@ class RelayoutOp(IRDLOperation):
             )
             if problem is not None:
                 raise VerifyException(f"core.relayout: map {self.map.data}: {problem}")
-        check_buffer_layout(self.name, self.source.type, self.src_layout, self.tensor)
-        check_buffer_layout(self.name, self.target.type, self.dst_layout, self.target_tensor())
+        check_buffer_layout(self.name, self.source, self.src_layout, self.tensor)
+        check_buffer_layout(self.name, self.target, self.dst_layout, self.target_tensor())
         check_layout_ops(self, "exchange")
 
     def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
@@ -668,7 +690,7 @@ class RelayoutOp(IRDLOperation):
 
 
 @irdl_op_definition
-class GatherOp(IRDLOperation):
+class GatherOp(BufferLayoutOp):
     """A data-dependent exchange (`rtensor.gather`): fills `target` (laid out as `dst_layout`,
     holding the tensor `tensor`) with `table[.., ids[..], ..]` along `axis`, from `table` and
     `ids` (laid out as `table_layout` and `ids_layout`, holding `table_tensor` and
@@ -705,9 +727,9 @@ class GatherOp(IRDLOperation):
                 f"core.gather: gathering {self.ids_tensor} from {self.table_tensor} along axis "
                 f"{axis} does not give {self.tensor}"
             )
-        check_buffer_layout(self.name, self.table.type, self.table_layout, self.table_tensor)
-        check_buffer_layout(self.name, self.ids.type, self.ids_layout, self.ids_tensor)
-        check_buffer_layout(self.name, self.target.type, self.dst_layout, self.tensor)
+        check_buffer_layout(self.name, self.table, self.table_layout, self.table_tensor)
+        check_buffer_layout(self.name, self.ids, self.ids_layout, self.ids_tensor)
+        check_buffer_layout(self.name, self.target, self.dst_layout, self.tensor)
         check_layout_ops(self, "exchange")
 
     def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:

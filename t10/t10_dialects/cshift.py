@@ -26,8 +26,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
 )
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Dialect
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -45,7 +45,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from t10.common.plans import Plan, Rotation, step_sizes
-from t10.t10_dialects.rtensor import RTensorType, check_plan
+from t10.t10_dialects.rtensor import RTensorType, check_plan, rtensor_type
 from t10.t10_dialects.syntax import check_combiner, ints_of
 
 
@@ -90,8 +90,8 @@ class ComputeShiftOp(IRDLOperation):
         rotate = ints_of(self.rotate)
         if len(rotate) != len(self.inputs):
             raise VerifyException(f"{what}: needs one rotate entry per input")
-        for i, (axis, value) in enumerate(zip(rotate, self.inputs, strict=True)):
-            layout = value.type.get_layout()  # type: ignore[attr-defined]
+        layouts = [rtensor_type(v).get_layout() for v in self.inputs]
+        for i, (axis, layout) in enumerate(zip(rotate, layouts, strict=True)):
             ring = -1 if layout.rotating is None else layout.rotating.ring_axis
             if ring != axis:
                 by_layout = "does not rotate" if ring < 0 else f"rotates on ring d{ring}"
@@ -99,21 +99,21 @@ class ComputeShiftOp(IRDLOperation):
                 raise VerifyException(
                     f"{what}: input #{i} {by_layout} by its layout, but the op rotates it {by_op}"
                 )
-        out = self.result.type.get_layout()  # type: ignore[attr-defined]
+        out = rtensor_type(self.result).get_layout()
         grid = out.grid
         if len(grid) != rank:
             raise VerifyException(f"{what}: result grid {list(grid)} has not {rank} axes")
         for d in ints_of(self.partial):
-            if not 0 <= d < rank or self.iterator_types.data[d].data.value != "reduction":
+            if not 0 <= d < rank or self.iterator_types.data[d].data != IteratorType.REDUCTION:
                 raise VerifyException(f"{what}: partial axis d{d} is not a reduction dim")
         self._check_plan(what, Plan(
             factors=grid,
             temporal_dim=None if shift < 0 else shift,
             steps=steps,
             rotations=tuple(
-                Rotation(i, axis, value.type.get_layout().rotating.pieces)  # type: ignore[attr-defined]
-                for i, (axis, value) in enumerate(zip(rotate, self.inputs, strict=True))
-                if axis >= 0
+                Rotation(i, axis, rotating.pieces)
+                for i, (axis, layout) in enumerate(zip(rotate, layouts, strict=True))
+                if axis >= 0 and (rotating := layout.rotating) is not None
             ),
         ))
 
@@ -150,7 +150,7 @@ class AllReduceOp(IRDLOperation):
     traits = traits_def(Pure())
     assembly_format = "$combiner $source `over` $axes attr-dict `:` type($source)"
 
-    def __init__(self, source, axes: DenseArrayBase[I64], combiner: StringAttr):  # type: ignore[no-untyped-def]
+    def __init__(self, source: SSAValue, axes: DenseArrayBase[I64], combiner: StringAttr):
         super().__init__(
             operands=[source],
             result_types=[source.type],
@@ -159,7 +159,7 @@ class AllReduceOp(IRDLOperation):
 
     def verify_(self) -> None:
         check_combiner(self.combiner, "cshift.all_reduce")
-        layout = self.source.type.get_layout()  # type: ignore[attr-defined]
+        layout = rtensor_type(self.source).get_layout()
         grid, axes = layout.grid, ints_of(self.axes)
         split = {a for a in layout.axes if a is not None}
         if (

@@ -25,6 +25,7 @@ an f32 partial-sum accumulator into f16 storage. Kernel bodies always compute in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from xdsl.dialects.builtin import (
     I64,
@@ -39,12 +40,22 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
 )
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
-from xdsl.ir.affine import AffineMap
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    OpResult,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
+    VarOperand,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -242,8 +253,7 @@ class LayoutAttr(ParametrizedAttribute):
         rotating = None
         if self.rotating.data:
             dim, ring, pieces, steps = values(self.rotating)
-            skew = tuple(values(s) for s in self.skew.data)
-            rotating = Rotating(dim, ring, pieces, steps, skew)  # type: ignore[arg-type]
+            rotating = Rotating(dim, ring, pieces, steps, _skew_terms(self.skew))
         return Layout(
             shape=tuple(shape),
             grid=values(self.grid),
@@ -347,8 +357,7 @@ class LayoutAttr(ParametrizedAttribute):
                     f"rotation in {pieces} pieces over {steps} steps must divide the ring axis "
                     f"({grid[ring]} cores), the steps and the tile ({tile[dim]})"
                 )
-            for term in self.skew.data:
-                axis, modulus, weight = values(term)
+            for axis, modulus, weight in _skew_terms(self.skew):
                 if not 0 <= axis < len(grid) or modulus < 1 or weight < 0:
                     raise VerifyException(
                         f"skew term (d{axis}, {modulus}, {weight}) needs a grid axis, a positive "
@@ -356,6 +365,11 @@ class LayoutAttr(ParametrizedAttribute):
                     )
         elif self.skew.data:
             raise VerifyException("only a rotating layout has a skew")
+
+
+def _skew_terms(skew: ArrayAttr[ArrayAttr[IntAttr]]) -> tuple[tuple[int, int, int], ...]:
+    """The (grid axis, modulus, weight) terms of a skew (the parser reads three per term)."""
+    return tuple((axis, modulus, weight) for axis, modulus, weight in map(values, skew.data))
 
 
 def layout_problem(layout: Layout) -> str | None:
@@ -419,18 +433,26 @@ class RTensorType(ParametrizedAttribute, TypeAttribute):
         return RTensorType(tensor, LayoutAttr.from_layout(layout))
 
 
-def _stores(wide: Attribute, narrow: TensorType) -> bool:
+def rtensor_type(value: SSAValue) -> RTensorType:
+    """The type of a distributed-tensor operand or result (its op's constraint checked it)."""
+    return SSAValue.get(value, type=RTensorType).type
+
+
+def tensor_type(value: SSAValue) -> TensorType:
+    """The type of a host-tensor operand or result (its op's constraint checked it)."""
+    return SSAValue.get(value, type=TensorType).type
+
+
+def _stores(wide: TensorType, narrow: TensorType) -> bool:
     """Whether `narrow` stores the tensor type `wide`: same shape and element type, or f16
     storage of f32 values (the conversion rounds to nearest even, or widens back exactly)."""
-    assert isinstance(wide, TensorType)
     elems = (wide.get_element_type(), narrow.get_element_type())
     return wide.get_shape() == narrow.get_shape() and (elems[0] == elems[1] or elems == (f32, f16))
 
 
-def _check_same_tensor(op: str, host: Attribute, chip: Attribute) -> None:
+def _check_same_tensor(op: str, host: TensorType, chip: RTensorType) -> None:
     """A host tensor and its distributed form have the same shape; the distributed one may
     store the host's f32 values as f16."""
-    assert isinstance(chip, RTensorType)
     if not _stores(host, chip.tensor):
         raise VerifyException(
             f"{op}: host tensor {host} and distributed tensor {chip.tensor} differ (only f32 "
@@ -449,7 +471,7 @@ class DistributeOp(IRDLOperation):
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
-        _check_same_tensor(self.name, self.source.type, self.result.type)
+        _check_same_tensor(self.name, tensor_type(self.source), rtensor_type(self.result))
 
 
 @irdl_op_definition
@@ -463,7 +485,7 @@ class CollectOp(IRDLOperation):
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
-        _check_same_tensor(self.name, self.result.type, self.source.type)
+        _check_same_tensor(self.name, tensor_type(self.result), rtensor_type(self.source))
 
 
 @irdl_op_definition
@@ -495,8 +517,7 @@ class RelayoutOp(IRDLOperation):
         return view_of(self.map, self.guard, self.guard_shape)
 
     def verify_(self) -> None:
-        src, dst = self.source.type, self.result.type
-        assert isinstance(src, RTensorType) and isinstance(dst, RTensorType)
+        src, dst = rtensor_type(self.source), rtensor_type(self.result)
         check_guard(self.name, self.map, self.guard, self.guard_shape, dst.tensor)
         if self.map is not None:
             _check_view(
@@ -527,14 +548,13 @@ def check_guard(
     view: AffineMapAttr | None,
     guard: AffineMapAttr | None,
     guard_shape: DenseArrayBase[I64] | None,
-    result: Attribute,
+    result: TensorType,
 ) -> None:
     """A guard comes with a map and a shape, and has one result per shape entry."""
     if (guard is None) != (guard_shape is None) or (guard is not None and view is None):
         raise VerifyException(f"{op}: a guard needs a map, a guard map and a guard shape")
     if guard is None or guard_shape is None:
         return
-    assert isinstance(result, TensorType)
     if guard.data.num_dims != len(result.get_shape()) or len(guard.data.results) != len(
         ints_of(guard_shape)
     ):
@@ -545,10 +565,9 @@ def check_guard(
 
 
 def _check_view(
-    op: str, view: AffineMapAttr, source: Attribute, result: Attribute, padded: bool = False
+    op: str, view: AffineMapAttr, source: TensorType, result: TensorType, padded: bool = False
 ) -> None:
     """`view` reads a `source` tensor as a `result` tensor of the same element type."""
-    assert isinstance(source, TensorType) and isinstance(result, TensorType)
     if source.element_type != result.element_type:
         raise VerifyException(
             f"{op}: a view keeps the element type, got {source.element_type} -> "
@@ -588,7 +607,11 @@ class ViewOp(IRDLOperation):
 
     def verify_(self) -> None:
         _check_view(
-            self.name, self.map, self.source.type, self.result.type, self.padded is not None
+            self.name,
+            self.map,
+            tensor_type(self.source),
+            tensor_type(self.result),
+            self.padded is not None,
         )
 
 
@@ -629,10 +652,11 @@ class GatherOp(IRDLOperation):
     def tensors(self) -> tuple[TensorType, TensorType, TensorType]:
         """The table, ids and result tensor types (of distributed tensors: their tensors)."""
 
-        def tensor(t: Attribute) -> TensorType:
-            return t.tensor if isinstance(t, RTensorType) else t  # type: ignore[return-value]
+        def tensor(value: SSAValue) -> TensorType:
+            t = value.type
+            return t.tensor if isinstance(t, RTensorType) else tensor_type(value)
 
-        return tensor(self.table.type), tensor(self.ids.type), tensor(self.result.type)
+        return tensor(self.table), tensor(self.ids), tensor(self.result)
 
     def verify_(self) -> None:
         kinds = {isinstance(v.type, RTensorType) for v in (self.table, self.ids, self.result)}
@@ -688,9 +712,9 @@ class GenericOp(IRDLOperation):
         what = f"rtensor.generic '{self.label.data}'"
         plan = self.plan.to_plan()
         expr = check_plan(what, self, plan)
-        inputs = {t.tensor.get_element_type() for t in self.inputs.types}  # type: ignore[attr-defined]
+        inputs = {rtensor_type(v).tensor.get_element_type() for v in self.inputs}
         want = f32 if rounds_partials(expr, plan) else next(iter(inputs), None)
-        got = self.result.type.tensor.get_element_type()  # type: ignore[attr-defined]
+        got = rtensor_type(self.result).tensor.get_element_type()
         if want is not None and got != want:
             why = " (an fp32 partial-sum accumulator)" if want == f32 else ""
             raise VerifyException(
@@ -698,20 +722,36 @@ class GenericOp(IRDLOperation):
             )
 
 
-def check_plan(what: str, op: IRDLOperation, plan: Plan) -> TensorExpr:
-    """The tensor expression of `op` (a generic over distributed tensors: `inputs`,
-    `result`, `indexing_maps`, `iterator_types`, `body`), after checking that `plan` can run
-    it and gives its operands and result their layouts."""
-    inputs: list[RTensorType] = list(op.inputs.types)  # type: ignore[attr-defined]
-    result: RTensorType = op.result.type  # type: ignore[attr-defined]
+class PlannedOp(Protocol):
+    """What `check_plan` reads of a generic over distributed tensors that a plan runs
+    (`rtensor.generic`, `cshift.compute_shift`)."""
+
+    @property
+    def inputs(self) -> VarOperand: ...
+    @property
+    def result(self) -> OpResult: ...
+    @property
+    def indexing_maps(self) -> ArrayAttr[AffineMapAttr]: ...
+    @property
+    def iterator_types(self) -> ArrayAttr[IteratorTypeAttr]: ...
+    @property
+    def body(self) -> Region: ...
+
+
+def check_plan(what: str, op: PlannedOp, plan: Plan) -> TensorExpr:
+    """The tensor expression of `op`, after checking that `plan` can run it and gives its
+    operands and result their layouts."""
+    assert isinstance(op, Operation)  # both ops are: lets `tensor_expr_of` name it
+    inputs = [rtensor_type(v) for v in op.inputs]
+    result = rtensor_type(op.result)
     try:
         expr = tensor_expr_of(
             op,
-            op.indexing_maps,  # type: ignore[attr-defined]
-            tuple(it.data.value == "parallel" for it in op.iterator_types.data),  # type: ignore[attr-defined]
+            op.indexing_maps,
+            tuple(it.data == IteratorType.PARALLEL for it in op.iterator_types.data),
             tuple(t.tensor for t in inputs),
             result.tensor,
-            op.body.block,  # type: ignore[attr-defined]
+            op.body.block,
         )
     except T10Error as e:
         raise VerifyException(f"{what}: {e}") from None
@@ -736,7 +776,7 @@ def epilogue_input_layout(out: Layout, amap: AffineMap, shape: tuple[int, ...]) 
     axes: list[int | None] = []
     tile: list[int] = []
     for e in amap.results:
-        position = getattr(e, "position", None)
+        position = e.position if isinstance(e, AffineDimExpr) else None
         axes.append(None if position is None else out.axes[position])
         tile.append(1 if position is None else out.tile[position])
     return Layout(shape, out.grid, tuple(axes), tuple(tile))
@@ -768,7 +808,7 @@ class EpilogueOp(IRDLOperation):
 
     def verify_(self) -> None:
         what = f"rtensor.epilogue '{self.label.data}'"
-        types: list[RTensorType] = list(self.inputs.types)  # type: ignore[arg-type]
+        types = [rtensor_type(v) for v in self.inputs]
         if not types:
             raise VerifyException(f"{what}: needs the operator's output as its first input")
         maps = [m.data for m in self.indexing_maps.data]
@@ -785,7 +825,7 @@ class EpilogueOp(IRDLOperation):
                 self.indexing_maps,
                 (True,) * rank,
                 tuple(t.tensor for t in types),
-                self.result.type.tensor,  # type: ignore[attr-defined]
+                rtensor_type(self.result).tensor,
                 self.body.block,
             )
         except T10Error as e:
@@ -814,13 +854,11 @@ def through_views(value: SSAValue) -> tuple[SSAValue, View | None]:
     view)."""
     if not isinstance(value.owner, ViewOp):
         return value, None
-    assert isinstance(value.type, TensorType)
-    composed = View(AffineMap.identity(len(value.type.get_shape())))
+    composed = View(AffineMap.identity(len(tensor_type(value).get_shape())))
     while isinstance(value.owner, ViewOp):
         view = value.owner
-        assert isinstance(view.source.type, TensorType)
         composed = composed.through(
-            view.map.data, view.padded is not None, view.source.type.get_shape()
+            view.map.data, view.padded is not None, tensor_type(view.source).get_shape()
         )
         value = view.source
     return value, composed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from xdsl.dialects.builtin import (
     I64,
@@ -21,7 +21,7 @@ NONE = -1
 """Stored for an absent entry (printed `-`)."""
 
 
-def ints(values: Sequence[int]) -> ArrayAttr[IntAttr]:
+def ints(values: Iterable[int]) -> ArrayAttr[IntAttr]:
     return ArrayAttr(IntAttr(v) for v in values)
 
 
