@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -489,28 +490,21 @@ class ConvertCShiftToCore(ModulePass):
     name = "convert-cshift-to-core"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = GreedyRewritePatternApplier(
+            [
+                DistributeToLoad(),
+                ComputeShiftToKernels(),
+                AllReduceToCore(),
+                EpilogueToKernel(),
+                RelayoutToExchange(),
+                GatherToCore(),
+                CollectToStore(),
+            ],
+            dce_enabled=False,
+        )
+        # in program order, once: every producer converts before its users
         PatternRewriteWalker(
-            _Patterns(), apply_recursively=False, walk_regions_first=False
+            patterns, apply_recursively=False, walk_regions_first=False
         ).rewrite_module(op)
         _erase_casts(op)
         insert_frees(op)
-
-
-class _Patterns(RewritePattern):
-    """The conversion's patterns, applied in program order so producers convert first."""
-
-    patterns = (
-        DistributeToLoad(),
-        ComputeShiftToKernels(),
-        AllReduceToCore(),
-        EpilogueToKernel(),
-        RelayoutToExchange(),
-        GatherToCore(),
-        CollectToStore(),
-    )
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        for pattern in self.patterns:
-            pattern.match_and_rewrite(op, rewriter)
-            if rewriter.has_done_action:
-                return

@@ -23,13 +23,13 @@ from xdsl.interpreter import (
     PythonValues,
     ReturnedValues,
     TerminatorValue,
-    impl,
     impl_terminator,
     register_impls,
 )
 from xdsl.ir import Attribute, Operation
 
 from t10.errors import T10Error
+from t10.sim.sim_impl import sim_impl
 from t10.sim.state import Index, uniform
 
 
@@ -156,7 +156,7 @@ class ArithFunctions(InterpreterFunctions):
     Besides the methods below, one `run_<op>` per entry of `INDEX_BINARY` and `FLOAT_BINARY`
     is added before the implementations are registered."""
 
-    @impl(arith.ConstantOp)
+    @sim_impl(arith.ConstantOp)
     def run_constant(
         self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
     ) -> PythonValues:
@@ -169,16 +169,16 @@ class ArithFunctions(InterpreterFunctions):
             return (host_array(value),)
         raise T10Error(f"arith.constant: unsupported value {value}")
 
-    @impl(arith.NegfOp)
+    @sim_impl(arith.NegfOp)
     def run_negf(self, interpreter: Interpreter, op: arith.NegfOp, args: PythonValues):
         return (np.negative(args[0]),)
 
-    @impl(arith.CmpfOp)
+    @sim_impl(arith.CmpfOp)
     def run_cmpf(self, interpreter: Interpreter, op: arith.CmpfOp, args: PythonValues):
         predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
         return (CMPF_PREDICATES[predicate](*args),)
 
-    @impl(arith.SelectOp)
+    @sim_impl(arith.SelectOp)
     def run_select(self, interpreter: Interpreter, op: arith.SelectOp, args: PythonValues):
         return (np.where(*args).astype(np.float32, copy=False),)
 
@@ -195,7 +195,7 @@ def _table_impl(op_type: type[Operation], fn: Callable[..., Any], to_index: bool
         with np.errstate(all="ignore"):
             return (fn(*args),)
 
-    return impl(op_type)(run)
+    return sim_impl(op_type)(run)
 
 
 def _add_impls(
@@ -219,7 +219,7 @@ register_impls(MathFunctions)
 class ScfFunctions(InterpreterFunctions):
     """`scf.for` with bounds every core agrees on; the induction variable is a Python int."""
 
-    @impl(scf.ForOp)
+    @sim_impl(scf.ForOp)
     def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues):
         lb, ub, step, *carried = args
         lo, hi = uniform(lb, "scf.for lower bound"), uniform(ub, "scf.for upper bound")

@@ -16,13 +16,13 @@ from xdsl.interpreter import (
     PythonValues,
     ReturnedValues,
     TerminatorValue,
-    impl,
     impl_terminator,
     register_impls,
 )
 
 from t10.common import costs
 from t10.errors import T10Error
+from t10.sim.sim_impl import sim_impl
 from t10.sim.state import SimState, StepCost
 from t10.t10_dialects import chip
 
@@ -101,7 +101,7 @@ class ChipFunctions(InterpreterFunctions):
         self.state = state
         self.report = report
 
-    @impl(chip.ProgramOp)
+    @sim_impl(chip.ProgramOp)
     def run_program(self, interpreter: Interpreter, op: chip.ProgramOp, args: PythonValues):
         cores = op.cores.value.data
         if cores > self.state.chip.cores:
@@ -121,7 +121,7 @@ class ChipFunctions(InterpreterFunctions):
     ) -> tuple[TerminatorValue, PythonValues]:
         return ReturnedValues(args), ()
 
-    @impl(chip.SuperstepOp)
+    @sim_impl(chip.SuperstepOp)
     def run_superstep(self, interpreter: Interpreter, op: chip.SuperstepOp, args: PythonValues):
         label = op.label.data
         if self.state.step is not None:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, register_impls
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineDimExpr
 
@@ -27,6 +27,7 @@ from t10.common.tensor_expr import (
     tensor_expr_of,
 )
 from t10.errors import T10Error
+from t10.sim.sim_impl import sim_impl
 from t10.sim.state import Buffer, Index, Region, SimState, StepCost, per_core
 from t10.t10_dialects import core
 from t10.t10_dialects.syntax import ints_of
@@ -411,7 +412,7 @@ class CoreFunctions(InterpreterFunctions):
             self._exprs[op] = _kernel_tensor_expr(op)
         return self._exprs[op]
 
-    @impl(core.AllocOp)
+    @sim_impl(core.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: core.AllocOp, args: PythonValues):
         label, cores = op.label.data, op.cores.value.data
         tensor = op.result.type.tensor  # type: ignore[attr-defined]
@@ -421,7 +422,7 @@ class CoreFunctions(InterpreterFunctions):
         dtype = np.float16 if eb == 2 else np.float32
         return (Buffer(label, np.zeros((cores, *shape), dtype=dtype), eb, alloc_id=alloc_id),)
 
-    @impl(core.FreeOp)
+    @sim_impl(core.FreeOp)
     def run_free(self, interpreter: Interpreter, op: core.FreeOp, args: PythonValues):
         buffer = args[0]
         buffer.check_usable("core.free")
@@ -429,13 +430,13 @@ class CoreFunctions(InterpreterFunctions):
         self.state.release(buffer)
         return ()
 
-    @impl(core.CoordOp)
+    @sim_impl(core.CoordOp)
     def run_coord(self, interpreter: Interpreter, op: core.CoordOp, args: PythonValues):
         self.state.check_in_program("core.coord")
         coords = exchange.grid_coords(ints_of(op.grid), self.state.chip.cores)
         return (coords[:, op.axis.value.data].copy(),)
 
-    @impl(core.LoadOp)
+    @sim_impl(core.LoadOp)
     def run_load(self, interpreter: Interpreter, op: core.LoadOp, args: PythonValues):
         host, buffer = args
         layout = _layout(op.layout, op.source.type)
@@ -447,7 +448,7 @@ class CoreFunctions(InterpreterFunctions):
         buffer.data[: layout.cores] = exchange.distribute(layout, host)
         return ()
 
-    @impl(core.StoreOp)
+    @sim_impl(core.StoreOp)
     def run_store(self, interpreter: Interpreter, op: core.StoreOp, args: PythonValues):
         (buffer,) = args
         layout = _layout(op.layout, op.result.type)
@@ -455,7 +456,7 @@ class CoreFunctions(InterpreterFunctions):
         buffer.check_readable(what, layout.cores)
         return (exchange.collect(layout, buffer.data, what).astype(np.float32),)
 
-    @impl(core.KernelOp)
+    @sim_impl(core.KernelOp)
     def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
         step = self.state.phase(f"core.kernel '{op.label.data}'")
         n = len(op.inputs) + 1
@@ -473,7 +474,7 @@ class CoreFunctions(InterpreterFunctions):
         step.use_cores(slices[-1].cores)
         return ()
 
-    @impl(core.ShiftOp)
+    @sim_impl(core.ShiftOp)
     def run_shift(self, interpreter: Interpreter, op: core.ShiftOp, args: PythonValues):
         buffer, send, recv = args
         step = self.state.phase("core.shift")
@@ -514,7 +515,7 @@ class CoreFunctions(InterpreterFunctions):
         step.receive(what, buffer, Region(cores))
         return step, grid, tuple(sorted(ints_of(op.axes))), cores, what
 
-    @impl(core.AllReduceOp)
+    @sim_impl(core.AllReduceOp)
     def run_all_reduce(self, interpreter: Interpreter, op: core.AllReduceOp, args: PythonValues):
         (buffer,) = args
         step, grid, axes, cores, what = self._group_op(op, buffer)
@@ -543,7 +544,7 @@ class CoreFunctions(InterpreterFunctions):
             step.extra_syncs += 1
         return ()
 
-    @impl(core.AllGatherOp)
+    @sim_impl(core.AllGatherOp)
     def run_all_gather(self, interpreter: Interpreter, op: core.AllGatherOp, args: PythonValues):
         (buffer,) = args
         step, grid, axes, cores, _ = self._group_op(op, buffer)
@@ -561,7 +562,7 @@ class CoreFunctions(InterpreterFunctions):
         step.add_exchange(self.state.chip, (len(members) - 1) * run * buffer.elem_bytes)
         return ()
 
-    @impl(core.RelayoutOp)
+    @sim_impl(core.RelayoutOp)
     def run_relayout(self, interpreter: Interpreter, op: core.RelayoutOp, args: PythonValues):
         source, target = args
         step = self.state.phase("core.relayout")
@@ -589,7 +590,7 @@ class CoreFunctions(InterpreterFunctions):
         step.use_cores(max(src.cores, dst.cores))
         return ()
 
-    @impl(core.GatherOp)
+    @sim_impl(core.GatherOp)
     def run_gather(self, interpreter: Interpreter, op: core.GatherOp, args: PythonValues):
         table_buf, ids_buf, target = args
         step = self.state.phase("core.gather")

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
-from xdsl.interpreter import Interpreter, OpImplResult, PythonValues
+from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.chip_spec import ChipSpec
@@ -34,6 +34,7 @@ from t10.errors import T10Error
 from t10.sim.interpreter_arith import ArithFunctions, LinalgFunctions, MathFunctions, ScfFunctions
 from t10.sim.interpreter_chip import ChipFunctions, OpStats, ReportBuilder, SimReport
 from t10.sim.interpreter_core import CoreFunctions
+from t10.sim.sim_impl import SimulationStopped
 from t10.sim.state import SimState
 
 __all__ = ["OpStats", "SimReport", "SimResult", "simulate"]
@@ -45,20 +46,13 @@ class SimResult:
     report: SimReport
 
 
-class _SimInterpreter(Interpreter):
-    """xDSL's interpreter without its per-op error wrapping.
+class _CurrentOp(Interpreter.Listener):
+    """Remembers the op being run, to name it when xDSL has no implementation for it."""
 
-    The stock `_run_op` attaches the whole printed module to every exception at every nesting
-    level (program, loop, superstep, kernel): with dense weights in the module that is slow
-    and buries the one-line `T10Error` message.
-    """
+    op: Operation | None = None
 
-    def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
-        entry = self._impls._impl_dict.get(type(op))
-        if entry is None:
-            raise T10Error(f"the simulator cannot run '{op.name}'")
-        functions, implementation = entry
-        return implementation(functions, self, op, inputs)
+    def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
+        self.op = op
 
 
 def _main(module: ModuleOp) -> func.FuncOp:
@@ -159,7 +153,8 @@ def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray])
     args = _check_inputs(main, inputs)
     state = SimState(chip)
     report = ReportBuilder()
-    interpreter = _SimInterpreter(module)
+    current = _CurrentOp()
+    interpreter = Interpreter(module, listeners=(current,))
     for functions in (
         FuncFunctions(),
         ArithFunctions(),
@@ -170,8 +165,14 @@ def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray])
         ChipFunctions(state, report),
     ):
         interpreter.register_implementations(functions)
-    with np.errstate(all="ignore"):  # inf and NaN are results (as on the chip), not warnings
-        results = interpreter.run_ssacfg_region(main.body, tuple(args), "main")
+    try:
+        with np.errstate(all="ignore"):  # inf and NaN are results (as on the chip), not warnings
+            results = interpreter.run_ssacfg_region(main.body, tuple(args), "main")
+    except SimulationStopped as stopped:
+        raise stopped.error from None
+    except InterpretationError:
+        name = current.op.name if current.op is not None else "?"
+        raise T10Error(f"the simulator cannot run '{name}'") from None
     names = _attr_names(main.res_attrs, len(results), "output")
     outputs = {name: np.asarray(value) for name, value in zip(names, results, strict=True)}
     return SimResult(outputs=outputs, report=report.build(state))

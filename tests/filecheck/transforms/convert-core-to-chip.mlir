@@ -181,3 +181,80 @@ func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.nam
 // CHECK:         } exchange {
 // CHECK-NEXT:      core.all_gather %{{.*}} over [2] of [2, 3, 2]
 // CHECK-NEXT:    }
+
+// -----
+
+// A relayout is a superstep of its own, under its own label, with an empty compute phase:
+// it does not join the exchange phase of the kernel right before it.
+func.func @main(%x: tensor<4x2xf32> {t10.name = "x"}) -> (tensor<2x4xf32> {t10.name = "y"}) {
+  %0 = core.alloc "x" on 8 : !core.buffer<1x1xf32>
+  core.load %x into %0 layout <grid [4, 2] axes [d0, d1] tile [1, 1]> : tensor<4x2xf32>, !core.buffer<1x1xf32>
+  %a = core.alloc "n1" on 8 : !core.buffer<1x1xf32>
+  %t = core.alloc "t" on 8 : !core.buffer<1x1xf32>
+  %zero = arith.constant 0 : index
+  core.kernel "n1" on [4, 2] sizes [1, 1] of [4, 2] ins(%0) outs(%a) at(%zero, %zero) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<1x1xf32>) -> !core.buffer<1x1xf32> {
+  ^bb0(%1: f32, %2: f32):
+    %3 = arith.negf %1 : f32
+    linalg.yield %3 : f32
+  }
+  core.relayout "t" %a to %t of tensor<4x2xf32> layouts <grid [4, 2] axes [d0, d1] tile [1, 1]> -> <grid [2, 4] axes [d0, d1] tile [1, 1]> view affine_map<(d0, d1) -> (d1, d0)> as tensor<2x4xf32> : !core.buffer<1x1xf32>, !core.buffer<1x1xf32>
+  %y = core.store %t layout <grid [2, 4] axes [d0, d1] tile [1, 1]> : !core.buffer<1x1xf32> -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @main(%x: tensor<4x2xf32>
+// CHECK-NEXT:    %[[PROG:.*]] = chip.program "main" on 8 -> tensor<2x4xf32> {
+// CHECK:           %[[T:.*]] = core.alloc "t" on 8 : !core.buffer<1x1xf32>
+// CHECK:           chip.superstep "n1" {
+// CHECK-NEXT:        core.kernel "n1"
+// CHECK:           } exchange {
+// CHECK-NEXT:      }
+// CHECK-NEXT:      chip.superstep "t" {
+// CHECK-NEXT:      } exchange {
+// CHECK-NEXT:        core.relayout "t" %a to %[[T]] of tensor<4x2xf32> layouts <grid [4, 2] axes [d0, d1] tile [1, 1]> -> <grid [2, 4] axes [d0, d1] tile [1, 1]> view affine_map<(d0, d1) -> (d1, d0)> as tensor<2x4xf32> : !core.buffer<1x1xf32>, !core.buffer<1x1xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %y = core.store %[[T]]
+// CHECK-NEXT:      chip.yield %y : tensor<2x4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[PROG]] : tensor<2x4xf32>
+
+// -----
+
+// A gather is a superstep of its own too (its exchange phase), after the kernel that makes
+// its ids; the program runs on the most cores any buffer is allocated on.
+func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}) {
+  %0 = core.alloc "ids" on 2 : !core.buffer<1xf32>
+  core.load %ids into %0 layout <grid [2] axes [d0] tile [1]> : tensor<2xf32>, !core.buffer<1xf32>
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %1 = core.alloc "embed/in0" on 4 : !core.buffer<1x2xf32>
+  core.load %table into %1 layout <grid [4] axes [d0, -] tile [1, 2]> : tensor<4x2xf32>, !core.buffer<1x2xf32>
+  %n = core.alloc "n0" on 2 : !core.buffer<1xf32>
+  %2 = core.alloc "embed" on 4 : !core.buffer<1x1xf32>
+  %zero = arith.constant 0 : index
+  core.kernel "n0" on [2] sizes [1] of [2] ins(%0) outs(%n) at(%zero, %zero) along [-1, -1] {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = [#linalg.iterator_type<parallel>]} : (!core.buffer<1xf32>) -> !core.buffer<1xf32> {
+  ^bb0(%3: f32, %4: f32):
+    %5 = arith.negf %3 : f32
+    linalg.yield %5 : f32
+  }
+  core.gather "embed" %1[%n] to %2 axis 0 of tensor<4x2xf32>[tensor<2xf32>] -> tensor<2x2xf32> layouts <grid [4] axes [d0, -] tile [1, 2]>, <grid [2] axes [d0] tile [1]> -> <grid [2, 2] axes [d0, d1] tile [1, 1]> : !core.buffer<1x2xf32>, !core.buffer<1xf32>, !core.buffer<1x1xf32>
+  %y = core.store %2 layout <grid [2, 2] axes [d0, d1] tile [1, 1]> : !core.buffer<1x1xf32> -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids: tensor<2xf32>
+// CHECK-NEXT:    %[[PROG:.*]] = chip.program "main" on 4 -> tensor<2x2xf32> {
+// CHECK:           %[[TABLE:.*]] = core.alloc "embed/in0" on 4
+// CHECK:           %[[N:.*]] = core.alloc "n0" on 2
+// CHECK-NEXT:      %[[OUT:.*]] = core.alloc "embed" on 4 : !core.buffer<1x1xf32>
+// CHECK:           chip.superstep "n0" {
+// CHECK-NEXT:        core.kernel "n0"
+// CHECK:           } exchange {
+// CHECK-NEXT:      }
+// CHECK-NEXT:      chip.superstep "embed" {
+// CHECK-NEXT:      } exchange {
+// CHECK-NEXT:        core.gather "embed" %[[TABLE]][%[[N]]] to %[[OUT]] axis 0 of tensor<4x2xf32>[tensor<2xf32>] -> tensor<2x2xf32> layouts <grid [4] axes [d0, -] tile [1, 2]>, <grid [2] axes [d0] tile [1]> -> <grid [2, 2] axes [d0, d1] tile [1, 1]> : !core.buffer<1x2xf32>, !core.buffer<1xf32>, !core.buffer<1x1xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %y = core.store %[[OUT]]
+// CHECK-NEXT:      chip.yield %y : tensor<2x2xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[PROG]] : tensor<2x2xf32>

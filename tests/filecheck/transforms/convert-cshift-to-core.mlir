@@ -121,3 +121,56 @@ func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.nam
 // CHECK:         core.all_reduce "sum" %[[OUT:.*]] over [2] of [2, 3, 2] scatter : !core.buffer<2x2xf32>
 // CHECK:         core.kernel "mm+add" on [2, 3, 2] axes [0, 1] scatter sizes [2, 2] of [4, 6] ins(%[[OUT]], %{{.*}}) outs(%[[OUT]])
 // CHECK:         core.all_gather %[[OUT]] over [2] of [2, 3, 2] : !core.buffer<2x2xf32>
+
+// -----
+
+// Relayouts: one between layouts of the same placement (a size-1 grid axis added) and
+// element type only renames the buffer; a view (the map and the viewed tensor carried) and
+// a move copy into a new buffer in the destination layout, each its own core.relayout.
+func.func @main(%x: tensor<4x2xf32> {t10.name = "x"}) -> (tensor<2x4xf32> {t10.name = "y"}) {
+  %0 = rtensor.distribute %x : tensor<4x2xf32> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>>
+  %1 = rtensor.relayout "same" %0 : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2, 1] axes [d0, d1] tile [1, 1]>>
+  %2 = rtensor.relayout "t" %1 map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2, 1] axes [d0, d1] tile [1, 1]>> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>>
+  %3 = rtensor.relayout "move" %2 : !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2] axes [-, d0] tile [2, 2]>>
+  %y = rtensor.collect %3 : !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2] axes [-, d0] tile [2, 2]>> -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @main(%x: tensor<4x2xf32>
+// CHECK-NEXT:    %[[X:.*]] = core.alloc "x" on 8 : !core.buffer<1x1xf32>
+// CHECK-NEXT:    core.load %x into %[[X]] layout <grid [4, 2] axes [d0, d1] tile [1, 1]> : tensor<4x2xf32>, !core.buffer<1x1xf32>
+// CHECK-NEXT:    %[[T:.*]] = core.alloc "t" on 8 : !core.buffer<1x1xf32>
+// CHECK-NEXT:    core.relayout "t" %[[X]] to %[[T]] of tensor<4x2xf32> layouts <grid [4, 2, 1] axes [d0, d1] tile [1, 1]> -> <grid [2, 4] axes [d0, d1] tile [1, 1]> view affine_map<(d0, d1) -> (d1, d0)> as tensor<2x4xf32> : !core.buffer<1x1xf32>, !core.buffer<1x1xf32>
+// CHECK-NEXT:    core.free %[[X]] : !core.buffer<1x1xf32>
+// CHECK-NEXT:    %[[M:.*]] = core.alloc "move" on 2 : !core.buffer<2x2xf32>
+// CHECK-NEXT:    core.relayout "move" %[[T]] to %[[M]] of tensor<2x4xf32> layouts <grid [2, 4] axes [d0, d1] tile [1, 1]> -> <grid [2] axes [-, d0] tile [2, 2]> : !core.buffer<1x1xf32>, !core.buffer<2x2xf32>
+// CHECK-NEXT:    core.free %[[T]] : !core.buffer<1x1xf32>
+// CHECK-NEXT:    %y = core.store %[[M]] layout <grid [2] axes [-, d0] tile [2, 2]> : !core.buffer<2x2xf32> -> tensor<2x4xf32>
+// CHECK-NEXT:    core.free %[[M]] : !core.buffer<2x2xf32>
+// CHECK-NEXT:    func.return %y : tensor<2x4xf32>
+
+// -----
+
+// A gather of runtime ids fills a new buffer in its result's layout from the table's and
+// the ids' buffers; the table, loaded from a constant, stays on chip (never freed).
+func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}) {
+  %0 = rtensor.distribute %ids : tensor<2xf32> -> !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %1 = rtensor.distribute %table : tensor<4x2xf32> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>
+  %2 = rtensor.gather "embed" %1[%0] axis 0 : (!rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>, !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
+  %y = rtensor.collect %2 : !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>> -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids: tensor<2xf32>
+// CHECK-NEXT:    %[[IDS:.*]] = core.alloc "ids" on 2 : !core.buffer<1xf32>
+// CHECK-NEXT:    core.load %ids into %[[IDS]] layout <grid [2] axes [d0] tile [1]> : tensor<2xf32>, !core.buffer<1xf32>
+// CHECK-NEXT:    %table = arith.constant
+// CHECK-NEXT:    %[[TABLE:.*]] = core.alloc "embed/in0" on 4 : !core.buffer<1x2xf32>
+// CHECK-NEXT:    core.load %table into %[[TABLE]] layout <grid [4] axes [d0, -] tile [1, 2]> : tensor<4x2xf32>, !core.buffer<1x2xf32>
+// CHECK-NEXT:    %[[OUT:.*]] = core.alloc "embed" on 4 : !core.buffer<1x1xf32>
+// CHECK-NEXT:    core.gather "embed" %[[TABLE]][%[[IDS]]] to %[[OUT]] axis 0 of tensor<4x2xf32>[tensor<2xf32>] -> tensor<2x2xf32> layouts <grid [4] axes [d0, -] tile [1, 2]>, <grid [2] axes [d0] tile [1]> -> <grid [2, 2] axes [d0, d1] tile [1, 1]> : !core.buffer<1x2xf32>, !core.buffer<1xf32>, !core.buffer<1x1xf32>
+// CHECK-NEXT:    core.free %[[IDS]] : !core.buffer<1xf32>
+// CHECK-NEXT:    %y = core.store %[[OUT]] layout <grid [2, 2] axes [d0, d1] tile [1, 1]> : !core.buffer<1x1xf32> -> tensor<2x2xf32>
+// CHECK-NEXT:    core.free %[[OUT]] : !core.buffer<1x1xf32>
+// CHECK-NEXT:    func.return %y : tensor<2x2xf32>

@@ -218,3 +218,55 @@ func.func @main(%x: tensor<4x8xf32> {t10.name = "x"}, %b: tensor<6xf32> {t10.nam
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %y = rtensor.collect %4
 // CHECK-NEXT:    func.return %y : tensor<4x6xf32>
+
+// -----
+
+// A gather is made where it is read (costed into its reader: `t10.gather`): the table and
+// the ids are placed by host_layout, the reader's gather fills its operand layout directly
+// and carries the estimate; a returned gather is made in host_layout and collected.
+func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}, tensor<2x2xf32> {t10.name = "emb"}) {
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %emb = rtensor.gather "embed" %table[%ids] axis 0 : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  %0 = tensor.empty() : tensor<2x2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%emb : tensor<2x2xf32>) outs(%0 : tensor<2x2xf32>) attrs = {t10.name = "neg", t10.plan = #rtensor.plan<grid [2, 2]>, t10.gather = #rtensor.estimate<cycles = 422, compute = 301, exchange = 3, sync = 118, bytes = 4>} {
+  ^bb0(%1: f32, %2: f32):
+    %3 = arith.negf %1 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x2xf32>
+  func.return %y, %emb : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids
+// CHECK-NEXT:    %[[IDS:.*]] = rtensor.distribute %ids : tensor<2xf32> -> !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>
+// CHECK-NEXT:    %table = arith.constant
+// CHECK-NEXT:    %[[TABLE:.*]] = rtensor.distribute %table : tensor<4x2xf32> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>
+// CHECK-NEXT:    %[[RET:.*]] = rtensor.gather "embed/gather" %[[TABLE]][%[[IDS]]] axis 0 : ({{.*}}) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 2]>>
+// CHECK-NEXT:    %emb = rtensor.collect %[[RET]]
+// CHECK-NEXT:    %[[READ:.*]] = rtensor.gather "neg/gather" %[[TABLE]][%[[IDS]]] axis 0 {estimate = #rtensor.estimate<cycles = 422, compute = 301, exchange = 3, sync = 118, bytes = 4>} : ({{.*}}) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
+// CHECK-NEXT:    %y = rtensor.generic "neg"(%[[READ]])
+// CHECK-NOT:     rtensor.gather
+// CHECK:         func.return %{{.*}}, %emb
+
+// -----
+
+// A gather read through a view is made in host_layout, then moved into its reader's layout
+// by a relayout carrying the view's map.
+func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}) {
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %emb = rtensor.gather "embed" %table[%ids] axis 0 : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  %t = rtensor.view "t" %emb map affine_map<(d0, d1) -> (d1, d0)> : tensor<2x2xf32> -> tensor<2x2xf32>
+  %0 = tensor.empty() : tensor<2x2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<2x2xf32>) outs(%0 : tensor<2x2xf32>) attrs = {t10.name = "neg", t10.plan = #rtensor.plan<grid [2, 2]>} {
+  ^bb0(%1: f32, %2: f32):
+    %3 = arith.negf %1 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids
+// CHECK:         %[[TABLE:.*]] = rtensor.distribute %table
+// CHECK-NEXT:    %[[MADE:.*]] = rtensor.gather "neg/gather" %[[TABLE]][%{{.*}}] axis 0 : ({{.*}}) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 2]>>
+// CHECK-NEXT:    %[[MOVED:.*]] = rtensor.relayout "neg/relayout" %[[MADE]] map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 2]>> -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
+// CHECK-NEXT:    %y = rtensor.generic "neg"(%[[MOVED]])
+// CHECK-NOT:     rtensor.view

@@ -1,4 +1,4 @@
-// RUN: t10-opt %s -p convert-rtensor-to-cshift | filecheck %s
+// RUN: t10-opt %s -p convert-rtensor-to-cshift --split-input-file | filecheck %s
 
 // A Cannon plan (2x2 cores, k in 2 steps, A rotating on ring d1 and B on ring d0) becomes
 // a compute_shift with its per-step sizes; a plan splitting k over 2 cores computes
@@ -31,3 +31,52 @@ func.func @main(%x: tensor<4x6xf32> {t10.name = "x"}, %w: tensor<6x4xf32> {t10.n
 // CHECK:      %mm2_1 = cshift.all_reduce "sum" %mm2 over [2] : !rtensor.tensor<4x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [4, 2]>>
 // CHECK-NEXT: %mm2_2 = rtensor.collect %mm2_1
 // CHECK-NOT:  rtensor.generic
+
+// -----
+
+// A relayout between two operators (here carrying a transposing view) is already an
+// exchange: it stays as it is, between the two compute_shifts.
+func.func @main(%x: tensor<4x2xf32> {t10.name = "x"}) -> (tensor<2x4xf32> {t10.name = "y"}) {
+  %0 = rtensor.distribute %x : tensor<4x2xf32> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>>
+  %a = rtensor.generic "n1"(%0) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [4, 2]>} : (!rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>>) -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>> {
+  ^bb0(%1: f32, %2: f32):
+    %3 = arith.negf %1 : f32
+    linalg.yield %3 : f32
+  }
+  %t = rtensor.relayout "n2/relayout" %a map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>>
+  %y = rtensor.generic "n2"(%t) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [2, 4]>} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>>) -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>> {
+  ^bb0(%4: f32, %5: f32):
+    %6 = arith.negf %4 : f32
+    linalg.yield %6 : f32
+  }
+  %y_1 = rtensor.collect %y : !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>> -> tensor<2x4xf32>
+  func.return %y_1 : tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @main(%x: tensor<4x2xf32>
+// CHECK:         %a = cshift.compute_shift "n1"(%0) steps 1 shift -1 sizes [1, 1] rotate [-1] partial [] {{.*}} -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>> {
+// CHECK:         %t = rtensor.relayout "n2/relayout" %a map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4, 2] axes [d0, d1] tile [1, 1]>> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>>
+// CHECK-NEXT:    %y = cshift.compute_shift "n2"(%t) steps 1 shift -1 sizes [1, 1] rotate [-1] partial [] {{.*}} -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [2, 4] axes [d0, d1] tile [1, 1]>> {
+// CHECK-NOT:     rtensor.generic
+
+// -----
+
+// A gather of runtime ids stays as it is too: the compute_shift of its reader reads it.
+func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}) {
+  %0 = rtensor.distribute %ids : tensor<2xf32> -> !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %1 = rtensor.distribute %table : tensor<4x2xf32> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>
+  %2 = rtensor.gather "neg/gather" %1[%0] axis 0 : (!rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>, !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
+  %y = rtensor.generic "neg"(%2) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [2, 2]>} : (!rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>> {
+  ^bb0(%3: f32, %4: f32):
+    %5 = arith.negf %3 : f32
+    linalg.yield %5 : f32
+  }
+  %y_1 = rtensor.collect %y : !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>> -> tensor<2x2xf32>
+  func.return %y_1 : tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids
+// CHECK:         %2 = rtensor.gather "neg/gather" %1[%0] axis 0 : (!rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>, !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
+// CHECK-NEXT:    %y = cshift.compute_shift "neg"(%2) steps 1 shift -1 sizes [1, 1] rotate [-1] partial [] {{.*}} -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>> {
+// CHECK-NOT:     rtensor.generic
