@@ -26,7 +26,7 @@ from xdsl.context import Context
 from t10.common.chip_spec import load_chip
 from t10.examples import zoo
 from t10.examples.models import bert_ffn, matmul, mlp
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.report import input_specs, random_inputs

@@ -42,7 +42,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import PRECISIONS, precision_type
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper
 import t10.cli
 from t10.cli import CHECK_TOLERANCES, main, reference_outputs, run_model
 from t10.common.chip_spec import load_chip
-from t10.lowering.onnx_frontend import SUPPORTED_OPSETS
+from t10.frontend import SUPPORTED_OPSETS
 from t10.reference import reference_session
 from t10.report import Tolerance, check_outputs
 

@@ -17,7 +17,7 @@ from xdsl.dialects import math as math_dialect
 
 from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import ELEMENTWISE_BODY_OPS
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.sim.interpreter_arith import CMPF_PREDICATES, FLOAT_BINARY, MATH_FUNCTIONS

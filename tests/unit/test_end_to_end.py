@@ -20,7 +20,7 @@ from t10.cli import CHECK_TOLERANCES, run_model
 from t10.common.chip_spec import load_chip
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.sim.simulator import SimResult, simulate

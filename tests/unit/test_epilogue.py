@@ -23,7 +23,7 @@ from t10.common.epilogues import epilogue_of
 from t10.common.plans import Plan, Rotation, plan_problem, reduction_group
 from t10.common.tensor_expr import linalg_tensor_expr, op_name
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.operators import Operator, operator_tensor_expr
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise

@@ -15,8 +15,8 @@ from xdsl.dialects.linalg.ops import GenericOp
 
 from t10.common.chip_spec import load_chip
 from t10.errors import T10Error
-from t10.lowering.onnx_folding import NUMPY_FOLDS, evaluate
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
+from t10.frontend.folding import NUMPY_FOLDS, evaluate
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.sim.simulator import simulate

@@ -32,7 +32,7 @@ from xdsl.context import Context
 
 from t10.cli import CHECK_TOLERANCES
 from t10.common.chip_spec import load_chip
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_outputs
 from t10.report import check_outputs

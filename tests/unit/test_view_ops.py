@@ -26,7 +26,7 @@ from t10.common.view_maps import (
     transpose_map,
 )
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.reference import reference_session
 from t10.report import PlannedOp, planned_ops
