@@ -82,7 +82,6 @@ def foldable_nodes(graph: onnx.GraphProto) -> set[int]:
     return foldable
 
 
-
 def evaluate(
     node: onnx.NodeProto, feeds: dict[str, np.ndarray], opsets: dict[str, int]
 ) -> list[np.ndarray]:

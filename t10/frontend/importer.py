@@ -83,7 +83,6 @@ _INTEGER_INPUT_TYPES = {
 """Integer graph input types (→ ``t10.onnx_type``) accepted when they are only cast to FLOAT."""
 
 
-
 # --------------------------------------------------------------------------------------------
 # The op registry
 # --------------------------------------------------------------------------------------------
@@ -174,10 +173,7 @@ def node_attributes(node: onnx.NodeProto) -> dict[str, Any]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-
-def checked_axes(
-    imp: Importer, node: onnx.NodeProto, axes: Sequence[int], rank: int
-) -> list[int]:
+def checked_axes(imp: Importer, node: onnx.NodeProto, axes: Sequence[int], rank: int) -> list[int]:
     """``axes`` of a rank-``rank`` tensor made non-negative; each must be in range, none
     repeated."""
     result = []
@@ -188,7 +184,6 @@ def checked_axes(
     if len(set(result)) != len(result):
         raise imp.node_error(node, f"axes {list(axes)} repeat an axis")
     return result
-
 
 
 def _static_shape(vi: onnx.ValueInfoProto) -> Shape | None:
@@ -227,9 +222,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape | None:
         return None
 
 
-def broadcast_exprs(
-    in_shape: Shape, out_dims: Sequence[int], out_sizes: Shape
-) -> list[AffineExpr]:
+def broadcast_exprs(in_shape: Shape, out_dims: Sequence[int], out_sizes: Shape) -> list[AffineExpr]:
     """Index expressions reading ``in_shape`` broadcast (numpy-aligned, to the right) to loops.
 
     ``out_dims[i]`` is the loop dimension of broadcast-result dim ``i``, ``out_sizes[i]`` its

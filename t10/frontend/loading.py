@@ -176,4 +176,3 @@ def first_lines(e: Exception, n: int = 6) -> str:
     lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
     text = " ".join(lines[:n])
     return text if len(lines) <= n else text + " ..."
-

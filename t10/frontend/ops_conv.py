@@ -183,4 +183,3 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     result = tuple(image[p] for p in perm)
     y = view(y, image, result, transpose_map(perm))
     imp.define(node.output[0], y, result)
-

@@ -97,7 +97,6 @@ def _elementwise_body(imp: Importer, node: onnx.NodeProto) -> BodyFn:
     return _GELU_BODIES[approximate]
 
 
-
 @lowering("Clip", attributes={"min", "max"})  # opsets 1-6 bounds
 def lower_clip(imp: Importer, node: onnx.NodeProto) -> None:
     """max(min(x, hi), lo): bounds from the optional inputs (opset 11+) or the min / max
@@ -124,7 +123,6 @@ def lower_clip(imp: Importer, node: onnx.NodeProto) -> None:
         return value
 
     imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
-
 
 
 @lowering("Where")
@@ -167,4 +165,3 @@ def lower_expand(imp: Importer, node: onnx.NodeProto) -> None:
         imp.define_empty(node.output[0], out_shape)
         return
     imp.define(node.output[0], imp.elementwise([x], out_shape, lambda bb, v: v[0]), out_shape)
-

@@ -130,4 +130,3 @@ def lower_gemm(imp: Importer, node: onnx.NodeProto) -> None:
 
     ins = [(product, out_shape)] + ([c] if c is not None else [])
     imp.define(node.output[0], imp.elementwise(ins, out_shape, body, index=1), out_shape)
-

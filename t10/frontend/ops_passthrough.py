@@ -48,4 +48,3 @@ def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
             "float32 only (Cast from FLOAT to FLOAT is an identity)",
         )
     imp.pass_through(node)
-

@@ -126,4 +126,3 @@ def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
     if outputs[2]:
         inv = imp.elementwise([(std, rshape)], rshape, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6)
         imp.define(outputs[2], inv, rshape)
-

@@ -35,9 +35,7 @@ from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import gather_shape
 
 
-def view_lowering(
-    op_type: str, attributes: Iterable[str] = ()
-) -> Callable[[Lowering], Lowering]:
+def view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
     """Register a lowering of a data-movement op (an integer graph input may pass through)."""
     return lowering(op_type, attributes=attributes, integer_passthrough=True)
 
@@ -394,4 +392,3 @@ def lower_pad(imp: Importer, node: onnx.NodeProto) -> None:
         return result
 
     imp.define(node.output[0], imp.elementwise([(viewed, shape), *masks], shape, body, 1), shape)
-
