@@ -27,8 +27,9 @@ registered with ``integer_passthrough`` (Identity and the views): they become f3
 (the exact float of each integer) tagged ``t10.onnx_type``.
 
 Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
-``importer`` (the importer state, its interface for op lowerings and the op registry) and one
-``ops_*`` module per kind of op; a new op is one function registered with
+``importer`` (the importer state, its interface for op lowerings and the op registry),
+``graph`` (the walk over the graph: arguments, nodes, results) and one ``ops_*`` module per
+kind of op; a new op is one function registered with
 ``@importer.lowering`` in the module of its kind (imported below).
 """
 
@@ -55,7 +56,8 @@ from t10.frontend import (
     ops_views,  # noqa: F401
 )
 from t10.frontend.folding import foldable_nodes
-from t10.frontend.importer import SUPPORTED_OPS, Importer, check_supported_ops
+from t10.frontend.graph import check_supported_ops, import_graph
+from t10.frontend.importer import SUPPORTED_OPS
 from t10.frontend.loading import (
     SUPPORTED_OPSETS,
     check_form,
@@ -92,4 +94,4 @@ def _import_model(model: onnx.ModelProto, name: str) -> ModuleOp:
     foldable = foldable_nodes(model.graph)
     check_supported_ops(model, name, foldable)
     check_model(model, name)
-    return Importer(strict_shape_inference(model, name), name, foldable).run()
+    return import_graph(strict_shape_inference(model, name), name, foldable)

@@ -12,7 +12,6 @@ Errors are ``imp.node_error(node, message)``.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from math import prod
@@ -21,28 +20,23 @@ from typing import Any
 import numpy as np
 import onnx
 from onnx import numpy_helper
-from xdsl.dialects import arith, func, math, tensor
+from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    ArrayAttr,
     BytesAttr,
     DenseIntOrFPElementsAttr,
-    DictionaryAttr,
     FloatAttr,
-    IntegerAttr,
-    ModuleOp,
     StringAttr,
     TensorType,
     UnitAttr,
     f32,
-    i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from t10.common.attr_names import INDEX_BOUND_ATTR, NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.attr_names import NAME_ATTR
 from t10.common.tensor_expr import COMBINER_IDENTITY
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
@@ -62,7 +56,6 @@ __all__ = [
     "node_attributes",
     "broadcast_exprs",
     "broadcast_shapes",
-    "check_supported_ops",
     "checked_axes",
     "dtype_name",
     "node_inputs",
@@ -75,12 +68,6 @@ BodyFn = Callable[["BodyBuilder", Sequence[SSAValue]], SSAValue]
 Lowering = Callable[["Importer", onnx.NodeProto], None]
 
 FLOAT = onnx.TensorProto.FLOAT
-_INTEGER_INPUT_TYPES = {
-    onnx.TensorProto.INT64: "int64",
-    onnx.TensorProto.INT32: "int32",
-    onnx.TensorProto.BOOL: "bool",
-}
-"""Integer graph input types (→ ``t10.onnx_type``) accepted when they are only cast to FLOAT."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -122,37 +109,6 @@ def lowering(
 def integer_passthrough_ops() -> frozenset[str]:
     """Ops an integer graph input may pass through on its way to a Cast to FLOAT."""
     return frozenset(op for op, entry in SUPPORTED_OPS.items() if entry.integer_passthrough)
-
-
-def op_key(node: onnx.NodeProto) -> str:
-    return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
-
-
-def check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) -> None:
-    """Every node that is not folded needs a lowering."""
-    counts = Counter(
-        op_key(n)
-        for i, n in enumerate(model.graph.node)
-        if i not in foldable and op_key(n) not in SUPPORTED_OPS
-    )
-    if counts:
-        found = ", ".join(f"{op} ({c})" for op, c in sorted(counts.items()))
-        raise T10Error(
-            f"unsupported ONNX operators in model '{name}': {found}; "
-            f"supported: {', '.join(sorted(SUPPORTED_OPS))}"
-        )
-
-
-def check_attributes(imp: Importer, node: onnx.NodeProto) -> None:
-    allowed = SUPPORTED_OPS[op_key(node)].attributes
-    if allowed is None:
-        return
-    bad = sorted(a.name for a in node.attribute if a.name not in allowed)
-    if bad:
-        hint = f"supported: {', '.join(sorted(allowed))}" if allowed else "it takes none"
-        raise imp.node_error(
-            node, f"unsupported attribute(s) {', '.join(bad)} on {node.op_type} ({hint})"
-        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -393,120 +349,6 @@ class Importer:
 
     def node_error(self, node: onnx.NodeProto, msg: str) -> T10Error:
         return self.error(f"node '{self.node_name}' ({node.op_type}): {msg}")
-
-    # -- value types -----------------------------------------------------------------------
-
-    def static_input_shape(self, vi: onnx.ValueInfoProto, role: str) -> Shape:
-        """The static shape of a float32 graph input (or an integer one only cast to FLOAT);
-        clear errors otherwise."""
-        if not vi.type.HasField("tensor_type"):
-            kind = vi.type.WhichOneof("value") or "unknown"
-            raise self.error(
-                f"{role} '{vi.name}' is not a tensor (its ONNX type is {kind}); "
-                "only tensors are supported"
-            )
-        tt = vi.type.tensor_type
-        if tt.elem_type in _INTEGER_INPUT_TYPES:
-            self.check_integer_input(vi.name, tt.elem_type)
-        elif tt.elem_type != FLOAT:
-            raise self.error(
-                f"{role} '{vi.name}' has element type {dtype_name(tt.elem_type)}; "
-                "only float32 (FLOAT) tensors are supported"
-            )
-        if not tt.HasField("shape"):
-            raise self.error(
-                f"{role} '{vi.name}' has no shape (unknown rank); the compiler needs static "
-                "shapes: re-export the model with static input shapes"
-            )
-        dims: list[int] = []
-        for i, d in enumerate(tt.shape.dim):
-            if d.HasField("dim_value") and d.dim_value >= 0:
-                dims.append(d.dim_value)
-                continue
-            if d.HasField("dim_value"):
-                raise self.error(
-                    f"{role} '{vi.name}' has the negative size {d.dim_value} at axis {i}"
-                )
-            what = f"symbolic dimension '{d.dim_param}'" if d.dim_param else "an unknown dimension"
-            example = ", ".join(
-                str(e.dim_value) if e.HasField("dim_value") else f"<{e.dim_param or 'size'}>"
-                for e in tt.shape.dim
-            )
-            raise self.error(
-                f"{role} '{vi.name}' has {what} at axis {i}; the compiler needs static shapes: "
-                "re-export the model with static shapes, or fix the dimensions with "
-                "onnx.tools.update_model_dims.update_inputs_outputs_dims(model, "
-                f"{{'{vi.name}': [{example}]}}, {{<outputs>}}) using concrete sizes"
-            )
-        return tuple(dims)
-
-    def check_integer_input(self, name: str, elem_type: int) -> None:
-        """Every use of integer graph input ``name`` must reach a Cast to FLOAT or the indices
-        of a Gather, through ``integer_passthrough_ops()`` (as their data input); ``Shape``
-        reads only its shape."""
-        consumers: dict[str, list[tuple[str, onnx.NodeProto]]] = {}
-        for index, node in enumerate(self.graph.node):
-            for n in node.input:
-                consumers.setdefault(n, []).append((node.name or f"{node.op_type}_{index}", node))
-        outputs = {vi.name for vi in self.graph.output}
-        passthrough = integer_passthrough_ops()
-        prefix = f"graph input '{name}' has element type {dtype_name(elem_type)}"
-        fix = (
-            "an integer graph input may only be cast to FLOAT (Cast to=FLOAT) or be the "
-            "indices of a Gather, directly or through "
-            f"{', '.join(sorted(passthrough))}; t10 computes float32 only"
-        )
-        pending = [name]
-        while pending:
-            value = pending.pop()
-            if value in outputs:
-                raise self.error(f"{prefix}; it reaches graph output '{value}': {fix}")
-            for node_name, node in consumers.get(value, []):
-                is_data = node.input[0] == value
-                if node.op_type in passthrough and is_data:
-                    pending.extend(o for o in node.output[:1] if o)
-                elif (
-                    node.op_type == "Shape"
-                    or (node.op_type == "Cast" and node_attributes(node).get("to") == FLOAT)
-                    or (node.op_type == "Gather" and node.input[1] == value and not is_data)
-                ):
-                    continue
-                else:
-                    via = "" if value == name else f" (as '{value}')"
-                    raise self.error(
-                        f"{prefix}; node '{node_name}' ({node.op_type}) reads it{via}: {fix}"
-                    )
-
-    def check_output_type(self, vi: onnx.ValueInfoProto) -> None:
-        tt = vi.type.tensor_type
-        if vi.type.WhichOneof("value") not in (None, "tensor_type") or tt.elem_type not in (
-            0,
-            FLOAT,
-        ):
-            kind = (
-                dtype_name(tt.elem_type)
-                if vi.type.HasField("tensor_type")
-                else f"a {vi.type.WhichOneof('value')} value"
-            )
-            raise self.error(
-                f"graph output '{vi.name}' has element type {kind}; "
-                "only float32 (FLOAT) tensors are supported"
-            )
-
-    def check_output_shape(self, vi: onnx.ValueInfoProto, shape: Shape) -> None:
-        """Static dims declared on a graph output must match the computed shape."""
-        tt = vi.type.tensor_type
-        if not tt.HasField("shape"):
-            return
-        declared = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
-        if len(declared) != len(shape) or any(
-            d is not None and d != s for d, s in zip(declared, shape, strict=False)
-        ):
-            pretty = [d if d is not None else "?" for d in declared]
-            raise self.error(
-                f"graph output '{vi.name}' is declared with shape {pretty} "
-                f"but computes shape {list(shape)}"
-            )
 
     # -- values ----------------------------------------------------------------------------
 
@@ -872,80 +714,3 @@ class Importer:
         op.attributes[NAME_ATTR] = self.generic_name(index)
         self.emit(op)
         return op.results[0], out_shape
-
-    # -- driver ----------------------------------------------------------------------------
-
-    def run(self) -> ModuleOp:
-        arg_names: list[str] = []
-        arg_shapes: list[Shape] = []
-        arg_attrs: list[DictionaryAttr] = []
-        for vi in self.graph.input:
-            if vi.name in self.initializers:
-                continue  # an initializer listed as an input is a constant
-            arg_names.append(vi.name)
-            arg_shapes.append(self.static_input_shape(vi, "graph input"))
-            attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
-            if (onnx_type := _INTEGER_INPUT_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
-                attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
-            arg_attrs.append(DictionaryAttr(attrs))
-
-        block = Block(arg_types=[_tensor_type(s) for s in arg_shapes])
-        for name, arg, shape in zip(arg_names, block.args, arg_shapes, strict=True):
-            if 0 in shape:
-                self.define_empty(name, shape)  # the argument stays, unread
-            else:
-                self.define(name, arg, shape)
-
-        for index, node in enumerate(self.graph.node):
-            self.node_name = node.name or f"{node.op_type}_{index}"
-            self.node_op = node.op_type
-            if self.folds(index, node):
-                self.fold(node)
-                continue
-            if self.fold_empty_results(node):
-                continue
-            check_attributes(self, node)
-            SUPPORTED_OPS[op_key(node)].lower(self, node)
-
-        results: list[SSAValue] = []
-        result_shapes: list[Shape] = []
-        self.node_name, self.node_op = "<graph outputs>", ""
-        for vi in self.graph.output:
-            self.check_output_type(vi)
-            value, shape = self.use(vi.name)
-            self.check_output_shape(vi, shape)
-            results.append(value)
-            result_shapes.append(shape)
-        self.emit(func.ReturnOp(*results))
-        block.add_ops([*self.constants, *self.ops])
-        for index, bound in _index_bounds(block).items():
-            arg_attrs[index] = DictionaryAttr(
-                {**arg_attrs[index].data, INDEX_BOUND_ATTR: IntegerAttr(bound, i64)}
-            )
-
-        main = func.FuncOp(
-            "main",
-            (list(block.arg_types), [_tensor_type(s) for s in result_shapes]),
-            Region(block),
-            arg_attrs=ArrayAttr(arg_attrs),
-            res_attrs=ArrayAttr(
-                [DictionaryAttr({NAME_ATTR: StringAttr(vi.name)}) for vi in self.graph.output]
-            ),
-        )
-        module = ModuleOp([main])
-        module.verify()
-        return module
-
-
-def _index_bounds(block: Block) -> dict[int, int]:
-    """Function arguments that (through views) index a Gather: argument index → the size of
-    the gathered axis (ids must lie below it; `t10 run` draws random ids there)."""
-    bounds: dict[int, int] = {}
-    for op in block.ops:
-        if isinstance(op, rtensor.GatherOp):
-            source, _ = rtensor.through_views(op.ids)
-            table = op.table.type
-            if isinstance(source, BlockArgument) and isinstance(table, TensorType):
-                size = table.get_shape()[op.axis.value.data]
-                bounds[source.index] = min(size, bounds.get(source.index, size))
-    return bounds
