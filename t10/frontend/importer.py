@@ -53,14 +53,14 @@ __all__ = [
     "Lowering",
     "OpLowering",
     "Shape",
-    "node_attributes",
     "broadcast_exprs",
     "broadcast_shapes",
     "checked_axes",
     "dtype_name",
-    "node_inputs",
     "integer_passthrough_ops",
     "lowering",
+    "node_attributes",
+    "node_inputs",
 ]
 
 Shape = tuple[int, ...]

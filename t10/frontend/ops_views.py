@@ -35,7 +35,7 @@ from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import gather_shape
 
 
-def view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
+def _view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
     """Register a lowering of a data-movement op (an integer graph input may pass through)."""
     return lowering(op_type, attributes=attributes, integer_passthrough=True)
 
@@ -74,7 +74,7 @@ def _reshape_to(imp: Importer, node: onnx.NodeProto, shape: Shape) -> None:
     _define_view(imp, node, shape, reshape_map(source, shape))
 
 
-@view_lowering("Transpose", {"perm"})
+@_view_lowering("Transpose", {"perm"})
 def lower_transpose(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     rank = len(source)
@@ -84,7 +84,7 @@ def lower_transpose(imp: Importer, node: onnx.NodeProto) -> None:
     _define_view(imp, node, tuple(source[p] for p in perm), transpose_map(perm))
 
 
-@view_lowering("Reshape", {"allowzero"})
+@_view_lowering("Reshape", {"allowzero"})
 def lower_reshape(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     requested = imp.known_ints(node, node.input[1], "shape")
@@ -105,7 +105,7 @@ def lower_reshape(imp: Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, tuple(dims))
 
 
-@view_lowering("Flatten", {"axis"})
+@_view_lowering("Flatten", {"axis"})
 def lower_flatten(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     axis = int(node_attributes(node).get("axis", 1))
@@ -115,7 +115,7 @@ def lower_flatten(imp: Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, (prod(source[:axis]), prod(source[axis:])))
 
 
-@view_lowering("Squeeze", {"axes"})
+@_view_lowering("Squeeze", {"axes"})
 def lower_squeeze(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     given = _ints_input_or_attr(imp, node, 1, "axes")
@@ -130,7 +130,7 @@ def lower_squeeze(imp: Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, tuple(s for d, s in enumerate(source) if d not in axes))
 
 
-@view_lowering("Unsqueeze", {"axes"})
+@_view_lowering("Unsqueeze", {"axes"})
 def lower_unsqueeze(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     given = _ints_input_or_attr(imp, node, 1, "axes")
@@ -167,7 +167,7 @@ def _slice_view(
     _define_view(imp, node, tuple(shape), slice_map(source, starts, steps), out)
 
 
-@view_lowering("Slice", {"starts", "ends", "axes"})
+@_view_lowering("Slice", {"starts", "ends", "axes"})
 def lower_slice(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     if len(node.input) >= 3:  # opset 10+: inputs
@@ -194,7 +194,7 @@ def lower_slice(imp: Importer, node: onnx.NodeProto) -> None:
     _slice_view(imp, node, bounds)
 
 
-@view_lowering("Split", {"axis", "split", "num_outputs"})
+@_view_lowering("Split", {"axis", "split", "num_outputs"})
 def lower_split(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     attrs = node_attributes(node)
@@ -215,7 +215,7 @@ def lower_split(imp: Importer, node: onnx.NodeProto) -> None:
         start += size
 
 
-@view_lowering("Gather", {"axis"})
+@_view_lowering("Gather", {"axis"})
 def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
     """Gather of constant indices from a runtime tensor: a scalar index drops the axis; a
     1-D arithmetic progression of indices is a strided slice. Other constant index sets are
@@ -265,7 +265,7 @@ def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
     _define_view(imp, node, shape, AffineMap(len(shape), 0, tuple(exprs)))
 
 
-@view_lowering("Concat", {"axis"})
+@_view_lowering("Concat", {"axis"})
 def lower_concat(imp: Importer, node: onnx.NodeProto) -> None:
     """Each input padded with zeros into the result (a padded view), then summed by one
     element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0). Empty inputs
@@ -339,7 +339,7 @@ def _pad_value(imp: Importer, node: onnx.NodeProto) -> float:
     return float(value)
 
 
-@view_lowering("Pad", {"mode", "pads", "value"})
+@_view_lowering("Pad", {"mode", "pads", "value"})
 def lower_pad(imp: Importer, node: onnx.NodeProto) -> None:
     """Pad in constant mode: `result[i] = x[i - before]`, a (padded) view that also crops
     (negative amounts). The zero fill of a padded view is the padding for a constant 0; any
