@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from t10.lowering.onnx_frontend import SUPPORTED_OPS
+from t10.frontend import SUPPORTED_OPS
 
 PREFIXES = ("hf_", "attn_")
 # The op types the frontend is to import for issue 3; anything else is listed per file.
@@ -110,7 +110,7 @@ Columns: *outside list* = op types not in the frontend's target list for issue 3
 Sub Mul Div Pow Relu Gelu Erf Tanh Sigmoid Exp Sqrt Reciprocal Neg Softmax LayerNormalization
 ReduceMean ReduceSum ReduceMax Transpose Reshape Flatten Squeeze Unsqueeze Split Slice Concat
 Gather Constant ConstantOfShape Identity Dropout Cast Where Expand Shape); *not imported yet* = op
-types `t10.lowering.onnx_frontend.SUPPORTED_OPS` lacks at the time this file was written; KiB =
+types `t10.frontend.SUPPORTED_OPS` lacks at the time this file was written; KiB =
 model plus external data.
 
 """

@@ -30,7 +30,7 @@ from t10.common.attr_names import PLANNER_ATTR, PRECISION_ATTR
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import precision_type
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
 from t10.reference import reference_outputs

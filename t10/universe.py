@@ -83,7 +83,7 @@ TARGETS: dict[str, Callable[[], type[Target]]] = {"t10-sim": _t10_sim}
 
 
 def _onnx() -> type[Frontend]:
-    from t10.lowering.onnx_frontend import OnnxFrontend
+    from t10.frontend import OnnxFrontend
 
     return OnnxFrontend
 

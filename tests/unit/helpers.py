@@ -21,7 +21,7 @@ from t10.common.exchange import ViewMove, grid_coords, local_indices
 from t10.common.plans import Layout
 from t10.driver import Compiled, compile_model
 from t10.examples.zoo import ZOO
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.reference import reference_session
 from t10.sim.simulator import SimResult, simulate
 

@@ -16,7 +16,7 @@ from onnx import TensorProto, helper
 from t10.common.chip_spec import chip_from_dict, load_chip
 from t10.driver import compile_model, run_model
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.sim.simulator import simulate
 
 CHIP = "test-16"

@@ -23,7 +23,7 @@ import t10.driver
 from t10.cli import main
 from t10.common.chip_spec import load_chip
 from t10.driver import CHECK_TOLERANCES, run_model
-from t10.lowering.onnx_frontend import SUPPORTED_OPSETS
+from t10.frontend import SUPPORTED_OPSETS
 from t10.reference import reference_outputs, reference_session
 from t10.report import Tolerance, check_outputs
 

@@ -14,7 +14,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
 
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.t10_dialects import rtensor
 
 

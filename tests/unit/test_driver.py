@@ -15,7 +15,7 @@ from t10.common.attr_names import PLAN_ATTR
 from t10.driver import compile_model, run_passes
 from t10.errors import T10Error
 from t10.examples.models import mlp
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 
 

@@ -13,7 +13,7 @@ from helpers import generics, randn, run_and_check, typed_model
 from onnx import TensorProto, helper
 
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.t10_dialects import rtensor
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64

@@ -29,7 +29,7 @@ from t10.driver import (
     run_model,
 )
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.operators import Operator, operator_tensor_expr
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue

@@ -14,8 +14,8 @@ from xdsl.dialects.builtin import StringAttr
 
 from t10.driver import compile_module
 from t10.errors import T10Error
-from t10.lowering.onnx_folding import NUMPY_FOLDS, evaluate
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
+from t10.frontend.folding import NUMPY_FOLDS, evaluate
 from t10.reference import reference_session
 
 node = helper.make_node

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp
 from t10.common.chip_spec import load_chip
 from t10.driver import compile_model
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import SUPPORTED_OPS
+from t10.frontend import SUPPORTED_OPS
 from t10.sim.simulator import simulate
 
 CHIP = "test-16"

@@ -25,7 +25,7 @@ from xdsl.printer import Printer
 
 from t10.errors import T10Error
 from t10.examples.models import bert_ffn, matmul, mlp
-from t10.lowering.onnx_frontend import SUPPORTED_OPS, OnnxFrontend, import_onnx
+from t10.frontend import SUPPORTED_OPS, OnnxFrontend, import_onnx
 from t10.reference import reference_session
 
 with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports

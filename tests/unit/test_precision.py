@@ -22,7 +22,7 @@ from t10.common.tensor_expr import op_name
 from t10.driver import compile_model, run_model
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.report import Tolerance, check_outputs, input_specs, random_inputs

@@ -20,8 +20,8 @@ from t10.common.plans import Plan
 from t10.common.tensor_expr import ExprKind, linalg_tensor_expr
 from t10.driver import run_passes
 from t10.errors import T10Error
+from t10.frontend import import_onnx
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
-from t10.lowering.onnx_frontend import import_onnx
 from t10.passes.t10_compile import pipeline
 from t10.sim.simulator import simulate
 from t10.t10_dialects.rtensor import PlanAttr

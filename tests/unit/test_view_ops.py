@@ -31,7 +31,7 @@ from t10.common.view_maps import (
 )
 from t10.driver import compile_model
 from t10.errors import T10Error
-from t10.lowering.onnx_frontend import import_onnx
+from t10.frontend import import_onnx
 from t10.reference import reference_session
 from t10.report import planned_ops
 from t10.sim.simulator import simulate

@@ -17,16 +17,15 @@ x [N, C, H, W]
   → Transpose view [N, O, Ho, Wo]
 ```
 
-The views are ``rtensor.view`` ops (see ``t10.lowering.onnx_views``); the plan search costs
+The views are ``rtensor.view`` ops (see ``ops_views``); the plan search costs
 them inside the relayouts into their readers. Any other Conv is one ``T10Error`` naming the
 node, the attribute and what is supported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import count
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import onnx
@@ -35,11 +34,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.view_maps import reshape_map, slice_map, transpose_map
 from t10.errors import T10Error
-
-if TYPE_CHECKING:
-    from t10.lowering.onnx_frontend import _Importer
-
-Shape = tuple[int, ...]
+from t10.frontend.importer import Importer, Shape, lowering, node_attributes
 
 SUPPORTED_CONV = (
     "t10 supports Conv only as a patch embedding: 2-D (NCHW input), kernel_shape == strides, "
@@ -48,30 +43,26 @@ SUPPORTED_CONV = (
 )
 
 
-def _attrs(node: onnx.NodeProto) -> dict[str, object]:
-    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+def _ints(value: Any) -> list[int]:
+    return [int(v) for v in value]
 
 
-def _ints(value: object) -> list[int]:
-    return [int(v) for v in value]  # type: ignore[attr-defined]
-
-
-def _refuse(imp: _Importer, node: onnx.NodeProto, what: str) -> T10Error:
+def _refuse(imp: Importer, node: onnx.NodeProto, what: str) -> T10Error:
     """The one error of an unsupported Conv: what it has, then what t10 supports."""
     return imp.node_error(node, f"{what} is not supported; {SUPPORTED_CONV}")
 
 
-def _patch_sizes(imp: _Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> tuple[int, int]:
+def _patch_sizes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> tuple[int, int]:
     """(kh, kw) after checking the attributes describe a patchify convolution."""
 
     def refuse(what: str) -> T10Error:
         return _refuse(imp, node, what)
 
-    attrs = _attrs(node)
+    attrs = node_attributes(node)
     if len(x) != 4 or len(w) != 4:
         spatial = len(x) - 2
         raise refuse(f"a {spatial}-D convolution (input shape {list(x)}, weight shape {list(w)})")
-    group = int(attrs.get("group", 1))  # type: ignore[call-overload]
+    group = int(attrs.get("group", 1))
     if group != 1:
         raise refuse(f"attribute group={group} (a grouped convolution)")
     kernel = tuple(w[2:])
@@ -113,7 +104,7 @@ def _patch_sizes(imp: _Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> tu
     return kh, kw
 
 
-def _weight_matrix(imp: _Importer, node: onnx.NodeProto, name: str) -> SSAValue:
+def _weight_matrix(imp: Importer, node: onnx.NodeProto, name: str) -> SSAValue:
     """The weight [O, C, kh, kw] as a [C·kh·kw, O] float32 constant (made once per weight)."""
     if not imp.is_known(name):
         raise _refuse(
@@ -134,7 +125,11 @@ def _weight_matrix(imp: _Importer, node: onnx.NodeProto, name: str) -> SSAValue:
     return imp.values[key]
 
 
-def lower_conv(imp: _Importer, node: onnx.NodeProto) -> None:
+@lowering(
+    "Conv",  # every attribute is accepted by name; the lowering refuses the values it cannot lower
+    attributes={"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"},
+)
+def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     names = list(node.input)
     x, x_shape = imp.use(names[0])
     w_shape = imp.shape_of(names[1])
@@ -188,12 +183,3 @@ def lower_conv(imp: _Importer, node: onnx.NodeProto) -> None:
     result = tuple(image[p] for p in perm)
     y = view(y, image, result, transpose_map(perm))
     imp.define(node.output[0], y, result)
-
-
-CONV_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {"Conv": lower_conv}
-"""op type → lowering (the patch embedding)."""
-
-CONV_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "Conv": frozenset({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}),
-}
-"""Every Conv attribute is accepted by name; `lower_conv` refuses the values it cannot lower."""

@@ -12,55 +12,47 @@ starts and the like must be compile-time constants.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from math import prod
-from typing import TYPE_CHECKING
 
 import numpy as np
 import onnx
 from xdsl.dialects.builtin import IntegerAttr, TensorType, f32, i64
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.view_maps import reshape_map, slice_map, transpose_map
+from t10.frontend.importer import (
+    BodyBuilder,
+    Importer,
+    Lowering,
+    Shape,
+    checked_axes,
+    lowering,
+    node_attributes,
+)
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import gather_shape
 
-if TYPE_CHECKING:
-    from xdsl.ir import SSAValue
 
-    from t10.lowering.onnx_frontend import _BodyBuilder, _Importer
-
-Shape = tuple[int, ...]
-
-
-def _attrs(node: onnx.NodeProto) -> dict[str, object]:
-    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-
-
-def _axes(imp: _Importer, node: onnx.NodeProto, axes: Sequence[int], rank: int) -> list[int]:
-    result = []
-    for a in axes:
-        if not -rank <= a < rank:
-            raise imp.node_error(node, f"axis {a} is out of range for rank {rank}")
-        result.append(a % rank)
-    if len(set(result)) != len(result):
-        raise imp.node_error(node, f"axes {list(axes)} repeat an axis")
-    return result
+def _view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
+    """Register a lowering of a data-movement op (an integer graph input may pass through)."""
+    return lowering(op_type, attributes=attributes, integer_passthrough=True)
 
 
 def _ints_input_or_attr(
-    imp: _Importer, node: onnx.NodeProto, index: int, attr: str
+    imp: Importer, node: onnx.NodeProto, index: int, attr: str
 ) -> list[int] | None:
     """Input `index` of the newer opsets (a constant), else attribute `attr`; None if neither."""
     names = list(node.input)
     if len(names) > index and names[index]:
         return imp.known_ints(node, names[index], attr)
-    value = _attrs(node).get(attr)
-    return None if value is None else [int(v) for v in value]  # type: ignore[union-attr]
+    value = node_attributes(node).get(attr)
+    return None if value is None else [int(v) for v in value]
 
 
 def _define_view(
-    imp: _Importer, node: onnx.NodeProto, shape: Shape, view: AffineMap, out: int = 0
+    imp: Importer, node: onnx.NodeProto, shape: Shape, view: AffineMap, out: int = 0
 ) -> None:
     value, source = imp.use(node.input[0])
     if not shape:
@@ -73,7 +65,7 @@ def _define_view(
     imp.define(node.output[out], imp.view(value, source, shape, view, index), shape)
 
 
-def _reshape_to(imp: _Importer, node: onnx.NodeProto, shape: Shape) -> None:
+def _reshape_to(imp: Importer, node: onnx.NodeProto, shape: Shape) -> None:
     _, source = imp.use(node.input[0])
     if prod(shape) != prod(source):
         raise imp.node_error(
@@ -82,19 +74,21 @@ def _reshape_to(imp: _Importer, node: onnx.NodeProto, shape: Shape) -> None:
     _define_view(imp, node, shape, reshape_map(source, shape))
 
 
-def lower_transpose(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Transpose", {"perm"})
+def lower_transpose(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     rank = len(source)
-    perm = [int(p) for p in _attrs(node).get("perm", list(range(rank))[::-1])]  # type: ignore[union-attr]
+    perm = [int(p) for p in node_attributes(node).get("perm", list(range(rank))[::-1])]
     if sorted(perm) != list(range(rank)):
         raise imp.node_error(node, f"perm {perm} is not a permutation of the {rank} axes")
     _define_view(imp, node, tuple(source[p] for p in perm), transpose_map(perm))
 
 
-def lower_reshape(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Reshape", {"allowzero"})
+def lower_reshape(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     requested = imp.known_ints(node, node.input[1], "shape")
-    allow_zero = bool(_attrs(node).get("allowzero", 0))
+    allow_zero = bool(node_attributes(node).get("allowzero", 0))
     dims = [
         source[i] if d == 0 and not allow_zero and i < len(source) else d
         for i, d in enumerate(requested)
@@ -111,22 +105,24 @@ def lower_reshape(imp: _Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, tuple(dims))
 
 
-def lower_flatten(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Flatten", {"axis"})
+def lower_flatten(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
-    axis = int(_attrs(node).get("axis", 1))  # type: ignore[arg-type]
+    axis = int(node_attributes(node).get("axis", 1))
     if not -len(source) <= axis <= len(source):
         raise imp.node_error(node, f"axis {axis} is out of range for rank {len(source)}")
     axis = axis + len(source) if axis < 0 else axis
     _reshape_to(imp, node, (prod(source[:axis]), prod(source[axis:])))
 
 
-def lower_squeeze(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Squeeze", {"axes"})
+def lower_squeeze(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     given = _ints_input_or_attr(imp, node, 1, "axes")
     if given is None:
         axes = [d for d, s in enumerate(source) if s == 1]
     else:
-        axes = _axes(imp, node, given, len(source))
+        axes = checked_axes(imp, node, given, len(source))
     if any(source[a] != 1 for a in axes):
         raise imp.node_error(
             node, f"cannot squeeze axes {given} of shape {list(source)}: size != 1"
@@ -134,19 +130,20 @@ def lower_squeeze(imp: _Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, tuple(s for d, s in enumerate(source) if d not in axes))
 
 
-def lower_unsqueeze(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Unsqueeze", {"axes"})
+def lower_unsqueeze(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     given = _ints_input_or_attr(imp, node, 1, "axes")
     if given is None:
         raise imp.node_error(node, "Unsqueeze needs axes")
     rank = len(source) + len(given)
-    axes = _axes(imp, node, given, rank)
+    axes = checked_axes(imp, node, given, rank)
     rest = iter(source)
     _reshape_to(imp, node, tuple(1 if d in axes else next(rest) for d in range(rank)))
 
 
 def _slice_view(
-    imp: _Importer,
+    imp: Importer,
     node: onnx.NodeProto,
     bounds: dict[int, tuple[int, int, int]],
     out: int = 0,
@@ -170,7 +167,8 @@ def _slice_view(
     _define_view(imp, node, tuple(shape), slice_map(source, starts, steps), out)
 
 
-def lower_slice(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Slice", {"starts", "ends", "axes"})
+def lower_slice(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     if len(node.input) >= 3:  # opset 10+: inputs
         starts = imp.known_ints(node, node.input[1], "starts")
@@ -178,9 +176,9 @@ def lower_slice(imp: _Importer, node: onnx.NodeProto) -> None:
         axes = _ints_input_or_attr(imp, node, 3, "axes")
         steps = _ints_input_or_attr(imp, node, 4, "steps")
     else:
-        attrs = _attrs(node)
-        starts = [int(v) for v in attrs.get("starts", [])]  # type: ignore[union-attr]
-        ends = [int(v) for v in attrs.get("ends", [])]  # type: ignore[union-attr]
+        attrs = node_attributes(node)
+        starts = [int(v) for v in attrs.get("starts", [])]
+        ends = [int(v) for v in attrs.get("ends", [])]
         axes = _ints_input_or_attr(imp, node, 3, "axes")
         steps = None
     axes = list(range(len(starts))) if axes is None else axes
@@ -190,16 +188,17 @@ def lower_slice(imp: _Importer, node: onnx.NodeProto) -> None:
     bounds = {
         a: (s, e, st)
         for a, s, e, st in zip(
-            _axes(imp, node, axes, len(source)), starts, ends, steps, strict=True
+            checked_axes(imp, node, axes, len(source)), starts, ends, steps, strict=True
         )
     }
     _slice_view(imp, node, bounds)
 
 
-def lower_split(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Split", {"axis", "split", "num_outputs"})
+def lower_split(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
-    attrs = _attrs(node)
-    axis = _axes(imp, node, [int(attrs.get("axis", 0))], len(source))[0]  # type: ignore[arg-type]
+    attrs = node_attributes(node)
+    axis = checked_axes(imp, node, [int(attrs.get("axis", 0))], len(source))[0]
     sizes = _ints_input_or_attr(imp, node, 1, "split")
     parts = len(node.output)
     if sizes is None:
@@ -216,13 +215,14 @@ def lower_split(imp: _Importer, node: onnx.NodeProto) -> None:
         start += size
 
 
-def lower_gather(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Gather", {"axis"})
+def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
     """Gather of constant indices from a runtime tensor: a scalar index drops the axis; a
     1-D arithmetic progression of indices is a strided slice. Other constant index sets are
     refused. Runtime indices (token ids into an embedding table: an integer graph input,
     possibly through views) become an `rtensor.gather`."""
     table, source = imp.use(node.input[0])
-    axis = _axes(imp, node, [int(_attrs(node).get("axis", 0))], len(source))[0]  # type: ignore[arg-type]
+    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", 0))], len(source))[0]
     if not imp.is_known(node.input[1]):
         ids, ids_shape = imp.use(node.input[1])
         if not ids_shape:
@@ -265,13 +265,14 @@ def lower_gather(imp: _Importer, node: onnx.NodeProto) -> None:
     _define_view(imp, node, shape, AffineMap(len(shape), 0, tuple(exprs)))
 
 
-def lower_concat(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Concat", {"axis"})
+def lower_concat(imp: Importer, node: onnx.NodeProto) -> None:
     """Each input padded with zeros into the result (a padded view), then summed by one
     element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0). Empty inputs
     add nothing and are left out (a Concat of empty inputs only is folded)."""
     inputs = [imp.use(n) for n in node.input if not imp.is_empty(n)]
     rank = len(inputs[0][1])
-    axis = _axes(imp, node, [int(_attrs(node)["axis"])], rank)[0]  # type: ignore[arg-type]
+    axis = checked_axes(imp, node, [int(node_attributes(node)["axis"])], rank)[0]
     shape = list(inputs[0][1])
     shape[axis] = sum(s[axis] for _, s in inputs)
     out = tuple(shape)
@@ -287,7 +288,7 @@ def lower_concat(imp: _Importer, node: onnx.NodeProto) -> None:
         pieces.append((imp.view(value, source, out, view, k, padded=True), out))
         offset += source[axis]
 
-    def total(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    def total(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
         acc = x[0]
         for v in x[1:]:
             acc = bb.add(acc, v)
@@ -301,7 +302,7 @@ PAD_MODES = ("constant",)
 positions, which no padded view expresses)."""
 
 
-def _pad_amounts(imp: _Importer, node: onnx.NodeProto, rank: int) -> list[tuple[int, int]]:
+def _pad_amounts(imp: Importer, node: onnx.NodeProto, rank: int) -> list[tuple[int, int]]:
     """(before, after) per axis from `pads` (an input since opset 11, else the attribute) and
     `axes` (opset 18; default: every axis); a negative amount crops."""
     pads = _ints_input_or_attr(imp, node, 1, "pads")
@@ -309,7 +310,7 @@ def _pad_amounts(imp: _Importer, node: onnx.NodeProto, rank: int) -> list[tuple[
         raise imp.node_error(node, "Pad needs pads")
     names = list(node.input)
     given = imp.known_ints(node, names[3], "axes") if len(names) > 3 and names[3] else None
-    axes = list(range(rank)) if given is None else _axes(imp, node, given, rank)
+    axes = list(range(rank)) if given is None else checked_axes(imp, node, given, rank)
     if len(pads) != 2 * len(axes):
         raise imp.node_error(
             node, f"pads {pads} must have 2 entries per padded axis ({len(axes)} axes)"
@@ -320,11 +321,11 @@ def _pad_amounts(imp: _Importer, node: onnx.NodeProto, rank: int) -> list[tuple[
     return amounts
 
 
-def _pad_value(imp: _Importer, node: onnx.NodeProto) -> float:
+def _pad_value(imp: Importer, node: onnx.NodeProto) -> float:
     """The fill value: input 2 since opset 11 (a known scalar), else attribute `value`."""
     names = list(node.input)
     if len(names) < 3 or not names[2]:
-        return float(_attrs(node).get("value", 0.0))  # type: ignore[arg-type]
+        return float(node_attributes(node).get("value", 0.0))
     given = imp.known_input(node, names[2], "constant_value").reshape(-1)
     if given.size != 1:
         raise imp.node_error(
@@ -338,13 +339,14 @@ def _pad_value(imp: _Importer, node: onnx.NodeProto) -> float:
     return float(value)
 
 
-def lower_pad(imp: _Importer, node: onnx.NodeProto) -> None:
+@_view_lowering("Pad", {"mode", "pads", "value"})
+def lower_pad(imp: Importer, node: onnx.NodeProto) -> None:
     """Pad in constant mode: `result[i] = x[i - before]`, a (padded) view that also crops
     (negative amounts). The zero fill of a padded view is the padding for a constant 0; any
     other constant c is `select(inside, v, c)` over the padded view `v`, with `inside` one
     known 0/1 vector per padded axis (broadcast), so every element is exact."""
     value, source = imp.use(node.input[0])
-    mode = _attrs(node).get("mode", b"constant")
+    mode = node_attributes(node).get("mode", b"constant")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
     if mode not in PAD_MODES:
         raise imp.node_error(
@@ -383,38 +385,10 @@ def lower_pad(imp: _Importer, node: onnx.NodeProto) -> None:
             mask = imp.add_constant(name, inside.reshape(mask_shape), hoist=True)
             masks.append((mask, mask_shape))
 
-    def body(bb: _BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    def body(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
         zero, constant, result = bb.const(0.0), bb.const(fill), x[0]
         for m in x[1:]:
             result = bb.select(bb.cmpf_one(m, zero), result, constant)
         return result
 
     imp.define(node.output[0], imp.elementwise([(viewed, shape), *masks], shape, body, 1), shape)
-
-
-VIEW_OPS: dict[str, Callable[[_Importer, onnx.NodeProto], None]] = {
-    "Concat": lower_concat,
-    "Flatten": lower_flatten,
-    "Gather": lower_gather,
-    "Pad": lower_pad,
-    "Reshape": lower_reshape,
-    "Slice": lower_slice,
-    "Split": lower_split,
-    "Squeeze": lower_squeeze,
-    "Transpose": lower_transpose,
-    "Unsqueeze": lower_unsqueeze,
-}
-"""op type → lowering to `rtensor.view`."""
-
-VIEW_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "Concat": frozenset({"axis"}),
-    "Flatten": frozenset({"axis"}),
-    "Gather": frozenset({"axis"}),
-    "Pad": frozenset({"mode", "pads", "value"}),
-    "Reshape": frozenset({"allowzero"}),
-    "Slice": frozenset({"starts", "ends", "axes"}),
-    "Split": frozenset({"axis", "split", "num_outputs"}),
-    "Squeeze": frozenset({"axes"}),
-    "Transpose": frozenset({"perm"}),
-    "Unsqueeze": frozenset({"axes"}),
-}

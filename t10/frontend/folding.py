@@ -1,4 +1,5 @@
-"""Evaluating one ONNX node on known numpy arrays (static folding).
+"""Static folding: which nodes are evaluated at import time, and evaluating one ONNX node on
+known numpy arrays.
 
 `evaluate` runs the ops of `NUMPY_FOLDS` with numpy code of this module and every other op
 with `onnx.reference.ReferenceEvaluator`. The table holds the ops whose reference
@@ -28,9 +29,57 @@ import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 
-__all__ = ["BROADCAST_FOLDS", "NUMPY_FOLDS", "evaluate"]
+__all__ = [
+    "BROADCAST_FOLDS",
+    "MAX_FOLDED_ELEMENTS",
+    "NUMPY_FOLDS",
+    "evaluate",
+    "foldable_nodes",
+    "may_fold",
+]
 
 Fold = Callable[..., Sequence[np.ndarray]]
+
+NEVER_FOLDED = frozenset(
+    {
+        "Bernoulli",
+        "Dropout",  # its own lowering refuses training mode instead of folding a random mask
+        "Multinomial",
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+    }
+)
+"""Ops whose result is not a function of their inputs: never evaluated at import time."""
+
+MAX_FOLDED_ELEMENTS = 2**28
+"""The largest constant static folding builds on the host (1 GiB of float32): the size is
+checked, by shape inference of the node, before any memory is taken."""
+
+
+def may_fold(node: onnx.NodeProto) -> bool:
+    """Default-domain nodes without subgraphs or randomness."""
+    subgraph = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+    return (
+        node.domain in ("", "ai.onnx")
+        and node.op_type not in NEVER_FOLDED
+        and not any(a.type in subgraph for a in node.attribute)
+    )
+
+
+def foldable_nodes(graph: onnx.GraphProto) -> set[int]:
+    """Indices of the nodes evaluated at import time: ``may_fold`` nodes whose inputs are all
+    known (initializers, outputs of foldable nodes), and every ``Shape`` (shapes are static)."""
+    known = {t.name for t in graph.initializer}
+    foldable: set[int] = set()
+    for index, node in enumerate(graph.node):
+        if not may_fold(node):
+            continue
+        if node.op_type == "Shape" or all(n in known for n in node.input if n):
+            foldable.add(index)
+            known.update(o for o in node.output if o)
+    return foldable
 
 
 def evaluate(

@@ -1,0 +1,97 @@
+"""ONNX → ``func`` + ``linalg.generic`` / ``tensor`` / ``arith`` (the linalg-level contract).
+
+See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes one or more
+``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
+
+* contractions (MatMul, Gemm, the patch-embedding Conv of ``ops_conv``) have the body
+  ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat ``arith.constant`` as ``outs``;
+* element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
+  Gelu, Relu, the Gemm epilogue) are all-parallel generics with a ``tensor.empty`` as ``outs``
+  and numpy broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh,
+  erf, sqrt, powf) where ``arith`` has none (see ``ops_elementwise``).
+
+Static folding: a node whose inputs are all compile-time known (initializers, ``Constant``
+nodes, results of folded nodes, empty values; any input of ``Shape``, since every shape is
+static) is evaluated at import time by ``folding.evaluate`` (the ONNX reference
+implementation, or numpy where that fails) and its outputs become known constants of any
+element type. Empty (zero-size) values are known constants too: they have nothing to compute.
+A known float32 constant read by compute becomes an ``arith.constant`` holding the exact bytes
+(one value for a splat); other known constants serve only as attribute-like
+inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identity``, inference
+``Dropout`` and ``Cast`` to float32 are pass-throughs; ``Where`` with a known condition is an
+element-wise ``select``, ``Expand`` a broadcasting identity generic.
+
+INT64 / INT32 / BOOL graph inputs are accepted when every use of them reaches a ``Cast`` to
+FLOAT or the indices of a ``Gather`` (token ids: an ``rtensor.gather``) through the ops
+registered with ``integer_passthrough`` (Identity and the views): they become f32 arguments
+(the exact float of each integer) tagged ``t10.onnx_type``.
+
+Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
+``importer`` (the importer state, its interface for op lowerings and the op registry),
+``graph`` (the walk over the graph: arguments, nodes, results) and one ``ops_*`` module per
+kind of op; a new op is one function registered with
+``@importer.lowering`` in the module of its kind (imported below).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from dataclasses import dataclass
+from typing import IO
+
+import onnx
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.frontend import Frontend
+
+# Each ops_* module registers its lowerings in importer.SUPPORTED_OPS when imported.
+from t10.frontend import (
+    ops_compile_time,  # noqa: F401
+    ops_conv,  # noqa: F401
+    ops_elementwise,  # noqa: F401
+    ops_matmul,  # noqa: F401
+    ops_passthrough,  # noqa: F401
+    ops_reductions,  # noqa: F401
+    ops_views,  # noqa: F401
+)
+from t10.frontend.folding import foldable_nodes
+from t10.frontend.graph import check_supported_ops, import_graph
+from t10.frontend.importer import SUPPORTED_OPS
+from t10.frontend.loading import (
+    SUPPORTED_OPSETS,
+    check_form,
+    check_model,
+    parse_model,
+    read_model,
+    strict_shape_inference,
+)
+
+__all__ = ["SUPPORTED_OPS", "SUPPORTED_OPSETS", "OnnxFrontend", "import_onnx"]
+
+
+def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto) -> ModuleOp:
+    """Import an ONNX model (a file path or a ``ModelProto``) as a linalg-level module."""
+    if isinstance(model, onnx.ModelProto):
+        return _import_model(model, model.graph.name or "<in-memory model>")
+    path = pathlib.Path(model)
+    return _import_model(read_model(path), str(path))
+
+
+@dataclass(frozen=True)
+class OnnxFrontend(Frontend):
+    """The ``xdsl-opt`` frontend for ``*.onnx`` files."""
+
+    name = "onnx"
+
+    def parse(self, ctx: Context, input: IO[bytes], input_name: str = "stdin") -> ModuleOp:
+        base = pathlib.Path(input_name).parent if input_name not in ("", "stdin") else None
+        return _import_model(parse_model(input.read(), input_name, base_dir=base), input_name)
+
+
+def _import_model(model: onnx.ModelProto, name: str) -> ModuleOp:
+    check_form(model, name)
+    foldable = foldable_nodes(model.graph)
+    check_supported_ops(model, name, foldable)
+    check_model(model, name)
+    return import_graph(strict_shape_inference(model, name), name, foldable)

@@ -1,0 +1,716 @@
+"""The importer's state and its interface for op lowerings, and the op registry.
+
+An op lowering is a function ``lower(imp: Importer, node: onnx.NodeProto) -> None`` registered
+with ``@lowering("OpType", attributes=...)``. It reads its inputs with ``imp.use(name)`` (a
+runtime value and its shape) or ``imp.known_input`` / ``imp.known_ints`` (compile-time
+constants: shapes, axes), builds ops with ``imp.elementwise``, ``imp.reduction``,
+``imp.contraction`` and ``imp.view`` (scalar bodies through a ``BodyBuilder``), or
+``imp.emit`` for any other op, and names each result with ``imp.define(name, value, shape)``.
+Errors are ``imp.node_error(node, message)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from xdsl.dialects import arith, math, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    f32,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from t10.common.attr_names import NAME_ATTR
+from t10.common.tensor_expr import COMBINER_IDENTITY
+from t10.common.view_maps import map_problem
+from t10.errors import T10Error
+from t10.frontend.folding import BROADCAST_FOLDS, MAX_FOLDED_ELEMENTS, evaluate, may_fold
+from t10.frontend.loading import CONVERT_TO_OPSET, first_lines
+from t10.t10_dialects import rtensor
+
+__all__ = [
+    "FLOAT",
+    "SUPPORTED_OPS",
+    "BodyBuilder",
+    "BodyFn",
+    "Importer",
+    "Lowering",
+    "OpLowering",
+    "Shape",
+    "broadcast_exprs",
+    "broadcast_shapes",
+    "checked_axes",
+    "dtype_name",
+    "integer_passthrough_ops",
+    "lowering",
+    "node_attributes",
+    "node_inputs",
+]
+
+Shape = tuple[int, ...]
+BodyFn = Callable[["BodyBuilder", Sequence[SSAValue]], SSAValue]
+Lowering = Callable[["Importer", onnx.NodeProto], None]
+
+FLOAT = onnx.TensorProto.FLOAT
+
+
+# --------------------------------------------------------------------------------------------
+# The op registry
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpLowering:
+    lower: Lowering
+    attributes: frozenset[str] | None
+    """The attributes the op may carry (others are refused naming the node); None: any (the
+    lowering refuses the node whatever its attributes)."""
+    integer_passthrough: bool
+    """Whether an integer graph input may pass through the op (as its data input) on its way
+    to a Cast to FLOAT: the op moves values without computing on them."""
+
+
+SUPPORTED_OPS: dict[str, OpLowering] = {}
+"""op_type → its lowering (nodes evaluated at compile time need none); filled by the
+``ops_*`` modules, which the package imports."""
+
+
+def lowering(
+    *op_types: str, attributes: Iterable[str] | None = (), integer_passthrough: bool = False
+) -> Callable[[Lowering], Lowering]:
+    """Register the decorated function as the lowering of ``op_types``."""
+
+    def register(lower: Lowering) -> Lowering:
+        accepted = None if attributes is None else frozenset(attributes)
+        for op_type in op_types:
+            assert op_type not in SUPPORTED_OPS, f"{op_type} has two lowerings"
+            SUPPORTED_OPS[op_type] = OpLowering(lower, accepted, integer_passthrough)
+        return lower
+
+    return register
+
+
+def integer_passthrough_ops() -> frozenset[str]:
+    """Ops an integer graph input may pass through on its way to a Cast to FLOAT."""
+    return frozenset(op for op, entry in SUPPORTED_OPS.items() if entry.integer_passthrough)
+
+
+# --------------------------------------------------------------------------------------------
+# Node, type and shape helpers for lowerings
+# --------------------------------------------------------------------------------------------
+
+
+def node_inputs(node: onnx.NodeProto) -> list[str]:
+    """Node inputs with trailing omitted optional inputs ('') dropped."""
+    names = list(node.input)
+    while names and names[-1] == "":
+        names.pop()
+    return names
+
+
+def node_attributes(node: onnx.NodeProto) -> dict[str, Any]:
+    """Attribute name → Python value (strings are bytes)."""
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def checked_axes(imp: Importer, node: onnx.NodeProto, axes: Sequence[int], rank: int) -> list[int]:
+    """``axes`` of a rank-``rank`` tensor made non-negative; each must be in range, none
+    repeated."""
+    result = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise imp.node_error(node, f"axis {a} is out of range for rank {rank}")
+        result.append(a % rank)
+    if len(set(result)) != len(result):
+        raise imp.node_error(node, f"axes {list(axes)} repeat an axis")
+    return result
+
+
+def _static_shape(vi: onnx.ValueInfoProto) -> Shape | None:
+    """The shape of a tensor value info if every dim is a number, else None."""
+    tt = vi.type.tensor_type
+    if not tt.HasField("shape") or not all(d.HasField("dim_value") for d in tt.shape.dim):
+        return None
+    return tuple(int(d.dim_value) for d in tt.shape.dim)
+
+
+def _np_dtype_name(dtype: np.dtype) -> str:
+    """The ONNX name of a numpy dtype (``int64`` → ``INT64``)."""
+    try:
+        return dtype_name(onnx.helper.np_dtype_to_tensor_dtype(dtype))
+    except (KeyError, ValueError, TypeError):
+        return str(dtype)
+
+
+def dtype_name(elem_type: int) -> str:
+    try:
+        return onnx.TensorProto.DataType.Name(elem_type)
+    except ValueError:
+        return f"<data type {elem_type}>"
+
+
+# --------------------------------------------------------------------------------------------
+# Shape and affine-map helpers
+# --------------------------------------------------------------------------------------------
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape | None:
+    """Numpy multidirectional broadcasting; None when the shapes are incompatible."""
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def broadcast_exprs(in_shape: Shape, out_dims: Sequence[int], out_sizes: Shape) -> list[AffineExpr]:
+    """Index expressions reading ``in_shape`` broadcast (numpy-aligned, to the right) to loops.
+
+    ``out_dims[i]`` is the loop dimension of broadcast-result dim ``i``, ``out_sizes[i]`` its
+    size. Leading missing dims are omitted; size-1 dims broadcast against a larger size read 0.
+    """
+    offset = len(out_dims) - len(in_shape)
+    assert offset >= 0
+    exprs: list[AffineExpr] = []
+    for i, size in enumerate(in_shape):
+        if size == 1 and out_sizes[offset + i] != 1:
+            exprs.append(AffineExpr.constant(0))
+        else:
+            exprs.append(AffineExpr.dimension(out_dims[offset + i]))
+    return exprs
+
+
+def _name_hint(name: str) -> str | None:
+    """A printable SSA name for an ONNX value name (``fc1/Add_output`` → ``fc1_Add_output``)."""
+    hint = re.sub(r"[^\w$.-]", "_", name)
+    if hint and hint[0].isdigit():
+        hint = "v" + hint
+    return hint if hint and SSAValue.is_valid_name(hint) else None
+
+
+def _map(num_dims: int, exprs: Sequence[AffineExpr]) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap(num_dims, 0, tuple(exprs)))
+
+
+def _identity_map(rank: int) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap.identity(rank))
+
+
+def _tensor_type(shape: Shape) -> TensorType:
+    return TensorType(f32, shape)
+
+
+def _dense(shape: Shape, arr: np.ndarray) -> DenseIntOrFPElementsAttr:
+    """``arr`` as float32; a broadcast of one value (a folded ConstantOfShape) as a splat."""
+    if _is_broadcast_scalar(arr):
+        return _splat(shape, arr.flat[0])
+    data = np.ascontiguousarray(arr, dtype="<f4").tobytes()
+    return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(data))
+
+
+def _is_broadcast_scalar(arr: np.ndarray) -> bool:
+    """Whether ``arr`` is one value broadcast (every stride 0) to more than one element."""
+    return arr.size > 1 and not any(arr.strides)
+
+
+def _splat(shape: Shape, value: float) -> DenseIntOrFPElementsAttr:
+    """A float32 constant of ``shape`` whose every element is ``value``, stored as that one
+    value (its size is checked by the plan search, not allocated here)."""
+    return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(np.float32(value).tobytes()))
+
+
+class BodyBuilder:
+    """Collects the scalar ``arith`` / ``math`` ops of a generic's body: each method adds one
+    op to the block and returns its result."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+
+    def _add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def const(self, value: float) -> SSAValue:
+        return self._add(arith.ConstantOp(FloatAttr(float(value), f32)))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.AddfOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.SubfOp(a, b))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.MulfOp(a, b))
+
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.DivfOp(a, b))
+
+    def max(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.MaximumfOp(a, b))
+
+    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.MinimumfOp(a, b))
+
+    def neg(self, a: SSAValue) -> SSAValue:
+        return self._add(arith.NegfOp(a))
+
+    def abs(self, a: SSAValue) -> SSAValue:
+        return self._add(math.AbsFOp(a))
+
+    def log(self, a: SSAValue) -> SSAValue:
+        return self._add(math.LogOp(a))
+
+    def pow(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(math.PowFOp(a, b))
+
+    def exp(self, a: SSAValue) -> SSAValue:
+        return self._add(math.ExpOp(a))
+
+    def tanh(self, a: SSAValue) -> SSAValue:
+        return self._add(math.TanhOp(a))
+
+    def erf(self, a: SSAValue) -> SSAValue:
+        return self._add(math.ErfOp(a))
+
+    def sqrt(self, a: SSAValue) -> SSAValue:
+        return self._add(math.SqrtOp(a))
+
+    def cmpf_one(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``a != b`` (ordered: false when either is NaN), an ``i1``."""
+        return self._add(arith.CmpfOp(a, b, "one"))
+
+    def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self._add(arith.SelectOp(c, a, b))
+
+
+# --------------------------------------------------------------------------------------------
+# The importer
+# --------------------------------------------------------------------------------------------
+
+
+class Importer:
+    """The state of one import: the values defined so far (runtime SSA values with their
+    shapes, and known compile-time arrays) and the ops built, in graph order.
+
+    What a lowering uses: ``use``, ``known_input``, ``known_ints``, ``is_known``,
+    ``is_empty``, ``constant``, ``shape_of`` and ``mask`` to read inputs; ``elementwise``,
+    ``reduction``, ``contraction``, ``view``, ``add_constant`` and ``emit`` to build;
+    ``define``, ``define_empty`` and ``pass_through`` to name results; ``node_error`` to
+    refuse a node; ``opset`` (of the default domain) and ``consumed`` (the value names some
+    node or graph output reads)."""
+
+    def __init__(self, model: onnx.ModelProto, model_name: str, foldable: set[int]) -> None:
+        self.model = model
+        self.graph = model.graph
+        self.model_name = model_name
+        self.foldable = foldable
+        self.constants: list[Operation] = []  # initializers, emitted first
+        self.ops: list[Operation] = []  # everything else, in graph order
+        self.values: dict[str, SSAValue] = {}
+        self.shapes: dict[str, Shape] = {}
+        self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
+        self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
+        self.initializers = {t.name: t for t in self.graph.initializer}
+        self.elem_types = {
+            vi.name: vi.type.tensor_type.elem_type
+            for vi in (*self.graph.input, *self.graph.value_info, *self.graph.output)
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type
+        }  # from shape inference: the ONNX element type of (nearly) every value
+        self.node_name = ""
+        self.node_op = ""
+        self.consumed = {n for node in self.graph.node for n in node.input} | {
+            vi.name for vi in self.graph.output
+        }
+        self.opset = next(
+            (o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
+            CONVERT_TO_OPSET,
+        )
+        self.opsets = {o.domain or "": o.version for o in model.opset_import}
+
+    # -- errors --------------------------------------------------------------------------
+
+    def error(self, msg: str) -> T10Error:
+        return T10Error(f"ONNX model '{self.model_name}': {msg}")
+
+    def node_error(self, node: onnx.NodeProto, msg: str) -> T10Error:
+        return self.error(f"node '{self.node_name}' ({node.op_type}): {msg}")
+
+    # -- values ----------------------------------------------------------------------------
+
+    def emit(self, op: Operation) -> Operation:
+        self.ops.append(op)
+        return op
+
+    def define(self, name: str, value: SSAValue, shape: Shape) -> None:
+        if 0 in shape and not isinstance(value.owner, arith.ConstantOp):
+            raise self.error(
+                f"node '{self.node_name}' ({self.node_op}): its result '{name}' would be empty "
+                f"(shape {list(shape)}), which this operator's lowering does not produce"
+            )
+        if value.name_hint is None and (hint := _name_hint(name)):
+            value.name_hint = hint
+        self.values[name] = value
+        self.shapes[name] = shape
+
+    def pass_through(self, node: onnx.NodeProto) -> None:
+        """Output 0 of ``node`` is its input 0, unchanged."""
+        value, shape = self.use(node.input[0])
+        self.values[node.output[0]] = value
+        self.shapes[node.output[0]] = shape
+
+    def initializer_array(self, t: onnx.TensorProto) -> np.ndarray:
+        shape = tuple(int(d) for d in t.dims)
+        if (
+            t.data_type == FLOAT
+            and t.raw_data
+            and len(t.raw_data) == 4 * int(np.prod(shape, dtype=np.int64))
+        ):
+            return np.frombuffer(t.raw_data, dtype="<f4").reshape(shape)  # no copy
+        try:
+            return numpy_helper.to_array(t)
+        except Exception as e:
+            raise self.error(f"cannot read initializer '{t.name}': {first_lines(e)}") from None
+
+    def add_constant(self, name: str, arr: np.ndarray, *, hoist: bool) -> SSAValue:
+        shape = tuple(int(d) for d in arr.shape)
+        op = arith.ConstantOp(_dense(shape, arr))
+        (self.constants if hoist else self.ops).append(op)
+        self.define(name, op.result, shape)
+        return op.result
+
+    # -- known (compile-time) values -------------------------------------------------------
+
+    def is_known(self, name: str) -> bool:
+        return name in self.known or name in self.initializers
+
+    def is_empty(self, name: str) -> bool:
+        """Whether ``name`` is a known value without elements (an empty value is always
+        known: it has nothing to compute)."""
+        if name in self.known:
+            return self.known[name].size == 0
+        return name in self.initializers and 0 in self.initializers[name].dims
+
+    def define_empty(self, name: str, shape: Shape) -> None:
+        """Output ``name`` is empty: a known constant of its ONNX element type, computed by
+        nothing (its readers fold, or drop it, as for a Concat input)."""
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(self.elem_type(name))
+        self.known[name] = np.empty(shape, dtype)
+
+    def elem_type(self, name: str) -> int:
+        """The ONNX element type of value ``name`` (a known value's, or shape inference's)."""
+        if self.is_known(name):
+            return onnx.helper.np_dtype_to_tensor_dtype(self.constant(name).dtype)
+        return self.elem_types.get(name, FLOAT)
+
+    def constant(self, name: str) -> np.ndarray:
+        """The value of a known name (an initializer, or a folded node's output)."""
+        if name not in self.known:
+            self.known[name] = self.initializer_array(self.initializers[name])
+        return self.known[name]
+
+    def known_input(self, node: onnx.NodeProto, name: str, role: str) -> np.ndarray:
+        """An attribute-like input (shape, axes, condition): it must be known."""
+        if not self.is_known(name):
+            raise self.node_error(
+                node,
+                f"{role} '{name}' must be a compile-time constant (an initializer, a Constant "
+                "node, or computed from those and from shapes): it is computed at run time",
+            )
+        return self.constant(name)
+
+    def shape_of(self, name: str) -> Shape:
+        if self.is_known(name):
+            return tuple(int(d) for d in self.constant(name).shape)
+        return self.use(name)[1]
+
+    def folds(self, index: int, node: onnx.NodeProto) -> bool:
+        """Nodes folded statically (``foldable_nodes``), and those whose inputs all became
+        known during import (empty values)."""
+        return index in self.foldable or (
+            may_fold(node) and all(self.is_known(n) for n in node.input if n)
+        )
+
+    def fold(self, node: onnx.NodeProto) -> None:
+        """Evaluate ``node`` (``folding.evaluate``); its outputs become known. Only
+        ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
+        shapes = [] if node.op_type in BROADCAST_FOLDS else self.inferred_shapes(node)
+        for name, shape in zip(node.output, shapes, strict=False):
+            if name and shape is not None and prod(shape) > MAX_FOLDED_ELEMENTS:
+                raise self.node_error(
+                    node,
+                    f"all its inputs are compile-time constants, but its result '{name}' "
+                    f"would be a constant of shape {list(shape)} ({prod(shape):,} elements), "
+                    f"more than t10 builds at compile time ({MAX_FOLDED_ELEMENTS:,})",
+                )
+        feeds = {
+            n: self.constant(n)
+            if self.is_known(n)
+            else np.broadcast_to(np.float32(0), self.shape_of(n))
+            for n in node.input
+            if n
+        }
+        try:
+            results = evaluate(node, feeds, self.opsets)
+        except Exception as e:
+            raise self.node_error(
+                node,
+                "all its inputs are compile-time constants, but evaluating it at compile time "
+                f"failed: {type(e).__name__}: {first_lines(e, 2)}",
+            ) from None
+        for name, value in zip(node.output, results, strict=False):
+            if name:
+                self.known[name] = value
+
+    def fold_empty_results(self, node: onnx.NodeProto) -> bool:
+        """A node that reads an empty value and whose results (by ONNX shape inference of the
+        node alone, on the shapes and known values of its inputs) are all empty defines them
+        as known empty values; returns whether it did."""
+        if not any(self.is_empty(n) for n in node.input if n):
+            return False
+        shapes = self.inferred_shapes(node)
+        if any(s is None or 0 not in s for n, s in zip(node.output, shapes, strict=True) if n):
+            return False
+        for name, shape in zip(node.output, shapes, strict=True):
+            if name and shape is not None:
+                self.define_empty(name, shape)
+        return True
+
+    def inferred_shapes(self, node: onnx.NodeProto) -> list[Shape | None]:
+        """The static output shapes of ``node`` alone (None where inference leaves a dim
+        unknown): known integer / bool inputs (shapes, axes, indices) as initializers, the
+        others as typed graph inputs (shape inference needs no float values)."""
+        names = list(dict.fromkeys(n for n in node.input if n))
+        valued = [n for n in names if self.is_known(n) and self.constant(n).dtype.kind in "biu"]
+        graph = onnx.helper.make_graph(
+            [node],
+            "node",
+            [
+                onnx.helper.make_tensor_value_info(n, self.elem_type(n), self.shape_of(n))
+                for n in names
+                if n not in valued
+            ],
+            [onnx.helper.make_value_info(o, onnx.TypeProto()) for o in node.output if o],
+            [numpy_helper.from_array(self.constant(n), n) for n in valued],
+        )
+        model = onnx.helper.make_model(graph, opset_imports=self.model.opset_import)
+        model.ir_version = self.model.ir_version
+        try:
+            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output
+        except Exception as e:
+            raise self.node_error(node, f"shape inference failed: {first_lines(e, 2)}") from None
+        shapes = dict(zip((o for o in node.output if o), inferred, strict=True))
+        return [_static_shape(shapes[n]) if n else None for n in node.output]
+
+    def use(self, name: str) -> tuple[SSAValue, Shape]:
+        """The runtime value named ``name``; a known float32 constant becomes an
+        ``arith.constant`` on first use (initializers hoisted); other known values are refused."""
+        if name not in self.values:
+            if not self.is_known(name):
+                raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
+            arr = self.constant(name)
+            if arr.size == 0 and self.node_op:
+                raise self.error(
+                    f"node '{self.node_name}' ({self.node_op}) computes with the empty value "
+                    f"'{name}' (shape {list(arr.shape)}) and its result is not empty; t10 "
+                    "computes non-empty tensors only: an empty value may be a Concat input "
+                    "(it adds nothing), a graph output, or make its readers' results empty"
+                )
+            if arr.dtype != np.float32:
+                origin = "initializer" if name in self.initializers else "constant"
+                user = (
+                    "the graph outputs"
+                    if self.node_op == ""
+                    else f"node '{self.node_name}' ({self.node_op})"
+                )
+                raise self.error(
+                    f"{origin} '{name}' has element type {_np_dtype_name(arr.dtype)} and "
+                    f"{user} computes with it; t10 computes float32 (FLOAT) tensors only: a "
+                    "non-float constant may only be an attribute-like input (a shape, axes, a "
+                    "Where condition) or an input of nodes evaluated at compile time"
+                )
+            self.add_constant(name, arr, hoist=name in self.initializers)
+        return self.values[name], self.shapes[name]
+
+    def known_ints(self, node: onnx.NodeProto, name: str, role: str) -> list[int]:
+        """A known integer input (a shape, axes, starts, ...) as a list."""
+        return [int(v) for v in self.known_input(node, name, role).reshape(-1)]
+
+    def mask(self, node: onnx.NodeProto, name: str) -> tuple[SSAValue, Shape]:
+        """Known condition ``name`` as a float32 0/1 ``arith.constant`` (made once)."""
+        cond = self.known_input(node, name, "condition")
+        if name not in self.masks:
+            one_value = cond.flat[0:1] if _is_broadcast_scalar(cond) else cond
+            values = np.broadcast_to(one_value.astype(bool).astype(np.float32), cond.shape)
+            op = arith.ConstantOp(_dense(cond.shape, values))
+            self.ops.append(op)
+            if hint := _name_hint(f"{name}_f32"):
+                op.result.name_hint = hint
+            self.masks[name] = op.result
+        return self.masks[name], tuple(int(d) for d in cond.shape)
+
+    # -- generic builders ------------------------------------------------------------------
+
+    def view(
+        self,
+        source: SSAValue,
+        source_shape: Shape,
+        shape: Shape,
+        view: AffineMap,
+        index: int | None = None,
+        padded: bool = False,
+    ) -> SSAValue:
+        """``result[i] = source[view(i)]`` as an ``rtensor.view`` (no arithmetic); `padded`:
+        reads outside the source give 0."""
+        properties: dict[str, Attribute] = {
+            "label": self.generic_name(index),
+            "map": AffineMapAttr(view),
+        }
+        if padded:
+            properties["padded"] = UnitAttr()
+        op = rtensor.ViewOp.create(
+            operands=[source], result_types=[_tensor_type(shape)], properties=properties
+        )
+        problem = map_problem(view, source_shape, shape, padded)
+        assert problem is None, problem
+        self.emit(op)
+        return op.results[0]
+
+    def generic_name(self, index: int | None) -> StringAttr:
+        return StringAttr(self.node_name if index is None else f"{self.node_name}:{index}")
+
+    def elementwise(
+        self,
+        inputs: Sequence[tuple[SSAValue, Shape]],
+        out_shape: Shape,
+        body: BodyFn,
+        index: int | None = None,
+    ) -> SSAValue:
+        rank = len(out_shape)
+        if rank == 0:
+            raise self.error(
+                f"node '{self.node_name}': element-wise ops on rank-0 (scalar) tensors are not "
+                "supported; give the values at least one dimension (shape [1])"
+            )
+        loops = list(range(rank))
+        maps = [_map(rank, broadcast_exprs(s, loops, out_shape)) for _, s in inputs]
+        maps.append(_identity_map(rank))
+        empty = tensor.EmptyOp([], _tensor_type(out_shape))
+        self.emit(empty)
+        block = Block(arg_types=[f32] * (len(inputs) + 1))
+        result = body(BodyBuilder(block), block.args[: len(inputs)])
+        block.add_op(YieldOp(result))
+        op = GenericOp(
+            [v for v, _ in inputs],
+            [empty.tensor],
+            Region(block),
+            maps,
+            [IteratorTypeAttr.parallel()] * rank,
+            [_tensor_type(out_shape)],
+        )
+        op.attributes[NAME_ATTR] = self.generic_name(index)
+        self.emit(op)
+        return op.results[0]
+
+    def contraction(
+        self,
+        a: SSAValue,
+        a_exprs: Sequence[AffineExpr],
+        b: SSAValue,
+        b_exprs: Sequence[AffineExpr],
+        out_exprs: Sequence[AffineExpr],
+        out_shape: Shape,
+        num_parallel: int,
+        index: int | None = None,
+    ) -> SSAValue:
+        """``out[out_exprs] += a[a_exprs] * b[b_exprs]``; the last loop is the reduction."""
+        n = num_parallel + 1
+        zero = arith.ConstantOp(_splat(out_shape, 0.0))
+        self.emit(zero)
+        block = Block(arg_types=[f32, f32, f32])
+        p = arith.MulfOp(block.args[0], block.args[1])
+        s = arith.AddfOp(block.args[2], p.result)
+        block.add_ops([p, s, YieldOp(s.result)])
+        op = GenericOp(
+            [a, b],
+            [zero.result],
+            Region(block),
+            [_map(n, a_exprs), _map(n, b_exprs), _map(n, out_exprs)],
+            [IteratorTypeAttr.parallel()] * num_parallel + [IteratorTypeAttr.reduction()],
+            [_tensor_type(out_shape)],
+        )
+        op.attributes[NAME_ATTR] = self.generic_name(index)
+        self.emit(op)
+        return op.results[0]
+
+    def reduction(
+        self,
+        inputs: Sequence[tuple[SSAValue, Shape]],
+        axes: Sequence[int],
+        keepdims: bool,
+        combiner: str,
+        body: BodyFn = lambda bb, x: x[0],
+        index: int | None = None,
+    ) -> tuple[SSAValue, Shape]:
+        """``out = combine over axes of body(inputs)``, the inputs broadcast (numpy) to one
+        shape; one loop per dim of that shape (``axes`` are reduction loops), plus with
+        ``keepdims`` a size-1 parallel loop per reduced axis that only the output reads. The
+        output starts as a splat of the combiner's identity."""
+        shape = broadcast_shapes(*(s for _, s in inputs))
+        assert shape is not None
+        rank = len(shape)
+        kept = [d for d in range(rank) if d not in axes]
+        out_shape = (
+            tuple(1 if d in axes else shape[d] for d in range(rank))
+            if keepdims
+            else (tuple(shape[d] for d in kept))
+        )
+        if not out_shape:
+            raise self.error(
+                f"node '{self.node_name}': a reduction to a rank-0 (scalar) tensor is not "
+                "supported; keep the reduced dims (keepdims=1)"
+            )
+        extra = {d: rank + i for i, d in enumerate(axes)} if keepdims else {}
+        n = rank + len(extra)
+        loops = list(range(rank))
+        maps = [_map(n, broadcast_exprs(s, loops, shape)) for _, s in inputs]
+        dim = AffineExpr.dimension
+        out_exprs = [dim(extra.get(d, d)) for d in range(rank) if keepdims or d not in axes]
+        maps.append(_map(n, out_exprs))
+        init = arith.ConstantOp(_splat(out_shape, COMBINER_IDENTITY[combiner]))
+        self.emit(init)
+        block = Block(arg_types=[f32] * (len(inputs) + 1))
+        bb = BodyBuilder(block)
+        value = body(bb, block.args[: len(inputs)])
+        combine = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
+        result = bb._add(combine[combiner](block.args[-1], value))
+        block.add_op(YieldOp(result))
+        iterators = [
+            IteratorTypeAttr.reduction() if d in axes else IteratorTypeAttr.parallel()
+            for d in range(rank)
+        ] + [IteratorTypeAttr.parallel()] * len(extra)
+        op = GenericOp(
+            [v for v, _ in inputs],
+            [init.result],
+            Region(block),
+            maps,
+            iterators,
+            [_tensor_type(out_shape)],
+        )
+        op.attributes[NAME_ATTR] = self.generic_name(index)
+        self.emit(op)
+        return op.results[0], out_shape

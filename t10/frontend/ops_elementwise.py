@@ -1,0 +1,167 @@
+"""Element-wise ops: each one all-parallel ``linalg.generic`` over the numpy-broadcast shape of
+its inputs, with a ``tensor.empty`` as ``outs`` and a scalar body of ``arith`` ops, and
+``math`` ops (exp, tanh, erf, sqrt, powf) where ``arith`` has none."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import onnx
+from xdsl.ir import SSAValue
+
+from t10.frontend.importer import (
+    BodyBuilder,
+    BodyFn,
+    Importer,
+    broadcast_shapes,
+    lowering,
+    node_attributes,
+)
+
+
+def _sigmoid(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """1 / (1 + exp(-x))."""
+    one = bb.const(1.0)
+    return bb.div(one, bb.add(one, bb.exp(bb.neg(x[0]))))
+
+
+def _gelu(bb: BodyBuilder, x: SSAValue, phi: SSAValue) -> SSAValue:
+    """0.5 · x · (1 + phi), phi the (approximated) erf(x / √2)."""
+    return bb.mul(bb.mul(bb.const(0.5), x), bb.add(bb.const(1.0), phi))
+
+
+def _gelu_erf(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """0.5 · x · (1 + erf(x / √2))."""
+    return _gelu(bb, x[0], bb.erf(bb.mul(x[0], bb.const(_SQRT_HALF))))
+
+
+def _gelu_tanh(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))."""
+    cube = bb.mul(x[0], bb.mul(x[0], x[0]))
+    inner = bb.add(x[0], bb.mul(bb.const(0.044715), cube))
+    return _gelu(bb, x[0], bb.tanh(bb.mul(bb.const(_SQRT_2_OVER_PI), inner)))
+
+
+_SQRT_HALF = 0.7071067811865476
+_SQRT_2_OVER_PI = 0.7978845608028654
+
+_ELEMENTWISE_BODIES: dict[str, BodyFn] = {
+    "Add": lambda bb, x: bb.add(x[0], x[1]),
+    "Sub": lambda bb, x: bb.sub(x[0], x[1]),
+    "Mul": lambda bb, x: bb.mul(x[0], x[1]),
+    "Div": lambda bb, x: bb.div(x[0], x[1]),
+    "Pow": lambda bb, x: bb.pow(x[0], x[1]),
+    "Neg": lambda bb, x: bb.neg(x[0]),
+    "Reciprocal": lambda bb, x: bb.div(bb.const(1.0), x[0]),
+    "Relu": lambda bb, x: bb.max(x[0], bb.const(0.0)),
+    "Sqrt": lambda bb, x: bb.sqrt(x[0]),
+    "Exp": lambda bb, x: bb.exp(x[0]),
+    "Tanh": lambda bb, x: bb.tanh(x[0]),
+    "Erf": lambda bb, x: bb.erf(x[0]),
+    "Sigmoid": _sigmoid,
+    "Abs": lambda bb, x: bb.abs(x[0]),
+    "Log": lambda bb, x: bb.log(x[0]),
+    "Max": lambda bb, x: functools.reduce(bb.max, x),
+    "Min": lambda bb, x: functools.reduce(bb.min, x),
+}
+"""op_type → the scalar body of its element-wise generic (Gelu: ``_GELU_BODIES``)."""
+
+_GELU_BODIES: dict[bytes, BodyFn] = {b"none": _gelu_erf, b"tanh": _gelu_tanh}
+"""Gelu's ``approximate`` attribute → body."""
+
+
+@lowering("Gelu", attributes={"approximate"})
+@lowering(*_ELEMENTWISE_BODIES)
+def lower_elementwise(imp: Importer, node: onnx.NodeProto) -> None:
+    """An op of ``_ELEMENTWISE_BODIES`` or Gelu: one generic over the broadcast input shape."""
+    inputs = [imp.use(n) for n in node.input]
+    out_shape = broadcast_shapes(*(s for _, s in inputs))
+    if out_shape is None:
+        shapes = " and ".join(str(list(s)) for _, s in inputs)
+        raise imp.node_error(node, f"input shapes {shapes} are not broadcast-compatible")
+    body = _elementwise_body(imp, node)
+    imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
+
+
+def _elementwise_body(imp: Importer, node: onnx.NodeProto) -> BodyFn:
+    if node.op_type != "Gelu":
+        return _ELEMENTWISE_BODIES[node.op_type]
+    approximate = node_attributes(node).get("approximate", b"none")
+    if approximate not in _GELU_BODIES:
+        raise imp.node_error(
+            node,
+            f"approximate={approximate.decode(errors='replace')!r} is not a Gelu approximation "
+            f"(supported: {', '.join(a.decode() for a in _GELU_BODIES)})",
+        )
+    return _GELU_BODIES[approximate]
+
+
+@lowering("Clip", attributes={"min", "max"})  # opsets 1-6 bounds
+def lower_clip(imp: Importer, node: onnx.NodeProto) -> None:
+    """max(min(x, hi), lo): bounds from the optional inputs (opset 11+) or the min / max
+    attributes (older opsets); a missing bound does not clip."""
+    names = list(node.input) + [""] * (3 - len(node.input))
+    attrs = node_attributes(node)
+    inputs = [imp.use(names[0])]
+    bounds: list[tuple[str, int | float]] = []  # (combine, input slot or constant)
+    for combine, name, attr in (("max", names[1], "min"), ("min", names[2], "max")):
+        if name:
+            bounds.append((combine, len(inputs)))
+            inputs.append(imp.use(name))
+        elif attr in attrs:
+            bounds.append((combine, float(attrs[attr])))
+    out_shape = broadcast_shapes(*(s for _, s in inputs))
+    if out_shape is None or out_shape != inputs[0][1]:
+        raise imp.node_error(node, "min and max must be scalars broadcast to the input")
+
+    def body(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+        value = x[0]
+        for combine, bound in bounds:
+            limit = x[bound] if isinstance(bound, int) else bb.const(bound)
+            value = bb.max(value, limit) if combine == "max" else bb.min(value, limit)
+        return value
+
+    imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
+
+
+@lowering("Where")
+def lower_where(imp: Importer, node: onnx.NodeProto) -> None:
+    """``select(c != 0, x, y)`` with the known condition as a float32 0/1 input, all three
+    broadcast (numpy)."""
+    cond, x, y = node.input
+    if not imp.is_known(cond):
+        raise imp.node_error(
+            node,
+            f"the condition '{cond}' is computed at run time; t10 supports Where only with a "
+            "compile-time constant condition (e.g. a causal mask built from shapes)",
+        )
+    inputs = [imp.mask(node, cond), imp.use(x), imp.use(y)]
+    out_shape = broadcast_shapes(*(s for _, s in inputs))
+    if out_shape is None:
+        shapes = ", ".join(str(list(s)) for _, s in inputs)
+        raise imp.node_error(node, f"input shapes {shapes} are not broadcast-compatible")
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        return bb.select(bb.cmpf_one(v[0], bb.const(0.0)), v[1], v[2])
+
+    imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
+
+
+@lowering("Expand")
+def lower_expand(imp: Importer, node: onnx.NodeProto) -> None:
+    """Broadcast (numpy) the input to the known shape: an identity generic."""
+    x = imp.use(node.input[0])
+    target = tuple(int(d) for d in imp.known_input(node, node.input[1], "shape").reshape(-1))
+    out_shape = broadcast_shapes(x[1], target)
+    if out_shape is None:
+        raise imp.node_error(
+            node, f"input shape {list(x[1])} does not broadcast to shape {list(target)}"
+        )
+    if out_shape == x[1]:
+        imp.pass_through(node)
+        return
+    if 0 in out_shape:
+        imp.define_empty(node.output[0], out_shape)
+        return
+    imp.define(node.output[0], imp.elementwise([x], out_shape, lambda bb, v: v[0]), out_shape)

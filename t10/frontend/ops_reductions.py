@@ -1,0 +1,128 @@
+"""Reductions (ReduceSum, ReduceMean, ReduceMax) and the ops built of reductions and
+element-wise steps (Softmax, LayerNormalization)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+from xdsl.ir import SSAValue
+
+from t10.frontend.importer import (
+    BodyBuilder,
+    Importer,
+    broadcast_shapes,
+    checked_axes,
+    lowering,
+    node_attributes,
+    node_inputs,
+)
+
+
+def _reduce_axes(imp: Importer, node: onnx.NodeProto, rank: int) -> list[int]:
+    """The sorted axes a Reduce* node reduces (the `axes` attribute, or the known `axes`
+    input of the newer opsets); no axes: all, unless noop_with_empty_axes."""
+    attrs = node_attributes(node)
+    names = node_inputs(node)
+    if len(names) > 1:
+        axes = [int(a) for a in imp.known_input(node, names[1], "axes").reshape(-1)]
+    else:
+        axes = [int(a) for a in attrs.get("axes", [])]
+    if not axes:
+        return [] if attrs.get("noop_with_empty_axes", 0) else list(range(rank))
+    return sorted(checked_axes(imp, node, axes, rank))
+
+
+_REDUCE_COMBINERS = {"ReduceSum": "sum", "ReduceMean": "sum", "ReduceMax": "max"}
+
+
+@lowering(*_REDUCE_COMBINERS, attributes={"axes", "keepdims", "noop_with_empty_axes"})
+def lower_reduce(imp: Importer, node: onnx.NodeProto) -> None:
+    """ReduceSum / ReduceMax: one reduction generic; ReduceMean: a sum, then a scale."""
+    x = imp.use(node.input[0])
+    axes = _reduce_axes(imp, node, len(x[1]))
+    if not axes:
+        imp.pass_through(node)
+        return
+    keepdims = bool(node_attributes(node).get("keepdims", 1))
+    combiner = _REDUCE_COMBINERS[node.op_type]
+    if node.op_type != "ReduceMean":
+        value, shape = imp.reduction([x], axes, keepdims, combiner)
+        imp.define(node.output[0], value, shape)
+        return
+    total, shape = imp.reduction([x], axes, keepdims, combiner, index=0)
+    scale = 1.0 / int(np.prod([x[1][a] for a in axes]))
+    mean = imp.elementwise([(total, shape)], shape, lambda bb, v: bb.mul(v[0], bb.const(scale)), 1)
+    imp.define(node.output[0], mean, shape)
+
+
+@lowering("Softmax", attributes={"axis"})
+def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
+    """max-reduce → exp(x - max) → sum-reduce → div, each a generic (opset 13+ semantics:
+    along one axis)."""
+    if imp.opset < 13:
+        raise imp.node_error(
+            node,
+            f"Softmax of opset {imp.opset} (2-D coercion) is not supported; convert the model "
+            "with onnx.version_converter.convert_version(model, 13)",
+        )
+    x = imp.use(node.input[0])
+    shape = x[1]
+    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], len(shape))[0]
+    top = imp.reduction([x], [axis], True, "max", index=0)
+    e = imp.elementwise([x, top], shape, lambda bb, v: bb.exp(bb.sub(v[0], v[1])), 1)
+    total = imp.reduction([(e, shape)], [axis], True, "sum", index=2)
+    y = imp.elementwise([(e, shape), total], shape, lambda bb, v: bb.div(v[0], v[1]), 3)
+    imp.define(node.output[0], y, shape)
+
+
+@lowering("LayerNormalization", attributes={"axis", "epsilon", "stash_type"})  # stash: f32
+def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """Normalise over the dims from `axis` on: mean (sum, scale) → x - mean → square-mean (sum
+    of squares, scale, + epsilon, sqrt) → divide → · scale + bias."""
+    names = node_inputs(node)
+    attrs = node_attributes(node)
+    x = imp.use(names[0])
+    shape = x[1]
+    axis = checked_axes(imp, node, [int(attrs.get("axis", -1))], len(shape))[0]
+    eps = float(attrs.get("epsilon", 1e-5))
+    if not (np.isfinite(eps) and eps >= 0):
+        raise imp.node_error(
+            node,
+            f"epsilon = {eps} must be finite and >= 0: with a negative one the result is NaN "
+            "or ill-conditioned wherever the variance is near -epsilon",
+        )
+    axes = list(range(axis, len(shape)))
+    scale = 1.0 / int(np.prod(shape[axis:]))
+    total, rshape = imp.reduction([x], axes, True, "sum", index=0)
+    mean = imp.elementwise(
+        [(total, rshape)], rshape, lambda bb, v: bb.mul(v[0], bb.const(scale)), 1
+    )
+    d = imp.elementwise([x, (mean, rshape)], shape, lambda bb, v: bb.sub(v[0], v[1]), 2)
+    squares, _ = imp.reduction(
+        [(d, shape)], axes, True, "sum", lambda bb, v: bb.mul(v[0], v[0]), index=3
+    )
+    std = imp.elementwise(
+        [(squares, rshape)],
+        rshape,
+        lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(scale)), bb.const(eps))),
+        4,
+    )
+    operands = [(d, shape), (std, rshape), *(imp.use(n) for n in names[1:3])]
+    if broadcast_shapes(*(s for _, s in operands)) != shape:
+        raise imp.node_error(node, "Scale and B must broadcast to the shape of X")
+
+    def affine(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        y = bb.div(v[0], v[1])
+        if len(v) > 2:
+            y = bb.mul(y, v[2])
+        return bb.add(y, v[3]) if len(v) > 3 else y
+
+    imp.define(node.output[0], imp.elementwise(operands, shape, affine, 5), shape)
+    outputs = list(node.output) + ["", ""]
+    if outputs[1]:
+        imp.define(outputs[1], mean, rshape)
+    if outputs[2]:
+        inv = imp.elementwise([(std, rshape)], rshape, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6)
+        imp.define(outputs[2], inv, rshape)

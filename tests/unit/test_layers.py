@@ -1,0 +1,108 @@
+"""The package's layers (docs/DESIGN.md, "Layers"): every import points down, none in a cycle.
+
+Reads every module's source (imports inside functions count too) and checks each import of a
+`t10` module against the layer table below.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import t10
+
+PACKAGE = Path(t10.__file__).parent
+
+# (layer, module prefixes); a module belongs to the layer of its longest matching prefix
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("core", ("t10.errors", "t10.common")),
+    ("dialects", ("t10.t10_dialects",)),
+    ("transforms", ("t10.passes", "t10.lowering", "t10.frontend")),
+    ("simulator", ("t10.sim",)),
+    ("driver", ("t10.driver", "t10.report", "t10.reference", "t10.universe", "t10.targets")),
+    ("tools", ("t10.cli", "t10.opt", "t10.bench", "t10.bench_model", "t10.bench_simulator",
+               "t10.examples")),
+]
+
+MAY_IMPORT: dict[str, set[str]] = {
+    "core": {"core"},
+    "dialects": {"core", "dialects"},
+    "transforms": {"core", "dialects", "transforms"},
+    "simulator": {"core", "dialects", "simulator"},
+    "driver": {"core", "dialects", "transforms", "simulator", "driver"},
+    "tools": {"core", "dialects", "transforms", "simulator", "driver", "tools"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> str:
+    best = ("", "")
+    for layer, prefixes in LAYERS:
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > len(best[1]):
+                best = (layer, prefix)
+    assert best[0], f"module {module} is in no layer: add it to LAYERS"
+    return best[0]
+
+
+def imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """The `t10` modules `path` imports (`from t10.x import y` names module t10.x.y when that
+    is a module, else t10.x)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in modules else node.module)
+    return {m for m in found if m in modules and m != "t10"}
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    modules = set(paths)
+    return {
+        name: imported_modules(path, modules) for name, path in paths.items() if name != "t10"
+    }
+
+
+def test_every_import_points_down_the_layers() -> None:
+    wrong = [
+        f"{a} ({layer_of(a)}) imports {b} ({layer_of(b)})"
+        for a, targets in sorted(import_graph().items())
+        for b in sorted(targets)
+        if layer_of(b) not in MAY_IMPORT[layer_of(a)]
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_cycles() -> None:
+    graph = import_graph()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles: list[str] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for nxt in sorted(graph[module]):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*path[path.index(nxt):], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "\n".join(cycles)
+
+
+def test_the_layer_table_knows_every_module() -> None:
+    for module in import_graph():
+        layer_of(module)
