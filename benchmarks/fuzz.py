@@ -436,7 +436,7 @@ def cases(models: dict[str, onnx.ModelProto], irs: dict[str, str], count: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--cases", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=2)

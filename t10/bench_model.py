@@ -87,7 +87,8 @@ def print_runs(runs: Sequence[PlannerRun], cores: int, name: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="model_plans", description=__doc__.splitlines()[0])
+    summary = (__doc__ or "").strip().split("\n")[0]
+    parser = argparse.ArgumentParser(prog="model_plans", description=summary)
     parser.add_argument("model", nargs="?", default="bert-base", choices=sorted(zoo.ZOO))
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--seq", type=int, default=128)

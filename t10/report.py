@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
@@ -34,6 +34,7 @@ from t10.common.attr_names import (
 )
 from t10.common.chip_spec import ChipSpec
 from t10.common.tensor_expr import is_mul_add, linalg_tensor_expr, op_name
+from t10.sim.interpreter_chip import OpStats, SimReport
 
 __all__ = [
     "CheckResult",
@@ -48,32 +49,6 @@ __all__ = [
     "planned_sram",
     "random_inputs",
 ]
-
-
-
-# --------------------------------------------------------------------------------------------
-# What the simulator gives us (structural: t10.sim.simulator.SimReport / OpStats)
-# --------------------------------------------------------------------------------------------
-
-
-class OpStatsLike(Protocol):
-    name: str
-    compute_cycles: int
-    exchange_cycles: int
-    sync_cycles: int
-    cycles: int
-    supersteps: int
-    exchanged_bytes: int
-    cores_used: int
-    sram_bytes_per_core: int
-
-
-class SimReportLike(Protocol):
-    total_cycles: int
-    seconds: float
-    peak_sram_bytes_per_core: int
-    ops: Sequence[OpStatsLike]
-    warnings: Sequence[str]
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,7 +294,7 @@ _MOVES = ("relayout", "gather")
 """Name suffixes of the data-movement steps (`X/relayout`, `X/gather`)."""
 
 
-def _sim_op(planned: PlannedOp | None, stats: OpStatsLike | None, name: str) -> dict[str, Any]:
+def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> dict[str, Any]:
     def sim(field: str) -> int | None:
         return None if stats is None else int(getattr(stats, field))
 
@@ -346,7 +321,7 @@ def _sim_op(planned: PlannedOp | None, stats: OpStatsLike | None, name: str) -> 
 
 def build_report(
     chip: ChipSpec,
-    sim: SimReportLike,
+    sim: SimReport,
     planned: Sequence[PlannedOp] | None = None,
     *,
     model: str | None = None,

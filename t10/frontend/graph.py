@@ -36,7 +36,7 @@ from t10.t10_dialects import rtensor
 
 __all__ = ["check_supported_ops", "import_graph"]
 
-_INTEGER_INPUT_TYPES = {
+_INTEGER_INPUT_TYPES: dict[int, str] = {
     onnx.TensorProto.INT64: "int64",
     onnx.TensorProto.INT32: "int32",
     onnx.TensorProto.BOOL: "bool",

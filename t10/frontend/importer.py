@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    Float32Type,
     FloatAttr,
     StringAttr,
     TensorType,
@@ -211,7 +212,7 @@ def _identity_map(rank: int) -> AffineMapAttr:
     return AffineMapAttr(AffineMap.identity(rank))
 
 
-def _tensor_type(shape: Shape) -> TensorType:
+def _tensor_type(shape: Shape) -> TensorType[Float32Type]:
     return TensorType(f32, shape)
 
 

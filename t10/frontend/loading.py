@@ -10,6 +10,7 @@ from typing import Any
 import onnx
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from onnx.external_data_helper import load_external_data_for_model
 
 from t10.errors import T10Error
 
@@ -56,7 +57,7 @@ def parse_model(data: bytes, name: str, base_dir: pathlib.Path | None) -> onnx.M
         t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer
     ):
         try:
-            onnx.external_data_helper.load_external_data_for_model(model, str(base_dir))
+            load_external_data_for_model(model, str(base_dir))
         except Exception as e:
             raise T10Error(
                 f"ONNX model '{name}': cannot load external initializer data: {e}"
@@ -105,7 +106,7 @@ def _messages(message: Message, path: str = "") -> Iterator[tuple[str, Message]]
             yield from _messages(item, f"{where}[{index}]{named}")
 
 
-def _set_fields(message: Message, kind: int) -> Iterator[tuple[FieldDescriptor, Any]]:
+def _set_fields(message: Message, kind: int) -> Iterator[tuple[Any, Any]]:
     """The set fields of type ``kind`` (not ``ListFields``, which would copy every tensor's
     ``raw_data``)."""
     for field in message.DESCRIPTOR.fields:

@@ -79,7 +79,9 @@ def _joins(step: chip.SuperstepOp | None, kernel: core.KernelOp) -> bool:
 def _join(step: chip.SuperstepOp, kernel: core.KernelOp) -> None:
     for constant in _late_operands(kernel, step):
         constant.detach()
-        step.parent_block().insert_op_before(constant, step)  # type: ignore[union-attr]
+        block = step.parent_block()
+        assert block is not None  # a superstep lies in the program's body
+        block.insert_op_before(constant, step)
     _move_into(step.compute, kernel)
 
 

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
     UnrealizedConversionCastOp,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -107,10 +107,12 @@ class _IndexBuilder:
             self.memo[key] = op.result
         return self.memo[key]
 
-    def _binary(self, cls: type[Operation], lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    def _binary(
+        self, cls: type[arith.SignlessIntegerBinaryOperation], lhs: SSAValue, rhs: SSAValue
+    ) -> SSAValue:
         key = (cls, lhs, rhs)
         if key not in self.memo:
-            op = cls(lhs, rhs)  # type: ignore[call-arg]
+            op = cls(lhs, rhs)
             self.ops.append(op)
             self.memo[key] = op.results[0]
         return self.memo[key]
@@ -294,7 +296,7 @@ def is_resident(alloc: core.AllocOp) -> bool:
 def _source_label(op: rtensor.DistributeOp) -> str:
     """The ONNX name of a function argument, else `<consumer>/in<i>` for a weight."""
     value = op.source
-    if isinstance(value.owner, Block):
+    if isinstance(value, BlockArgument):
         func = value.owner.parent_op()
         arg_attrs = getattr(func, "arg_attrs", None)
         if arg_attrs is not None:

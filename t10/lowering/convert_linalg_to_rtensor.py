@@ -411,7 +411,7 @@ class MaterializeView(RewritePattern):
             source, self.gathers.cores, self.elem, label, rewriter, self.gathers.placed
         )
         assert isinstance(on_chip.type, RTensorType)
-        layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)  # type: ignore[attr-defined]
+        layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)
         wanted = _stored(op.result.type, self.elem, layout)
         move = _relayout(on_chip, wanted, label, view, None)
         collect = rtensor.CollectOp.create(operands=move.results, result_types=[op.result.type])

@@ -15,7 +15,15 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+)
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.interpreter import (
     Interpreter,
@@ -142,7 +150,9 @@ MATH_FUNCTIONS: dict[type[Operation], Callable[..., Any]] = {
 def host_array(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The numpy value of a dense constant (float tensors become float32)."""
     elem = attr.get_element_type()
-    raw = np.frombuffer(attr.data.data, dtype=np.dtype(elem.format))  # type: ignore[attr-defined]
+    if not isinstance(elem, IntegerType | Float16Type | Float32Type | Float64Type):
+        raise T10Error(f"the simulator cannot read constants of element type {elem}")
+    raw = np.frombuffer(attr.data.data, dtype=np.dtype(elem.format))
     shape = tuple(attr.get_shape())
     if raw.size == 1 and prod(shape) != 1:
         raw = np.broadcast_to(raw, (prod(shape),))  # splat

@@ -30,6 +30,7 @@ from t10.errors import T10Error
 from t10.sim.sim_impl import sim_impl
 from t10.sim.state import Buffer, Index, Region, SimState, StepCost, per_core
 from t10.t10_dialects import core
+from t10.t10_dialects.core import buffer_type
 from t10.t10_dialects.syntax import ints_of
 
 # --------------------------------------------------------------------------------------------
@@ -53,7 +54,7 @@ def _kernel_tensor_expr(op: core.KernelOp) -> TensorExpr:
     """The tensor expression of one core's sub-operator (operand types = the slices read)."""
     sizes = ints_of(op.sizes)
     types = [
-        TensorType(buf.type.tensor.get_element_type(), _slice_shape(loops, sizes))  # type: ignore[attr-defined]
+        TensorType(buffer_type(buf).tensor.get_element_type(), _slice_shape(loops, sizes))
         for buf, loops in zip((*op.inputs, op.output), _map_loops(op), strict=True)
     ]
     parallel = tuple(it.data == IteratorType.PARALLEL for it in op.iterator_types.data)
@@ -223,20 +224,20 @@ def _run_kernel(
 ) -> None:
     sizes = ints_of(op.sizes)
     loops = _map_loops(op)
-    out_loops = loops[-1]
-    if any(d is None for d in out_loops):
+    out_loops = [d for d in loops[-1] if d is not None]
+    if len(out_loops) != len(loops[-1]):
         raise T10Error(f"core.kernel '{op.label.data}': the output may not have broadcast dims")
     values = [s.read().astype(np.float32, copy=False) for s in slices]  # f16 loads widen
     cores = slices[-1].cores
     if expr.kind is ExprKind.CONTRACTION:
-        total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)  # type: ignore[arg-type]
+        total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)
         _write_output(state, op, slices[-1], out_loops, values[-1] + total)
         return
     if expr.kind is ExprKind.REDUCTION:
         reduced = _reduce(interpreter, op, expr, values, loops)
         _write_output(state, op, slices[-1], out_loops, reduced)
         return
-    if sorted(out_loops) != list(range(len(sizes))):  # type: ignore[type-var]
+    if sorted(out_loops) != list(range(len(sizes))):
         raise T10Error(
             f"core.kernel '{op.label.data}': an element-wise kernel's output must read every "
             "loop dim"
@@ -246,16 +247,15 @@ def _run_kernel(
         out = _scattered(interpreter, op, args, values[-1])
     else:
         (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
-        out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)  # type: ignore[arg-type]
+        out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)
     _write_output(state, op, slices[-1], out_loops, out)
 
 
 def _write_output(
-    state: SimState, op: core.KernelOp, output: Slice, loops: Sequence[int | None],
-    values: np.ndarray,
+    state: SimState, op: core.KernelOp, output: Slice, loops: Sequence[int], values: np.ndarray,
 ) -> None:
     """Store a kernel's result (zeros in the padding), counting fp16 overflows."""
-    values = _zero_padding(op, output, loops, values)  # type: ignore[arg-type]
+    values = _zero_padding(op, output, loops, values)
     state.note_overflow(f"core.kernel '{op.label.data}'", values, output.buffer.data.dtype)
     output.write(values)
 
@@ -415,7 +415,7 @@ class CoreFunctions(InterpreterFunctions):
     @sim_impl(core.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: core.AllocOp, args: PythonValues):
         label, cores = op.label.data, op.cores.value.data
-        tensor = op.result.type.tensor  # type: ignore[attr-defined]
+        tensor = op.result.type.tensor
         eb = element_bytes(tensor.get_element_type(), f"core.alloc '{label}'")
         shape = tuple(tensor.get_shape())
         alloc_id = self.state.allocate(label, cores, prod(shape) * eb)
