@@ -45,7 +45,7 @@ def conv_model(
 
 
 def _ops(module: ModuleOp) -> list[str]:
-    return [op.name for op in module.body.block.first_op.body.block.ops]  # type: ignore[union-attr]
+    return [op.name for op in module.body.block.first_op.body.block.ops]
 
 
 # --------------------------------------------------------------------------------------------
@@ -100,14 +100,14 @@ def test_conv_imports_as_views_a_contraction_and_a_bias_add() -> None:
     module = import_onnx(model)
     ops = [op for op in module.walk() if op.name in ("rtensor.view", "linalg.generic")]
     labels = [
-        op.label.data if isinstance(op, rtensor.ViewOp) else op.attributes["t10.name"].data  # type: ignore[union-attr]
+        op.label.data if isinstance(op, rtensor.ViewOp) else op.attributes["t10.name"].data
         for op in ops
     ]
     assert [op.name for op in ops] == ["rtensor.view"] * 3 + ["linalg.generic"] * 2 + [
         "rtensor.view"
     ] * 2
     assert labels == [f"patchify:{i}" for i in range(7)]
-    shapes = [tuple(op.results[0].type.get_shape()) for op in ops]  # type: ignore[attr-defined]
+    shapes = [tuple(op.results[0].type.get_shape()) for op in ops]
     assert shapes == [
         (2, 3, 2, 4, 3, 4),  # split H and W into (patch, offset)
         (2, 2, 3, 3, 4, 4),  # patch indices first
@@ -123,7 +123,7 @@ def test_conv_imports_as_views_a_contraction_and_a_bias_add() -> None:
         op for op in module.walk() if isinstance(op, arith.ConstantOp) and op.result.name_hint
     ]
     matrix = next(op for op in matrices if op.result.name_hint == "W_as_patch_matrix")
-    data = np.frombuffer(matrix.value.data.data, dtype="<f4")  # type: ignore[union-attr]
+    data = np.frombuffer(matrix.value.data.data, dtype="<f4")
     np.testing.assert_array_equal(data.reshape(48, 5), w.reshape(5, 48).T)
 
 
@@ -132,7 +132,7 @@ def test_a_kernel_not_dividing_the_image_slices_first() -> None:
     views = [op for op in module.walk() if isinstance(op, rtensor.ViewOp)]
     first = views[0]
     assert first.label.data == "patchify:0"
-    assert tuple(first.results[0].type.get_shape()) == (1, 2, 8, 8)  # type: ignore[attr-defined]
+    assert tuple(first.results[0].type.get_shape()) == (1, 2, 8, 8)
     assert str(first.map.data) == "(d0, d1, d2, d3) -> (d0, d1, d2, d3)"
     generics = [op for op in module.walk() if op.name == "linalg.generic"]
     assert len(generics) == 1  # no bias: the contraction only
@@ -208,12 +208,12 @@ _SUPPORTED = r"is not supported; t10 supports Conv only as a patch embedding: 2-
             r"attribute group=4 \(a grouped convolution\) " + _SUPPORTED,
         ),
         (
-            conv_model((1, 2, 8), 3, (4,)),  # type: ignore[arg-type]
+            conv_model((1, 2, 8), 3, (4,)),
             r"a 1-D convolution \(input shape \[1, 2, 8\], weight shape \[3, 2, 4\]\) "
             + _SUPPORTED,
         ),
         (
-            conv_model((1, 1, 4, 4, 4), 2, (2, 2, 2)),  # type: ignore[arg-type]
+            conv_model((1, 1, 4, 4, 4), 2, (2, 2, 2)),
             r"a 3-D convolution \(input shape \[1, 1, 4, 4, 4\]",
         ),
     ],

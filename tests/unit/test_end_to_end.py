@@ -39,7 +39,7 @@ def compile_with_estimate(
     """The chip-level module and the plan search's total estimated cycles."""
     compiled = compile_model(model, chip, planner, fuse=False)
     estimated = sum(
-        op.attributes["t10.estimate"].cycles.data  # type: ignore[union-attr]
+        op.attributes["t10.estimate"].cycles.data
         for op in compiled.planned.walk()
         if isinstance(op, GenericOp) and isinstance(op.attributes.get("t10.estimate"), EstimateAttr)
     )

@@ -227,7 +227,7 @@ def test_after_a_split_reduction_the_epilogue_runs_on_the_reduce_scattered_parts
 
 def _planned(model: onnx.ModelProto, chip: str) -> Plan:
     (plan,) = [
-        op.attributes["t10.plan"].to_plan()  # type: ignore[union-attr]
+        op.attributes["t10.plan"].to_plan()
         for op in compile_model(model, chip, emit="linalg").module.walk()
         if isinstance(op, GenericOp) and "t10.plan" in op.attributes
     ]

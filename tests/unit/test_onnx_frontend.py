@@ -105,7 +105,7 @@ def _eval_contraction(op: GenericOp, env: dict[SSAValue, np.ndarray]) -> np.ndar
         subs.append("".join(_LETTERS[d] for d in dims))
     out_dims = _map_results(op, 2)
     assert None not in out_dims
-    spec = f"{subs[0]},{subs[1]}->{''.join(_LETTERS[d] for d in out_dims)}"  # type: ignore[index]
+    spec = f"{subs[0]},{subs[1]}->{''.join(_LETTERS[d] for d in out_dims)}"
     return (env[op.outputs[0]] + np.einsum(spec, *arrays)).astype(np.float32)
 
 
@@ -164,7 +164,7 @@ def evaluate(module: ModuleOp, inputs: dict[str, np.ndarray]) -> dict[str, np.nd
             env[op.res[0]] = evaluator(op, env)
             assert env[op.res[0]].shape == op.res[0].type.get_shape()
         elif isinstance(op, func.ReturnOp):
-            names = [d.data[T10].data for d in main.res_attrs.data]  # type: ignore[union-attr]
+            names = [d.data[T10].data for d in main.res_attrs.data]
             return {n: env[v] for n, v in zip(names, op.operands, strict=True)}
         else:
             raise AssertionError(f"unexpected op at function level: {op.name}")

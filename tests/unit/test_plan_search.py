@@ -873,7 +873,7 @@ def generics(module: ModuleOp) -> list:
 def run_pass(module: ModuleOp, **options: object) -> ModuleOp:
     """Run the pass (on test-16 unless `chip` is given) and verify the result."""
     options.setdefault("chip", "test-16")
-    T10PlanSearch(**options).apply(Context(), module)  # type: ignore[arg-type]
+    T10PlanSearch(**options).apply(Context(), module)
     module.verify()
     return module
 

@@ -69,7 +69,7 @@ def _simulate_with_plans(
     buffers = []
     for op in module.walk():
         if isinstance(op, core.AllocOp):
-            tensor = op.result.type.tensor  # type: ignore[attr-defined]
+            tensor = op.result.type.tensor
             elem = tensor.get_element_type()
             nbytes = prod(tensor.get_shape()) * elem.bitwidth // 8
             buffers.append((op.label.data, str(elem), nbytes))
@@ -115,10 +115,10 @@ def test_partial_sums_accumulate_in_f32_then_round(tmp_path: Path) -> None:
     generic.attributes["t10.plan"] = PlanAttr.from_plan(plan)
     compiled = driver.compile_module(module, "test-16", precision="fp16", fuse=False)
     (planned,) = [op for op in compiled.planned.walk() if isinstance(op, GenericOp)]
-    estimate = planned.attributes["t10.estimate"].cycles.data  # type: ignore[union-attr]
+    estimate = planned.attributes["t10.estimate"].cycles.data
     assert module.attributes["t10.precision"] == StringAttr("fp16")
     allocs = [
-        (op.label.data, str(op.result.type.tensor.get_element_type()))  # type: ignore[attr-defined]
+        (op.label.data, str(op.result.type.tensor.get_element_type()))
         for op in module.walk()
         if isinstance(op, core.AllocOp)
     ]

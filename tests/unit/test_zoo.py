@@ -422,7 +422,7 @@ def test_opt_token_ids_gather_the_token_table() -> None:
 )
 def test_bad_sizes(name: str, kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(T10Error, match=message):
-        ZOO[name].build(config=_tiny_config(name), **kwargs)  # type: ignore[arg-type]
+        ZOO[name].build(config=_tiny_config(name), **kwargs)
 
 
 def test_unknown_name_and_image_size() -> None:
