@@ -32,7 +32,7 @@ lint: venv
 # pyright as configured in pyproject.toml (basic for the package, strict for the core layer and
 # the dialects); the first run fetches pyright itself from the npm registry.
 typecheck: venv
-	$(BIN)/pyright
+	$(BIN)/pyright --project .
 
 bench: venv
 	$(BIN)/python benchmarks/matmul_plans.py
