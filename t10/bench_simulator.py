@@ -73,8 +73,8 @@ def measure(name: str, model: onnx.ModelProto, chip_name: str, repeat: int) -> S
     session = ort.InferenceSession(model.SerializeToString())  # timed with its optimizations
     ort_seconds = _best_of(repeat, lambda: session.run(None, inputs))
     error = 0.0
-    for name, want in expected.items():
-        got = result.outputs[name]
+    for output, want in expected.items():
+        got = result.outputs[output]
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
         error = max(error, float(np.max(np.abs(got - want))))
     return SpeedRow(
