@@ -40,8 +40,8 @@ from onnx import numpy_helper
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, load_chip
-from t10.common.tensor_expr import PRECISIONS, element_bytes, precision_type
-from t10.driver import CHECK_TOLERANCES, compile_model
+from t10.common.tensor_expr import PRECISIONS, check_partials, element_bytes, precision_type
+from t10.driver import check_tolerance, compile_model
 from t10.errors import T10Error
 from t10.examples.models import matmul
 from t10.report import check_outputs, input_specs, random_inputs
@@ -120,13 +120,18 @@ class BenchRow:
 
 
 def run_plan(
-    chip: str, shape: Shape, planner: str, seed: int = 0, precision: str = "fp32"
+    chip: str,
+    shape: Shape,
+    planner: str,
+    seed: int = 0,
+    precision: str = "fp32",
+    partials: str = "fp32",
 ) -> PlanRun | str:
     """Compile and simulate one matmul; "infeasible" when no plan fits the chip."""
     m, k, n = shape
     model = matmul(m=m, k=k, n=n, seed=seed)
     try:
-        compiled = compile_model(model, chip, planner, precision=precision)
+        compiled = compile_model(model, chip, planner, precision=precision, partials=partials)
     except T10Error as e:
         if "does not fit" in str(e):
             return "infeasible"
@@ -137,7 +142,7 @@ def run_plan(
     x = next(iter(inputs.values()))
     ref = x.astype(np.float64) @ weight.astype(np.float64)
     name, got = next(iter(result.outputs.items()))
-    check = check_outputs({name: got}, {name: ref}, CHECK_TOLERANCES[precision])
+    check = check_outputs({name: got}, {name: ref}, check_tolerance(precision, partials))
     cores = max((op.cores_used for op in result.report.ops), default=0)
     return PlanRun(result.report.total_cycles, cores, check.max_abs_error, check.passed)
 
@@ -148,6 +153,7 @@ def run_bench(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     precision: str = "fp32",
+    partials: str = "fp32",
 ) -> list[BenchRow]:
     chip = load_chip(chip_name)
     elem_bytes = element_bytes(precision_type(precision, "t10 bench"), "t10 bench")
@@ -155,8 +161,8 @@ def run_bench(
     for shape in shapes:
         if progress:
             progress(f"{'x'.join(map(str, shape))} ...")
-        t10 = run_plan(chip_name, shape, "t10", seed, precision)
-        rep = run_plan(chip_name, shape, "replicate", seed, precision)
+        t10 = run_plan(chip_name, shape, "t10", seed, precision, partials)
+        rep = run_plan(chip_name, shape, "replicate", seed, precision, partials)
         rows.append(BenchRow(shape, t10, rep, lower_bound(chip, *shape, elem_bytes)))
     return rows
 
@@ -177,7 +183,9 @@ def _ratio(a: PlanRun | str | int, b: PlanRun | str | int) -> str:
     return "-" if va is None or vb is None else f"{va / vb:.2f}"
 
 
-def format_table(rows: Sequence[BenchRow], chip: ChipSpec, precision: str = "fp32") -> str:
+def format_table(
+    rows: Sequence[BenchRow], chip: ChipSpec, precision: str = "fp32", partials: str = "fp32"
+) -> str:
     header = ("M x K x N", "T10 cycles", "replicate cycles", "lower bound",
               "T10/bound", "replicate/T10", "T10 cores", "replicate cores")
     body = [
@@ -196,7 +204,7 @@ def format_table(rows: Sequence[BenchRow], chip: ChipSpec, precision: str = "fp3
     widths = [max(len(row[i]) for row in (header, *body)) for i in range(len(header))]
     lines = [
         f"matmul plans on {chip.name} ({chip.cores} cores, {chip.sram_bytes_per_core:,} B SRAM "
-        f"per core), {precision}, simulated cycles",
+        f"per core), {precision} storage, {partials} partial sums, simulated cycles",
         "  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths,
                                                                                strict=True))),
     ]
@@ -241,7 +249,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         + ",".join("x".join(map(str, s)) for s in DEFAULT_SHAPES) + ")")
     p.add_argument("--precision", choices=PRECISIONS, default="fp32",
                    help="storage precision: fp32 (default) or fp16 (2-byte buffers and "
-                        "exchanges, fp16 matmul rate, fp32 accumulation)")
+                        "exchanges, fp16 matmul rate)")
+    p.add_argument("--partials", choices=PRECISIONS, default="fp32",
+                   help="precision of partial sums across steps and cores: fp32 (default) "
+                        "or fp16 (with --precision fp16)")
     p.add_argument("--seed", type=int, default=0, help="seed of weights and inputs")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -252,9 +263,15 @@ def run_from_args(args: argparse.Namespace, out: IO[str]) -> int:
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    check_partials(args.precision, args.partials, "--partials")
     rows = run_bench(
-        args.chip, args.shapes, args.seed, None if args.quiet else progress, args.precision
+        args.chip,
+        args.shapes,
+        args.seed,
+        None if args.quiet else progress,
+        args.precision,
+        args.partials,
     )
-    print(format_table(rows, chip, args.precision), file=out)
+    print(format_table(rows, chip, args.precision, args.partials), file=out)
     return 0
 

@@ -2,9 +2,9 @@
 
 ```
 t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
-                   [--inputs IN.npz] [--outputs OUT.npz]
+                   [--partials fp32|fp16] [--inputs IN.npz] [--outputs OUT.npz]
                    [--check [--rtol R] [--atol A] [--atol-rms F]] [--report R.json]
-t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...]
+t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partials ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE]
 t10 bench [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
@@ -37,9 +37,9 @@ from xdsl.utils.exceptions import DiagnosticException
 from t10 import bench
 from t10.common.tensor_expr import PRECISIONS
 from t10.driver import (
-    CHECK_TOLERANCES,
     DEFAULT_CHIP,
     DEFAULT_MIN_UTILIZATION,
+    check_tolerance,
     compile_model,
     run_model,
 )
@@ -153,7 +153,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         if path:
             _check_output_path(path, option)
     inputs = _load_inputs(args.inputs) if args.inputs else None
-    default = CHECK_TOLERANCES[args.precision]
+    default = check_tolerance(args.precision, args.partials)
     tolerance = Tolerance(
         default.rtol if args.rtol is None else args.rtol,
         default.atol if args.atol is None else args.atol,
@@ -169,6 +169,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         check=tolerance if args.check else None,
         precision=args.precision,
         epilogues=args.epilogues,
+        partials=args.partials,
     )
     print(format_report(result.report), file=out)
     if args.outputs:
@@ -201,6 +202,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         args.emit,
         args.precision,
         epilogues=args.epilogues,
+        partials=args.partials,
     )
 
     def emit(stream: IO[str]) -> None:
@@ -302,7 +304,12 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                                      f"(default {DEFAULT_MIN_UTILIZATION})")
     p.add_argument("--precision", default="fp32", choices=tuple(PRECISIONS),
                    help="storage precision: fp32 (default) or fp16 (2-byte buffers and "
-                        "exchanges, fp16 matmul rate, fp32 accumulation)")
+                        "exchanges, fp16 matmul rate)")
+    p.add_argument("--partials", default="fp32", choices=tuple(PRECISIONS),
+                   help="precision of the partial sums a plan carries across steps and "
+                        "cores: fp32 (default: accumulated apart, rounded once) or fp16 "
+                        "(with --precision fp16: accumulated in the output, half the bytes, "
+                        "less accurate)")
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "
                         "as operators of their own instead of running them on its cores")
@@ -332,12 +339,14 @@ def make_parser() -> argparse.ArgumentParser:
     run.add_argument("--check", action="store_true",
                      help="compare with onnxruntime; exit 1 past tolerance")
     run.add_argument("--rtol", type=_non_negative, default=None,
-                     help="relative tolerance of --check (default 1e-4; fp16: 1e-2)")
+                     help="relative tolerance of --check (default 1e-4; fp16: 1e-2; "
+                          "--partials fp16: 3e-2)")
     run.add_argument("--atol", type=_non_negative, default=None,
                      help="absolute tolerance of --check (default 1e-5; fp16: 1e-3)")
     run.add_argument("--atol-rms", type=_non_negative, default=None, metavar="F",
                      help="absolute tolerance of --check per unit of each output's root "
-                          "mean square, added to --atol (default 0; fp16: 1e-2)")
+                          "mean square, added to --atol (default 0; fp16: 1e-2; --partials "
+                          "fp16: 3e-2)")
     run.add_argument("--report", metavar="REPORT.json",
                      help="write the report as JSON (format: docs/report.md)")
     run.set_defaults(handler=_cmd_run)

@@ -30,5 +30,8 @@ PLANNER_ATTR = "t10.planner"
 """The planner that chose the plans: t10 or replicate (module attribute)."""
 PRECISION_ATTR = "t10.precision"
 """The precision the module was compiled at: fp32 or fp16 (module attribute)."""
+PARTIALS_ATTR = "t10.partials"
+"""The precision of partial sums carried across steps and cores: fp32 or fp16 (module
+attribute)."""
 MODEL_BYTES_ATTR = "t10.model_bytes"
 """Bytes of the model's weights held on chip (module attribute)."""

@@ -99,6 +99,13 @@ class FlopsTable(Mapping[str, float]):
         return f"FlopsTable({self._items!r})"
 
 
+MatmulOrientation = Literal["lhs-rows", "larger-rows"]
+"""`lhs-rows`: m is always the left operand's rows; `larger-rows`: m is the larger of the
+two sides unless that is at most `col_block` (then the smaller) - the T10 authors' rule for the
+IPU MK2."""
+MATMUL_ORIENTATIONS: tuple[MatmulOrientation, ...] = ("lhs-rows", "larger-rows")
+
+
 @dataclass(frozen=True)
 class MatmulCosts:
     """Fitted per-core matmul cost constants (see `t10.common.costs.matmul_cycles`).
@@ -115,6 +122,10 @@ class MatmulCosts:
     k_cycles: float  # cycles per k-block × col-block
     col_cycles: float  # cycles per col-block
     fixed_cycles: float  # cycles per call (per batch entry)
+    orientation: MatmulOrientation = "lhs-rows"
+    """Which of the product's two sides the kernel takes as its rows m (the rest as its
+    columns n): C = AB and Cᵀ = BᵀAᵀ are the same work, so a compiler may lay the tile out
+    either way (`t10.common.costs.kernel_rows_cols`)."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +247,7 @@ class ChipSpec:
                     "k_cycles": m.k_cycles,
                     "col_cycles": m.col_cycles,
                     "fixed_cycles": m.fixed_cycles,
+                    "orientation": m.orientation,
                 },
                 "elementwise": {
                     "cycles_per_element": e.cycles_per_element,
@@ -349,6 +361,16 @@ def _show(v: object) -> str:
     return json.dumps(v) if isinstance(v, str) else repr(v)
 
 
+def _orientation(r: _Reader) -> MatmulOrientation:
+    if not r.has("orientation"):
+        return "lhs-rows"
+    value = r.string("orientation")
+    for known in MATMUL_ORIENTATIONS:
+        if value == known:
+            return known
+    r.fail("orientation", f"must be one of {', '.join(MATMUL_ORIENTATIONS)}, got {_show(value)}")
+
+
 def _elementwise(r: _Reader) -> ElementwiseCosts:
     r.allow("cycles_per_element", "fixed_cycles")
     return ElementwiseCosts(
@@ -416,6 +438,7 @@ _MATMUL_FIELDS = (
     "k_cycles",
     "col_cycles",
     "fixed_cycles",
+    "orientation",
 )
 
 
@@ -454,6 +477,7 @@ def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
         k_cycles=mr.number("k_cycles", allow_zero=True),
         col_cycles=mr.number("col_cycles", allow_zero=True),
         fixed_cycles=mr.number("fixed_cycles", allow_zero=True),
+        orientation=_orientation(mr),
     )
     elementwise = _elementwise(r.sub("elementwise"))
     relu = _elementwise(r.sub("relu"))

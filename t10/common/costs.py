@@ -15,12 +15,13 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
-from t10.common.chip_spec import ChipSpec
+from t10.common.chip_spec import ChipSpec, MatmulCosts
 from t10.errors import T10Error
 
 __all__ = [
     "elementwise_cycles",
     "exchange_cycles",
+    "kernel_rows_cols",
     "matmul_cycles",
     "peak_flops_per_cycle",
     "sync_cycles",
@@ -45,10 +46,24 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def kernel_rows_cols(costs: MatmulCosts, m: int, n: int) -> tuple[int, int]:
+    """The (rows, columns) the matmul kernel takes for an m×n product, by the chip's
+    `orientation`: `lhs-rows` keeps (m, n); `larger-rows` takes the larger side as rows unless
+    it is at most `col_block`, then the smaller (the T10 authors' rule for the IPU MK2).
+    C = AB and Cᵀ = BᵀAᵀ are the same work and give the same numbers, so only the cost
+    follows the orientation."""
+    if costs.orientation == "lhs-rows":
+        return m, n
+    small, large = sorted((m, n))
+    return (small, large) if large <= costs.col_block else (large, small)
+
+
 def matmul_cycles(chip: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes: int) -> int:
     """Cycles of one core multiplying `batch` pairs of (m×k)·(k×n) matrices.
 
-    With B = `elem_bytes` and the chip's `matmul` constants (IPU MK2 values in brackets):
+    The kernel first orients the product (`kernel_rows_cols`: m and n below are its rows and
+    columns). With B = `elem_bytes` and the chip's `matmul` constants (IPU MK2 values in
+    brackets):
 
         b·( B·inner·⌈m/row_block⌉·⌈k/(k_bytes_block/B)⌉·⌈n/col_block⌉      [inner=12, row_block=6]
             + k_cycles·⌈k/(k_bytes_block/B)⌉·⌈n/col_block⌉       [k_cycles=514, k_bytes_block=32]
@@ -63,6 +78,7 @@ def matmul_cycles(chip: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes
     if b == 0 or m == 0 or k == 0 or n == 0:
         return 0
     c = chip.matmul
+    m, n = kernel_rows_cols(c, m, n)
     rows = _ceil_div(m, c.row_block)
     kblocks = _ceil_div(k * elem_bytes, c.k_bytes_block)
     cols = _ceil_div(n, c.col_block)

@@ -224,16 +224,13 @@ def reduction_group(expr: TensorExpr, plan: Plan) -> int:
     return prod(plan.factors[d] for d in expr.reduction_dims)
 
 
-ACCUMULATOR_BYTES = 4
-"""Partial sums are fp32 whatever the storage precision (the IPU's fp16 AMP matmuls)."""
-
-
 def rounds_partials(expr: TensorExpr, plan: Plan) -> bool:
     """Whether the plan accumulates partial sums (over steps along a reduction dim, or over
-    the cores of a split reduction dim) that are narrower in storage than fp32: they then
-    accumulate in an fp32 buffer that is rounded into the output once they are complete."""
+    the cores of a split reduction dim) that are wider than the storage (`partial_bytes`, e.g.
+    fp32 partials of fp16 storage): they then accumulate in a buffer of their own that is
+    rounded into the output once they are complete."""
     return (
-        expr.elem_bytes < ACCUMULATOR_BYTES
+        expr.elem_bytes < expr.partial_bytes
         and expr.kind is not ExprKind.ELEMENTWISE
         and (plan.temporal_dim in expr.reduction_dims or reduction_group(expr, plan) > 1)
     )
@@ -257,15 +254,15 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     Time: every step is a BSP superstep (compute, then the shift of every rotating input,
     then a sync); the last step does not shift. A reduction dim split over R cores ends with
     an all-reduce: a reduce-scatter and an all-gather superstep, each moving (R-1)/R of the
-    output tile, plus the additions. Partial sums narrower than fp32 (`rounds_partials`)
-    accumulate in an fp32 tile, then a superstep of its own rounds it into the output (an
-    element-wise pass over the tile).
+    output tile, plus the additions. Partial sums wider than the storage (`rounds_partials`)
+    accumulate and move at their own width in a tile of their own, then a superstep of its own
+    rounds it into the output (an element-wise pass over the tile).
     A fused epilogue (`TensorExpr.epilogue`) adds an element-wise kernel over the output tile,
     or over its part after a split reduction (`epilogue_elements`); it writes the output in
     place.
     Memory: every input's local buffer (rotating ones hold their window plus one incoming
     chunk; an epilogue's inputs are laid out like the output tile), the output tile (plus the
-    fp32 accumulator when rounding), and the all-reduce's receive buffer.
+    accumulator when rounding), and the all-reduce's receive buffer.
     """
     eb = expr.elem_bytes
     layouts = input_layouts(expr, plan)
@@ -278,7 +275,7 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     syncs = plan.steps
     memory = sum(lay.local_elements() for lay in layouts) * eb + out_tile * eb
     rounding = rounds_partials(expr, plan)
-    acc_bytes = ACCUMULATOR_BYTES if rounding else eb
+    acc_bytes = expr.partial_bytes if rounding else eb
     group = reduction_group(expr, plan)
     if group > 1:
         part = ceil(out_tile / group)
@@ -290,7 +287,7 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     if rounding:
         compute += costs.elementwise_cycles(chip, out_tile, False)
         syncs += 1
-        memory += out_tile * ACCUMULATOR_BYTES
+        memory += out_tile * expr.partial_bytes
     if expr.epilogue is not None:
         epi = expr.epilogue
         elements = epilogue_elements(out_tile, group, rounding)

@@ -7,7 +7,7 @@ constant 0 (a broadcast dim of size 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from math import prod
 
@@ -84,6 +84,12 @@ class TensorExpr:
     yield do not count): a fused chain costs what its ops cost."""
     epilogue: Epilogue | None = None
     """A contraction's fused element-wise epilogue (its inputs are the last of `inputs`)."""
+    partial_bytes: int = 4
+    """Bytes of a partial sum that a plan carries across steps or cores (the precision of
+    partial sums: 4 for fp32 partials, 2 for fp16). Partials wider than the storage
+    (`elem_bytes`) accumulate in a buffer of their own that is rounded into the output once
+    complete (`t10.common.plans.rounds_partials`); partials as narrow as the storage
+    accumulate in the output itself, rounded at every step and every exchange."""
 
     @property
     def rank(self) -> int:
@@ -157,13 +163,36 @@ PRECISIONS: dict[str, Attribute] = {"fp32": Float32Type(), "fp16": Float16Type()
 """Storage precision -> the element type of distributed tensors and core buffers."""
 
 
-def precision_type(precision: str, what: str) -> Attribute:
-    """The storage element type of `precision` (a T10Error names the valid ones)."""
+def precision_type(precision: str, what: str, kind: str = "precision") -> Attribute:
+    """The element type of `precision` (a T10Error names the valid ones; `kind` names the
+    option in it: `precision` or `partials`)."""
     if precision not in PRECISIONS:
         raise T10Error(
-            f"{what}: unknown precision '{precision}'; choose one of {', '.join(PRECISIONS)}"
+            f"{what}: unknown {kind} '{precision}'; choose one of {', '.join(PRECISIONS)}"
         )
     return PRECISIONS[precision]
+
+
+def check_partials(precision: str, partials: str, what: str) -> None:
+    """`precision` and `partials` name precisions, and partial sums are at least as wide as
+    the storage."""
+    storage = element_bytes(precision_type(precision, what), what)
+    if element_bytes(precision_type(partials, what, "partials"), what) < storage:
+        raise T10Error(
+            f"{what}: partials '{partials}' are narrower than the '{precision}' storage; "
+            f"use partials={precision} or wider"
+        )
+
+
+def at_precision(expr: TensorExpr, precision: str, partials: str, what: str) -> TensorExpr:
+    """`expr` (built from f32 linalg IR) as planned for `precision` storage with `partials`
+    partial sums."""
+    check_partials(precision, partials, what)
+    return replace(
+        expr,
+        elem_bytes=element_bytes(precision_type(precision, what), what),
+        partial_bytes=element_bytes(precision_type(partials, what, "partials"), what),
+    )
 
 
 ELEMENTWISE_BODY_OPS = (
@@ -328,6 +357,7 @@ def tensor_expr_of(
         output=output,
         kind=kind,
         elem_bytes=element_bytes(elem, what),
+        partial_bytes=element_bytes(_element_type(output_type), what),
         relu_like=kind is not ExprKind.REDUCTION and is_relu_like_body(body),
         combiner="sum" if kind is ExprKind.CONTRACTION else combiner,
         body_ops=body_arith_ops(body),

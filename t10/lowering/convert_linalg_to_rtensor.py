@@ -19,14 +19,15 @@ read through views is refused. A gather returned from the function is made on ch
 `host_layout` and collected.
 
 Precision: distributed tensors take the storage element type the module's `t10.precision`
-names (f32 when absent). Under fp16 an operator whose plan accumulates partial sums
-(`rounds_partials`) produces an f32 accumulator, which an `rtensor.relayout` labelled with
-the operator rounds into f16 storage in place (same layout).
+names (f32 when absent). An operator whose plan accumulates partial sums wider than the
+storage (`rounds_partials`: fp16 storage with the module's `t10.partials` fp32, the default)
+produces an accumulator of the partials' type, which an `rtensor.relayout` labelled with the
+operator rounds into the storage type in place (same layout); with `t10.partials` equal to
+the storage precision the operator accumulates in its output directly.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -56,6 +57,7 @@ from xdsl.rewriter import InsertPoint
 from t10.common.attr_names import (
     ESTIMATE_ATTR,
     GATHER_ATTR,
+    PARTIALS_ATTR,
     PLAN_ATTR,
     PRECISION_ATTR,
     RELAYOUT_ATTR,
@@ -65,8 +67,10 @@ from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr
 from t10.common.plans import Layout, host_layout, input_layouts, output_layout, rounds_partials
 from t10.common.tensor_expr import (
     COMBINER_IDENTITY,
+    PRECISIONS,
     ExprKind,
-    element_bytes,
+    at_precision,
+    check_partials,
     linalg_tensor_expr,
     op_name,
     precision_type,
@@ -272,8 +276,10 @@ def _reused_inputs(op: GenericOp) -> set[int]:
 
 @dataclass
 class GenericToRTensor(RewritePattern):
-    elem: Attribute
-    """The storage element type of distributed tensors."""
+    precision: str
+    """The storage precision of distributed tensors (`t10.precision`)."""
+    partials: str
+    """The precision of partial sums carried across steps and cores (`t10.partials`)."""
     gathers: Gathers
     moves: dict[MoveKey, SSAValue] = field(default_factory=dict)
     """The relayouts made so far, for inputs that reuse them."""
@@ -290,7 +296,8 @@ class GenericToRTensor(RewritePattern):
             )
         epilogue = epilogue_of(op)
         fused = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
-        expr = dataclasses.replace(fused, elem_bytes=element_bytes(self.elem, op_name(op)))
+        expr = at_precision(fused, self.precision, self.partials, f"operator '{op_name(op)}'")
+        elem = PRECISIONS[self.precision]
         plan = plan_attr.to_plan()
         if expr.kind is ExprKind.CONTRACTION and not _is_splat_of(op.outputs[0], 0.0):
             raise T10Error(
@@ -309,7 +316,7 @@ class GenericToRTensor(RewritePattern):
         if epilogue is not None:
             values += epilogue_inputs(op, epilogue)
         inputs = [
-            _distributed(v, lay, self.elem, op, rewriter, self.gathers, self.moves, i in reused)
+            _distributed(v, lay, elem, op, rewriter, self.gathers, self.moves, i in reused)
             for i, (v, lay) in enumerate(zip(values, input_layouts(expr, plan), strict=True))
         ]
         result_type = op.res[0].type
@@ -326,7 +333,9 @@ class GenericToRTensor(RewritePattern):
             properties["estimate"] = op.attributes[ESTIMATE_ATTR]
         generic = rtensor.GenericOp.create(
             operands=inputs[: expr.own_inputs],
-            result_types=[_stored(result_type, f32 if rounding else self.elem, layout)],
+            result_types=[
+                _stored(result_type, PRECISIONS[self.partials] if rounding else elem, layout)
+            ],
             properties=properties,
             regions=[op.detach_region(op.body)],
         )
@@ -335,7 +344,7 @@ class GenericToRTensor(RewritePattern):
             new_ops.append(
                 rtensor.RelayoutOp.create(
                     operands=generic.results,
-                    result_types=[_stored(result_type, self.elem, layout)],
+                    result_types=[_stored(result_type, elem, layout)],
                     properties={"label": StringAttr(expr.name)},
                 )
             )
@@ -480,18 +489,26 @@ class EraseUnused(RewritePattern):
                 rewriter.erase(op)
 
 
+def _module_string(module: ModuleOp, name: str) -> str:
+    """A string module attribute (fp32 when absent)."""
+    value = module.attributes.get(name, StringAttr("fp32"))
+    if not isinstance(value, StringAttr):
+        raise T10Error(f"module attribute '{name}' must be a string, got {value}")
+    return value.data
+
+
 @dataclass(frozen=True)
 class ConvertLinalgToRTensor(ModulePass):
     name = "convert-linalg-to-rtensor"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        precision = op.attributes.get(PRECISION_ATTR, StringAttr("fp32"))
-        if not isinstance(precision, StringAttr):
-            raise T10Error(f"module attribute '{PRECISION_ATTR}' must be a string, got {precision}")
-        elem = precision_type(precision.data, f"module attribute '{PRECISION_ATTR}'")
+        precision = _module_string(op, PRECISION_ATTR)
+        elem = precision_type(precision, f"module attribute '{PRECISION_ATTR}'")
+        partials = _module_string(op, PARTIALS_ATTR)
+        check_partials(precision, partials, f"module attribute '{PARTIALS_ATTR}'")
         gathers = Gathers(_program_cores(op))
         PatternRewriteWalker(
-            GenericToRTensor(elem, gathers), apply_recursively=False
+            GenericToRTensor(precision, partials, gathers), apply_recursively=False
         ).rewrite_module(op)
         PatternRewriteWalker(
             MaterializeGather(elem, gathers), apply_recursively=False

@@ -3,7 +3,6 @@ their tensor expressions at a storage precision, and the roles of their inputs."
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
@@ -12,15 +11,17 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
-from t10.common.tensor_expr import TensorExpr, element_bytes, linalg_tensor_expr, precision_type
+from t10.common.tensor_expr import TensorExpr, at_precision, check_partials, linalg_tensor_expr
 from t10.passes.memory_reconciliation import Operands
 from t10.passes.plan_search import check_options
 from t10.t10_dialects.rtensor import through_views
 
 
-def check_search_options(what: str, planner: str, min_utilization: float, precision: str) -> None:
+def check_search_options(
+    what: str, planner: str, min_utilization: float, precision: str, partials: str
+) -> None:
     """The plan search's options are valid (`what`: the pass named in the error)."""
-    precision_type(precision, what)
+    check_partials(precision, partials, what)
     check_options(what, planner, min_utilization)
 
 
@@ -79,13 +80,12 @@ def operand_roles(op: Operator) -> Operands:
     return Operands(tuple(constant), tuple(host), staged, viewed_constants)
 
 
-def operator_tensor_expr(op: Operator, precision: str) -> TensorExpr:
-    """The operator (with its epilogue) with the storage precision's element size."""
-    elem = precision_type(precision, "t10-plan-search")
+def operator_tensor_expr(op: Operator, precision: str, partials: str) -> TensorExpr:
+    """The operator (with its epilogue) at the storage and partial-sum precisions."""
     if op.epilogue is None:
         assert isinstance(op.generic, GenericOp)
         expr = linalg_tensor_expr(op.generic)
     else:
         assert isinstance(op.generic, GenericOp) and isinstance(op.epilogue, GenericOp)
         expr = fused_tensor_expr(op.generic, op.epilogue)
-    return dataclasses.replace(expr, elem_bytes=element_bytes(elem, "t10-plan-search"))
+    return at_precision(expr, precision, partials, "t10-plan-search")

@@ -35,8 +35,8 @@ from fractions import Fraction
 from math import ceil, lcm, prod
 
 from t10.common.chip_spec import ChipSpec
+from t10.common.costs import kernel_rows_cols
 from t10.common.plans import (
-    ACCUMULATOR_BYTES,
     Estimate,
     Plan,
     Rotation,
@@ -156,9 +156,10 @@ class FastEstimator:
         self.red = expr.reduction_dims
         self.sync = chip.sync_cycles
         self.contraction = expr.kind is ExprKind.CONTRACTION
-        # partial sums narrower than fp32 are rounded from an fp32 accumulator (rounds_partials)
-        self.narrow_partials = (
-            expr.elem_bytes < ACCUMULATOR_BYTES and expr.kind is not ExprKind.ELEMENTWISE
+        # partial sums wider than the storage accumulate apart and are rounded (rounds_partials)
+        self.partial_bytes = expr.partial_bytes
+        self.wide_partials = (
+            expr.elem_bytes < expr.partial_bytes and expr.kind is not ExprKind.ELEMENTWISE
         )
         # matmul role per loop dim, as TensorExpr.matmul_dims: 0 batch, 1 m, 2 k, 3 n
         self.roles: tuple[int, ...] = ()
@@ -169,7 +170,7 @@ class FastEstimator:
                 else 3 if b.uses(d) and not a.uses(d) else 0
                 for d, par in enumerate(expr.parallel)
             )
-        mm = chip.matmul
+        mm = self.mm = chip.matmul
         parts = [_exact(x) for x in (mm.inner_cycles, mm.k_cycles, mm.col_cycles,
                                      mm.fixed_cycles)]
         self.mm_den = lcm(*(p.denominator for p in parts))
@@ -206,6 +207,7 @@ class FastEstimator:
         for role, size in zip(self.roles, sizes, strict=True):
             dims[role] *= size
         b, m, k, n = dims
+        m, n = kernel_rows_cols(self.mm, m, n)
         row_block, k_bytes_block, col_block = self.mm_blocks
         rows = -(-m // row_block)
         kblocks = -(-(k * self.eb) // k_bytes_block)
@@ -243,8 +245,8 @@ class FastEstimator:
         exchange = (steps - 1) * self.exchange(shifted * eb) if shifted else 0
         syncs = steps
         group = prod(factors[d] for d in self.red)
-        rounding = self.narrow_partials and (group > 1 or temporal in self.red)
-        acc_bytes = ACCUMULATOR_BYTES if rounding else eb
+        rounding = self.wide_partials and (group > 1 or temporal in self.red)
+        acc_bytes = self.partial_bytes if rounding else eb
         if group > 1:
             moved = (group - 1) * -(-out_tile // group)
             exchange += 2 * self.exchange(moved * acc_bytes)
@@ -254,7 +256,7 @@ class FastEstimator:
         if rounding:
             compute += self.reduce_ew(out_tile)
             syncs += 1
-            memory += out_tile * ACCUMULATOR_BYTES
+            memory += out_tile * self.partial_bytes
         if self.epilogue is not None:
             compute += self.epilogue(epilogue_elements(out_tile, group, rounding))
             syncs += 1 if rounding else 0

@@ -28,11 +28,17 @@ def pipeline(
     precision: str = "fp32",
     fuse: bool = True,
     epilogues: bool = True,
+    partials: str = "fp32",
 ) -> tuple[ModulePass, ...]:
     """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off:
     element-wise chains, then, unless `epilogues` is off, contraction epilogues where the
     cost model says they pay) and planning first (`emit="linalg"` stops after the plan search)."""
-    options = {"chip": chip, "min_utilization": min_utilization, "precision": precision}
+    options = {
+        "chip": chip,
+        "min_utilization": min_utilization,
+        "precision": precision,
+        "partials": partials,
+    }
     fusion: tuple[ModulePass, ...] = ()
     if fuse:
         fusion = (T10FuseElementwise(),)
@@ -56,6 +62,7 @@ class T10Compile(ModulePass):
     planner: str = "t10"
     min_utilization: float = 0.5
     precision: str = "fp32"
+    partials: str = "fp32"
     fuse: bool = True
     """Fuse element-wise chains first (t10-fuse-elementwise)."""
     epilogues: bool = True
@@ -70,5 +77,6 @@ class T10Compile(ModulePass):
             precision=self.precision,
             fuse=self.fuse,
             epilogues=self.epilogues,
+            partials=self.partials,
         )
         PassPipeline(passes).apply(ctx, op)

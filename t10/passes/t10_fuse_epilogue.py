@@ -67,13 +67,14 @@ class FusionCosts:
     chip: ChipSpec
     min_utilization: float
     precision: str
+    partials: str
     fastest_plans: dict[TensorExpr, tuple[Plan, Estimate]] = field(default_factory=dict)
 
     def fastest(self, operator: Operator) -> tuple[TensorExpr, Plan, Estimate]:
         """The operator's fastest plan. It never rotates (a rotating plan computes the same
         tiles in steps, paying each step's fixed costs, shifts and syncs), so the spatial
         plans (the replicate planner's) hold it, whichever planner runs later."""
-        expr = operator_tensor_expr(operator, self.precision)
+        expr = operator_tensor_expr(operator, self.precision, self.partials)
         key = dataclasses.replace(expr, name="")
         if key not in self.fastest_plans:
             frontier = operator_frontier(self.chip, expr, "replicate", self.min_utilization)
@@ -145,13 +146,18 @@ class T10FuseEpilogue(ModulePass):
     """The chip whose cost model decides (as t10-plan-search's option)."""
     min_utilization: float = 0.5
     precision: str = "fp32"
+    partials: str = "fp32"
     always: bool = False
     """Mark every candidate, whether it pays or not."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         fusion_costs = None
         if not self.always:
-            check_search_options(self.name, "replicate", self.min_utilization, self.precision)
-            fusion_costs = FusionCosts(load_chip(self.chip), self.min_utilization, self.precision)
+            check_search_options(
+                self.name, "replicate", self.min_utilization, self.precision, self.partials
+            )
+            fusion_costs = FusionCosts(
+                load_chip(self.chip), self.min_utilization, self.precision, self.partials
+            )
         walker = PatternRewriteWalker(MarkEpilogue(fusion_costs), apply_recursively=False)
         walker.rewrite_module(op)

@@ -12,12 +12,15 @@ An analysis pass: it changes no operation, it only writes attributes.
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
   `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
   (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
-- on the module: `t10.chip` (the `chip` option as given), `t10.planner`,
-  `t10.precision` and `t10.model_bytes`, the bytes per core the plans need at their peak
-  (an upper bound of what the simulator measures).
+- on the module: `t10.chip` (the `chip` option as given), `t10.planner`, `t10.precision`,
+  `t10.partials` and `t10.model_bytes`, the bytes per core the plans need at their peak (an
+  upper bound of what the simulator measures).
 
 `precision=fp16` plans for fp16 storage: every buffer and exchange takes 2 bytes per element
-and matmuls run at the fp16 rate; partial sums stay fp32 (`t10.common.plans.rounds_partials`).
+and matmuls run at the fp16 rate. Partial sums that a plan carries across steps or cores are
+fp32 by default (`partials=fp32`: accumulated apart and rounded once,
+`t10.common.plans.rounds_partials`); `partials=fp16` accumulates them in the fp16 output
+itself (half the bytes moved and held, no rounding pass, less accurate).
 The linalg IR keeps its f32 types (the host's); convert-linalg-to-rtensor reads
 `t10.precision` and gives the distributed tensors f16 elements.
 
@@ -37,7 +40,7 @@ faster (or fits): it then removes the `t10.epilogue` marks (and the contractions
 names), so the IR shows what was decided.
 
     xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5
-                                            precision=fp32}'
+                                            precision=fp32 partials=fp32}'
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from t10.common.attr_names import (
     ESTIMATE_ATTR,
     GATHER_ATTR,
     MODEL_BYTES_ATTR,
+    PARTIALS_ATTR,
     PLAN_ATTR,
     PLANNER_ATTR,
     PRECISION_ATTR,
@@ -205,10 +209,15 @@ class T10PlanSearch(ModulePass):
     min_utilization: float = 0.5
     """Plans must be able to use at least this fraction of the cores an operator can use."""
     precision: str = "fp32"
-    """Storage precision: `fp32` or `fp16` (fp16 storage, fp32 accumulation)."""
+    """Storage precision: `fp32` or `fp16`."""
+    partials: str = "fp32"
+    """Precision of the partial sums a plan carries across steps and cores: `fp32`, or the
+    storage's (`fp16` with `precision=fp16`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        check_search_options(self.name, self.planner, self.min_utilization, self.precision)
+        check_search_options(
+            self.name, self.planner, self.min_utilization, self.precision, self.partials
+        )
         chip = load_chip(self.chip)
         frontiers: dict[TensorExpr, list] = {}
         operators = planned_operators(op)
@@ -233,6 +242,7 @@ class T10PlanSearch(ModulePass):
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
         op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
+        op.attributes[PARTIALS_ATTR] = StringAttr(self.partials)
         peak = model_bytes(result.chosen, result.liveness)
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
 
@@ -244,7 +254,7 @@ class T10PlanSearch(ModulePass):
         frontiers: dict[TensorExpr, list],
     ) -> SearchResult:
         """Plans for `operators`: the memory greedy, the transition sweep, the shared moves."""
-        exprs = [operator_tensor_expr(o, self.precision) for o in operators]
+        exprs = [operator_tensor_expr(o, self.precision, self.partials) for o in operators]
         options = [
             self.options(chip, o, e, frontiers) for o, e in zip(operators, exprs, strict=True)
         ]

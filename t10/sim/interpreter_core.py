@@ -284,6 +284,21 @@ def _scattered(
 _REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
 
 
+def _group_total(view: np.ndarray, axes: Sequence[int], combiner: str) -> np.ndarray:
+    """`view` (grid axes first) combined over the group `axes` (kept as size 1). A sum of
+    partials narrower than fp32 (fp16 partials) adds one member at a time at their precision,
+    each add rounded, as a core adds what it receives; anything else is exact in fp32."""
+    if combiner != "sum" or view.dtype == np.float32:
+        return _REDUCE[combiner](view.astype(np.float32), axis=tuple(axes), keepdims=True)
+    members = np.moveaxis(view, list(axes), list(range(len(axes))))
+    members = members.reshape(-1, *members.shape[len(axes):])
+    total = members[0].copy()
+    for member in members[1:]:
+        total = total + member  # same dtype: rounded at every add
+    total = total.reshape((1,) * len(axes) + total.shape)
+    return np.moveaxis(total, list(range(len(axes))), list(axes))
+
+
 def run_length(grid: Sequence[int], axes: Sequence[int], shape: Sequence[int]) -> int:
     """Elements per run when the cores of a group (on grid `axes`) split a buffer of `shape`
     into equal runs of its row-major elements (the last run may be short)."""
@@ -521,8 +536,7 @@ class CoreFunctions(InterpreterFunctions):
         step, grid, axes, cores, what = self._group_op(op, buffer)
         group = prod(grid[a] for a in axes)
         view = buffer.data[:cores].reshape(grid + buffer.shape)
-        combine = _REDUCE[op.combiner.data]
-        total = combine(view.astype(np.float32), axis=tuple(axes), keepdims=True)
+        total = _group_total(view, axes, op.combiner.data)
         total = np.broadcast_to(total, view.shape).reshape(cores, -1)
         flat = buffer.data[:cores].reshape(cores, -1)
         if op.scatter is None:

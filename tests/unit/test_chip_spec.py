@@ -47,6 +47,7 @@ def test_ipu_mk2_figures() -> None:
     m = c.matmul
     assert (m.row_block, m.k_bytes_block, m.col_block) == (6, 32, 16)
     assert (m.inner_cycles, m.k_cycles, m.col_cycles, m.fixed_cycles) == (12, 514, 113, 173)
+    assert m.orientation == "larger-rows"
     assert (c.elementwise.cycles_per_element, c.elementwise.fixed_cycles) == (0.5, 300)
     assert (c.relu.cycles_per_element, c.relu.fixed_cycles) == (0.5, 200)
     assert c.topology == AllToAllTopology()
@@ -233,6 +234,9 @@ def test_bad_field(tmp_path: Path, field: str, value: object, pattern: str) -> N
         ("matmul", "k_cycles", float("inf"), "'matmul.k_cycles' must be a number >= 0 .* got inf"),
         ("matmul", "col_cycles", float("nan"), "'matmul.col_cycles' must be .* got nan"),
         ("matmul", "extra", 1, "'matmul.extra' is unknown; allowed fields here: row_block"),
+        ("matmul", "orientation", "rows", "'matmul.orientation' must be one of lhs-rows, "
+         'larger-rows, got "rows"'),
+        ("matmul", "orientation", 1, "'matmul.orientation' must be a non-empty string"),
         ("elementwise", "cycles_per_element", 0, "'elementwise.cycles_per_element' must be"),
         ("relu", "fixed_cycles", "200", "'relu.fixed_cycles' must be a number >= 0"),
     ],
@@ -275,6 +279,12 @@ def test_unusable_json(tmp_path: Path) -> None:
 
 def test_top_level_not_object(tmp_path: Path) -> None:
     _expect(tmp_path, [1, 2], "the top level must be a JSON object, got a list")
+
+
+def test_orientation_defaults_to_lhs_rows(tmp_path: Path) -> None:
+    d = _good()
+    d["matmul"].pop("orientation", None)
+    assert load_chip(_write(tmp_path, d)).matmul.orientation == "lhs-rows"
 
 
 def test_zero_overheads_allowed(tmp_path: Path) -> None:

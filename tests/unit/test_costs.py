@@ -16,6 +16,14 @@ def ipu() -> ChipSpec:
     return load_chip("ipu-mk2")
 
 
+@pytest.fixture(scope="module")
+def lhs_rows(ipu: ChipSpec) -> ChipSpec:
+    """The IPU MK2 with a kernel that always takes the left operand's rows as its rows."""
+    return dataclasses.replace(
+        ipu, matmul=dataclasses.replace(ipu.matmul, orientation="lhs-rows")
+    )
+
+
 # ---------------------------------------------------------------------------- matmul
 
 
@@ -38,9 +46,36 @@ def ipu() -> ChipSpec:
     ],
 )
 def test_matmul_hand_values(
-    ipu: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes: int, expected: int
+    lhs_rows: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes: int, expected: int
 ) -> None:
-    assert costs.matmul_cycles(ipu, batch, m, k, n, elem_bytes) == expected
+    assert costs.matmul_cycles(lhs_rows, batch, m, k, n, elem_bytes) == expected
+
+
+@pytest.mark.parametrize(
+    "m, n, rows_cols",
+    [
+        (7, 17, (17, 7)),  # the larger side (17 > 16) is the rows
+        (17, 7, (17, 7)),
+        (100, 300, (300, 100)),
+        (10, 16, (10, 16)),  # both <= 16: the smaller is the rows
+        (16, 10, (10, 16)),
+        (16, 16, (16, 16)),
+    ],
+)
+def test_kernel_orientation_larger_rows(
+    ipu: ChipSpec, m: int, n: int, rows_cols: tuple[int, int]
+) -> None:
+    assert ipu.matmul.orientation == "larger-rows"
+    assert costs.kernel_rows_cols(ipu.matmul, m, n) == rows_cols
+
+
+def test_matmul_cost_follows_orientation(ipu: ChipSpec, lhs_rows: ChipSpec) -> None:
+    # 7x9 by 9x17, fp32, as the rows 17 x columns 7 product: ⌈17/6⌉=3, ⌈9·4/32⌉=2, ⌈7/16⌉=1:
+    # 4·12·6 + 514·2 + 113 + 173 = 1602 (as written: 2839)
+    assert costs.matmul_cycles(ipu, 1, 7, 9, 17, 4) == 1602
+    assert costs.matmul_cycles(ipu, 1, 17, 9, 7, 4) == 1602
+    assert costs.matmul_cycles(lhs_rows, 1, 7, 9, 17, 4) == 2839
+    assert costs.matmul_cycles(lhs_rows, 1, 17, 9, 7, 4) == 1602
 
 
 def test_matmul_128_cube_value(ipu: ChipSpec) -> None:
@@ -78,11 +113,11 @@ def test_matmul_bad_args(ipu: ChipSpec) -> None:
         costs.matmul_cycles(ipu, 1, 6, 8, 16, 0)
 
 
-def test_matmul_uses_chip_constants(ipu: ChipSpec) -> None:
+def test_matmul_uses_chip_constants(lhs_rows: ChipSpec) -> None:
     chip = dataclasses.replace(
-        ipu,
+        lhs_rows,
         matmul=dataclasses.replace(
-            ipu.matmul, inner_cycles=1, k_cycles=0, col_cycles=0, fixed_cycles=0
+            lhs_rows.matmul, inner_cycles=1, k_cycles=0, col_cycles=0, fixed_cycles=0
         ),
     )
     # 4·1·⌈12/6⌉·⌈8·4/32⌉·⌈32/16⌉ = 16

@@ -8,7 +8,7 @@
 // The fastest plan changes (fp16 matmuls are cheaper per k block) and every byte figure is
 // 2 bytes per element: the add's plan is fp32's (t10-plan-search.mlir), at half the bytes.
 
-// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp16", t10.model_bytes = 4640 : i64}
+// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp16", t10.partials = "fp32", t10.model_bytes = 4640 : i64}
 // CHECK:      t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [4, 4, 1]>, t10.estimate = #rtensor.estimate<cycles = 2748, compute = 2630, exchange = 0, sync = 118, bytes = 4608>
 // CHECK:      t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [4, 4]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 1056>
 
@@ -46,7 +46,7 @@ builtin.module {
 // all-reduce), then a superstep rounds them into f16 storage. Against fp32's estimate of the
 // same plan (cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216): the
 // matmul is cheaper, the all-reduce moves as much, rounding adds an element-wise pass and a
-// sync; bytes = 2 * (32*64 + 64*16) inputs + 2 * 512 output + 4 * 512 accumulator + 4 * 256
+// sync; bytes = 2 * (32*32 + 32*16) inputs + 2 * 512 output + 4 * 512 accumulator + 4 * 256
 // all-reduce receive.
 
 // CHECK:      t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 3632, compute = 2586, exchange = 574, sync = 472, bytes = 7168>

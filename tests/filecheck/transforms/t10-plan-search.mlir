@@ -9,8 +9,8 @@
 // core), so both planners pick the fastest plan, which is spatial only. It splits k, so
 // the add cannot take the product where it lies: its inputs' transition is estimated.
 
-// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32", t10.model_bytes = 9232 : i64}
-// REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate", t10.precision = "fp32", t10.model_bytes = 9232 : i64}
+// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 9232 : i64}
+// REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 9232 : i64}
 // ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>
 // ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2064>, t10.relayout = #rtensor.estimate<cycles = 405, compute = 0, exchange = 287, sync = 118, bytes = 1024>
 
