@@ -203,3 +203,91 @@ def test_fp16_tolerance_follows_the_output_scale() -> None:
     assert check_outputs(sim, ref, fp16).outputs["y"]["atol"] == pytest.approx(1e-3 + 0.8165, 1e-4)
     assert not check_outputs(sim, ref, Tolerance(fp16.rtol, fp16.atol)).passed
     assert not check_outputs({"y": ref["y"] + np.array([0, 0, 0.9])}, ref, fp16).passed
+
+
+# ------------------------------------------------------------------------- fp16 partials
+
+
+def _pinned_matmul(m: int, k: int, n: int, plan: Plan, partials: str) -> tuple[
+    driver.Compiled, onnx.ModelProto
+]:
+    model = matmul(m, k, n)
+    module = import_onnx(model)
+    (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
+    generic.attributes["t10.plan"] = PlanAttr.from_plan(plan)
+    compiled = driver.compile_module(
+        module, "test-16", precision="fp16", fuse=False, partials=partials
+    )
+    return compiled, model
+
+
+def _estimate_and_run(compiled: driver.Compiled) -> tuple[int, SimResult, dict]:
+    (planned,) = [op for op in compiled.planned.walk() if isinstance(op, GenericOp)]
+    x = random_inputs(input_specs(compiled.module), 0)
+    result = simulate(compiled.module, compiled.chip, x)
+    return planned.attributes["t10.estimate"].cycles.data, result, x
+
+
+def test_fp16_partials_add_in_fp16_across_cores() -> None:
+    """k split over 2 cores: each core's half-sum is stored in f16 and the all-reduce adds the
+    two f16 halves in f16: exactly half(half(x0 w0) + half(x1 w1)); no f32 buffer."""
+    plan = Plan((1, 8, 2))
+    compiled, model = _pinned_matmul(16, 256, 64, plan, "fp16")
+    estimate, result, x = _estimate_and_run(compiled)
+    assert result.report.op("matmul").cycles == estimate
+    types = {str(op.result.type.tensor.get_element_type())
+             for op in compiled.module.walk() if isinstance(op, core.AllocOp)}
+    assert types == {"f16"}
+    xh = _half(x["input"])
+    wh = _half(numpy_helper.to_array(model.graph.initializer[0]))
+    want = _half(_half(xh[:, :128] @ wh[:128]) + _half(xh[:, 128:] @ wh[128:]))
+    np.testing.assert_allclose(result.outputs["output"], want, rtol=2**-10, atol=1e-6)
+    fp32_partials, _ = _pinned_matmul(16, 256, 64, plan, "fp32")
+    assert not np.array_equal(
+        simulate(fp32_partials.module, fp32_partials.chip, x).outputs["output"],
+        result.outputs["output"],
+    )
+
+
+def test_fp16_partials_round_at_every_step() -> None:
+    """k in 8 steps (A rotating on a ring of 8 along n): the core holding output columns p
+    adds the k-chunks p, p+1, ... (mod 8) into its f16 tile, rounding after each step."""
+    plan = Plan((1, 8, 1), temporal_dim=2, steps=8, rotations=(Rotation(0, 1, 8),))
+    compiled, model = _pinned_matmul(16, 256, 64, plan, "fp16")
+    estimate, result, x = _estimate_and_run(compiled)
+    assert result.report.op("matmul").cycles == estimate
+    xh = _half(x["input"])
+    wh = _half(numpy_helper.to_array(model.graph.initializer[0]))
+    want = np.zeros((16, 64), np.float32)
+    for p in range(8):
+        cols = slice(8 * p, 8 * p + 8)
+        for t in range(8):
+            ks = slice(32 * ((p + t) % 8), 32 * ((p + t) % 8) + 32)
+            want[:, cols] = _half(want[:, cols] + xh[:, ks] @ wh[ks, cols])
+    np.testing.assert_allclose(result.outputs["output"], want, rtol=2**-10, atol=1e-6)
+
+
+def test_fp16_partials_are_cheaper_and_match_onnxruntime(chip: str, tmp_path: Path) -> None:
+    """The search with fp16 partials: never slower than with fp32 partials, and within the
+    fp16-partials tolerance of onnxruntime."""
+    path = _save(mlp(batch=16, sizes=(512, 1024, 256)), tmp_path, "mlp")
+    tolerance = driver.check_tolerance("fp16", "fp16")
+    half = run_model(path, chip, precision="fp16", partials="fp16", check=tolerance)
+    assert half.check is not None and half.check.passed
+    full = run_model(path, chip, precision="fp16")
+    assert half.report["total_cycles"] <= full.report["total_cycles"]
+    assert half.report["estimated_total_cycles"] == half.report["total_cycles"]
+
+
+def test_partials_narrower_than_storage_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _save(mlp(batch=8, sizes=(64, 48, 10)), tmp_path, "mlp")
+    assert cli.main(["run", path, "--chip", "test-16", "--partials", "fp16"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "t10: error: --partials: partials 'fp16' are narrower than the 'fp32' storage; use "
+        "partials=fp32 or wider"
+    )
+    args = ["run", path, "--chip", "test-16", "--precision", "fp16", "--partials", "fp16"]
+    assert cli.main([*args, "--check"]) == 0
+    assert "<= 0.001 + 0.03·rms(ref) + 0.03·|ref|" in capsys.readouterr().out
