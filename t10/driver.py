@@ -202,15 +202,20 @@ def run_model(
     check: Tolerance | None = None,
     precision: str = "fp32",
     epilogues: bool = True,
+    timing_only: bool = False,
 ) -> RunResult:
     """Compile and simulate `model_path` on `inputs` (default: seeded random ones); `check`
-    compares with onnxruntime (run in fp32 whatever the precision) within that tolerance."""
+    compares with onnxruntime (run in fp32 whatever the precision) within that tolerance.
+    `timing_only` simulates cycles and SRAM without values (the same report, no outputs;
+    the inputs matter only as a gather's ids), so it cannot `check`."""
+    if timing_only and check is not None:
+        raise T10Error("a timing-only simulation computes no values to check")
     compiled = compile_model(
         model_path, chip, planner, min_utilization, precision=precision, epilogues=epilogues
     )
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)
-    result = simulate(compiled.module, compiled.chip, inputs)
+    result = simulate(compiled.module, compiled.chip, inputs, timing_only)
     checked = None
     if check is not None:
         checked = check_against_reference(load_model(model_path), inputs, result.outputs, check)
