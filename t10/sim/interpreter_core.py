@@ -602,6 +602,11 @@ class CoreFunctions(InterpreterFunctions):
         what = f"core.relayout of '{source.label}' to '{target.label}'"
         _check_exchange(what, step, [(source, src)], (target, dst))
         view = op.view()
+        tensor = None  # timing-only mode: no values to move
+        if has_values(source.data):
+            tensor = exchange.collect(src, source.data, what)
+            if view is not None:
+                tensor = view.gather(tensor, dst.shape, what)
         if view is None:
             sent, received = exchange.relayout_traffic(src, dst)
         else:
@@ -610,14 +615,11 @@ class CoreFunctions(InterpreterFunctions):
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))
             )
-        if has_values(source.data):
-            tensor = exchange.collect(src, source.data, what)
-            if view is not None:
-                tensor = view.gather(tensor, dst.shape, what)
+        if tensor is None:
+            target.drop_values()
+        else:
             self.state.note_overflow(what, tensor, target.data.dtype)
             target.writable()[: dst.cores] = exchange.distribute(dst, tensor)
-        else:  # timing-only mode
-            target.drop_values()
         busiest = float(np.maximum(sent, received).max(initial=0.0))
         step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
         if target.elem_bytes != source.elem_bytes:  # rounding: an element-wise pass
