@@ -232,11 +232,14 @@ def run_model(
     return RunResult(report=report, outputs=result.outputs, check=checked)
 
 
-def simulate_compiled(module: ModuleOp, chip: ChipSpec, seed: int = 0) -> dict[str, Any]:
-    """The report of simulating a `chip`-level module on seeded random inputs. Its plans are
-    gone at this level, so each operator's kind comes from its kernels; the planner and
-    precision from the module's attributes."""
-    result = simulate(module, chip, random_inputs(input_specs(module), seed))
+def simulate_compiled(
+    module: ModuleOp, chip: ChipSpec, seed: int = 0, timing_only: bool = False
+) -> dict[str, Any]:
+    """The report of simulating a `chip`-level module on seeded random inputs (`timing_only`:
+    without values, as `run_model`). Its plans are gone at this level, so each operator's
+    kind comes from its kernels; the planner and precision from the module's attributes."""
+    inputs = random_inputs(input_specs(module), seed)
+    result = simulate(module, chip, inputs, timing_only)
     planner = module.attributes.get(PLANNER_ATTR)
     precision = module.attributes.get(PRECISION_ATTR)
     return build_report(

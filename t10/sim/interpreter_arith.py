@@ -192,8 +192,8 @@ class ArithFunctions(InterpreterFunctions):
         if isinstance(value, DenseResourceAttr) and value.resource_handle.data == ELIDED:
             raise T10Error(
                 "arith.constant: the values of this constant were elided when the IR was "
-                "printed (dense_resource<__elided__>); print it with the weights, or simulate "
-                "with --timing-only"
+                "printed (dense_resource<__elided__>): print it with its weights (t10 compile "
+                "--weights), or simulate without values (t10-sim{timing-only=true})"
             )
         raise T10Error(f"arith.constant: unsupported value {value}")
 
