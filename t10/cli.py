@@ -4,8 +4,9 @@
 t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
                    [--partials fp32|fp16] [--inputs IN.npz] [--outputs OUT.npz]
                    [--check [--rtol R] [--atol A] [--atol-rms F]] [--report R.json]
+                   [--timing-only]
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partials ...]
-                       [--emit linalg|rtensor|cshift|core|chip] [-o FILE]
+                       [--emit linalg|rtensor|cshift|core|chip] [-o FILE] [--weights]
 t10 bench [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
              -o FILE.onnx
@@ -31,7 +32,6 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 import numpy as np
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
 from t10 import bench
@@ -47,6 +47,7 @@ from t10.errors import T10Error
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS
 from t10.report import Tolerance, format_report
+from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
 
 __all__ = ["main", "make_parser"]
 
@@ -149,6 +150,9 @@ def _json_safe(obj: Any) -> Any:
 
 
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
+    if args.timing_only and (args.check or args.outputs):
+        given = "--check" if args.check else "--outputs"
+        raise UsageError(f"--timing-only computes no output values: it cannot take {given}")
     for path, option in ((args.outputs, "--outputs"), (args.report, "--report")):
         if path:
             _check_output_path(path, option)
@@ -170,6 +174,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         precision=args.precision,
         epilogues=args.epilogues,
         partials=args.partials,
+        timing_only=args.timing_only,
     )
     print(format_report(result.report), file=out)
     if args.outputs:
@@ -206,8 +211,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
     )
 
     def emit(stream: IO[str]) -> None:
-        Printer(stream=stream).print_op(compiled.module)
-        stream.write("\n")
+        print_ir(compiled.module, stream, weights=args.weights)
 
     if args.output and args.output != "-":
 
@@ -349,6 +353,9 @@ def make_parser() -> argparse.ArgumentParser:
                           "fp16: 3e-2)")
     run.add_argument("--report", metavar="REPORT.json",
                      help="write the report as JSON (format: docs/report.md)")
+    run.add_argument("--timing-only", action="store_true",
+                     help="simulate cycles and SRAM without computing values (the same "
+                          "report, much faster; not with --check or --outputs)")
     run.set_defaults(handler=_cmd_run)
 
     comp = sub.add_parser("compile", help="print the IR at one level",
@@ -358,6 +365,11 @@ def make_parser() -> argparse.ArgumentParser:
     comp.add_argument("--emit", default="chip", choices=LEVELS,
                       help="IR level to print (default chip)")
     comp.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE")
+    comp.add_argument("--weights", action="store_true",
+                      help=f"print dense constants (weights) in full (default: those of more "
+                           f"than {ELIDE_LARGER_THAN} elements print as "
+                           "dense_resource<__elided__>, which simulates only with "
+                           "--timing-only)")
     comp.set_defaults(handler=_cmd_compile)
 
     b = sub.add_parser("bench", help="benchmark T10 vs replicate plans on matmuls",

@@ -230,10 +230,15 @@ def run_model(
     precision: str = "fp32",
     epilogues: bool = True,
     partials: str = "fp32",
+    timing_only: bool = False,
 ) -> RunResult:
     """Compile and simulate `model_path` on `inputs` (default: seeded random ones); `check`
     compares with onnxruntime (run in fp32 whatever the precision) within that tolerance
-    (`check_tolerance` gives the default one)."""
+    (`check_tolerance` gives the default one). `timing_only` simulates cycles and SRAM
+    without values (the same report, no outputs; the inputs matter only as a gather's ids),
+    so it cannot `check`."""
+    if timing_only and check is not None:
+        raise T10Error("a timing-only simulation computes no values to check")
     compiled = compile_model(
         model_path,
         chip,
@@ -245,7 +250,7 @@ def run_model(
     )
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)
-    result = simulate(compiled.module, compiled.chip, inputs)
+    result = simulate(compiled.module, compiled.chip, inputs, timing_only)
     checked = None
     if check is not None:
         checked = check_against_reference(load_model(model_path), inputs, result.outputs, check)
@@ -262,11 +267,14 @@ def run_model(
     return RunResult(report=report, outputs=result.outputs, check=checked)
 
 
-def simulate_compiled(module: ModuleOp, chip: ChipSpec, seed: int = 0) -> dict[str, Any]:
-    """The report of simulating a `chip`-level module on seeded random inputs. Its plans are
-    gone at this level, so each operator's kind comes from its kernels; the planner and
-    precision from the module's attributes."""
-    result = simulate(module, chip, random_inputs(input_specs(module), seed))
+def simulate_compiled(
+    module: ModuleOp, chip: ChipSpec, seed: int = 0, timing_only: bool = False
+) -> dict[str, Any]:
+    """The report of simulating a `chip`-level module on seeded random inputs (`timing_only`:
+    without values, as `run_model`). Its plans are gone at this level, so each operator's
+    kind comes from its kernels; the planner and precision from the module's attributes."""
+    inputs = random_inputs(input_specs(module), seed)
+    result = simulate(module, chip, inputs, timing_only)
     planner = module.attributes.get(PLANNER_ATTR)
     precision = module.attributes.get(PRECISION_ATTR)
     return build_report(

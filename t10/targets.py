@@ -3,6 +3,7 @@
 ```
 xdsl-opt model.onnx -p 't10-compile{chip=test-16}' -t t10-sim
 xdsl-opt model.onnx -p 't10-compile{chip=test-16}' -t 't10-sim{seed=3}'
+xdsl-opt model.chip.mlir -t 't10-sim{timing-only=true}'   # cycles and SRAM, no values
 ```
 
 The module must be at the `chip` level and carry the `t10.chip` attribute that
@@ -34,6 +35,8 @@ class T10SimTarget(Target):
     name = "t10-sim"
 
     seed: int = 0
+    timing_only: bool = False
+    """Count cycles and SRAM without computing values (as `t10 run --timing-only`)."""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         chip_attr = module.attributes.get(CHIP_ATTR)
@@ -47,5 +50,7 @@ class T10SimTarget(Target):
                 "t10-sim: the module is not at the chip level (no chip.program); lower it "
                 "first with t10-compile, or the conversions down to convert-core-to-chip"
             )
-        report = simulate_compiled(module, load_chip(chip_attr.data), self.seed)
+        report = simulate_compiled(
+            module, load_chip(chip_attr.data), self.seed, self.timing_only
+        )
         output.write(format_report(report) + "\n")

@@ -20,6 +20,7 @@ import math
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from math import prod
 from typing import Any, TypeAlias
 
@@ -299,8 +300,22 @@ DENSE_KEY_LIMIT = 1 << 22
 """Largest dense key tensor `relayout_traffic` builds before falling back to blocked pairs."""
 
 
+MOVE_CACHE = 4096
+"""How many relayouts' traffic `relayout_traffic` and `element_move` remember: a model's
+identical layers move identical layouts, and the plan search and the simulator ask for the
+same moves."""
+
+
+def _read_only(*arrays: Array) -> None:
+    """Cached results are shared: no caller may change them."""
+    for a in arrays:
+        a.setflags(write=False)
+
+
+@lru_cache(maxsize=MOVE_CACHE)
 def relayout_traffic(src: Layout, dst: Layout) -> tuple[Array, Array]:
-    """Elements each core sends and receives to move a tensor from `src` to `dst`.
+    """Elements each core sends and receives to move a tensor from `src` to `dst`
+    (remembered: the arrays are read-only).
 
     A destination core receives what it needs (its tile, or its window) minus what it already
     holds in `src`. Every missing element is requested from the source cores that hold it,
@@ -334,7 +349,9 @@ def relayout_traffic(src: Layout, dst: Layout) -> tuple[Array, Array]:
     per_key = _contract(need_k.totals(weight), tables[0], True) - _contract(
         kept_k.totals(weight), tables[1], True
     )
-    return _pad(held_k.at(per_key), missing, max(src.cores, dst.cores))
+    sent, received = _pad(held_k.at(per_key), missing, max(src.cores, dst.cores))
+    _read_only(sent, received)
+    return sent, received
 
 
 def _as_1d(layout: Layout) -> Layout:
@@ -366,7 +383,9 @@ def _blocked_traffic(
         holders = shares.sum(axis=1)
         weight = np.divide(missing[rows], holders, out=np.zeros(len(holders)), where=holders > 0)
         sent += weight @ shares
-    return _pad(sent, missing, max(src.cores, dst.cores))
+    out_sent, received = _pad(sent, missing, max(src.cores, dst.cores))
+    _read_only(out_sent, received)
+    return out_sent, received
 
 
 # --------------------------------------------------------------------------------------------
@@ -435,6 +454,20 @@ def _distinct_per_row(flat: IntArray) -> IntArray:
 
 
 def element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove:
+    """`_element_move`, remembered for views (the arrays are then read-only)."""
+    if isinstance(sources, View):
+        return _view_move(src, dst, sources)
+    return _element_move(src, dst, sources)
+
+
+@lru_cache(maxsize=MOVE_CACHE)
+def _view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
+    move = _element_move(src, dst, view)
+    _read_only(move.sent, move.received, move.copied)
+    return move
+
+
+def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove:
     """Moves the tensor laid out as `src` (not rotating) into a tensor laid out as `dst`
     whose every element is one source element: `sources` is a `View` of the source, or the
     explicit row-major index into the source of every destination element (an int array of

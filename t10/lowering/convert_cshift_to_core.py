@@ -472,6 +472,13 @@ def _erase_casts(module: ModuleOp) -> None:
 def insert_frees(module: ModuleOp) -> None:
     """Frees every buffer but the weights right after the op (in the allocating block) that
     uses it last."""
+    positions: dict[int, dict[int, int]] = {}  # block → op → index, before any free
+
+    def position(block: Block, op: Operation) -> int:
+        if id(block) not in positions:
+            positions[id(block)] = {id(o): i for i, o in enumerate(block.ops)}
+        return positions[id(block)][id(op)]
+
     for alloc in [o for o in module.walk() if isinstance(o, core.AllocOp)]:
         if is_resident(alloc):
             continue
@@ -480,9 +487,7 @@ def insert_frees(module: ModuleOp) -> None:
         last: Operation = alloc
         for use in alloc.result.uses:
             user = block.find_ancestor_op_in_block(use.operation)
-            if user is not None and block.get_operation_index(user) > block.get_operation_index(
-                last
-            ):
+            if user is not None and position(block, user) > position(block, last):
                 last = user
         Rewriter.insert_op(core.FreeOp.build(operands=[alloc.result]), InsertPoint.after(last))
 

@@ -184,8 +184,13 @@ def reduce_transitions(
         if e.producer is not None and e.producer != e.consumer:
             touching[e.producer].append(e)
 
+    known: dict[tuple[int, Plan], tuple[Sequence[Layout], Layout]] = {}
+
     def layouts(i: int, point: PlanPoint) -> tuple[Sequence[Layout], Layout]:
-        return input_layouts(exprs[i], point.plan), output_layout(exprs[i], point.plan)
+        key = (i, point.plan)
+        if key not in known:
+            known[key] = input_layouts(exprs[i], point.plan), output_layout(exprs[i], point.plan)
+        return known[key]
 
     def cost(i: int, point: PlanPoint) -> int:
         ins, out = layouts(i, point)

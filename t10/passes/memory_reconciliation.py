@@ -201,6 +201,10 @@ class Liveness:
     returned: tuple[ReturnedView, ...] = ()
     producers: tuple[tuple[int, ...], ...] = field(init=False, compare=False)
     """Per operator, the operators whose outputs it reads (derived from `readers`)."""
+    until: np.ndarray = field(init=False, compare=False)
+    """Per operator p, `live_until(p)` (derived)."""
+    reads: tuple[np.ndarray, np.ndarray] = field(init=False, compare=False)
+    """Every (producer, reader) pair, as two index arrays (derived)."""
 
     def __post_init__(self) -> None:
         producers: list[list[int]] = [[] for _ in self.readers]
@@ -208,6 +212,15 @@ class Liveness:
             for k in readers:
                 producers[k].append(p)
         object.__setattr__(self, "producers", tuple(tuple(ps) for ps in producers))
+        viewed = [-1] * len(self.readers)
+        for v in self.returned:
+            if v.producer is not None:
+                viewed[v.producer] = max(viewed[v.producer], v.after)
+        until = [max(self.last_use(p), viewed[p] + 1) for p in range(len(self.readers))]
+        object.__setattr__(self, "until", np.array(until, dtype=np.int64))
+        pairs = [(p, k) for p, readers in enumerate(self.readers) for k in readers]
+        edges = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        object.__setattr__(self, "reads", (edges[:, 0], edges[:, 1]))
 
     @staticmethod
     def none(ops: int) -> Liveness:
@@ -221,8 +234,7 @@ class Liveness:
         """Operator p's output is live at every operator strictly between p and this one:
         up to its last reader, and through the operator after which its last returned view
         is made (the view is moved once that operator has run)."""
-        viewed = max((v.after for v in self.returned if v.producer == p), default=-1)
-        return max(self.last_use(p), viewed + 1)
+        return int(self.until[p])
 
     def program_long_bytes(self, cores: int) -> int:
         return sum(
@@ -243,38 +255,52 @@ class _PeakParts:
     @staticmethod
     def of(points: Sequence[PlanPoint], liveness: Liveness) -> _PeakParts:
         n = len(points)
-        host = np.array([p.host_bytes for p in points], dtype=np.int64)
-        staged = np.array([p.staged_bytes for p in points], dtype=np.int64)
+        host = _column(points, "host_bytes")
+        staged = _column(points, "staged_bytes")
+        output = _column(points, "output_bytes")
         # host inputs of operators after k, staged inputs of k and after: suffix sums
         later_host = np.concatenate([np.cumsum(host[::-1])[::-1][1:], [0]])
         staged_from = np.cumsum(staged[::-1])[::-1]
         # output of p: held at every k strictly between p and its last reader
-        outputs = np.zeros(n + 1, dtype=np.int64)
-        for p in range(n):
-            last = liveness.live_until(p)
-            if last > p + 1:
-                outputs[p + 1] += points[p].output_bytes
-                outputs[last] -= points[p].output_bytes
-        for first, last, nbytes in liveness.held:
-            if last > first + 1:
-                outputs[first + 1] += nbytes
-                outputs[last] -= nbytes
-        held = np.cumsum(outputs[:n])
+        held = _held_between(n, np.arange(n), liveness.until, output, liveness, 1)
         always = later_host + staged_from + held + liveness.program_long_bytes(
             program_cores(points)
         )
         running = np.array([p.transient_bytes for p in points], dtype=np.int64)
-        moving = np.array(
-            [
-                p.input_bytes + sum(points[q].output_bytes for q in liveness.producers[k])
-                for k, p in enumerate(points)
-            ],
-            dtype=np.int64,
-        )
+        producer, reader = liveness.reads
+        read = np.bincount(reader, weights=output[producer], minlength=n)
+        moving = _column(points, "input_bytes") + read.astype(np.int64)
         return _PeakParts(always, running, moving)
 
     def peaks(self) -> np.ndarray:
         return self.always + np.maximum(self.running, self.moving)
+
+
+def _column(points: Sequence[PlanPoint], name: str) -> np.ndarray:
+    return np.array([getattr(p, name) for p in points], dtype=np.int64)
+
+
+def _held_between(
+    n: int,
+    first: np.ndarray,
+    last: np.ndarray,
+    nbytes: np.ndarray,
+    liveness: Liveness,
+    gap: int,
+) -> np.ndarray:
+    """Per point k in 0..n-1, the bytes of the buffers (and of `liveness.held`) live at k:
+    a buffer of `nbytes[j]` from `first[j] + gap` up to `last[j]` (excluded), when that
+    range is not empty."""
+    if liveness.held:
+        extra = np.array(liveness.held, dtype=np.int64).reshape(-1, 3)
+        first = np.concatenate([first, extra[:, 0]])
+        last = np.concatenate([last, extra[:, 1]])
+        nbytes = np.concatenate([nbytes, extra[:, 2]])
+    kept = last > first + gap
+    change = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(change, first[kept] + gap, nbytes[kept])
+    np.add.at(change, last[kept], -nbytes[kept])
+    return np.cumsum(change[:n])
 
 
 def peaks(points: Sequence[PlanPoint], liveness: Liveness) -> np.ndarray:
@@ -287,23 +313,16 @@ def returned_peak(points: Sequence[PlanPoint], liveness: Liveness) -> tuple[int,
     """The bytes per core live while the returned views are made, resident bytes aside, at
     the heaviest of them (and its index in `liveness.returned`; None: there is none, the
     bytes are the program-long tensors alone)."""
+    if not liveness.returned:
+        return liveness.program_long_bytes(program_cores(points)), None
     n = len(points)
-    host = np.array([p.host_bytes for p in points], dtype=np.int64)
-    staged = np.array([p.staged_bytes for p in points], dtype=np.int64)
+    host = _column(points, "host_bytes")
+    staged = _column(points, "staged_bytes")
     # host inputs and staged inputs of the operators after `after`: suffix sums from after+1
     later = np.concatenate([np.cumsum((host + staged)[::-1])[::-1], [0]])
     # outputs (and shared moves) live at the point right after operator `after`
-    across = np.zeros(n + 1, dtype=np.int64)
-    for p in range(n):
-        end = liveness.live_until(p)
-        if end > p:
-            across[p] += points[p].output_bytes
-            across[end] -= points[p].output_bytes
-    for first, last, nbytes in liveness.held:
-        if last > first:
-            across[first] += nbytes
-            across[last] -= nbytes
-    across = np.cumsum(across)
+    output = _column(points, "output_bytes")
+    across = _held_between(n, np.arange(n), liveness.until, output, liveness, 0)
     best, heaviest = 0, None
     for r, view in enumerate(liveness.returned):
         live = int(later[view.after + 1]) + view.bytes_per_core(points)

@@ -17,6 +17,7 @@ import numpy as np
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -38,7 +39,8 @@ from xdsl.ir import Attribute, Operation
 
 from t10.errors import T10Error
 from t10.sim.sim_impl import sim_impl
-from t10.sim.state import Index, uniform
+from t10.sim.state import Index, NoValues, uniform
+from t10.t10_dialects.printing import ELIDED
 
 
 def _as_index(x: Any) -> Index:
@@ -164,7 +166,13 @@ class ArithFunctions(InterpreterFunctions):
     """Index arithmetic on per-core values, and the float ops of kernel bodies on arrays.
 
     Besides the methods below, one `run_<op>` per entry of `INDEX_BINARY` and `FLOAT_BINARY`
-    is added before the implementations are registered."""
+    is added before the implementations are registered.
+
+    `timing_only`: float dense constants (the weights) become `NoValues` of their shape;
+    integer ones keep their values (they may be ids, whose values decide traffic)."""
+
+    def __init__(self, timing_only: bool = False):
+        self.timing_only = timing_only
 
     @sim_impl(arith.ConstantOp)
     def run_constant(
@@ -175,8 +183,18 @@ class ArithFunctions(InterpreterFunctions):
             return (int(value.value.data),)
         if isinstance(value, FloatAttr):
             return (np.float32(value.value.data),)
+        if self.timing_only and isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr):
+            shape = tuple(value.type.get_shape())
+            if not isinstance(value.type.get_element_type(), IntegerType):
+                return (NoValues.of(shape, np.float32),)
         if isinstance(value, DenseIntOrFPElementsAttr):
             return (host_array(value),)
+        if isinstance(value, DenseResourceAttr) and value.resource_handle.data == ELIDED:
+            raise T10Error(
+                "arith.constant: the values of this constant were elided when the IR was "
+                "printed (dense_resource<__elided__>): print it with its weights (t10 compile "
+                "--weights), or simulate without values (t10-sim{timing-only=true})"
+            )
         raise T10Error(f"arith.constant: unsupported value {value}")
 
     @sim_impl(arith.NegfOp)

@@ -28,7 +28,16 @@ from t10.common.tensor_expr import (
 )
 from t10.errors import T10Error
 from t10.sim.sim_impl import sim_impl
-from t10.sim.state import Buffer, Index, Region, SimState, StepCost, per_core
+from t10.sim.state import (
+    Buffer,
+    Index,
+    NoValues,
+    Region,
+    SimState,
+    StepCost,
+    has_values,
+    per_core,
+)
 from t10.t10_dialects import core
 from t10.t10_dialects.core import buffer_type
 from t10.t10_dialects.syntax import ints_of
@@ -227,6 +236,11 @@ def _run_kernel(
     out_loops = [d for d in loops[-1] if d is not None]
     if len(out_loops) != len(loops[-1]):
         raise T10Error(f"core.kernel '{op.label.data}': the output may not have broadcast dims")
+    if state.timing_only:  # the same checks, no arithmetic
+        if expr.kind is ExprKind.ELEMENTWISE:
+            _check_elementwise(op, out_loops)
+        slices[-1].buffer.drop_values()
+        return
     values = [s.read().astype(np.float32, copy=False) for s in slices]  # f16 loads widen
     cores = slices[-1].cores
     if expr.kind is ExprKind.CONTRACTION:
@@ -237,11 +251,7 @@ def _run_kernel(
         reduced = _reduce(interpreter, op, expr, values, loops)
         _write_output(state, op, slices[-1], out_loops, reduced)
         return
-    if sorted(out_loops) != list(range(len(sizes))):
-        raise T10Error(
-            f"core.kernel '{op.label.data}': an element-wise kernel's output must read every "
-            "loop dim"
-        )
+    _check_elementwise(op, out_loops)
     args = tuple(to_loop_space(v, m, len(sizes)) for v, m in zip(values, loops, strict=True))
     if op.scatter is not None:
         out = _scattered(interpreter, op, args, values[-1])
@@ -249,6 +259,19 @@ def _run_kernel(
         (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
         out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)
     _write_output(state, op, slices[-1], out_loops, out)
+
+
+def _check_elementwise(op: core.KernelOp, out_loops: Sequence[int]) -> None:
+    """An element-wise kernel's output reads every loop dim; a scatter's, in order."""
+    rank = len(ints_of(op.sizes))
+    if sorted(out_loops) != list(range(rank)):
+        raise T10Error(
+            f"core.kernel '{op.label.data}': an element-wise kernel's output must read every "
+            "loop dim"
+        )
+    if op.scatter is not None and list(out_loops) != list(range(rank)):
+        raise T10Error(f"core.kernel '{op.label.data}': a scatter kernel's output map must be "
+                       "the identity")
 
 
 def _write_output(
@@ -266,9 +289,6 @@ def _scattered(
     """A `scatter` kernel: each core evaluates the body on its own run of the tile only (an
     epilogue's output map is the identity, so loop space and buffer agree element by element)
     and keeps the rest of its output (`old`) as it was."""
-    if list(_map_loops(op)[-1]) != list(range(len(ints_of(op.sizes)))):
-        raise T10Error(f"core.kernel '{op.label.data}': a scatter kernel's output map must be "
-                       "the identity")
     cores, shape = old.shape[0], old.shape[1:]
     columns = run_columns(ints_of(op.grid), op.replica_axes(), shape, cores)
     own = [
@@ -435,7 +455,8 @@ class CoreFunctions(InterpreterFunctions):
         shape = tuple(tensor.get_shape())
         alloc_id = self.state.allocate(label, cores, prod(shape) * eb)
         dtype = np.float16 if eb == 2 else np.float32
-        return (Buffer(label, np.zeros((cores, *shape), dtype=dtype), eb, alloc_id=alloc_id),)
+        make = NoValues.of if self.state.timing_only else np.zeros
+        return (Buffer(label, make((cores, *shape), dtype), eb, alloc_id=alloc_id),)
 
     @sim_impl(core.FreeOp)
     def run_free(self, interpreter: Interpreter, op: core.FreeOp, args: PythonValues):
@@ -458,9 +479,12 @@ class CoreFunctions(InterpreterFunctions):
         what = f"core.load into '{buffer.label}'"
         buffer.check_usable(what, layout.cores)
         buffer.mark_written(layout.cores)
+        if not has_values(host):  # timing-only mode
+            buffer.drop_values()
+            return ()
         host = np.asarray(host, np.float32)
         self.state.note_overflow(what, host, buffer.data.dtype)
-        buffer.data[: layout.cores] = exchange.distribute(layout, host)
+        buffer.writable()[: layout.cores] = exchange.distribute(layout, host)
         return ()
 
     @sim_impl(core.StoreOp)
@@ -469,6 +493,8 @@ class CoreFunctions(InterpreterFunctions):
         layout = _layout(op.layout, op.result.type)
         what = f"core.store of '{buffer.label}'"
         buffer.check_readable(what, layout.cores)
+        if not has_values(buffer.data):  # timing-only mode
+            return (NoValues.of(layout.shape, np.float32),)
         return (exchange.collect(layout, buffer.data, what).astype(np.float32),)
 
     @sim_impl(core.KernelOp)
@@ -508,11 +534,12 @@ class CoreFunctions(InterpreterFunctions):
         send_at.check(what)
         recv_at.check(what)
         step.receive(what, buffer, Region(cores, dim, recv_at.offsets, size))
-        # read every slab before writing any: fancy indexing copies
-        slabs = np.moveaxis(buffer.data, dim + 1, 1)[
-            source[:, None], _window(send_at.offsets, size)
-        ]
-        recv_at.write(np.moveaxis(slabs, 1, dim + 1))
+        if has_values(buffer.data):
+            # read every slab before writing any: fancy indexing copies
+            slabs = np.moveaxis(buffer.data, dim + 1, 1)[
+                source[:, None], _window(send_at.offsets, size)
+            ]
+            recv_at.write(np.moveaxis(slabs, 1, dim + 1))
         step.add_exchange(self.state.chip, buffer.bytes_per_core // buffer.shape[dim] * size)
         step.use_cores(cores)
         return ()
@@ -535,15 +562,18 @@ class CoreFunctions(InterpreterFunctions):
         (buffer,) = args
         step, grid, axes, cores, what = self._group_op(op, buffer)
         group = prod(grid[a] for a in axes)
-        view = buffer.data[:cores].reshape(grid + buffer.shape)
-        total = _group_total(view, axes, op.combiner.data)
-        total = np.broadcast_to(total, view.shape).reshape(cores, -1)
-        flat = buffer.data[:cores].reshape(cores, -1)
-        if op.scatter is None:
-            flat[:] = total
-        else:  # the reduce-scatter: each core completes its own run
-            columns = run_columns(grid, axes, buffer.shape, cores)
-            np.put_along_axis(flat, columns, np.take_along_axis(total, columns, axis=1), axis=1)
+        if has_values(buffer.data):
+            view = buffer.data[:cores].reshape(grid + buffer.shape)
+            total = _group_total(view, axes, op.combiner.data)
+            total = np.broadcast_to(total, view.shape).reshape(cores, -1)
+            flat = buffer.data[:cores].reshape(cores, -1)
+            if op.scatter is None:
+                flat[:] = total
+            else:  # the reduce-scatter: each core completes its own run
+                columns = run_columns(grid, axes, buffer.shape, cores)
+                np.put_along_axis(
+                    flat, columns, np.take_along_axis(total, columns, axis=1), axis=1
+                )
         step.use_cores(cores)
         if group == 1:
             return ()
@@ -563,15 +593,16 @@ class CoreFunctions(InterpreterFunctions):
         (buffer,) = args
         step, grid, axes, cores, _ = self._group_op(op, buffer)
         coords = exchange.grid_coords(grid, cores)
-        flat = buffer.data[:cores].reshape(cores, -1)
         run = run_length(grid, axes, buffer.shape)
         members = np.stack(np.unravel_index(np.arange(prod(grid[a] for a in axes)),
                                             tuple(grid[a] for a in axes)), axis=1)
-        for rank, member in enumerate(members):
-            source = coords.copy()
-            source[:, list(axes)] = member
-            run_of_rank = slice(rank * run, (rank + 1) * run)
-            flat[:, run_of_rank] = flat[exchange.linear_ids(grid, source), run_of_rank]
+        if has_values(buffer.data):
+            flat = buffer.data[:cores].reshape(cores, -1)
+            for rank, member in enumerate(members):
+                source = coords.copy()
+                source[:, list(axes)] = member
+                run_of_rank = slice(rank * run, (rank + 1) * run)
+                flat[:, run_of_rank] = flat[exchange.linear_ids(grid, source), run_of_rank]
         step.use_cores(cores)
         step.add_exchange(self.state.chip, (len(members) - 1) * run * buffer.elem_bytes)
         return ()
@@ -584,19 +615,25 @@ class CoreFunctions(InterpreterFunctions):
         dst = _layout(op.dst_layout, op.target_tensor())
         what = f"core.relayout of '{source.label}' to '{target.label}'"
         _check_exchange(what, step, [(source, src)], (target, dst))
-        tensor = exchange.collect(src, source.data, what)
         view = op.view()
+        tensor = None  # timing-only mode: no values to move
+        if has_values(source.data):
+            tensor = exchange.collect(src, source.data, what)
+            if view is not None:
+                tensor = view.gather(tensor, dst.shape, what)
         if view is None:
             sent, received = exchange.relayout_traffic(src, dst)
         else:
-            tensor = view.gather(tensor, dst.shape, what)
             move = exchange.element_move(src, dst, view)
             sent, received = move.sent, move.received
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))
             )
-        self.state.note_overflow(what, tensor, target.data.dtype)
-        target.data[: dst.cores] = exchange.distribute(dst, tensor)
+        if tensor is None:
+            target.drop_values()
+        else:
+            self.state.note_overflow(what, tensor, target.data.dtype)
+            target.writable()[: dst.cores] = exchange.distribute(dst, tensor)
         busiest = float(np.maximum(sent, received).max(initial=0.0))
         step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
         if target.elem_bytes != source.elem_bytes:  # rounding: an element-wise pass
@@ -613,11 +650,18 @@ class CoreFunctions(InterpreterFunctions):
         dst = _layout(op.dst_layout, op.tensor)
         what = f"core.gather '{op.label.data}'"
         _check_exchange(what, step, [(table_buf, table_l), (ids_buf, ids_l)], (target, dst))
-        table = exchange.collect(table_l, table_buf.data, what)
+        if not has_values(ids_buf.data):
+            raise T10Error(f"{what}: its ids are computed on chip, and their values decide the "
+                           "gather's traffic: simulate without --timing-only")
         ids = exchange.collect(ids_l, ids_buf.data, what).astype(np.float64)
         axis = op.axis.value.data
-        index = _checked_ids(what, ids, table.shape[axis], axis, table_buf.label)
-        target.data[: dst.cores] = exchange.distribute(dst, np.take(table, index, axis=axis))
+        index = _checked_ids(what, ids, table_l.shape[axis], axis, table_buf.label)
+        if has_values(table_buf.data):
+            table = exchange.collect(table_l, table_buf.data, what)
+            taken = np.take(table, index, axis=axis)
+            target.writable()[: dst.cores] = exchange.distribute(dst, taken)
+        else:  # timing-only mode
+            target.drop_values()
         busiest, copied = exchange.gather_traffic(
             table_l, ids_l, dst, index, axis, table_buf.elem_bytes, ids_buf.elem_bytes
         )

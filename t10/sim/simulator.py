@@ -145,19 +145,27 @@ def _check_verifies(module: ModuleOp) -> None:
         raise T10Error(f"the module to simulate does not verify: {first}") from None
 
 
-def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray]) -> SimResult:
+def simulate(
+    module: ModuleOp,
+    chip: ChipSpec,
+    inputs: Mapping[str, np.ndarray],
+    timing_only: bool = False,
+) -> SimResult:
     """Run the `chip`-level `module` on `chip` with the named `inputs` (it must verify; see
-    docs/DESIGN.md, the chip IR contract, for what else the simulator refuses)."""
+    docs/DESIGN.md, the chip IR contract, for what else the simulator refuses).
+    `timing_only`: the same cycles and SRAM without computing values (`t10.sim.state`); the
+    outputs are then empty, and the inputs matter only where data movement carries them to
+    a gather's ids."""
     _check_verifies(module)
     main = _main(module)
     args = _check_inputs(main, inputs)
-    state = SimState(chip)
+    state = SimState(chip, timing_only=timing_only)
     report = ReportBuilder()
     current = _CurrentOp()
     interpreter = Interpreter(module, listeners=(current,))
     for functions in (
         FuncFunctions(),
-        ArithFunctions(),
+        ArithFunctions(timing_only),
         MathFunctions(),
         ScfFunctions(),
         LinalgFunctions(),
@@ -175,4 +183,6 @@ def simulate(module: ModuleOp, chip: ChipSpec, inputs: Mapping[str, np.ndarray])
         raise T10Error(f"the simulator cannot run '{name}'") from None
     names = _attr_names(main.res_attrs, len(results), "output")
     outputs = {name: np.asarray(value) for name, value in zip(names, results, strict=True)}
+    if timing_only:
+        outputs = {}
     return SimResult(outputs=outputs, report=report.build(state))

@@ -9,6 +9,12 @@ Values while simulating:
 - kernel-body floats: numpy float32 arrays (one element per core and loop point).
 
 Every op is vectorized over cores: there is no Python loop over cores.
+
+Timing-only mode (`SimState.timing_only`) runs the same ops with the same checks, cycle and
+SRAM accounting, but buffers and host tensors hold no values (`NoValues`: shape and dtype
+only, no memory): kernels skip their arithmetic and weights are never read. Values that data
+movement alone carries from the program's arguments (the ids of a gather, whose traffic they
+decide) still move.
 """
 
 from __future__ import annotations
@@ -40,6 +46,20 @@ def uniform(value: Index, what: str) -> int:
             raise T10Error(f"{what} must be the same on every core")
         return int(value[0]) if value.size else 0
     return int(value)
+
+
+class NoValues(np.ndarray):
+    """A stand-in for an array in timing-only mode: its shape and dtype, no values and no
+    memory (a read-only broadcast of one zero; writing into it raises). Slices and views of
+    it are `NoValues` too."""
+
+    @staticmethod
+    def of(shape: tuple[int, ...], dtype: np.dtype | type) -> NoValues:
+        return np.broadcast_to(np.zeros((), dtype), shape).view(NoValues)
+
+
+def has_values(array: object) -> bool:
+    return not isinstance(array, NoValues)
 
 
 @dataclass
@@ -86,6 +106,18 @@ class Buffer:
 
     def mark_written(self, cores: int) -> None:
         self.written = max(self.written, cores)
+
+    def drop_values(self) -> None:
+        """Timing-only mode: what the buffer holds is no longer known."""
+        if has_values(self.data):
+            self.data = NoValues.of(self.data.shape, self.data.dtype)
+
+    def writable(self) -> np.ndarray:
+        """Its data, given storage first if it held no values (timing-only mode; the
+        caller then writes every element it reads later)."""
+        if not has_values(self.data):
+            self.data = np.zeros(self.data.shape, self.data.dtype)
+        return self.data
 
 
 @dataclass(frozen=True)
@@ -162,6 +194,8 @@ class SimState:
     """How many buffers were allocated so far (the next one's id)."""
     program_cores: int = 0
     """The cores of the running `chip.program` (0: none runs)."""
+    timing_only: bool = False
+    """Count cycles and bytes without computing values (see the module docstring)."""
     overflows: dict[str, tuple[int, str]] = field(default_factory=dict)
     """fp16 stores of finite values beyond ±65504 (they hold ±inf) by op: (count, first)."""
 

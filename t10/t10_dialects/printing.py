@@ -1,0 +1,47 @@
+"""Printing IR without its weights: dense constants above a size print as MLIR prints them
+with `--mlir-elide-elementsattrs-if-larger`, `dense_resource<__elided__> : type`.
+
+An elided file parses back as the same program with its constants' values unknown: the
+plan search and the lowerings need only their types, timing-only simulation runs it, and a
+simulation with values stops at the first elided constant (`t10.sim.interpreter_arith`).
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr
+from xdsl.ir import Attribute, Operation
+from xdsl.printer import Printer
+
+ELIDED = "__elided__"
+"""The resource handle of an elided dense constant (MLIR's)."""
+
+ELIDE_LARGER_THAN = 16
+"""Dense constants with more elements than this are elided unless asked for (a splat is one
+element)."""
+
+
+class ElidingPrinter(Printer):
+    """A `Printer` that prints dense elements attributes of more than `limit` elements as
+    `dense_resource<__elided__>` (None: prints every one in full)."""
+
+    def __init__(self, stream: IO[str] | None = None, limit: int | None = ELIDE_LARGER_THAN):
+        super().__init__(stream=stream)
+        self.limit = limit
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if (
+            self.limit is not None
+            and isinstance(attribute, DenseIntOrFPElementsAttr)
+            and len(attribute) > self.limit
+        ):
+            attribute = DenseResourceAttr.from_params(ELIDED, attribute.get_type())
+        super().print_attribute(attribute)
+
+
+def print_ir(op: Operation, stream: IO[str], weights: bool = False) -> None:
+    """Print `op` to `stream`, eliding dense constants of more than `ELIDE_LARGER_THAN`
+    elements unless `weights`."""
+    ElidingPrinter(stream, None if weights else ELIDE_LARGER_THAN).print_op(op)
+    stream.write("\n")
