@@ -5,8 +5,10 @@ A `Layout` (see `t10.common.plans`) puts a tensor on the cores of a row-major gr
 holds, along tensor dim i split on grid axis a, the tile starting at `x[a] * tile[i]` (block 0
 when the dim is not split); cores that differ only on unused axes hold copies. A rotating
 layout cuts the tile along `rotating.dim` into `steps` chunks of `tile[dim] / steps` elements;
-core x holds the window of chunks u = o(x) .. o(x)+W-1 (taken mod `steps`), chunk u in buffer
-slot `u mod slots` (W = window, slots = W + 1, one slot stays free for the incoming chunk).
+core x holds the window of chunks u = u0 .. u0 + W - 1 (taken mod `steps`), chunk u in buffer
+slot `u mod slots` (W = window, slots = W + 1, one slot stays free for the incoming chunk),
+from u0 = (o(x) mod steps) + phase (the phase is that of a rotating output after its last
+step, `window_starts`).
 
 Everything a core holds is a Cartesian product of per-dim interval unions: one interval per
 dim, except the rotating dim whose window may wrap around the tile (two intervals). Overlaps
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import math
 import string
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -69,14 +72,16 @@ def tile_origins(layout: Layout, coords: IntArray) -> IntArray:
 
 
 def window_starts(layout: Layout, coords: IntArray) -> IntArray:
-    """o(x): the first chunk of each core's rotating window (0 for a non-rotating layout)."""
+    """u0 = (o(x) mod steps) + phase: each core's rotating window holds chunks u0 .. u0+W-1
+    (mod steps), chunk u in slot u mod slots (0 for a non-rotating layout). u0 is not reduced
+    mod steps: a rotating output's slots follow the steps it ran (see `Rotating`)."""
     r = layout.rotating
     start = np.zeros(len(coords), dtype=np.int64)
     if r is None:
         return start
     for axis, modulus, weight in r.skew:
         start += weight * (coords[:, axis] % modulus)
-    return start % r.steps
+    return start % r.steps + r.phase
 
 
 def chunk_size(layout: Layout) -> int:
@@ -199,7 +204,7 @@ def held_intervals(layout: Layout, coords: IntArray) -> list[IntArray]:
         origin = origins[:, i]
         if r is not None and i == r.dim:
             chunk = chunk_size(layout)
-            start = window_starts(layout, coords)
+            start = window_starts(layout, coords) % r.steps
             first_end = np.minimum(start + r.window, r.steps)
             wrapped = np.maximum(start + r.window - r.steps, 0)
             iv = np.stack(
@@ -468,16 +473,16 @@ def _view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
 
 
 def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove:
-    """Moves the tensor laid out as `src` (not rotating) into a tensor laid out as `dst`
-    whose every element is one source element: `sources` is a `View` of the source, or the
-    explicit row-major index into the source of every destination element (an int array of
-    the destination tensor's shape, -1: zero fill; a gather of runtime ids).
+    """Moves the tensor laid out as `src` into a tensor laid out as `dst` whose every element
+    is one source element: `sources` is a `View` of the source, or the explicit row-major
+    index into the source of every destination element (an int array of the destination
+    tensor's shape, -1: zero fill; a gather of runtime ids).
 
     Element by element: a destination core receives the distinct source elements it needs
     and does not hold; each is requested from the cores holding it (the replicas of its
-    source tile, `replicas` of them), spread evenly over them.
+    source tile, `replicas` of them; for a rotating `src`, the cores whose window holds it),
+    spread evenly over them.
     """
-    assert src.rotating is None, "a view reads an operator's output or a host tensor"
     if isinstance(sources, View):
         view = sources
 
@@ -493,15 +498,9 @@ def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMov
             return np.where(at >= 0, table[np.maximum(at, 0)], -1)
 
         injective = False
+    holding = _Holding.of(src)
     ncores = max(src.cores, dst.cores)
-    split = [
-        (d, a, t) for d, (a, t) in enumerate(zip(src.axes, src.tile, strict=True)) if a is not None
-    ]
-    tiles = tuple(src.grid[a] for _, a, _ in split)
-    replicas = src.cores // max(prod(tiles), 1)
-    src_coords = grid_coords(src.grid)
     received, copied = np.zeros(ncores), np.zeros(ncores)
-    requests = np.zeros(max(prod(tiles), 1))
     per_chunk = max(1, CHUNK_ELEMENTS // max(dst.local_elements(), 1))
     for first in range(0, dst.cores, per_chunk):
         rows = slice(first, min(first + per_chunk, dst.cores))
@@ -509,23 +508,14 @@ def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMov
         if not injective:
             need = _distinct_per_row(need)
         valid = need >= 0
-        element = np.unravel_index(np.where(valid, need, 0), src.shape) if src.shape else ()
         core = np.arange(rows.start, rows.stop)
-        holds = valid & (core < src.cores)[:, None]
-        tile_id = np.zeros(need.shape, dtype=np.int64)
-        for d, a, t in split:
-            block = element[d] // t
-            holds &= block == src_coords[np.minimum(core, src.cores - 1), a][:, None]
-            tile_id = tile_id * src.grid[a] + block
+        holds, buckets = holding.locate(need, valid, core)
         missing = valid & ~holds
         received[rows] = missing.sum(axis=1)
         copied[rows] = holds.sum(axis=1)
-        requests += np.bincount(tile_id[missing], minlength=len(requests))
-    own_tile = np.zeros(src.cores, dtype=np.int64)
-    for _, a, _ in split:
-        own_tile = own_tile * src.grid[a] + src_coords[:, a]
+        holding.request(buckets, missing)
     sent = np.zeros(ncores)
-    sent[: src.cores] = requests[own_tile] / replicas
+    sent[: src.cores] = holding.sent()
     in_place = (
         isinstance(sources, View)
         and src.local_elements() == dst.local_elements()
@@ -539,6 +529,84 @@ def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMov
     if in_place:
         copied[:] = 0.0
     return ViewMove(sent, received, copied, in_place)
+
+
+class _Holding(ABC):
+    """Which cores of a source layout hold which elements, and the requests made to them
+    (`element_move`), counted per bucket: a source tile (plain layouts) or an element
+    (rotating ones, whose windows are not tiles)."""
+
+    def __init__(self, buckets: int) -> None:
+        self.requests = np.zeros(buckets)
+
+    @staticmethod
+    def of(src: Layout) -> _Holding:
+        return _TileHolding(src) if src.rotating is None else _ElementHolding(src)
+
+    @abstractmethod
+    def locate(self, need: IntArray, valid: Array, core: IntArray) -> tuple[Array, IntArray]:
+        """Whether each destination core (`core`, one per row) holds each needed element, and
+        the element's request bucket."""
+
+    def request(self, buckets: IntArray, missing: Array) -> None:
+        self.requests += np.bincount(buckets[missing], minlength=len(self.requests))
+
+    @abstractmethod
+    def sent(self) -> Array:
+        """Elements each source core sends: its even share of the requests it can serve."""
+
+
+class _TileHolding(_Holding):
+    def __init__(self, src: Layout) -> None:
+        self.src = src
+        self.split = [
+            (d, a, t)
+            for d, (a, t) in enumerate(zip(src.axes, src.tile, strict=True))
+            if a is not None
+        ]
+        self.coords = grid_coords(src.grid)
+        super().__init__(max(prod(src.grid[a] for _, a, _ in self.split), 1))
+
+    def locate(self, need: IntArray, valid: Array, core: IntArray) -> tuple[Array, IntArray]:
+        src = self.src
+        element = np.unravel_index(np.where(valid, need, 0), src.shape) if src.shape else ()
+        holds = valid & (core < src.cores)[:, None]
+        tile_id = np.zeros(need.shape, dtype=np.int64)
+        for d, a, t in self.split:
+            block = element[d] // t
+            holds &= block == self.coords[np.minimum(core, src.cores - 1), a][:, None]
+            tile_id = tile_id * src.grid[a] + block
+        return holds, tile_id
+
+    def sent(self) -> Array:
+        own_tile = np.zeros(self.src.cores, dtype=np.int64)
+        for _, a, _ in self.split:
+            own_tile = own_tile * self.src.grid[a] + self.coords[:, a]
+        replicas = self.src.cores // len(self.requests)
+        return self.requests[own_tile] / replicas
+
+
+class _ElementHolding(_Holding):
+    def __init__(self, src: Layout) -> None:
+        self.cores = src.cores
+        self.held = flat_sources(src, src.shape, None)
+        self.stride = max(prod(src.shape), 1) + 1
+        own = np.arange(src.cores)[:, None] * self.stride + self.held
+        self.keys = np.sort(own[self.held >= 0])
+        super().__init__(self.stride - 1)
+
+    def locate(self, need: IntArray, valid: Array, core: IntArray) -> tuple[Array, IntArray]:
+        keys = core[:, None] * self.stride + need
+        holds = valid & (core < self.cores)[:, None] & np.isin(keys, self.keys)
+        return holds, need
+
+    def sent(self) -> Array:
+        held = self.held
+        holders = np.bincount(held[held >= 0], minlength=len(self.requests))
+        share = np.divide(
+            self.requests, holders, out=np.zeros(len(self.requests)), where=holders > 0
+        )
+        return np.where(held >= 0, share[np.maximum(held, 0)], 0.0).sum(axis=1)
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,6 +23,28 @@ generalised (2-D matmul with f = F[m] = F[n] is Cannon exactly).
   step 0   A chunks held                               k0         k1         k2
   step 1   (each sends its chunk to n-1)               k1         k2         k0
 ```
+
+The output may rotate too (`Rotation` with operand `OUTPUT`): a contraction whose reduction
+dim g is split over F[g] cores cuts its output tile along the shift dim d (a parallel dim the
+output reads) and rotates its *partial sums* on the ring of all F[g] cores of g instead of
+all-reducing them at the end (a pipelined reduce-scatter). The output buffer is a window of W
+zero-initialised chunks plus one slot and moves exactly like a rotating input: every step each
+core adds its k-part's contribution to the chunk k(x, t) it holds, then passes that partial
+chunk to the previous ring member. Chunk c starts on the core whose window holds it and
+visits the ring members in turn, W steps apart, so after N steps it has received every
+member's contribution exactly once. The finished chunks end where a window would be after
+N - 1 steps: the output's layout is rotating with phase N - 1 (`Rotating.phase`).
+
+```
+  C = A·B, k split over F[k] = 3 cores (ring), n cut into N = 3 chunks, W = 1:
+              core k=0       core k=1       core k=2        (+: adds its k-part)
+  step 0      +c0            +c1            +c2             then each passes its chunk to k-1
+  step 1      +c1 (from 1)   +c2 (from 2)   +c0 (from 0)
+  step 2      +c2 = done     +c0 = done     +c1 = done      (no shift: phase N - 1 = 2)
+```
+Restrictions (exact and simple): only a contraction without a fused epilogue (the epilogue
+needs finished tiles) rotates its output, on the ring of the one split reduction dim, in
+F[g] pieces (every core that holds a k-part adds it; no all-reduce remains).
 """
 
 from __future__ import annotations
@@ -36,11 +58,14 @@ from t10.common.chip_spec import ChipSpec
 from t10.common.tensor_expr import Access, ExprKind, TensorExpr
 from t10.errors import T10Error
 
+OUTPUT = -1
+"""The `Rotation.operand` of the output (its partial sums rotate; see the module docstring)."""
+
 
 @dataclass(frozen=True)
 class Rotation:
-    """Input `operand` rotates along the temporal dim in rings of `pieces` cores on grid
-    axis `ring_dim` (a loop dim the operand does not read)."""
+    """Input `operand` (or the output: `OUTPUT`) rotates along the temporal dim in rings of
+    `pieces` cores on grid axis `ring_dim` (a loop dim the operand does not read)."""
 
     operand: int
     ring_dim: int
@@ -59,6 +84,7 @@ class Plan:
         return prod(self.factors)
 
     def rotation_of(self, operand: int) -> Rotation | None:
+        """The rotation of input `operand` (or of the output: `OUTPUT`), if it rotates."""
         return next((r for r in self.rotations if r.operand == operand), None)
 
     def skew(self) -> tuple[tuple[int, int, int], ...]:
@@ -69,14 +95,18 @@ class Plan:
 @dataclass(frozen=True)
 class Rotating:
     """The temporal part of a layout: tensor dim `dim` is cut into `steps` chunks per tile; each
-    core holds a window of steps/pieces chunks starting at chunk o(x) (see `Plan.skew`), in a
-    buffer of `slots` chunk slots (the window plus one incoming chunk)."""
+    core holds a window of W = steps/pieces chunks u0 .. u0+W-1 (mod steps) with
+    u0 = (o(x) mod steps) + phase (o: see `Plan.skew`), chunk u in slot u mod `slots` of a
+    buffer of `slots` chunk slots (the window plus one incoming chunk). `phase` is 0 before
+    the steps; a rotating output ends with phase steps - 1 (its window after the last step;
+    u0 is not reduced mod steps because the slots follow the steps run)."""
 
     dim: int
     ring_axis: int
     pieces: int
     steps: int
     skew: tuple[tuple[int, int, int], ...]
+    phase: int = 0
 
     @property
     def window(self) -> int:
@@ -129,6 +159,7 @@ def placement(layout: Layout) -> Layout:
             rotating.pieces,
             rotating.steps,
             tuple((renumber[a], m, w) for a, m, w in rotating.skew if a in renumber),
+            rotating.phase,
         )
     return replace(
         layout,
@@ -173,10 +204,11 @@ def tile_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
 
 
 def operand_layout(expr: TensorExpr, plan: Plan, access: Access, operand: int | None) -> Layout:
-    """The layout the plan gives one operand (`operand` is the input index, None = output)."""
+    """The layout the plan gives one operand (`operand` is the input index, None = output;
+    a rotating output is laid out as its finished chunks lie after the last step)."""
     tiles = tile_sizes(expr, plan)
     rotating = None
-    rot = plan.rotation_of(operand) if operand is not None else None
+    rot = plan.rotation_of(OUTPUT if operand is None else operand)
     if rot is not None:
         assert plan.temporal_dim is not None
         rotating = Rotating(
@@ -185,6 +217,7 @@ def operand_layout(expr: TensorExpr, plan: Plan, access: Access, operand: int | 
             pieces=rot.pieces,
             steps=plan.steps,
             skew=plan.skew(),
+            phase=plan.steps - 1 if operand is None else 0,
         )
     return Layout(
         shape=access.shape,
@@ -224,6 +257,20 @@ def reduction_group(expr: TensorExpr, plan: Plan) -> int:
     return prod(plan.factors[d] for d in expr.reduction_dims)
 
 
+def partial_dims(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
+    """The grid axes over which the operator's result holds partial sums that an all-reduce
+    combines at the end: the split reduction dims but the ring of a rotating output (which
+    sums over its ring while it rotates)."""
+    out = plan.rotation_of(OUTPUT)
+    ring = -1 if out is None else out.ring_dim
+    return tuple(d for d in expr.reduction_dims if plan.factors[d] > 1 and d != ring)
+
+
+def all_reduce_group(expr: TensorExpr, plan: Plan) -> int:
+    """How many cores all-reduce each output tile at the end (over `partial_dims`)."""
+    return prod(plan.factors[d] for d in partial_dims(expr, plan))
+
+
 def rounds_partials(expr: TensorExpr, plan: Plan) -> bool:
     """Whether the plan accumulates partial sums (over steps along a reduction dim, or over
     the cores of a split reduction dim) that are wider than the storage (`partial_bytes`, e.g.
@@ -257,26 +304,35 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     output tile, plus the additions. Partial sums wider than the storage (`rounds_partials`)
     accumulate and move at their own width in a tile of their own, then a superstep of its own
     rounds it into the output (an element-wise pass over the tile).
+    A rotating output (`OUTPUT`) shifts its partial chunk at the partial-sum width in a
+    `core.shift` of its own (its own exchange op, after the inputs' shifts) and needs no
+    all-reduce over its ring; it holds its window plus one slot, and its rounding pass runs
+    over that buffer.
     A fused epilogue (`TensorExpr.epilogue`) adds an element-wise kernel over the output tile,
     or over its part after a split reduction (`epilogue_elements`); it writes the output in
     place.
     Memory: every input's local buffer (rotating ones hold their window plus one incoming
-    chunk; an epilogue's inputs are laid out like the output tile), the output tile (plus the
-    accumulator when rounding), and the all-reduce's receive buffer.
+    chunk; an epilogue's inputs are laid out like the output tile), the output's buffer (plus
+    the accumulator when rounding), and the all-reduce's receive buffer.
     """
     eb = expr.elem_bytes
     layouts = input_layouts(expr, plan)
-    out_tile = prod(output_layout(expr, plan).tile)
+    out_layout = output_layout(expr, plan)
+    out_tile = prod(out_layout.tile)
+    out_local = out_layout.local_elements()
     compute = plan.steps * kernel_cycles(chip, expr, step_sizes(expr, plan))
     shift_bytes = sum(
         lay.local_elements() // lay.rotating.slots * eb for lay in layouts if lay.rotating
     )
     exchange = (plan.steps - 1) * costs.exchange_cycles(chip, shift_bytes) if shift_bytes else 0
     syncs = plan.steps
-    memory = sum(lay.local_elements() for lay in layouts) * eb + out_tile * eb
+    memory = sum(lay.local_elements() for lay in layouts) * eb + out_local * eb
     rounding = rounds_partials(expr, plan)
     acc_bytes = expr.partial_bytes if rounding else eb
-    group = reduction_group(expr, plan)
+    if out_layout.rotating is not None:
+        out_chunk = out_local // out_layout.rotating.slots * acc_bytes
+        exchange += (plan.steps - 1) * costs.exchange_cycles(chip, out_chunk)
+    group = all_reduce_group(expr, plan)
     if group > 1:
         part = ceil(out_tile / group)
         moved = (group - 1) * part * acc_bytes
@@ -285,9 +341,9 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
         syncs += 2
         memory += moved
     if rounding:
-        compute += costs.elementwise_cycles(chip, out_tile, False)
+        compute += costs.elementwise_cycles(chip, out_local, False)
         syncs += 1
-        memory += out_tile * expr.partial_bytes
+        memory += out_local * expr.partial_bytes
     if expr.epilogue is not None:
         epi = expr.epilogue
         elements = epilogue_elements(out_tile, group, rounding)
@@ -304,16 +360,34 @@ def epilogue_elements(out_tile: int, group: int, rounding: bool) -> int:
     return ceil(out_tile / group) if group > 1 and not rounding else out_tile
 
 
+def output_rings(expr: TensorExpr, factors: tuple[int, ...], temporal: int) -> tuple[int, ...]:
+    """The ring dims on which the output's partial sums may rotate along `temporal` (see the
+    module docstring): a contraction without an epilogue whose output reads `temporal`, on
+    its one split reduction dim (none when several are split)."""
+    if (
+        expr.kind is not ExprKind.CONTRACTION
+        or expr.epilogue is not None
+        or not expr.output.uses(temporal)
+    ):
+        return ()
+    split = tuple(d for d in expr.reduction_dims if factors[d] > 1)
+    return split if len(split) == 1 else ()
+
+
 def rotation_choices(
     expr: TensorExpr, factors: tuple[int, ...], temporal: int
 ) -> Iterator[tuple[Rotation, ...]]:
     """All ways to rotate the inputs that read `temporal`: per input, no rotation or a ring on
     a distinct grid axis it does not read, with f_t dividing that axis (f_t > 1). An
-    epilogue's inputs never rotate (they are read once, after the last step)."""
+    epilogue's inputs never rotate (they are read once, after the last step). The output may
+    rotate too, last, on its ring (`output_rings`) in F[ring] pieces."""
 
     def choices(i: int, used: frozenset[int]) -> Iterator[tuple[Rotation, ...]]:
         if i == expr.own_inputs:
             yield ()
+            for g in output_rings(expr, factors, temporal):
+                if g not in used:
+                    yield (Rotation(OUTPUT, g, factors[g]),)
             return
         acc = expr.inputs[i]
         yield from choices(i + 1, used)
@@ -381,26 +455,33 @@ def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> 
     if not 2 <= plan.steps <= tile:
         return f"{plan.steps} steps do not fit the tile of {tile} of shift dim d{d}"
     if not plan.rotations:
-        return f"a plan that shifts d{d} rotates at least one input"
+        return f"a plan that shifts d{d} rotates at least one input or its output"
     operands: set[int] = set()
     rings: set[int] = set()
     for r in plan.rotations:
-        if not 0 <= r.operand < len(expr.inputs):
+        if r.operand == OUTPUT:
+            problem = output_rotation_problem(expr, plan, r)
+            if problem is not None:
+                return problem
+        elif not 0 <= r.operand < len(expr.inputs):
             return f"rotation of input {r.operand}: the operator has {len(expr.inputs)} inputs"
-        if r.operand >= expr.own_inputs:
+        elif r.operand >= expr.own_inputs:
             return f"input {r.operand} is read by the epilogue, which never rotates"
-        acc = expr.inputs[r.operand]
-        if not acc.uses(d):
-            return f"input {r.operand} does not read shift dim d{d}, so it cannot rotate"
-        if not 0 <= r.ring_dim < rank or acc.uses(r.ring_dim):
-            return f"ring d{r.ring_dim} of input {r.operand} must be a loop dim it does not read"
-        if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
-            return (
-                f"input {r.operand} rotates in {r.pieces} pieces, which must be >= 2 and "
-                f"divide the factor {plan.factors[r.ring_dim]} of ring d{r.ring_dim}"
-            )
+        else:
+            acc = expr.inputs[r.operand]
+            if not acc.uses(d):
+                return f"input {r.operand} does not read shift dim d{d}, so it cannot rotate"
+            if not 0 <= r.ring_dim < rank or acc.uses(r.ring_dim):
+                return (
+                    f"ring d{r.ring_dim} of input {r.operand} must be a loop dim it does not read"
+                )
+            if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
+                return (
+                    f"input {r.operand} rotates in {r.pieces} pieces, which must be >= 2 and "
+                    f"divide the factor {plan.factors[r.ring_dim]} of ring d{r.ring_dim}"
+                )
         if r.operand in operands or r.ring_dim in rings:
-            return "each input rotates at most once and rings use distinct dims"
+            return "each operand rotates at most once and rings use distinct dims"
         operands.add(r.operand)
         rings.add(r.ring_dim)
     if plan.steps % lcm(*(r.pieces for r in plan.rotations)):
@@ -408,11 +489,44 @@ def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> 
     return None
 
 
+def output_rotation_problem(expr: TensorExpr, plan: Plan, rot: Rotation) -> str | None:
+    """Why the output cannot rotate as `rot` in `plan` (None if it can); see the module
+    docstring for the restrictions."""
+    d, g = plan.temporal_dim, rot.ring_dim
+    assert d is not None
+    if expr.kind is not ExprKind.CONTRACTION:
+        return "only a contraction's output (its partial sums) can rotate"
+    if expr.epilogue is not None:
+        return (
+            "the output of an operator with a fused epilogue cannot rotate (the epilogue "
+            "needs finished tiles)"
+        )
+    if not expr.output.uses(d):
+        return f"the output does not read shift dim d{d}, so it cannot rotate"
+    if not 0 <= g < expr.rank or expr.parallel[g]:
+        return f"the output's ring d{g} must be a reduction dim"
+    if rot.pieces != plan.factors[g] or rot.pieces < 2:
+        return (
+            f"the output rotates in {rot.pieces} pieces, which must be the factor "
+            f"{plan.factors[g]} (>= 2) of its ring d{g}: every core of the ring adds its part"
+        )
+    others = [r for r in expr.reduction_dims if r != g and plan.factors[r] > 1]
+    if others:
+        return (
+            f"the output rotates on ring d{g}, so no other reduction dim may be split "
+            f"(d{others[0]} has factor {plan.factors[others[0]]})"
+        )
+    return None
+
+
 def format_plan(plan: Plan) -> str:
     """The plan in the syntax of `#rtensor.plan<...>` (without the brackets)."""
     text = f"grid [{', '.join(map(str, plan.factors))}]"
     if plan.temporal_dim is not None:
-        rots = ", ".join(f"({r.operand}, d{r.ring_dim}, {r.pieces})" for r in plan.rotations)
+        rots = ", ".join(
+            f"({'out' if r.operand == OUTPUT else r.operand}, d{r.ring_dim}, {r.pieces})"
+            for r in plan.rotations
+        )
         text += f" shift d{plan.temporal_dim} steps {plan.steps} rotate [{rots}]"
     return text
 

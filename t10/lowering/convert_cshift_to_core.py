@@ -8,6 +8,8 @@ For a plan with N steps along loop dim d (chunk c = per-step extent of d), core 
   u = o + t;  k = u mod N                                      // chunk computed this step
   rotating input:   reads slot (u mod slots) * c  then sends it; receives into slot
                     ((u + W) mod slots) * c from the next core of its ring
+  rotating output:  the same slots: the kernel adds into slot (u mod slots) * c (its
+                    `origin` x[d] * tile + k * c), then that partial chunk is sent on
   other operands that read d: offset k * c
 ```
 The last step is peeled so that it does not shift. Buffers are freed after their last use.
@@ -160,16 +162,29 @@ class ComputeShiftToKernels(RewritePattern):
             _replace_with_buffer(rewriter, op, ops, out_alloc.result, rtype)
             return
         chunk = sizes[shift]
-        skew = next(lay.rotating.skew for lay in map(_layout, op.inputs) if lay.rotating)
+        skew = next(
+            lay.rotating.skew for lay in (*map(_layout, op.inputs), out_layout) if lay.rotating
+        )
         terms = [idx.mul(idx.mod(idx.coord(a, grid), m), w) for a, m, w in skew]
         total = terms[0]
         for term in terms[1:]:
             total = idx.add(total, term)
         origin = idx.mod(total, steps)
 
+        # a rotating output's slice lies at chunk k of its tile (its offset is a slot)
+        out_dim = operands[-1].dim
+        tile_origin = None
+        if out_layout.rotating is not None and (axis := out_layout.axes[out_dim]) is not None:
+            tile_origin = idx.mul(idx.coord(axis, grid), out_layout.tile[out_dim])
+
         def step(t: SSAValue, builder: _IndexBuilder, with_shift: bool) -> None:
             u = builder.add(origin, t)
             k = builder.mod(u, steps)
+            chunk_origin = None
+            if out_layout.rotating is not None:
+                chunk_origin = builder.mul(k, chunk)
+                if tile_origin is not None:
+                    chunk_origin = builder.add(tile_origin, chunk_origin)
             offsets = []
             shifts: list[core.ShiftOp] = []
             for operand in operands:
@@ -184,7 +199,7 @@ class ComputeShiftToKernels(RewritePattern):
                         shifts.append(self._shift(grid, operand, chunk, send, recv))
                 else:
                     offsets.append(builder.mul(k, chunk))
-            builder.ops.append(self._kernel(op, grid, sizes, operands, offsets))
+            builder.ops.append(self._kernel(op, grid, sizes, operands, offsets, chunk_origin))
             builder.ops.extend(shifts)
 
         loop_body = Block(arg_types=[IndexType()])
@@ -221,9 +236,15 @@ class ComputeShiftToKernels(RewritePattern):
         sizes: tuple[int, ...],
         operands: list[_Operand],
         offsets: list[SSAValue],
+        origin: SSAValue | None = None,
     ) -> core.KernelOp:
         return core.KernelOp.build(
-            operands=[[o.buffer for o in operands[:-1]], operands[-1].buffer, offsets],
+            operands=[
+                [o.buffer for o in operands[:-1]],
+                operands[-1].buffer,
+                offsets,
+                [] if origin is None else [origin],
+            ],
             properties={
                 "label": op.label,
                 "grid": int_array(grid),
@@ -436,7 +457,9 @@ class EpilogueToKernel(RewritePattern):
             reduce.properties["scatter"] = properties["scatter"] = UnitAttr()
             rewriter.handle_operation_modification(reduce)
         kernel = core.KernelOp.build(
-            operands=[[_buffer_of(v) for v in op.inputs], output, [zero] * (len(op.inputs) + 1)],
+            operands=[
+                [_buffer_of(v) for v in op.inputs], output, [zero] * (len(op.inputs) + 1), []
+            ],
             properties=properties,
             regions=[op.body.clone()],
         )

@@ -1,6 +1,7 @@
 """convert-rtensor-to-cshift: each planned `rtensor.generic` becomes an explicit
-`cshift.compute_shift` (per-step extents, steps, rotating inputs), followed by a
-`cshift.all_reduce` when the plan splits reduction dims over cores."""
+`cshift.compute_shift` (per-step extents, steps, rotating inputs and output), followed by a
+`cshift.all_reduce` when the plan splits reduction dims over cores (but the ring of a
+rotating output, which sums over it while it rotates)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -16,7 +18,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from t10.common.plans import step_sizes
+from t10.common.plans import OUTPUT, partial_dims, step_sizes
 from t10.common.tensor_expr import TensorExpr, tensor_expr_of
 from t10.t10_dialects import cshift, rtensor
 from t10.t10_dialects.rtensor import RTensorType
@@ -45,21 +47,26 @@ class GenericToComputeShift(RewritePattern):
         plan = op.plan.to_plan()
         rotate = [-1] * len(expr.inputs)
         for r in plan.rotations:
-            rotate[r.operand] = r.ring_dim
-        partial = [d for d in expr.reduction_dims if plan.factors[d] > 1]
+            if r.operand != OUTPUT:
+                rotate[r.operand] = r.ring_dim
+        partial = partial_dims(expr, plan)
+        properties: dict[str, Attribute] = {
+            "label": op.label,
+            "indexing_maps": op.indexing_maps,
+            "iterator_types": op.iterator_types,
+            "step_sizes": int_array(step_sizes(expr, plan)),
+            "shift_dim": int_prop(-1 if plan.temporal_dim is None else plan.temporal_dim),
+            "steps": int_prop(plan.steps),
+            "rotate": int_array(rotate),
+            "partial": int_array(partial),
+        }
+        out = plan.rotation_of(OUTPUT)
+        if out is not None:
+            properties["rotate_out"] = int_prop(out.ring_dim)
         compute = cshift.ComputeShiftOp.create(
             operands=list(op.inputs),
             result_types=[op.result.type],
-            properties={
-                "label": op.label,
-                "indexing_maps": op.indexing_maps,
-                "iterator_types": op.iterator_types,
-                "step_sizes": int_array(step_sizes(expr, plan)),
-                "shift_dim": int_prop(-1 if plan.temporal_dim is None else plan.temporal_dim),
-                "steps": int_prop(plan.steps),
-                "rotate": int_array(rotate),
-                "partial": int_array(partial),
-            },
+            properties=properties,
             regions=[op.detach_region(op.body)],
         )
         new_ops = [compute]

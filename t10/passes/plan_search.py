@@ -37,6 +37,7 @@ from math import ceil, lcm, prod
 from t10.common.chip_spec import ChipSpec
 from t10.common.costs import kernel_rows_cols
 from t10.common.plans import (
+    OUTPUT,
     Estimate,
     Plan,
     Rotation,
@@ -156,6 +157,8 @@ class FastEstimator:
         self.red = expr.reduction_dims
         self.sync = chip.sync_cycles
         self.contraction = expr.kind is ExprKind.CONTRACTION
+        # whether the output may rotate its partial sums at all (`output_rings`)
+        self.output_rotates = self.contraction and expr.epilogue is None
         # partial sums wider than the storage accumulate apart and are rounded (rounds_partials)
         self.partial_bytes = expr.partial_bytes
         self.wide_partials = (
@@ -237,8 +240,12 @@ class FastEstimator:
                 elements += chunk * (steps // p + 1)
                 shifted += chunk
         out_tile = prod(tiles[d] for d in self.out_dims)
+        out_pieces = pieces.get(OUTPUT)
+        out_local = out_tile
+        if out_pieces is not None:
+            out_local = out_tile // steps * (steps // out_pieces + 1)
         eb = self.eb
-        memory = (elements + out_tile) * eb
+        memory = (elements + out_local) * eb
         if temporal is not None:
             tiles[temporal] //= steps
         compute = steps * self.kernel(tiles)
@@ -247,6 +254,9 @@ class FastEstimator:
         group = prod(factors[d] for d in self.red)
         rounding = self.wide_partials and (group > 1 or temporal in self.red)
         acc_bytes = self.partial_bytes if rounding else eb
+        if out_pieces is not None:  # its own shift, at the partial-sum width; no all-reduce
+            exchange += (steps - 1) * self.exchange(out_tile // steps * acc_bytes)
+            group //= out_pieces
         if group > 1:
             moved = (group - 1) * -(-out_tile // group)
             exchange += 2 * self.exchange(moved * acc_bytes)
@@ -254,9 +264,9 @@ class FastEstimator:
             syncs += 2
             memory += moved * acc_bytes
         if rounding:
-            compute += self.reduce_ew(out_tile)
+            compute += self.reduce_ew(out_local)
             syncs += 1
-            memory += out_tile * self.partial_bytes
+            memory += out_local * self.partial_bytes
         if self.epilogue is not None:
             compute += self.epilogue(epilogue_elements(out_tile, group, rounding))
             syncs += 1 if rounding else 0
@@ -402,10 +412,15 @@ class _Search:
         return result
 
     def realise(
-        self, lows: tuple[int, ...], rings: dict[int, int], out_tile: int
+        self,
+        lows: tuple[int, ...],
+        rings: dict[int, int],
+        out_tile: int,
+        out_ring: int | None = None,
     ) -> tuple[int, ...] | None:
         """The cheapest factors with the tiles of `lows` where ring dim g (-> pieces p) is a
-        multiple of p; None if no such factors fit the chip."""
+        multiple of p, and the ring of a rotating output (`out_ring`) exactly its pieces; None
+        if no such factors fit the chip."""
         factors = list(lows)
         for g, p in rings.items():
             factors[g] = -(-lows[g] // p) * p
@@ -413,7 +428,12 @@ class _Search:
         if used > self.cores:
             return None
         if self.red:
-            specs = tuple((lows[d], self.hi(d, lows[d]), rings.get(d, 1)) for d in self.red)
+            specs = tuple(
+                (factors[d], factors[d], 1)
+                if d == out_ring
+                else (lows[d], self.hi(d, lows[d]), rings.get(d, 1))
+                for d in self.red
+            )
             group = self.best_group(out_tile, specs, self.cores // used)
             if group is None:
                 return None
@@ -433,20 +453,57 @@ class _Search:
         plan = Plan(factors)
         return plan, self.fast.estimate(plan)
 
-    def memory_bound(self, lows: tuple[int, ...], spatial: Estimate) -> int:
+    def out_ring(self, lows: tuple[int, ...]) -> int | None:
+        """The reduction dim on whose ring the output could rotate with these tiles
+        (`t10.common.plans.output_rings`): the one split reduction dim (its factor range
+        then starts at 2 or more)."""
+        if not self.rotate or not self.fast.output_rotates:
+            return None
+        split = [g for g in self.red if lows[g] > 1]
+        return split[0] if len(split) == 1 else None
+
+    def memory_bound(self, lows: tuple[int, ...], spatial: Plan, est: Estimate) -> int:
         """A lower bound on the bytes of every rotating plan with these tiles: each input that
-        could rotate holds at least one chunk more than 1/P of its tile along some dim."""
+        could rotate holds at least one chunk more than 1/P of its tile along some dim; so does
+        an output that could rotate (and its accumulator of wider partials), which then needs no all-reduce
+        receive buffer."""
         tiles = self.tiles(lows)
         eb = self.fast.eb
         saved = 0
         for dims, rings in zip(self.in_dims, self.ring_dims, strict=True):
             pmax = max((self.hi(g, lows[g]) for g in rings), default=1)
-            if not dims or pmax < 2:  # a broadcast scalar, or nowhere to rotate
-                continue
-            local = prod(tiles[d] for d in dims)
-            least = min(local // tiles[d] * (-(-tiles[d] // pmax) + 1) for d in set(dims))
-            saved += max(0, local - least) * eb
-        return spatial.sram_bytes - saved
+            saved += self.most_saved(tiles, dims, pmax) * eb
+        ring = self.out_ring(lows)
+        if ring is not None:
+            rounding = self.fast.wide_partials
+            saved += self.most_saved(tiles, self.fast.out_dims, self.hi(ring, lows[ring])) * (
+                eb + (self.fast.partial_bytes if rounding else 0)
+            )
+            group = prod(spatial.factors[d] for d in self.red)
+            moved = (group - 1) * -(-self.out_tile(tiles) // group)
+            saved += moved * (self.fast.partial_bytes if rounding else eb)
+        return est.sram_bytes - saved
+
+    @staticmethod
+    def most_saved(tiles: Sequence[int], dims: Sequence[int], pmax: int) -> int:
+        """The most elements a tensor reading `dims` saves by rotating in at most `pmax`
+        pieces along one of them (0 for a broadcast scalar, or nowhere to rotate)."""
+        if not dims or pmax < 2:
+            return 0
+        local = prod(tiles[d] for d in dims)
+        least = min(local // tiles[d] * (-(-tiles[d] // pmax) + 1) for d in set(dims))
+        return max(0, local - least)
+
+    def out_floor(self, tiles: Sequence[int]) -> int:
+        """A lower bound on the cycles of every plan with these tiles whose output rotates,
+        before its shifts and their syncs: the tile's kernel, one sync, and the rounding
+        superstep (its partials are split over cores, so they round when wider than the storage)."""
+        rounding = self.fast.wide_partials
+        return (
+            self.fast.kernel(tiles)
+            + self.fast.sync * (1 + rounding)
+            + (self.fast.reduce_ew(0) if rounding else 0)
+        )
 
     def rotating(
         self, lows: tuple[int, ...], spatial: Plan, floor_cycles: int
@@ -454,13 +511,18 @@ class _Search:
         """The rotating plans with the tiles of `lows` (one per distinct estimate) that a cheap
         lower bound does not rule out against the current frontier. `spatial` is the tiles'
         spatial plan and `floor_cycles` its cycles: its all-reduce and cycles bound every
-        rotating plan's from below."""
+        plan's that rotates inputs only from below; `out_floor` bounds those whose output
+        rotates (they have no all-reduce)."""
         tiles = self.tiles(lows)
         eb = self.fast.eb
         sync, exchange = self.fast.sync, self.fast.exchange
         group = prod(spatial.factors[d] for d in self.red)
         # the spatial plan's all-reduce is the least of any plan with these tiles
         moved = (group - 1) * -(-self.out_tile(tiles) // group)
+        out_ring = self.out_ring(lows)
+        out_floor = self.out_floor(tiles) if out_ring is not None else 0
+        rounding = self.fast.wide_partials
+        acc_bytes = self.fast.partial_bytes if rounding else eb
         for d in shiftable_dims(self.expr):
             tile = tiles[d]
             if tile < 2:
@@ -470,7 +532,8 @@ class _Search:
             split = [self.split_at(tiles, dims, d) for dims in self.in_dims]
             out_rest, out_power = self.split_at(tiles, self.fast.out_dims, d)
             readers = [i for i, (_, power) in enumerate(split) if power]
-            for rots in self.rotation_sets(lows, tile, readers):
+            ring = out_ring if out_power else None
+            for rots in self.rotation_sets(lows, tile, readers, ring):
                 steps = lcm(*(p for _, _, p in rots))
                 padded = -(-tile // steps) * steps
                 pieces = {i: p for i, _, p in rots}
@@ -485,11 +548,23 @@ class _Search:
                     else:
                         elements += local
                 out_tile = out_rest * padded**out_power
-                memory = (elements + out_tile + moved) * eb
-                cycles = floor_cycles + (steps - 1) * (sync + exchange(shifted * eb))
+                shifts = sync + exchange(shifted * eb)
+                out_pieces = pieces.get(OUTPUT)
+                if out_pieces is None:
+                    memory = (elements + out_tile + moved) * eb
+                    cycles = floor_cycles + (steps - 1) * shifts
+                else:
+                    out_local = out_tile // steps * (steps // out_pieces + 1)
+                    memory = (elements + out_local) * eb
+                    memory += out_local * self.fast.partial_bytes if rounding else 0
+                    cycles = out_floor + (steps - 1) * (
+                        shifts + exchange(out_tile // steps * acc_bytes)
+                    )
                 if self.frontier.beaten(memory, cycles):
                     continue
-                factors = self.realise(lows, {g: p for _, g, p in rots}, out_tile)
+                factors = self.realise(
+                    lows, {g: p for _, g, p in rots}, out_tile, ring if out_pieces else None
+                )
                 if factors is not None:
                     yield Plan(factors, d, steps, tuple(Rotation(*r) for r in rots))
 
@@ -499,12 +574,14 @@ class _Search:
         return prod(tiles[x] for x in dims if x != d), sum(1 for x in dims if x == d)
 
     def rotation_sets(
-        self, lows: tuple[int, ...], temporal_tile: int, readers: list[int]
+        self, lows: tuple[int, ...], temporal_tile: int, readers: list[int], out_ring: int | None
     ) -> list[tuple[tuple[int, int, int], ...]]:
         """Every non-empty set of (input, ring dim, pieces), like `rotation_choices` but over
         the factor ranges of the tiles: a reader rotates in p pieces on ring g if some factor
         with g's tile is a multiple of p, the cores still fit (counting the smallest such
-        factors) and the steps lcm(p) fit the temporal tile."""
+        factors) and the steps lcm(p) fit the temporal tile. The output (`OUTPUT`), last,
+        rotates on `out_ring` (if not None and not taken) in p pieces for every factor p of
+        the ring's tile (its factor is exactly p)."""
         found: list[tuple[tuple[int, int, int], ...]] = []
         rings: set[int] = set()
 
@@ -512,6 +589,12 @@ class _Search:
             if j == len(readers):
                 if acc:
                     found.append(acc)
+                if out_ring is None or out_ring in rings:
+                    return
+                lo, hi = lows[out_ring], self.hi(out_ring, lows[out_ring])
+                for p in range(max(2, lo), min(hi, temporal_tile) + 1):
+                    if lcm(steps, p) <= temporal_tile and used // lo * p <= self.cores:
+                        found.append((*acc, (OUTPUT, out_ring, p)))
                 return
             rec(j + 1, used, steps, acc)
             i = readers[j]
@@ -532,7 +615,7 @@ class _Search:
         return found
 
     def run(self) -> list[tuple[Plan, Estimate]]:
-        bounds: list[tuple[int, int, tuple[int, ...], Plan]] = []
+        bounds: list[tuple[int, int, tuple[int, ...], Plan, int]] = []
         for lows in spatial_factors(self.expr, self.cores, self.min_cores):
             found = self.spatial(lows)
             if found is None:
@@ -540,10 +623,13 @@ class _Search:
             plan, est = found
             self.frontier.add(plan, est)
             if self.rotate:
-                bounds.append((est.cycles, self.memory_bound(lows, est), lows, plan))
+                floor = est.cycles
+                if self.out_ring(lows) is not None:  # + at least one shift's sync
+                    floor = min(floor, self.out_floor(self.tiles(lows)) + self.fast.sync)
+                bounds.append((floor, self.memory_bound(lows, plan, est), lows, plan, est.cycles))
         # fastest tile vectors first: they tighten the frontier the most
-        for cycles, nbytes, lows, spatial in sorted(bounds):
-            if self.frontier.beaten(nbytes, cycles):
+        for floor, nbytes, lows, spatial, cycles in sorted(bounds):
+            if self.frontier.beaten(nbytes, floor):
                 continue
             for plan in self.rotating(lows, spatial, cycles):
                 self.frontier.add(plan, self.fast.estimate(plan))

@@ -230,7 +230,9 @@ def _run_kernel(
     op: core.KernelOp,
     expr: TensorExpr,
     slices: list[Slice],
+    origin: np.ndarray | None = None,
 ) -> None:
+    """Run the kernel on its slices and write its output (`origin`: see `core.KernelOp`)."""
     sizes = ints_of(op.sizes)
     loops = _map_loops(op)
     out_loops = [d for d in loops[-1] if d is not None]
@@ -245,11 +247,11 @@ def _run_kernel(
     cores = slices[-1].cores
     if expr.kind is ExprKind.CONTRACTION:
         total = contract(values[0], loops[0], values[1], loops[1], out_loops, sizes)
-        _write_output(state, op, slices[-1], out_loops, values[-1] + total)
+        _write_output(state, op, slices[-1], out_loops, values[-1] + total, origin)
         return
     if expr.kind is ExprKind.REDUCTION:
         reduced = _reduce(interpreter, op, expr, values, loops)
-        _write_output(state, op, slices[-1], out_loops, reduced)
+        _write_output(state, op, slices[-1], out_loops, reduced, origin)
         return
     _check_elementwise(op, out_loops)
     args = tuple(to_loop_space(v, m, len(sizes)) for v, m in zip(values, loops, strict=True))
@@ -258,7 +260,7 @@ def _run_kernel(
     else:
         (result,) = interpreter.run_ssacfg_region(op.body, args, "core.kernel")
         out = from_loop_space(np.asarray(result, dtype=np.float32), out_loops, sizes, cores)
-    _write_output(state, op, slices[-1], out_loops, out)
+    _write_output(state, op, slices[-1], out_loops, out, origin)
 
 
 def _check_elementwise(op: core.KernelOp, out_loops: Sequence[int]) -> None:
@@ -275,10 +277,15 @@ def _check_elementwise(op: core.KernelOp, out_loops: Sequence[int]) -> None:
 
 
 def _write_output(
-    state: SimState, op: core.KernelOp, output: Slice, loops: Sequence[int], values: np.ndarray,
+    state: SimState,
+    op: core.KernelOp,
+    output: Slice,
+    loops: Sequence[int],
+    values: np.ndarray,
+    origin: np.ndarray | None = None,
 ) -> None:
     """Store a kernel's result (zeros in the padding), counting fp16 overflows."""
-    values = _zero_padding(op, output, loops, values)
+    values = _zero_padding(op, output, loops, values, origin)
     state.note_overflow(f"core.kernel '{op.label.data}'", values, output.buffer.data.dtype)
     output.write(values)
 
@@ -402,21 +409,29 @@ def _inside(op: core.KernelOp, cores: int, dims: Sequence[int]) -> np.ndarray:
 
 
 def _zero_padding(
-    op: core.KernelOp, out: Slice, out_loops: Sequence[int], values: np.ndarray
+    op: core.KernelOp,
+    out: Slice,
+    out_loops: Sequence[int],
+    values: np.ndarray,
+    origin: np.ndarray | None = None,
 ) -> np.ndarray:
     """`values` (the output slice of every core) with the padding set to zero: an element is
-    padding where its index in the whole tensor (tile origin + offset in the tile) reaches the
-    loop's bound (see `core.KernelOp`)."""
+    padding where its index in the whole tensor (tile origin + offset in the tile, or the
+    kernel's `origin` along the slice dim of a rotating output) reaches the loop's bound (see
+    `core.KernelOp`)."""
     bounds = ints_of(op.bounds)
     tiles = out.buffer.shape
     parts = op.loop_parts()
-    if all(parts[d] * tiles[j] <= bounds[d] for j, d in enumerate(out_loops)):
+    if origin is None and all(parts[d] * tiles[j] <= bounds[d] for j, d in enumerate(out_loops)):
         return values
     coords = _loop_coords(op, out.cores)
     keep = np.ones(values.shape, dtype=bool)
     for j, d in enumerate(out_loops):
         extent = values.shape[j + 1]
-        start = coords[:, d] * tiles[j] + (out.offsets if j == out.dim else 0)
+        if j == out.dim and origin is not None:
+            start = origin
+        else:
+            start = coords[:, d] * tiles[j] + (out.offsets if j == out.dim else 0)
         inside = start[:, None] + np.arange(extent) < bounds[d]
         shape = [out.cores] + [1] * (values.ndim - 1)
         shape[j + 1] = extent
@@ -501,10 +516,11 @@ class CoreFunctions(InterpreterFunctions):
     def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
         step = self.state.phase(f"core.kernel '{op.label.data}'")
         n = len(op.inputs) + 1
-        slices = _kernel_slices(op, args[:n], args[n:])
+        slices = _kernel_slices(op, args[:n], args[n : 2 * n])
         slices[-1].buffer.mark_written(slices[-1].cores)
         expr = self._kernel_expr(op)
-        _run_kernel(self.state, interpreter, op, expr, slices)
+        origin = None if op.origin is None else per_core(args[2 * n], slices[-1].cores)
+        _run_kernel(self.state, interpreter, op, expr, slices, origin)
         if op.scatter is None:
             step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
         else:  # each replica computes its run of the tile

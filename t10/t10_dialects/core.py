@@ -49,6 +49,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -360,6 +361,9 @@ class KernelOp(IRDLOperation):
     origin `coord * tile` plus its offset in the tile, `tile` being the output buffer's extent)
     reaches `bounds` along some loop dim is padding and is written as 0, so padding stays zero
     whatever the body computes of zeros (a contraction may then reduce over padded dims).
+    When the output buffer holds a rotating window (a rotating output: its slice offset is a
+    slot, not a position in the tile), `origin` gives each core the index in the whole tensor
+    of the output slice's first element along its slice dim, for that rule.
     A reduction kernel (body `combine(acc, f(inputs))`) instead folds its reduction dims with
     the loop positions beyond `bounds` set to the combiner's identity; the origin of loop d on
     a core is `coord[d] * sizes[d]` (plans never cut a reduction's reduction dims into steps).
@@ -389,12 +393,13 @@ class KernelOp(IRDLOperation):
     inputs = var_operand_def(BufferType)
     output = operand_def(BufferType)
     offsets = var_operand_def(IndexType)
+    origin = opt_operand_def(IndexType)
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
         "$label `on` $grid (`axes` $axes^)? (`scatter` $scatter^)? `sizes` $sizes `of` $bounds "
         "`ins` `(` $inputs `)` `outs` `(` $output `)` `at` `(` $offsets `)` `along` $slice_dims "
-        "attr-dict `:` `(` type($inputs) `)` `->` type($output) $body"
+        "(`origin` $origin^)? attr-dict `:` `(` type($inputs) `)` `->` type($output) $body"
     )
 
     def loop_axes(self) -> tuple[int, ...]:
@@ -442,7 +447,8 @@ class KernelOp(IRDLOperation):
             )
         buffers = (*self.inputs, self.output)
         check_grid_cores(self, what, grid, buffers)
-        check_coords(what, grid, self.offsets)
+        origin = [] if self.origin is None else [self.origin]
+        check_coords(what, grid, (*self.offsets, *origin))
         check_in_superstep(self, what, "compute")
         self._check_layouts(what, grid)
         sizes = ints_of(self.sizes)
@@ -452,6 +458,8 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"{what}: needs a map and a slice dim per operand")
         if len(self.offsets) != len(buffers):
             raise VerifyException(f"{what}: needs one offset per operand")
+        if self.origin is not None and dims[-1] < 0:
+            raise VerifyException(f"{what}: an origin needs an output slice dim")
         loops = len(self.iterator_types.data)
         if len(sizes) != loops or any(m.data.num_dims != loops for m in maps):
             raise VerifyException(f"{what}: needs one size per loop and maps over {loops} loops")

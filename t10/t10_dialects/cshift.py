@@ -11,7 +11,10 @@ passes one chunk to the previous core of its ring:
 ```
 
 If the plan splits reduction dims over cores, the result holds per-core partial sums
-(`partial = [d2]`) and `cshift.all_reduce` combines them across those grid axes.
+(`partial = [d2]`) and `cshift.all_reduce` combines them across those grid axes. A result
+that rotates (`rotate [..] out 2`: its partial sums rotate on the ring along grid axis 2, see
+`t10.common.plans`) sums over its ring while it rotates, so that axis is not partial: it
+comes out finished, in a rotating layout of phase steps - 1.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from xdsl.irdl import (
     base,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -44,7 +48,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from t10.common.plans import Plan, Rotation, step_sizes
+from t10.common.plans import OUTPUT, Plan, Rotation, partial_dims, step_sizes
 from t10.t10_dialects.rtensor import RTensorType, check_plan, rtensor_type
 from t10.t10_dialects.syntax import check_combiner, ints_of
 
@@ -56,7 +60,8 @@ class ComputeShiftOp(IRDLOperation):
     - `step_sizes`: loop extents of the sub-operator a core computes in one step;
     - `shift_dim`: the loop dim cut into `steps` chunks (-1: one step, nothing rotates);
     - `rotate`: per input, the grid axis of its ring, or -1 if it does not rotate;
-    - `partial`: grid axes over which the result holds partial sums.
+    - `rotate_out`: the grid axis of the result's ring, when its partial sums rotate;
+    - `partial`: grid axes over which the result holds partial sums (never its ring).
     """
 
     name = "cshift.compute_shift"
@@ -69,12 +74,14 @@ class ComputeShiftOp(IRDLOperation):
     shift_dim = prop_def(IntegerAttr[I64])
     steps = prop_def(IntegerAttr[I64])
     rotate = prop_def(DenseArrayBase[I64])
+    rotate_out = opt_prop_def(IntegerAttr[I64])
     partial = prop_def(DenseArrayBase[I64])
     body = region_def("single_block")
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$label `(` $inputs `)` `steps` $steps `shift` $shift_dim `sizes` $step_sizes "
-        "`rotate` $rotate `partial` $partial attr-dict `:` `(` type($inputs) `)` `->` "
+        "`rotate` $rotate (`out` $rotate_out^)? `partial` $partial attr-dict `:` "
+        "`(` type($inputs) `)` `->` "
         "type($result) $body"
     )
 
@@ -100,6 +107,18 @@ class ComputeShiftOp(IRDLOperation):
                     f"{what}: input #{i} {by_layout} by its layout, but the op rotates it {by_op}"
                 )
         out = rtensor_type(self.result).get_layout()
+        out_ring = -1 if self.rotate_out is None else self.rotate_out.value.data
+        if (out.rotating is None) != (out_ring < 0) or (
+            out.rotating is not None and out.rotating.ring_axis != out_ring
+        ):
+            by_layout = (
+                "does not rotate" if out.rotating is None
+                else f"rotates on ring d{out.rotating.ring_axis}"
+            )
+            by_op = "not at all" if out_ring < 0 else f"on ring d{out_ring}"
+            raise VerifyException(
+                f"{what}: the result {by_layout} by its layout, but the op rotates it {by_op}"
+            )
         grid = out.grid
         if len(grid) != rank:
             raise VerifyException(f"{what}: result grid {list(grid)} has not {rank} axes")
@@ -114,7 +133,8 @@ class ComputeShiftOp(IRDLOperation):
                 Rotation(i, axis, rotating.pieces)
                 for i, (axis, layout) in enumerate(zip(rotate, layouts, strict=True))
                 if axis >= 0 and (rotating := layout.rotating) is not None
-            ),
+            )
+            + (() if out.rotating is None else (Rotation(OUTPUT, out_ring, out.rotating.pieces),)),
         ))
 
     def _check_plan(self, what: str, plan: Plan) -> None:
@@ -125,7 +145,7 @@ class ComputeShiftOp(IRDLOperation):
             ("step sizes", step_sizes(expr, plan), ints_of(self.step_sizes)),
             (
                 "partial axes",
-                tuple(d for d in expr.reduction_dims if plan.factors[d] > 1),
+                partial_dims(expr, plan),
                 ints_of(self.partial),
             ),
         ):

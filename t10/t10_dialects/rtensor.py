@@ -14,7 +14,11 @@ which grid axis splits each tensor dim, the per-core tile, and whether the tenso
 ```
 
 Plans are attributes the plan search writes and users can read, edit or pin:
-`#rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>`.
+`#rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 4)]>`; `out`
+names the output, whose partial sums rotate on the ring of a split reduction dim:
+`#rtensor.plan<grid [2, 4, 1] shift d0 steps 4 rotate [(out, d1, 4)]>`. Such an output is
+laid out as its finished chunks lie after the last step: a rotating layout with
+`phase` N - 1 (its window starts at chunk (o(x) + phase) mod N).
 
 Precision: the element type T of a distributed tensor is its storage type on chip (f32, or
 f16 under `t10-plan-search{precision=fp16}`). Host tensors stay f32: `rtensor.distribute`
@@ -72,6 +76,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from t10.common.plans import (
+    OUTPUT,
     Layout,
     Plan,
     Rotating,
@@ -102,7 +107,8 @@ from t10.t10_dialects.syntax import (
 @irdl_attr_definition
 class PlanAttr(ParametrizedAttribute):
     """A compute-shift plan: spatial factors per loop dim, optional temporal dim and steps,
-    and the rotating inputs as (input index, ring grid axis, pieces)."""
+    and the rotating operands as (input index or -1 for the output, ring grid axis,
+    pieces)."""
 
     name = "rtensor.plan"
 
@@ -145,7 +151,10 @@ class PlanAttr(ParametrizedAttribute):
 
             def rotation() -> Rotation:
                 parser.parse_punctuation("(")
-                operand = parser.parse_integer()
+                if parser.parse_optional_keyword("out") is not None:
+                    operand = OUTPUT
+                else:
+                    operand = parser.parse_integer(allow_negative=False)
                 parser.parse_punctuation(",")
                 ring = parse_dim(parser)
                 parser.parse_punctuation(",")
@@ -176,13 +185,22 @@ class PlanAttr(ParametrizedAttribute):
         rings = [r.ring_dim for r in plan.rotations]
         if len(set(rings)) != len(rings):
             raise VerifyException("rotations of a plan must use distinct ring dims")
+        operands = [r.operand for r in plan.rotations]
+        if len(set(operands)) != len(operands) or any(o < OUTPUT for o in operands):
+            raise VerifyException("each rotation names a distinct input, or the output (out)")
         for r in plan.rotations:
+            what = "the output" if r.operand == OUTPUT else f"input {r.operand}"
             if not 0 <= r.ring_dim < rank or r.ring_dim == plan.temporal_dim:
                 raise VerifyException(f"rotation ring dim d{r.ring_dim} is not a valid ring")
             if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
                 raise VerifyException(
-                    f"rotation of input {r.operand} in {r.pieces} pieces must divide the "
+                    f"rotation of {what} in {r.pieces} pieces must divide the "
                     f"factor {plan.factors[r.ring_dim]} of its ring dim d{r.ring_dim}"
+                )
+            if r.operand == OUTPUT and r.pieces != plan.factors[r.ring_dim]:
+                raise VerifyException(
+                    f"the output rotates on the whole ring d{r.ring_dim}: its pieces must be "
+                    f"the factor {plan.factors[r.ring_dim]}, got {r.pieces}"
                 )
             if plan.steps % r.pieces:
                 raise VerifyException(
@@ -235,7 +253,8 @@ class LayoutAttr(ParametrizedAttribute):
     axes: ArrayAttr[IntAttr]
     tile: ArrayAttr[IntAttr]
     rotating: ArrayAttr[IntAttr]
-    """Empty, or (dim, ring axis, pieces, steps)."""
+    """Empty, or (dim, ring axis, pieces, steps), or (dim, ring axis, pieces, steps, phase)
+    with 0 < phase < steps (printed `phase P`; a phase of 0 is not spelled)."""
     skew: ArrayAttr[ArrayAttr[IntAttr]]
 
     @staticmethod
@@ -245,15 +264,15 @@ class LayoutAttr(ParametrizedAttribute):
             ints(layout.grid),
             encode_optional(layout.axes),
             ints(layout.tile),
-            ints(() if r is None else (r.dim, r.ring_axis, r.pieces, r.steps)),
+            ints(() if r is None else _rotating_fields(r)),
             ArrayAttr(ints(s) for s in (() if r is None else r.skew)),
         )
 
     def to_layout(self, shape: Sequence[int]) -> Layout:
         rotating = None
         if self.rotating.data:
-            dim, ring, pieces, steps = values(self.rotating)
-            rotating = Rotating(dim, ring, pieces, steps, _skew_terms(self.skew))
+            dim, ring, pieces, steps, *phase = values(self.rotating)
+            rotating = Rotating(dim, ring, pieces, steps, _skew_terms(self.skew), *phase)
         return Layout(
             shape=tuple(shape),
             grid=values(self.grid),
@@ -270,12 +289,14 @@ class LayoutAttr(ParametrizedAttribute):
         printer.print_string(" tile ")
         print_int_list(printer, values(self.tile))
         if self.rotating.data:
-            dim, ring, pieces, steps = values(self.rotating)
+            dim, ring, pieces, steps, *phase = values(self.rotating)
             printer.print_string(f" rotate {dim} ring d{ring} x {pieces} steps {steps} skew [")
             printer.print_string(
                 ", ".join(f"(d{a}, {m}, {w})" for a, m, w in (values(s) for s in self.skew.data))
             )
             printer.print_string("]")
+            if phase:
+                printer.print_string(f" phase {phase[0]}")
         printer.print_string(">")
 
     @classmethod
@@ -311,6 +332,8 @@ class LayoutAttr(ParametrizedAttribute):
 
             skew = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, term)
             rotating = [dim, ring, pieces, steps]
+            if parser.parse_optional_keyword("phase") is not None:
+                rotating.append(parser.parse_integer())
         parser.parse_punctuation(">")
         return (
             ints(grid),
@@ -337,9 +360,14 @@ class LayoutAttr(ParametrizedAttribute):
         if any(t < 1 for t in tile):
             raise VerifyException(f"layout tile sizes must be positive, got {list(tile)}")
         if self.rotating.data:
-            if len(self.rotating.data) != 4:
-                raise VerifyException("layout rotation needs (dim, ring, pieces, steps)")
-            dim, ring, pieces, steps = values(self.rotating)
+            if len(self.rotating.data) not in (4, 5):
+                raise VerifyException("layout rotation needs (dim, ring, pieces, steps[, phase])")
+            dim, ring, pieces, steps, *phase = values(self.rotating)
+            if phase and not 0 < phase[0] < steps:
+                raise VerifyException(
+                    f"rotation phase {phase[0]} must lie between 1 and the steps ({steps}) - 1 "
+                    "(a phase of 0 is not spelled)"
+                )
             if not 0 <= dim < len(tile):
                 raise VerifyException(f"rotating dim {dim} is not a tensor dim")
             if not 0 <= ring < len(grid) or ring in used:
@@ -365,6 +393,11 @@ class LayoutAttr(ParametrizedAttribute):
                     )
         elif self.skew.data:
             raise VerifyException("only a rotating layout has a skew")
+
+
+def _rotating_fields(r: Rotating) -> tuple[int, ...]:
+    """The `rotating` parameter of a layout: the phase only when it is not 0."""
+    return (r.dim, r.ring_axis, r.pieces, r.steps, *((r.phase,) if r.phase else ()))
 
 
 def _skew_terms(skew: ArrayAttr[ArrayAttr[IntAttr]]) -> tuple[tuple[int, int, int], ...]:

@@ -20,6 +20,7 @@ from xdsl.parser import Parser
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.plans import (
+    OUTPUT,
     Estimate,
     Layout,
     Plan,
@@ -364,15 +365,18 @@ def test_random_matmuls_match_brute_force() -> None:
 
 
 def test_candidate_factors_alone_are_not_enough() -> None:
-    """Why the search realises factors inside each tile's range: on 12 cores, the fastest
-    plan of the 7x11x4 matmul within 112 bytes rotates B in 6 pieces around m, which needs
-    F[m] = 6: not the smallest factor with m's tile of 2 (that is 4)."""
-    expr, chip = matmul(7, 11, 4), tiny_chip(12, 112)
-    assert 6 not in factor_candidates(7, 12)
+    """Why the search realises factors inside each tile's range: on 16 cores, the fastest
+    plan of the 9x13x4 matmul within 104 bytes rotates B in 4 pieces around m (and its
+    output's partial sums around k), which needs F[m] = 4: not the smallest factor with m's
+    tile of 3 (that is 3). (The 7x11x4 matmul on 12 cores showed this before output rotation
+    found it a faster plan.)"""
+    expr, chip = matmul(9, 13, 4), tiny_chip(16, 104)
+    assert 4 not in factor_candidates(9, 16)
     got = searched(chip, expr)
-    assert got.plan.factors[0] == 6 and Rotation(1, 0, 6) in got.plan.rotations
+    assert got.plan.factors[0] == 4 and Rotation(1, 0, 4) in got.plan.rotations
+    assert Rotation(OUTPUT, 2, 4) in got.plan.rotations
     assert (got.cycles, got.estimate.sram_bytes) == fastest_fitting(
-        list(whole_space(chip, expr, True)), 112
+        list(whole_space(chip, expr, True)), 104
     )
 
 
