@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import partial
 from math import ceil, prod
 
 import numpy as np
@@ -169,12 +170,13 @@ def reduce_transitions(
     chosen: Sequence[PlanPoint],
     edges: Sequence[Edge],
     liveness: Liveness | None = None,
-) -> list[PlanPoint]:
+) -> tuple[list[PlanPoint], bool]:
     """Re-chooses each operator's plan, in program order, to minimise its own cycles plus the
     transitions into and out of it given its neighbours' plans, keeping the model in SRAM
     (pinned operators stay). The memory greedy ignores transitions; this sweep adds them. A
     sweep may free memory late in the program that an earlier operator could have used, so
-    it runs again while it changes a plan, at most `SWEEPS` times."""
+    it runs again while it changes a plan, at most `SWEEPS` times. Also returns whether the
+    SRAM ruled out a cheaper choice in the last sweep."""
     chosen = list(chosen)
     capacity = chip.sram_bytes_per_core
     live = Liveness.none(len(chosen)) if liveness is None else liveness
@@ -211,8 +213,9 @@ def reduce_transitions(
                 total += quick_cycles(chip, out, dst, exprs[i].elem_bytes, e.view)
         return total
 
+    squeezed = False
     for _ in range(SWEEPS):
-        changed = False
+        changed = squeezed = False
         for i, op in enumerate(options):
             if op.pinned:
                 continue
@@ -222,11 +225,12 @@ def reduce_transitions(
             fitting = [p for p in candidates if swaps.after(i, p) <= capacity]
             if fitting:
                 best = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
+                squeezed |= min(map(partial(cost, i), candidates)) < cost(i, best)
                 changed |= best != chosen[i]
                 chosen[i] = best
         if not changed:
             break
-    return chosen
+    return chosen, squeezed
 
 
 SWEEPS = 3

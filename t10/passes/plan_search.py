@@ -465,8 +465,8 @@ class _Search:
     def memory_bound(self, lows: tuple[int, ...], spatial: Plan, est: Estimate) -> int:
         """A lower bound on the bytes of every rotating plan with these tiles: each input that
         could rotate holds at least one chunk more than 1/P of its tile along some dim; so does
-        an output that could rotate (and its accumulator of wider partials), which then needs no all-reduce
-        receive buffer."""
+        an output that could rotate (and its accumulator of wider partials), which then needs
+        no all-reduce receive buffer."""
         tiles = self.tiles(lows)
         eb = self.fast.eb
         saved = 0

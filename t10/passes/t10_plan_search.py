@@ -159,7 +159,8 @@ class SearchResult:
     reused: dict[int, list[int]]
     """Per operator, the inputs whose move an earlier operator makes (`SharedMove`)."""
     memory_binds: bool
-    """Whether every operator's fastest plan together would not fit the SRAM."""
+    """Whether the SRAM ruled out a faster choice: every operator's fastest plan together, a
+    plan with cheaper transitions, or a shared move."""
 
     def transitions(self, i: int) -> tuple[Estimate | None, Estimate | None]:
         """The relayouts and the gathers into operator `i` (None: there are none)."""
@@ -262,11 +263,17 @@ class T10PlanSearch(ModulePass):
         elem = precision_type(self.precision, "t10-plan-search")
         liveness = model_liveness(module, operators, element_bytes(elem, "t10-plan-search"))
         fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
-        memory_binds = model_bytes(fastest, liveness) > chip.sram_bytes_per_core
         chosen = choose_plans(chip, options, self.planner, liveness)
-        chosen = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
+        chosen, squeezed = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
-        shares = affordable_shares(chip, chosen, liveness, shared_moves(exprs, plans, edges))
+        moves = shared_moves(exprs, plans, edges)
+        shares = affordable_shares(chip, chosen, liveness, moves)
+        # memory binds where the fastest plans, a cheaper transition or a shared move do not fit
+        memory_binds = (
+            model_bytes(fastest, liveness) > chip.sram_bytes_per_core
+            or squeezed
+            or len(shares) < len(moves)
+        )
         liveness = dataclasses.replace(
             liveness, held=tuple((m.first, m.last, m.nbytes) for m in shares)
         )

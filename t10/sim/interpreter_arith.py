@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    TensorType,
 )
 from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.interpreter import (
@@ -184,9 +185,11 @@ class ArithFunctions(InterpreterFunctions):
         if isinstance(value, FloatAttr):
             return (np.float32(value.value.data),)
         if self.timing_only and isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr):
-            shape = tuple(value.type.get_shape())
-            if not isinstance(value.type.get_element_type(), IntegerType):
-                return (NoValues.of(shape, np.float32),)
+            vtype = value.type
+            if isinstance(vtype, TensorType) and not isinstance(
+                vtype.get_element_type(), IntegerType
+            ):
+                return (NoValues.of(tuple(vtype.get_shape()), np.float32),)
         if isinstance(value, DenseIntOrFPElementsAttr):
             return (host_array(value),)
         if isinstance(value, DenseResourceAttr) and value.resource_handle.data == ELIDED:

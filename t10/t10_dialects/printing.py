@@ -8,9 +8,9 @@ simulation with values stops at the first elided constant (`t10.sim.interpreter_
 
 from __future__ import annotations
 
-from typing import IO
+from typing import IO, Any, cast
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.printer import Printer
 
@@ -31,13 +31,13 @@ class ElidingPrinter(Printer):
         self.limit = limit
 
     def print_attribute(self, attribute: Attribute) -> None:
-        if (
-            self.limit is not None
-            and isinstance(attribute, DenseIntOrFPElementsAttr)
-            and len(attribute) > self.limit
-        ):
-            attribute = DenseResourceAttr.from_params(ELIDED, attribute.get_type())
-        super().print_attribute(attribute)
+        printed: Attribute = attribute
+        if self.limit is not None and isinstance(attribute, DenseIntOrFPElementsAttr):
+            dense = cast(DenseIntOrFPElementsAttr[Any], attribute)
+            dtype: Attribute = dense.type
+            if len(dense) > self.limit and isinstance(dtype, TensorType):
+                printed = DenseResourceAttr.from_params(ELIDED, dtype)
+        super().print_attribute(printed)
 
 
 def print_ir(op: Operation, stream: IO[str], weights: bool = False) -> None:

@@ -176,7 +176,7 @@ def test_every_plan_shape_matches_onnxruntime_and_its_estimate(plan: Plan, preci
     (contraction,) = _contractions(_fused(dense_residual()))
     assert op_name(contraction) == FUSED
     operator = Operator(contraction, epilogue_of(contraction))
-    expr = operator_tensor_expr(operator, precision)
+    expr = operator_tensor_expr(operator, precision, "fp32")
     assert expr.epilogue is not None and expr.own_inputs == 2 and len(expr.inputs) == 4
     assert plan_problem(expr, plan, load_chip("test-16")) is None
     result, estimates = _run(dense_residual(), "test-16", {FUSED: plan}, precision)
@@ -212,7 +212,7 @@ def test_after_a_split_reduction_the_epilogue_runs_on_the_reduce_scattered_parts
     model = projection(128, 768, 768)
     (contraction,) = _contractions(_fused(model, "ipu-mk2", always=False))
     assert op_name(contraction) == "proj/MatMul+proj/Add"
-    expr = operator_tensor_expr(Operator(contraction, epilogue_of(contraction)), "fp32")
+    expr = operator_tensor_expr(Operator(contraction, epilogue_of(contraction)), "fp32", "fp32")
     fused, estimates = _run(model, "ipu-mk2", epilogues="pay")
     apart, _ = _run(model, "ipu-mk2", epilogues="never")
     (op,) = fused.report.ops
@@ -337,7 +337,7 @@ def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: 
     model = tiny_llama(tmp_path / "llama.onnx")
     needed = run_model(str(model), chip="test-16").report["planned_sram_bytes_per_core"]
     outcomes = set()
-    for fraction in (0.95, 0.85):
+    for fraction in (0.99, 0.97, 0.9, 0.85):
         chip = chip_file_with_sram(int(needed * fraction) // 4 * 4, tmp_path)
         fused, module = _planned_total(model, chip, epilogues=True)
         apart, _ = _planned_total(model, chip, epilogues=False)

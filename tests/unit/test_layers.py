@@ -20,8 +20,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("transforms", ("t10.passes", "t10.lowering", "t10.frontend")),
     ("simulator", ("t10.sim",)),
     ("driver", ("t10.driver", "t10.report", "t10.reference", "t10.universe", "t10.targets")),
-    ("tools", ("t10.cli", "t10.opt", "t10.bench", "t10.bench_model", "t10.bench_simulator",
-               "t10.examples")),
+    ("tools", ("t10.cli", "t10.opt", "t10.bench", "t10.bench_model", "t10.bench_plans",
+               "t10.bench_simulator", "t10.examples")),
 ]
 
 MAY_IMPORT: dict[str, set[str]] = {

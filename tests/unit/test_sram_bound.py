@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 from t10.driver import CHECK_TOLERANCES, run_model
 from t10.errors import T10Error
 
-FRACTIONS = (0.85, 0.72, 0.6, 0.3)
+FRACTIONS = (0.9, 0.72, 0.6, 0.3)
 """SRAM per core as fractions of what the unconstrained plans need."""
 
 

@@ -68,9 +68,10 @@ builtin.module {
 // -----
 
 // Memory pressure: 256x512 by a resident 512x512 weight does not fit 256 KiB per core when
-// replicated; the t10 planner rotates the activation around the ring of the 8 n-cores.
+// replicated; the t10 planner splits n and k over 4 cores each and, stepping along n, passes
+// the output's partial sums around the ring of the 4 k-cores.
 
-// CHECK:     t10.name = "big/MatMul", t10.plan = #rtensor.plan<grid [1, 8, 2] shift d2 steps 8 rotate [(0, d1, 8)]>, t10.estimate = #rtensor.estimate<cycles = 423144, compute = 339380, exchange = 82584, sync = 1180, bytes = 229376>
+// CHECK:     t10.name = "big/MatMul", t10.plan = #rtensor.plan<grid [1, 4, 4] shift d1 steps 4 rotate [(out, d2, 4)]>, t10.estimate = #rtensor.estimate<cycles = 359580, compute = 331580, exchange = 27528, sync = 472, bytes = 262144>
 // REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 360448 bytes per core:
 // REPL-SAME: 131072 bytes of resident weights (the most: 'big/MatMul' 131072) + 229376 bytes while 'big/MatMul' runs;
 // REPL-SAME: or the t10 planner (planner=t10)
