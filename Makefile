@@ -36,6 +36,7 @@ typecheck: venv
 
 bench: venv
 	$(BIN)/python benchmarks/matmul_plans.py
+	$(BIN)/python benchmarks/plan_quality.py
 	$(BIN)/python benchmarks/simulator_speed.py
 	$(BIN)/python benchmarks/model_plans.py bert-base --batch 8 --seq 128
 
