@@ -299,7 +299,8 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     """Analytical time and per-core memory of a plan (the search's cost model).
 
     Time: every step is a BSP superstep (compute, then the shift of every rotating input,
-    then a sync); the last step does not shift. A reduction dim split over R cores ends with
+    each a `core.shift` of its own costed on its own, then a sync); the last step does not
+    shift. A reduction dim split over R cores ends with
     an all-reduce: a reduce-scatter and an all-gather superstep, each moving (R-1)/R of the
     output tile, plus the additions. Partial sums wider than the storage (`rounds_partials`)
     accumulate and move at their own width in a tile of their own, then a superstep of its own
@@ -321,10 +322,12 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     out_tile = prod(out_layout.tile)
     out_local = out_layout.local_elements()
     compute = plan.steps * kernel_cycles(chip, expr, step_sizes(expr, plan))
-    shift_bytes = sum(
-        lay.local_elements() // lay.rotating.slots * eb for lay in layouts if lay.rotating
+    shift = sum(
+        costs.exchange_cycles(chip, lay.local_elements() // lay.rotating.slots * eb)
+        for lay in layouts
+        if lay.rotating
     )
-    exchange = (plan.steps - 1) * costs.exchange_cycles(chip, shift_bytes) if shift_bytes else 0
+    exchange = (plan.steps - 1) * shift
     syncs = plan.steps
     memory = sum(lay.local_elements() for lay in layouts) * eb + out_local * eb
     rounding = rounds_partials(expr, plan)

@@ -229,16 +229,16 @@ class FastEstimator:
         if temporal is not None:
             tiles[temporal] = -(-tiles[temporal] // steps) * steps
         pieces = {r.operand: r.pieces for r in plan.rotations}
-        elements = shifted = 0
+        elements = shift = 0
         for i, dims in enumerate(self.in_dims):
             local = prod(tiles[d] for d in dims)
             p = pieces.get(i)
             if p is None:
                 elements += local
-            else:  # window of steps/p chunks plus one incoming chunk
+            else:  # window of steps/p chunks plus one incoming chunk, its own core.shift
                 chunk = local // steps
                 elements += chunk * (steps // p + 1)
-                shifted += chunk
+                shift += self.exchange(chunk * self.eb)
         out_tile = prod(tiles[d] for d in self.out_dims)
         out_pieces = pieces.get(OUTPUT)
         out_local = out_tile
@@ -249,7 +249,7 @@ class FastEstimator:
         if temporal is not None:
             tiles[temporal] //= steps
         compute = steps * self.kernel(tiles)
-        exchange = (steps - 1) * self.exchange(shifted * eb) if shifted else 0
+        exchange = (steps - 1) * shift
         syncs = steps
         group = prod(factors[d] for d in self.red)
         rounding = self.wide_partials and (group > 1 or temporal in self.red)
@@ -537,18 +537,17 @@ class _Search:
                 steps = lcm(*(p for _, _, p in rots))
                 padded = -(-tile // steps) * steps
                 pieces = {i: p for i, _, p in rots}
-                elements = shifted = 0
+                elements, shifts = 0, sync
                 for i, (rest, power) in enumerate(split):
                     local = rest * padded**power
                     p = pieces.get(i)
-                    if p:  # window of steps/p chunks plus one incoming chunk
+                    if p:  # window of steps/p chunks plus one incoming chunk, its own shift
                         chunk = local // steps
                         elements += chunk * (steps // p + 1)
-                        shifted += chunk
+                        shifts += exchange(chunk * eb)
                     else:
                         elements += local
                 out_tile = out_rest * padded**out_power
-                shifts = sync + exchange(shifted * eb)
                 out_pieces = pieces.get(OUTPUT)
                 if out_pieces is None:
                     memory = (elements + out_tile + moved) * eb

@@ -460,6 +460,7 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"{what}: needs one offset per operand")
         if self.origin is not None and dims[-1] < 0:
             raise VerifyException(f"{what}: an origin needs an output slice dim")
+        self._check_origin(what, dims[-1])
         loops = len(self.iterator_types.data)
         if len(sizes) != loops or any(m.data.num_dims != loops for m in maps):
             raise VerifyException(f"{what}: needs one size per loop and maps over {loops} loops")
@@ -488,6 +489,30 @@ class KernelOp(IRDLOperation):
                         f"reads {extent}"
                     )
 
+
+    def _check_origin(self, what: str, out_dim: int) -> None:
+        """A kernel adds into a slot of a rotating output (its offset is a slot, not a
+        position in the tile), so it needs the `origin` of that slot's chunk along the
+        rotating dim for the padding rule; an output the ops using it lay out without rotation
+        has no slots, so no origin."""
+        layouts = named_layouts(self.output)
+        rotating = [(other, lay) for other, lay in layouts if lay.rotating.data]
+        label = buffer_label(self.output)
+        if rotating:
+            other, layout = rotating[0]
+            dim = values(layout.rotating)[0]
+            if self.origin is None or out_dim != dim:
+                raise VerifyException(
+                    f"{what}: its output (buffer {label}) rotates along dim {dim} in the layout "
+                    f"{layout} that {other.name} gives it, so the kernel slices it along that "
+                    "dim and needs an origin (where the slot's chunk lies in the tensor)"
+                )
+        elif self.origin is not None and layouts:
+            other, layout = layouts[0]
+            raise VerifyException(
+                f"{what}: an origin is only for a rotating output, but {other.name} lays out "
+                f"buffer {label} as {layout}"
+            )
 
     def _check_layouts(self, what: str, grid: tuple[int, ...]) -> None:
         """Each operand's tiles lie where the kernel reads them: buffer dim j, read at loop

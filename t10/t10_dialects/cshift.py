@@ -108,6 +108,10 @@ class ComputeShiftOp(IRDLOperation):
                 )
         out = rtensor_type(self.result).get_layout()
         out_ring = -1 if self.rotate_out is None else self.rotate_out.value.data
+        if self.rotate_out is not None and not 0 <= out_ring < rank:
+            raise VerifyException(
+                f"{what}: the result's ring d{out_ring} (out) is not one of the {rank} grid axes"
+            )
         if (out.rotating is None) != (out_ring < 0) or (
             out.rotating is not None and out.rotating.ring_axis != out_ring
         ):

@@ -258,3 +258,79 @@ func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10
 // CHECK-NEXT:      chip.yield %y : tensor<2x2xf32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[PROG]] : tensor<2x2xf32>
+
+// -----
+
+// An output-rotating operator (k on a ring of 2 cores, n in 4 steps): every step but the
+// last is a superstep whose compute phase runs the kernel (adding into the output's slot)
+// and whose exchange phase shifts the output's partial chunk; the last step's superstep
+// exchanges nothing, and no all_reduce follows.
+func.func @main(%x: tensor<2x4xf32> {t10.name = "x"}, %w: tensor<4x8xf32> {t10.name = "w"}) -> (tensor<2x8xf32> {t10.name = "y"}) {
+  %0 = core.alloc "w" on 4 : !core.buffer<2x4xf32>
+  core.load %w into %0 layout <grid [1, 2, 2] axes [d2, d1] tile [2, 4]> : tensor<4x8xf32>, !core.buffer<2x4xf32>
+  %1 = core.alloc "x" on 4 : !core.buffer<2x2xf32>
+  core.load %x into %1 layout <grid [1, 2, 2] axes [-, d2] tile [2, 2]> : tensor<2x4xf32>, !core.buffer<2x2xf32>
+  %mm = core.alloc "mm" on 4 : !core.buffer<2x3xf32>
+  %mm_1 = arith.constant 0 : index
+  %mm_2 = core.coord 2 of [1, 2, 2]
+  %mm_3 = arith.constant 2 : index
+  %mm_4 = arith.remui %mm_2, %mm_3 : index
+  %mm_5 = arith.muli %mm_4, %mm_3 : index
+  %mm_6 = arith.constant 4 : index
+  %mm_7 = arith.remui %mm_5, %mm_6 : index
+  %mm_8 = core.coord 1 of [1, 2, 2]
+  %mm_9 = arith.muli %mm_8, %mm_6 : index
+  %mm_10 = arith.constant 3 : index
+  %mm_11 = arith.constant 1 : index
+  scf.for %2 = %mm_1 to %mm_10 step %mm_11 {
+    %3 = arith.addi %mm_7, %2 : index
+    %4 = arith.remui %3, %mm_6 : index
+    %5 = arith.addi %mm_9, %4 : index
+    %6 = arith.remui %3, %mm_10 : index
+    %7 = arith.addi %3, %mm_3 : index
+    %8 = arith.remui %7, %mm_10 : index
+    core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%1, %0) outs(%mm) at(%mm_1, %4, %6) along [-1, 1, 1] origin %5 {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x3xf32> {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    }
+    core.shift %mm ring 2 x 2 of [1, 2, 2] dim 1 size 1 from %6 to %8 : !core.buffer<2x3xf32>
+  }
+  %mm_12 = arith.addi %mm_7, %mm_10 : index
+  %mm_13 = arith.remui %mm_12, %mm_6 : index
+  %mm_14 = arith.addi %mm_9, %mm_13 : index
+  %mm_15 = arith.remui %mm_12, %mm_10 : index
+  core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%1, %0) outs(%mm) at(%mm_1, %mm_13, %mm_15) along [-1, 1, 1] origin %mm_14 {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x3xf32> {
+  ^bb0(%a_1: f32, %b_1: f32, %acc_1: f32):
+    %p_1 = arith.mulf %a_1, %b_1 : f32
+    %s_1 = arith.addf %acc_1, %p_1 : f32
+    linalg.yield %s_1 : f32
+  }
+  core.free %1 : !core.buffer<2x2xf32>
+  core.free %0 : !core.buffer<2x4xf32>
+  %mm_16 = core.store %mm layout <grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3> : !core.buffer<2x3xf32> -> tensor<2x8xf32>
+  core.free %mm : !core.buffer<2x3xf32>
+  func.return %mm_16 : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT:    %0 = chip.program "main" on 4 -> tensor<2x8xf32> {
+// CHECK:           %[[OUT:.*]] = core.alloc "mm" on 4 : !core.buffer<2x3xf32>
+// CHECK:           scf.for
+// CHECK:             chip.superstep "mm" {
+// CHECK-NEXT:          core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%{{.*}}, %{{.*}}) outs(%[[OUT]]) at(%{{.*}}, %{{.*}}, %[[SLOT:.*]]) along [-1, 1, 1] origin %{{.*}} {indexing_maps
+// CHECK:             } exchange {
+// CHECK-NEXT:          core.shift %[[OUT]] ring 2 x 2 of [1, 2, 2] dim 1 size 1 from %[[SLOT]] to %{{.*}} : !core.buffer<2x3xf32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK:           chip.superstep "mm" {
+// CHECK-NEXT:        core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%{{.*}}, %{{.*}}) outs(%[[OUT]]) at(%{{.*}}, %{{.*}}, %{{.*}}) along [-1, 1, 1] origin %{{.*}} {indexing_maps
+// CHECK:           } exchange {
+// CHECK-NEXT:      }
+// CHECK-NOT:       chip.superstep
+// CHECK:           %[[Y:.*]] = core.store %[[OUT]] layout <grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3> : !core.buffer<2x3xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:      core.free %[[OUT]] : !core.buffer<2x3xf32>
+// CHECK-NEXT:      chip.yield %[[Y]] : tensor<2x8xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %0 : tensor<2x8xf32>

@@ -174,3 +174,59 @@ func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10
 // CHECK-NEXT:    %y = core.store %[[OUT]] layout <grid [2, 2] axes [d0, d1] tile [1, 1]> : !core.buffer<1x1xf32> -> tensor<2x2xf32>
 // CHECK-NEXT:    core.free %[[OUT]] : !core.buffer<1x1xf32>
 // CHECK-NEXT:    func.return %y : tensor<2x2xf32>
+
+// -----
+
+// An output-rotating plan (k split over a ring of 2 cores, n split over 2 cores and cut in
+// 4 steps of 1): the output buffer holds its window of 2 chunks plus 1 slot (2x3). At step
+// t, u = o + t (o = 2·(x[2] mod 2) mod 4): the kernel reads w at chunk k = u mod 4 and adds
+// its k-part into output slot u mod 3, whose chunk k lies at `origin` x[1]·4 + k in the whole
+// tensor (for the padding rule); then the output itself shifts that partial chunk to the
+// previous core of ring d2, receiving into slot (u + 2) mod 3. No all_reduce; the last step
+// does not shift; the output is stored from its phase-3 layout.
+func.func @main(%x: tensor<2x4xf32> {t10.name = "x"}, %w: tensor<4x8xf32> {t10.name = "w"}) -> (tensor<2x8xf32> {t10.name = "y"}) {
+  %0 = rtensor.distribute %x : tensor<2x4xf32> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+  %1 = rtensor.distribute %w : tensor<4x8xf32> -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+  %mm = cshift.compute_shift "mm"(%0, %1) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 2 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %mm_1 = rtensor.collect %mm : !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> -> tensor<2x8xf32>
+  func.return %mm_1 : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @main(%x: tensor<2x4xf32> {t10.name = "x"}, %w: tensor<4x8xf32> {t10.name = "w"})
+// CHECK:         %[[X:.*]] = core.alloc "x" on 4 : !core.buffer<2x2xf32>
+// CHECK:         %[[OUT:.*]] = core.alloc "mm" on 4 : !core.buffer<2x3xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[X2:.*]] = core.coord 2 of [1, 2, 2]
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[R2:.*]] = arith.remui %[[X2]], %[[TWO]] : index
+// CHECK-NEXT:    %[[W2:.*]] = arith.muli %[[R2]], %[[TWO]] : index
+// CHECK-NEXT:    %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[SKEW:.*]] = arith.remui %[[W2]], %[[FOUR]] : index
+// CHECK-NEXT:    %[[X1:.*]] = core.coord 1 of [1, 2, 2]
+// CHECK-NEXT:    %[[TILEORIGIN:.*]] = arith.muli %[[X1]], %[[FOUR]] : index
+// CHECK-NEXT:    %[[THREE:.*]] = arith.constant 3 : index
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    scf.for %[[T:.*]] = %[[ZERO]] to %[[THREE]] step %[[ONE]] {
+// CHECK-NEXT:      %[[U:.*]] = arith.addi %[[SKEW]], %[[T]] : index
+// CHECK-NEXT:      %[[K:.*]] = arith.remui %[[U]], %[[FOUR]] : index
+// CHECK-NEXT:      %[[ORIGIN:.*]] = arith.addi %[[TILEORIGIN]], %[[K]] : index
+// CHECK-NEXT:      %[[SLOT:.*]] = arith.remui %[[U]], %[[THREE]] : index
+// CHECK-NEXT:      %[[AHEAD:.*]] = arith.addi %[[U]], %[[TWO]] : index
+// CHECK-NEXT:      %[[RECV:.*]] = arith.remui %[[AHEAD]], %[[THREE]] : index
+// CHECK-NEXT:      core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%[[X]], %[[W:.*]]) outs(%[[OUT]]) at(%[[ZERO]], %[[K]], %[[SLOT]]) along [-1, 1, 1] origin %[[ORIGIN]] {indexing_maps
+// CHECK:           core.shift %[[OUT]] ring 2 x 2 of [1, 2, 2] dim 1 size 1 from %[[SLOT]] to %[[RECV]] : !core.buffer<2x3xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[LASTU:.*]] = arith.addi %[[SKEW]], %[[THREE]] : index
+// CHECK-NEXT:    %[[LASTK:.*]] = arith.remui %[[LASTU]], %[[FOUR]] : index
+// CHECK-NEXT:    %[[LASTORIGIN:.*]] = arith.addi %[[TILEORIGIN]], %[[LASTK]] : index
+// CHECK-NEXT:    %[[LASTSLOT:.*]] = arith.remui %[[LASTU]], %[[THREE]] : index
+// CHECK-NEXT:    core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%[[X]], %[[W]]) outs(%[[OUT]]) at(%[[ZERO]], %[[LASTK]], %[[LASTSLOT]]) along [-1, 1, 1] origin %[[LASTORIGIN]] {indexing_maps
+// CHECK-NOT:     core.shift
+// CHECK-NOT:     core.all_reduce
+// CHECK:         %{{.*}} = core.store %[[OUT]] layout <grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3> : !core.buffer<2x3xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:    core.free %[[OUT]] : !core.buffer<2x3xf32>

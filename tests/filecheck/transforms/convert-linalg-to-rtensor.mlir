@@ -270,3 +270,27 @@ func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10
 // CHECK-NEXT:    %[[MOVED:.*]] = rtensor.relayout "neg/relayout" %[[MADE]] map affine_map<(d0, d1) -> (d1, d0)> : !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 2]>> -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
 // CHECK-NEXT:    %y = rtensor.generic "neg"(%[[MOVED]])
 // CHECK-NOT:     rtensor.view
+
+// -----
+
+// An output-rotating plan: k split over a ring of 2 cores, n (split over 2 cores) cut into
+// 4 steps. The inputs do not rotate; the output is laid out as its finished chunks lie after
+// the last step: rotating along n on ring d2, window 4 / 2 = 2 chunks from o(x) = 2·(x[2]
+// mod 2), with phase steps - 1 = 3; it is collected from there.
+func.func @main(%x: tensor<2x4xf32> {t10.name = "x"}, %w: tensor<4x8xf32> {t10.name = "w"}) -> (tensor<2x8xf32> {t10.name = "y"}) {
+  %z = arith.constant dense<0.000000e+00> : tensor<2x8xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<2x4xf32>, tensor<4x8xf32>) outs(%z : tensor<2x8xf32>) attrs = {t10.name = "mm", t10.plan = #rtensor.plan<grid [1, 2, 2] shift d1 steps 4 rotate [(out, d2, 2)]>} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8xf32>
+  func.return %mm : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @main(%x: tensor<2x4xf32> {t10.name = "x"}, %w: tensor<4x8xf32> {t10.name = "w"})
+// CHECK-NEXT:    %0 = rtensor.distribute %x : tensor<2x4xf32> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+// CHECK-NEXT:    %1 = rtensor.distribute %w : tensor<4x8xf32> -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+// CHECK-NEXT:    %mm = rtensor.generic "mm"(%0, %1) {{.*}} plan = #rtensor.plan<grid [1, 2, 2] shift d1 steps 4 rotate [(out, d2, 2)]>} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+// CHECK:         %mm_1 = rtensor.collect %mm : !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> -> tensor<2x8xf32>
+// CHECK-NEXT:    func.return %mm_1 : tensor<2x8xf32>

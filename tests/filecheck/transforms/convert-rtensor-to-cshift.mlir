@@ -80,3 +80,27 @@ func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10
 // CHECK:         %2 = rtensor.gather "neg/gather" %1[%0] axis 0 : (!rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>, !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
 // CHECK-NEXT:    %y = cshift.compute_shift "neg"(%2) steps 1 shift -1 sizes [1, 1] rotate [-1] partial [] {{.*}} -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>> {
 // CHECK-NOT:     rtensor.generic
+
+// -----
+
+// An output-rotating plan (k split over a ring of 2 cores, n in 4 steps): the result's
+// partial sums rotate on ring d2 (`out 2`), so d2 is no partial axis and no all_reduce
+// follows; the inputs do not rotate.
+func.func @main(%x: tensor<2x4xf32> {t10.name = "x"}, %w: tensor<4x8xf32> {t10.name = "w"}) -> (tensor<2x8xf32> {t10.name = "y"}) {
+  %0 = rtensor.distribute %x : tensor<2x4xf32> -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+  %1 = rtensor.distribute %w : tensor<4x8xf32> -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+  %mm = rtensor.generic "mm"(%0, %1) {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>], plan = #rtensor.plan<grid [1, 2, 2] shift d1 steps 4 rotate [(out, d2, 2)]>} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %mm_1 = rtensor.collect %mm : !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> -> tensor<2x8xf32>
+  func.return %mm_1 : tensor<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @main(%x: tensor<2x4xf32>
+// CHECK:         %mm = cshift.compute_shift "mm"(%0, %1) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 2 partial [] {{.*}} -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+// CHECK:         }
+// CHECK-NEXT:    %mm_1 = rtensor.collect %mm
+// CHECK-NOT:     cshift.all_reduce

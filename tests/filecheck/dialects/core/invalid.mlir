@@ -339,3 +339,57 @@ core.kernel "mm" on [2, 2, 2] scatter sizes [2, 2, 4] of [4, 4, 8] ins(%a, %b) o
 core.all_gather %c over [2, 2] of [2, 2, 2] : !core.buffer<4x4xf32>
 
 // CHECK: Operation does not verify: core.all_gather: axes must be distinct axes of grid [2, 2, 2]
+
+// -----
+
+// A kernel adding into a rotating output (its offset is a slot of the window) needs the
+// origin of that slot's chunk in the tensor, or the padding rule would read the slot as a
+// position in the tile.
+%x = "test.op"() : () -> !core.buffer<2x2xf32>
+%w = "test.op"() : () -> !core.buffer<2x4xf32>
+%o = core.alloc "mm" on 4 : !core.buffer<2x3xf32>
+%i = "test.op"() : () -> index
+core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) at(%i, %i, %i) along [-1, 1, 1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x3xf32> {
+^bb0(%a: f32, %b: f32, %acc: f32):
+  %p = arith.mulf %a, %b : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+%y = core.store %o layout <grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3> : !core.buffer<2x3xf32> -> tensor<2x8xf32>
+
+// CHECK: Operation does not verify: core.kernel 'mm': its output (buffer 'mm') rotates along dim 1 in the layout #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3> that core.store gives it, so the kernel slices it along that dim and needs an origin (where the slot's chunk lies in the tensor)
+
+// -----
+
+// A kernel slices a rotating output along its rotating dim.
+%x = "test.op"() : () -> !core.buffer<2x2xf32>
+%w = "test.op"() : () -> !core.buffer<2x4xf32>
+%o = core.alloc "mm" on 4 : !core.buffer<2x3xf32>
+%i = "test.op"() : () -> index
+core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) at(%i, %i, %i) along [-1, 1, 0] origin %i {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x3xf32> {
+^bb0(%a: f32, %b: f32, %acc: f32):
+  %p = arith.mulf %a, %b : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+%y = core.store %o layout <grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3> : !core.buffer<2x3xf32> -> tensor<2x8xf32>
+
+// CHECK: Operation does not verify: core.kernel 'mm': its output (buffer 'mm') rotates along dim 1 in the layout #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3> that core.store gives it, so the kernel slices it along that dim and needs an origin (where the slot's chunk lies in the tensor)
+
+// -----
+
+// An origin is only for a rotating output: a plain output's offset is its position in the
+// tile.
+%x = "test.op"() : () -> !core.buffer<2x2xf32>
+%w = "test.op"() : () -> !core.buffer<2x4xf32>
+%o = core.alloc "mm" on 4 : !core.buffer<2x4xf32>
+%i = "test.op"() : () -> index
+core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) at(%i, %i, %i) along [-1, 1, 1] origin %i {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x4xf32> {
+^bb0(%a: f32, %b: f32, %acc: f32):
+  %p = arith.mulf %a, %b : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+%y = core.store %o layout <grid [1, 2, 2] axes [-, d1] tile [2, 4]> : !core.buffer<2x4xf32> -> tensor<2x8xf32>
+
+// CHECK: Operation does not verify: core.kernel 'mm': an origin is only for a rotating output, but core.store lays out buffer 'mm' as #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4]>

@@ -71,6 +71,23 @@ func.func @kernel(%a: !core.buffer<4x8xf32>, %b: !core.buffer<8x4xf32>, %c: !cor
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }
 
+// A kernel adding into a rotating output: its offset is a slot of the window, `origin` the
+// index in the whole tensor of that slot's chunk.
+func.func @kernel_origin(%x: !core.buffer<2x2xf32>, %w: !core.buffer<2x4xf32>, %o: !core.buffer<2x3xf32>, %k: index, %slot: index, %origin: index) {
+  %zero = arith.constant 0 : index
+  core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) at(%zero, %k, %slot) along [-1, 1, 1] origin %origin {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x3xf32> {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @kernel_origin(%x: !core.buffer<2x2xf32>, %w: !core.buffer<2x4xf32>, %o: !core.buffer<2x3xf32>, %k: index, %slot: index, %origin: index) {
+// CHECK-NEXT:    %zero = arith.constant 0 : index
+// CHECK-NEXT:    core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) at(%zero, %k, %slot) along [-1, 1, 1] origin %origin {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x3xf32> {
+// CHECK:         func.return
+
 // An element-wise kernel with a broadcast (constant 0) operand dim.
 func.func @kernel_broadcast(%x: !core.buffer<4x8xf32>, %bias: !core.buffer<1x8xf32>, %out: !core.buffer<4x8xf32>, %zero: index) {
   core.kernel "add" on [2, 1] sizes [4, 8] of [8, 8] ins(%x, %bias) outs(%out) at(%zero, %zero, %zero) along [-1, -1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<1x8xf32>) -> !core.buffer<4x8xf32> {

@@ -214,3 +214,103 @@
 %1 = cshift.all_reduce "sum" %0 over [1, 2] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1, 2] axes [d0, -] tile [4, 8]>>
 
 // CHECK: Operation does not verify: cshift.all_reduce: axes [1, 2] are not the partial axes [2] of cshift.compute_shift 'mm'
+
+// -----
+
+// The op rotates the result on ring d1 but its layout rotates it on ring d2.
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 1 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': the result rotates on ring d2 by its layout, but the op rotates it on ring d1
+
+// -----
+
+// The result's ring must be a grid axis.
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 5 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': the result's ring d5 (out) is not one of the 3 grid axes
+
+// -----
+
+// A negative ring is no way to say the result does not rotate (leave `out` out).
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out -1 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': the result's ring d-1 (out) is not one of the 3 grid axes
+
+// -----
+
+// The op rotates the result, but its layout does not.
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 2 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4]>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': the result does not rotate by its layout, but the op rotates it on ring d2
+
+// -----
+
+// The result's layout rotates, but the op does not rotate it.
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': the result rotates on ring d2 by its layout, but the op rotates it not at all
+
+// -----
+
+// A rotating result sums over its ring while it rotates: the ring is no partial axis
+// (there is no all_reduce to follow).
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 2 partial [2] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': partial axes [2] differ from the plan's [] (grid [1, 2, 2], 4 steps)
+
+// -----
+
+// The output's partial sums rotate on the ring of a reduction dim, not of the parallel d1
+// (its layout and the op agree, the plan does not hold).
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 1 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 4] rotate 1 ring d1 x 2 steps 4 skew [(d1, 2, 2)] phase 3>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: cshift.compute_shift 'mm': the output's ring d1 must be a reduction dim

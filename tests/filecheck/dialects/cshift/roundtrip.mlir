@@ -48,6 +48,20 @@ func.func @elementwise(%x: !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] 
 // CHECK-NEXT:    func.return %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
 // CHECK-NEXT:  }
 
+// compute_shift whose result rotates (`out 2`: its partial sums rotate on ring d2, which
+// is then no partial axis).
+func.func @rotating_output(%a: !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, %b: !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+  %0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 2 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return %0 : !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>>
+}
+// CHECK-LABEL: func.func @rotating_output(
+// CHECK-NEXT:    %0 = cshift.compute_shift "mm"(%a, %b) steps 4 shift 1 sizes [2, 1, 2] rotate [-1, -1] out 2 partial [] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+
 // all_reduce over several grid axes.
 func.func @all_reduce(%p: !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>) -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>> {
   %0 = cshift.all_reduce "sum" %p over [2, 3] : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2, 2, 2, 2] axes [d0, d1] tile [4, 4]>>

@@ -305,3 +305,78 @@
 }
 
 // CHECK: Operation does not verify: rtensor.epilogue 'mm+add': needs one map per input and the result, the first and the last the identity over 2 dims
+
+// -----
+
+// The output rotates on its whole ring: its pieces are the ring dim's factor (4, not 2).
+"test.op"() {plan = #rtensor.plan<grid [1, 2, 4] shift d1 steps 4 rotate [(out, d2, 2)]>} : () -> ()
+
+// CHECK: the output rotates on the whole ring d2: its pieces must be the factor 4, got 2
+
+// -----
+
+// The output's ring must be split over cores (d2 has factor 1).
+"test.op"() {plan = #rtensor.plan<grid [1, 2, 1] shift d1 steps 4 rotate [(out, d2, 2)]>} : () -> ()
+
+// CHECK: rotation of the output in 2 pieces must divide the factor 1 of its ring dim d2
+
+// -----
+
+// The output rotates at most once.
+"test.op"() {plan = #rtensor.plan<grid [2, 2, 2] shift d1 steps 4 rotate [(out, d2, 2), (out, d0, 2)]>} : () -> ()
+
+// CHECK: each rotation names a distinct input, or the output (out)
+
+// -----
+
+// A rotating output's phase (the steps it ran, less one) lies below its steps.
+"test.op"() {layout = #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 4>} : () -> ()
+
+// CHECK: rotation phase 4 must lie between 1 and the steps (4) - 1 (a phase of 0 is not spelled)
+
+// -----
+
+// A phase of 0 is not spelled (it is the layout without a phase).
+"test.op"() {layout = #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 0>} : () -> ()
+
+// CHECK: rotation phase 0 must lie between 1 and the steps (4) - 1 (a phase of 0 is not spelled)
+
+// -----
+
+// A plan whose output rotates gives the result a rotating layout of phase steps - 1 (3, not 2).
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = rtensor.generic "mm"(%a, %b) {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>], plan = #rtensor.plan<grid [1, 2, 2] shift d1 steps 4 rotate [(out, d2, 2)]>} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 2>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: rtensor.generic 'mm': result has layout #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 2> but the plan gives it #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>
+
+// -----
+
+// The output's partial sums rotate on the ring of a reduction dim (d0 is parallel).
+%a = "test.op"() : () -> !rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>
+%b = "test.op"() : () -> !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>
+%0 = rtensor.generic "mm"(%a, %b) {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>], plan = #rtensor.plan<grid [2, 2, 2] shift d1 steps 4 rotate [(out, d0, 2)]>} : (!rtensor.tensor<2x4xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d2] tile [2, 2]>>, !rtensor.tensor<4x8xf32, #rtensor.layout<grid [1, 2, 2] axes [d2, d1] tile [2, 4]>>) -> !rtensor.tensor<2x8xf32, #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>> {
+^bb0(%x: f32, %y: f32, %acc: f32):
+  %p = arith.mulf %x, %y : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+
+// CHECK: Operation does not verify: rtensor.generic 'mm': the output's ring d0 must be a reduction dim
+
+// -----
+
+// Only a contraction's output holds partial sums that can rotate.
+%a = "test.op"() : () -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [2, 2] axes [d0, -] tile [2, 4]>>
+%0 = rtensor.generic "neg"(%a) {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], plan = #rtensor.plan<grid [1, 2] shift d0 steps 2 rotate [(out, d1, 2)]>} : (!rtensor.tensor<4x4xf32, #rtensor.layout<grid [2, 2] axes [d0, -] tile [2, 4]>>) -> !rtensor.tensor<4x4xf32, #rtensor.layout<grid [2, 2] axes [d0, -] tile [2, 4]>> {
+^bb0(%x: f32, %o: f32):
+  %n = arith.negf %x : f32
+  linalg.yield %n : f32
+}
+
+// CHECK: Operation does not verify: rtensor.generic 'neg': only a contraction's output (its partial sums) can rotate

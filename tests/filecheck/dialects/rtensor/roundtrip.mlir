@@ -11,6 +11,10 @@
 "test.op"() {plan = #rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 2)]>} : () -> ()
 // CHECK-NEXT: "test.op"() {plan = #rtensor.plan<grid [4, 4, 1] shift d2 steps 4 rotate [(0, d1, 4), (1, d0, 2)]>} : () -> ()
 
+// A plan whose output rotates names it `out` (its partial sums rotate on ring d2).
+"test.op"() {plan = #rtensor.plan<grid [2, 2, 2] shift d0 steps 2 rotate [(0, d1, 2), (out, d2, 2)]>} : () -> ()
+// CHECK-NEXT: "test.op"() {plan = #rtensor.plan<grid [2, 2, 2] shift d0 steps 2 rotate [(0, d1, 2), (out, d2, 2)]>} : () -> ()
+
 // The estimate attribute prints its five fields in order.
 "test.op"() {estimate = #rtensor.estimate<cycles = 1234, compute = 1000, exchange = 100, sync = 134, bytes = 4096>} : () -> ()
 // CHECK-NEXT: "test.op"() {estimate = #rtensor.estimate<cycles = 1234, compute = 1000, exchange = 100, sync = 134, bytes = 4096>} : () -> ()
@@ -30,6 +34,10 @@
 // A rotating layout with a `-` axis and an empty skew.
 "test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew []>} : () -> ()
 // CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew []>} : () -> ()
+
+// A rotating output's layout after its last step prints its phase (a phase of 0 is not).
+"test.op"() {layout = #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>} : () -> ()
+// CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>} : () -> ()
 
 // rtensor types (f32 and f16, with and without rotation) as function arguments.
 func.func @types(%a: !rtensor.tensor<8x16xf32, #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>>, %b: !rtensor.tensor<1x8xf16, #rtensor.layout<grid [2, 1] axes [-, -] tile [1, 8]>>) {
