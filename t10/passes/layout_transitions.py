@@ -214,6 +214,7 @@ def reduce_transitions(
         return total
 
     squeezed = False
+    swaps: Swaps | None = None  # of `chosen`, made again when a plan changes
     for _ in range(SWEEPS):
         changed = squeezed = False
         for i, op in enumerate(options):
@@ -221,12 +222,15 @@ def reduce_transitions(
                 continue
             aligned = aligned_points(chip, exprs, options, chosen, touching[i], i)
             candidates = [*op.points, *aligned]
-            swaps = Swaps(chosen, live)
+            if swaps is None:
+                swaps = Swaps(chosen, live)
             fitting = [p for p in candidates if swaps.after(i, p) <= capacity]
             if fitting:
                 best = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
                 squeezed |= min(map(partial(cost, i), candidates)) < cost(i, best)
-                changed |= best != chosen[i]
+                if best != chosen[i]:
+                    changed = True
+                    swaps = None
                 chosen[i] = best
         if not changed:
             break

@@ -360,17 +360,13 @@ class _Greedy:
     def chosen(self) -> list[PlanPoint]:
         return [self.point(i) for i in range(len(self.ops))]
 
-    def model_bytes(self) -> int:
-        return model_bytes(self.chosen(), self.liveness)
-
     def swaps(self) -> Swaps:
         return Swaps(self.chosen(), self.liveness)
 
-    def moves(self) -> list[tuple[float, int, dict[int, int]]]:
-        """Candidate moves (extra cycles per byte saved, tie-break, {op: new index}): for each
-        op, its first later plan that shrinks the model; and, when several ops hold the
-        largest peak, moving all of them below it."""
-        swaps = self.swaps()
+    def moves(self, swaps: Swaps) -> list[tuple[float, int, dict[int, int]]]:
+        """Candidate moves (extra cycles per byte saved, tie-break, {op: new index}) from the
+        current choice (`swaps`): for each op, its first later plan that shrinks the model;
+        and, when several ops hold the largest peak, moving all of them below it."""
         now = swaps.total
         found: list[tuple[float, int, dict[int, int]]] = []
         for i, op in enumerate(self.ops):
@@ -381,7 +377,7 @@ class _Greedy:
                     found.append(((op.points[j].cycles - cur.cycles) / (now - after), i, {i: j}))
                     break
         top = int(swaps.peaks.max())
-        holders = [k for k in range(len(self.ops)) if swaps.peaks[k] == top]
+        holders = np.flatnonzero(swaps.peaks == top).tolist()
         if len(holders) > 1:
             group = self._group_move(holders, swaps, top)
             if group:
@@ -412,8 +408,8 @@ class _Greedy:
 
     def run(self, capacity: int) -> bool:
         """Move operators until the model fits; False if stuck."""
-        while self.model_bytes() > capacity:
-            moves = self.moves()
+        while (swaps := self.swaps()).total > capacity:
+            moves = self.moves(swaps)
             if not moves:
                 return False
             _, _, move = min(moves, key=lambda m: (m[0], m[1]))
@@ -443,8 +439,8 @@ class _Greedy:
 class Swaps:
     """The model's bytes if one operator took another plan, the others unchanged. A plan's
     bytes shift whole ranges of the peaks by the same amount, except at the operator itself
-    and its readers: the range maxima of the current peaks and a recount at those few
-    operators give the answer."""
+    and its readers: the range maxima of the current peaks (`_RangeMax`, constant time each)
+    and a recount at those few operators give the answer."""
 
     def __init__(self, points: Sequence[PlanPoint], liveness: Liveness) -> None:
         self.points = points
@@ -452,10 +448,22 @@ class Swaps:
         self.parts = _PeakParts.of(points, liveness)
         self.peaks = self.parts.peaks()
         self.resident = sum(p.resident_bytes for p in points)
-        self.total = model_bytes(points, liveness)
+        peak = int(self.peaks.max()) if points else 0
+        self.total = self.resident + max(peak, returned_peak(points, liveness)[0])
         cores = sorted((p.plan.cores for p in points), reverse=True)
         self.most_cores = cores[0]
         self.next_most_cores = cores[1] if len(cores) > 1 else 0
+        self._always = self.parts.always.tolist()
+        self._running = self.parts.running.tolist()
+        self._moving = self.parts.moving.tolist()
+        self._range_max: _RangeMax | None = None
+        self._program_long: dict[int, int] = {}
+
+    def range_max(self, start: int, stop: int) -> int | None:
+        """The largest peak of the operators start..stop-1 (None: the range is empty)."""
+        if self._range_max is None:
+            self._range_max = _RangeMax(self.peaks)
+        return self._range_max(start, stop)
 
     def program_long_change(self, i: int, new: PlanPoint) -> int:
         """How the program-long tensors' bytes change if operator i took `new`: they lie
@@ -467,39 +475,68 @@ class Swaps:
         most = max(others, new.plan.cores)
         if most == self.most_cores:
             return 0
-        bytes_at = self.liveness.program_long_bytes
-        return bytes_at(most) - bytes_at(self.most_cores)
+        return self._program_long_bytes(most) - self._program_long_bytes(self.most_cores)
+
+    def _program_long_bytes(self, cores: int) -> int:
+        if cores not in self._program_long:
+            self._program_long[cores] = self.liveness.program_long_bytes(cores)
+        return self._program_long[cores]
 
     def own_peak(self, i: int, new: PlanPoint) -> int:
         """Operator i's own peak if it took `new`."""
-        old, parts = self.points[i], self.parts
-        moving = int(parts.moving[i]) + new.input_bytes - old.input_bytes
-        always = int(parts.always[i]) + new.staged_bytes - old.staged_bytes
+        old = self.points[i]
+        moving = self._moving[i] + new.input_bytes - old.input_bytes
+        always = self._always[i] + new.staged_bytes - old.staged_bytes
         return always + max(new.transient_bytes, moving)
 
     def after(self, i: int, new: PlanPoint) -> int:
         if self.liveness.returned:  # outputs outlive their readers: recount
             return model_bytes([*self.points[:i], new, *self.points[i + 1 :]], self.liveness)
         old = self.points[i]
-        parts, readers = self.parts, self.liveness.readers[i]
+        readers = self.liveness.readers[i]
         last = self.liveness.last_use(i)
         staged = new.staged_bytes - old.staged_bytes
         dout = new.output_bytes - old.output_bytes
-        # (peaks of a range, the change of each): before i, the held range up to the last
-        # reader, after it
-        held = [self.peaks[a + 1 : b] for a, b in zip((i, *readers), (*readers, last), strict=True)]
+        # (a range of operators, the change of its peaks): before i, the held ranges up to the
+        # last reader, after it
         shifted = [
-            (self.peaks[:i], new.host_bytes - old.host_bytes + staged),
-            *((part, dout) for part in held),
-            (self.peaks[last + 1 :], 0),
+            (0, i, new.host_bytes - old.host_bytes + staged),
+            *((a + 1, b, dout) for a, b in zip((i, *readers), (*readers, last), strict=True)),
+            (last + 1, len(self.points), 0),
         ]
-        peak = max((int(part.max()) + change for part, change in shifted if part.size), default=0)
+        peak = 0
+        for start, stop, change in shifted:
+            top = self.range_max(start, stop)
+            if top is not None:
+                peak = max(peak, top + change)
         peak = max(peak, self.own_peak(i, new))
         for k in readers:
-            always = int(parts.always[k]) + (dout if k < last else 0)
-            peak = max(peak, always + max(int(parts.running[k]), int(parts.moving[k]) + dout))
+            always = self._always[k] + (dout if k < last else 0)
+            peak = max(peak, always + max(self._running[k], self._moving[k] + dout))
         resident = self.resident - old.resident_bytes + new.resident_bytes
         return resident + peak + self.program_long_change(i, new)
+
+
+class _RangeMax:
+    """The maxima of an integer array over index ranges, each in constant time: level k of
+    the table holds the maxima of the runs of 2**k elements (a sparse table)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        levels = [values]
+        width = 1
+        while 2 * width <= len(values):
+            previous = levels[-1]
+            levels.append(np.maximum(previous[:-width], previous[width:]))
+            width *= 2
+        self.levels: list[list[int]] = [level.tolist() for level in levels]
+
+    def __call__(self, start: int, stop: int) -> int | None:
+        """max(values[start:stop]), None when the range is empty."""
+        if stop <= start:
+            return None
+        k = (stop - start).bit_length() - 1
+        level = self.levels[k]
+        return max(level[start], level[stop - (1 << k)])
 
 
 def smallest_model(
