@@ -214,6 +214,10 @@ class T10PlanSearch(ModulePass):
     partials: str = "fp32"
     """Precision of the partial sums a plan carries across steps and cores: `fp32`, or the
     storage's (`fp16` with `precision=fp16`)."""
+    reuse: bool = True
+    """Identical operators share one Pareto frontier, searched once (docs/DESIGN.md, "Reuse
+    contract"). Off: every operator's frontier is searched on its own, which gives the same
+    plans, slower (tests/unit/test_model_scaling.py compares the two)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_search_options(
@@ -292,11 +296,15 @@ class T10PlanSearch(ModulePass):
         expr: TensorExpr,
         frontiers: dict[TensorExpr, list],
     ) -> OpOptions:
-        """The plans `op` may take; frontiers are shared between identical operators."""
+        """The plans `op` may take; frontiers are shared between identical operators (the
+        same expression but for its name) unless `reuse` is off."""
         operands = operand_roles(op)
         plan = pinned_plan(op.generic)
         if plan is not None:
             return pinned_options(chip, expr, plan, operands)
+        if not self.reuse:
+            frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
+            return op_options(expr, frontier, operands)
         key = dataclasses.replace(expr, name="")
         if key not in frontiers:
             frontiers[key] = operator_frontier(chip, expr, self.planner, self.min_utilization)
