@@ -42,7 +42,13 @@ from t10.common.plans import (
 )
 from t10.common.tensor_expr import Access, TensorExpr
 from t10.common.view_maps import View
-from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, Swaps
+from t10.passes.memory_reconciliation import (
+    Liveness,
+    OpOptions,
+    PlanPoint,
+    PointColumns,
+    Swaps,
+)
 
 
 def quick_cycles(
@@ -224,7 +230,10 @@ def reduce_transitions(
             candidates = [*op.points, *aligned]
             if swaps is None:
                 swaps = Swaps(chosen, live)
-            fitting = [p for p in candidates if swaps.after(i, p) <= capacity]
+            after = swaps.after_many(
+                np.full(len(candidates), i), candidates, PointColumns.of(candidates)
+            )
+            fitting = [p for p, a in zip(candidates, after.tolist(), strict=True) if a <= capacity]
             if fitting:
                 best = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
                 squeezed |= min(map(partial(cost, i), candidates)) < cost(i, best)
