@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import partial
 from math import ceil, prod
 
 import numpy as np
@@ -200,6 +199,15 @@ def reduce_transitions(
             known[key] = input_layouts(exprs[i], point.plan), output_layout(exprs[i], point.plan)
         return known[key]
 
+    moves: dict[tuple[Layout, Layout, int, View | None], int] = {}
+
+    def quick(src: Layout, dst: Layout, elem_bytes: int, view: View | None) -> int:
+        """`quick_cycles`, remembered per layout pair (identical operators meet the same)."""
+        key = (src, dst, elem_bytes, view)
+        if key not in moves:
+            moves[key] = quick_cycles(chip, src, dst, elem_bytes, view)
+        return moves[key]
+
     def cost(i: int, point: PlanPoint) -> int:
         ins, out = layouts(i, point)
         total = point.cycles
@@ -213,10 +221,10 @@ def reduce_transitions(
                     if e.producer is None
                     else layouts(e.producer, chosen[e.producer])[1]
                 )
-                total += quick_cycles(chip, src, dst, exprs[i].elem_bytes, e.view)
+                total += quick(src, dst, exprs[i].elem_bytes, e.view)
             if e.producer == i:
                 dst = layouts(e.consumer, chosen[e.consumer])[0][e.operand]
-                total += quick_cycles(chip, out, dst, exprs[i].elem_bytes, e.view)
+                total += quick(out, dst, exprs[i].elem_bytes, e.view)
         return total
 
     squeezed = False
@@ -233,10 +241,12 @@ def reduce_transitions(
             after = swaps.after_many(
                 np.full(len(candidates), i), candidates, PointColumns.of(candidates)
             )
-            fitting = [p for p, a in zip(candidates, after.tolist(), strict=True) if a <= capacity]
+            fitting = [k for k, a in enumerate(after.tolist()) if a <= capacity]
             if fitting:
-                best = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
-                squeezed |= min(map(partial(cost, i), candidates)) < cost(i, best)
+                scores = [cost(i, p) for p in candidates]
+                at = min(fitting, key=lambda k: (scores[k], candidates[k].estimate.sram_bytes))
+                best = candidates[at]
+                squeezed |= min(scores) < scores[at]
                 if best != chosen[i]:
                     changed = True
                     swaps = None
