@@ -57,8 +57,20 @@ def measure(model_path: str, chip: str, precision: str) -> Measurement:
     compiled_at = time.perf_counter()
     report = simulate_compiled(compiled.module, compiled.chip, timing_only=True)
     done = time.perf_counter()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
-    return Measurement(compiled_at - start, done - compiled_at, report["total_cycles"], rss)
+    return Measurement(compiled_at - start, done - compiled_at, report["total_cycles"], peak_rss())
+
+
+def peak_rss() -> int:
+    """This process's peak resident bytes: Linux's VmHWM, which starts afresh at exec (the
+    `ru_maxrss` of a forked child starts from its parent's), else `ru_maxrss`."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
 
 def measure_apart(model_path: str, chip: str, precision: str) -> Measurement:
