@@ -65,6 +65,7 @@ from t10.frontend.loading import (
     parse_model,
     read_model,
     strict_shape_inference,
+    weightless,
 )
 
 __all__ = ["SUPPORTED_OPS", "SUPPORTED_OPSETS", "OnnxFrontend", "import_onnx"]
@@ -93,5 +94,7 @@ def _import_model(model: onnx.ModelProto, name: str) -> ModuleOp:
     check_form(model, name)
     foldable = foldable_nodes(model.graph)
     check_supported_ops(model, name, foldable)
-    check_model(model, name)
-    return import_graph(strict_shape_inference(model, name), name, foldable)
+    skeleton = weightless(model)
+    check_model(skeleton, name)
+    inferred = strict_shape_inference(skeleton, name)
+    return import_graph(inferred, name, foldable, model.graph.initializer)

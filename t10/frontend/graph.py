@@ -6,6 +6,7 @@ graph outputs are returned."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 import onnx
 from xdsl.dialects import func
@@ -44,10 +45,16 @@ _INTEGER_INPUT_TYPES: dict[int, str] = {
 """Integer graph input types (→ ``t10.onnx_type``) accepted when they are only cast to FLOAT."""
 
 
-def import_graph(model: onnx.ModelProto, model_name: str, foldable: set[int]) -> ModuleOp:
+def import_graph(
+    model: onnx.ModelProto,
+    model_name: str,
+    foldable: set[int],
+    initializers: Iterable[onnx.TensorProto] | None = None,
+) -> ModuleOp:
     """The module of a checked, shape-inferred ``model``; ``foldable``: the indices of the
-    nodes evaluated at import time (``folding.foldable_nodes``)."""
-    imp = Importer(model, model_name, foldable)
+    nodes evaluated at import time (``folding.foldable_nodes``); ``initializers``: the
+    model's, when ``model`` is its ``loading.weightless`` copy (default: ``model``'s own)."""
+    imp = Importer(model, model_name, foldable, initializers)
     arg_names: list[str] = []
     arg_shapes: list[Shape] = []
     arg_attrs: list[DictionaryAttr] = []

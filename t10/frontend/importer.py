@@ -220,7 +220,14 @@ def _dense(shape: Shape, arr: np.ndarray) -> DenseIntOrFPElementsAttr:
     """``arr`` as float32; a broadcast of one value (a folded ConstantOfShape) as a splat."""
     if _is_broadcast_scalar(arr):
         return _splat(shape, arr.flat[0])
-    data = np.ascontiguousarray(arr, dtype="<f4").tobytes()
+    owner = arr.base
+    while isinstance(owner, np.ndarray):
+        owner = owner.base
+    whole = arr.dtype == "<f4" and arr.flags.c_contiguous
+    if isinstance(owner, bytes) and whole and arr.nbytes == len(owner):
+        data = owner  # an initializer's raw data, read as is: no copy of a model's weights
+    else:
+        data = np.ascontiguousarray(arr, dtype="<f4").tobytes()
     return DenseIntOrFPElementsAttr(_tensor_type(shape), BytesAttr(data))
 
 
@@ -315,7 +322,13 @@ class Importer:
     refuse a node; ``opset`` (of the default domain) and ``consumed`` (the value names some
     node or graph output reads)."""
 
-    def __init__(self, model: onnx.ModelProto, model_name: str, foldable: set[int]) -> None:
+    def __init__(
+        self,
+        model: onnx.ModelProto,
+        model_name: str,
+        foldable: set[int],
+        initializers: Iterable[onnx.TensorProto] | None = None,
+    ) -> None:
         self.model = model
         self.graph = model.graph
         self.model_name = model_name
@@ -326,7 +339,9 @@ class Importer:
         self.shapes: dict[str, Shape] = {}
         self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
         self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
-        self.initializers = {t.name: t for t in self.graph.initializer}
+        if initializers is None:
+            initializers = self.graph.initializer
+        self.initializers = {t.name: t for t in initializers}
         self.elem_types = {
             vi.name: vi.type.tensor_type.elem_type
             for vi in (*self.graph.input, *self.graph.value_info, *self.graph.output)
@@ -376,12 +391,9 @@ class Importer:
 
     def initializer_array(self, t: onnx.TensorProto) -> np.ndarray:
         shape = tuple(int(d) for d in t.dims)
-        if (
-            t.data_type == FLOAT
-            and t.raw_data
-            and len(t.raw_data) == 4 * int(np.prod(shape, dtype=np.int64))
-        ):
-            return np.frombuffer(t.raw_data, dtype="<f4").reshape(shape)  # no copy
+        raw = t.raw_data if t.data_type == FLOAT else b""  # each read copies the bytes
+        if raw and len(raw) == 4 * int(np.prod(shape, dtype=np.int64)):
+            return np.frombuffer(raw, dtype="<f4").reshape(shape)  # no further copy
         try:
             return numpy_helper.to_array(t)
         except Exception as e:

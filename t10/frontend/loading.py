@@ -23,6 +23,7 @@ __all__ = [
     "parse_model",
     "read_model",
     "strict_shape_inference",
+    "weightless",
 ]
 
 SUPPORTED_OPSETS = range(7, 29)
@@ -147,6 +148,73 @@ def _check_dims_not_negative(message: Message, path: str, name: str) -> None:
                     f"ONNX model '{name}': {path} has size {size} at axis {axis}; a dimension "
                     "cannot be negative"
                 )
+
+
+ELIDED_BYTES = 1 << 16
+"""Floating-point initializers larger than this are left out of what onnx's checker and
+shape inference see (`weightless`)."""
+
+_FLOAT_FIELDS: dict[int, tuple[str, int]] = {
+    onnx.TensorProto.FLOAT: ("float_data", 4),
+    onnx.TensorProto.DOUBLE: ("double_data", 8),
+    onnx.TensorProto.FLOAT16: ("int32_data", 2),
+    onnx.TensorProto.BFLOAT16: ("int32_data", 2),
+}
+"""Floating element types: the typed field that may hold their values, their bytes."""
+
+
+def weightless(model: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of ``model`` for onnx's checker and shape inference, without the data of its
+    large floating-point initializers: each becomes a graph input of its type and shape.
+    Both serialize the whole model (three copies of a BERT's weights, seconds each) and
+    neither reads float values to infer a shape (shape inputs are integers, or tiny); the
+    one check they make of such data, that its size matches the shape, is made here. An
+    initializer whose data is external or of the wrong size is kept for the checker."""
+    skeleton = onnx.ModelProto()
+    _copy_fields(model, skeleton, skip="graph")
+    _copy_fields(model.graph, skeleton.graph, skip="initializer")
+    inputs = {vi.name for vi in model.graph.input}
+    for t in model.graph.initializer:
+        if not _elidable(t):
+            skeleton.graph.initializer.append(t)
+        elif t.name not in inputs:
+            skeleton.graph.input.append(
+                onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+            )
+    return skeleton
+
+
+def _elidable(t: onnx.TensorProto) -> bool:
+    """A floating-point initializer over ``ELIDED_BYTES`` whose data lies in the model and
+    matches its shape."""
+    if t.data_type not in _FLOAT_FIELDS or t.data_location == onnx.TensorProto.EXTERNAL:
+        return False
+    field, size = _FLOAT_FIELDS[t.data_type]
+    count = 1
+    for d in t.dims:
+        count *= d
+    if count * size <= ELIDED_BYTES:
+        return False
+    if t.HasField("segment"):
+        return False
+    raw = len(t.raw_data)
+    typed = len(getattr(t, field))
+    return (raw, typed) in ((count * size, 0), (0, count))
+
+
+def _copy_fields(source: Message, target: Message, skip: str) -> None:
+    """Copy the set fields of ``source`` into ``target`` (same type), all but ``skip``."""
+    for field in source.DESCRIPTOR.fields:
+        if field.name == skip:
+            continue
+        value = getattr(source, field.name)
+        if field.is_repeated:
+            getattr(target, field.name).extend(value)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            if source.HasField(field.name):
+                getattr(target, field.name).CopyFrom(value)
+        elif source.HasField(field.name) if field.has_presence else value:
+            setattr(target, field.name, value)
 
 
 def check_model(model: onnx.ModelProto, name: str) -> None:

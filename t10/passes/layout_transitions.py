@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import partial
 from math import ceil, prod
 
 import numpy as np
@@ -42,7 +41,13 @@ from t10.common.plans import (
 )
 from t10.common.tensor_expr import Access, TensorExpr
 from t10.common.view_maps import View
-from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, Swaps
+from t10.passes.memory_reconciliation import (
+    Liveness,
+    OpOptions,
+    PlanPoint,
+    PointColumns,
+    Swaps,
+)
 
 
 def quick_cycles(
@@ -194,6 +199,15 @@ def reduce_transitions(
             known[key] = input_layouts(exprs[i], point.plan), output_layout(exprs[i], point.plan)
         return known[key]
 
+    moves: dict[tuple[Layout, Layout, int, View | None], int] = {}
+
+    def quick(src: Layout, dst: Layout, elem_bytes: int, view: View | None) -> int:
+        """`quick_cycles`, remembered per layout pair (identical operators meet the same)."""
+        key = (src, dst, elem_bytes, view)
+        if key not in moves:
+            moves[key] = quick_cycles(chip, src, dst, elem_bytes, view)
+        return moves[key]
+
     def cost(i: int, point: PlanPoint) -> int:
         ins, out = layouts(i, point)
         total = point.cycles
@@ -207,13 +221,14 @@ def reduce_transitions(
                     if e.producer is None
                     else layouts(e.producer, chosen[e.producer])[1]
                 )
-                total += quick_cycles(chip, src, dst, exprs[i].elem_bytes, e.view)
+                total += quick(src, dst, exprs[i].elem_bytes, e.view)
             if e.producer == i:
                 dst = layouts(e.consumer, chosen[e.consumer])[0][e.operand]
-                total += quick_cycles(chip, out, dst, exprs[i].elem_bytes, e.view)
+                total += quick(out, dst, exprs[i].elem_bytes, e.view)
         return total
 
     squeezed = False
+    swaps: Swaps | None = None  # of `chosen`, made again when a plan changes
     for _ in range(SWEEPS):
         changed = squeezed = False
         for i, op in enumerate(options):
@@ -221,12 +236,20 @@ def reduce_transitions(
                 continue
             aligned = aligned_points(chip, exprs, options, chosen, touching[i], i)
             candidates = [*op.points, *aligned]
-            swaps = Swaps(chosen, live)
-            fitting = [p for p in candidates if swaps.after(i, p) <= capacity]
+            if swaps is None:
+                swaps = Swaps(chosen, live)
+            after = swaps.after_many(
+                np.full(len(candidates), i), candidates, PointColumns.of(candidates)
+            )
+            fitting = [k for k, a in enumerate(after.tolist()) if a <= capacity]
             if fitting:
-                best = min(fitting, key=lambda p: (cost(i, p), p.estimate.sram_bytes))
-                squeezed |= min(map(partial(cost, i), candidates)) < cost(i, best)
-                changed |= best != chosen[i]
+                scores = [cost(i, p) for p in candidates]
+                at = min(fitting, key=lambda k: (scores[k], candidates[k].estimate.sram_bytes))
+                best = candidates[at]
+                squeezed |= min(scores) < scores[at]
+                if best != chosen[i]:
+                    changed = True
+                    swaps = None
                 chosen[i] = best
         if not changed:
             break

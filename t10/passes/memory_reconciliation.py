@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import prod
 
 import numpy as np
@@ -222,6 +223,11 @@ class Liveness:
         edges = np.array(pairs, dtype=np.int64).reshape(-1, 2)
         object.__setattr__(self, "reads", (edges[:, 0], edges[:, 1]))
 
+    @cached_property
+    def shapes(self) -> _LiveShapes:
+        """Index arrays of `readers` for `Swaps.after_many`."""
+        return _LiveShapes.of(self)
+
     @staticmethod
     def none(ops: int) -> Liveness:
         """No output outlives its operator."""
@@ -239,6 +245,41 @@ class Liveness:
     def program_long_bytes(self, cores: int) -> int:
         return sum(
             prod(host_layout(shape, cores).local_shape()) * eb for shape, eb in self.program_long
+        )
+
+
+@dataclass(frozen=True)
+class _LiveShapes:
+    """Per operator i (as CSR rows): its readers, and the gaps between i and its first
+    reader and between consecutive readers (start, stop: the operators strictly between,
+    non-empty gaps only); `last[i]` = `last_use(i)`."""
+
+    reader_ptr: np.ndarray
+    readers: np.ndarray
+    gap_ptr: np.ndarray
+    gap_start: np.ndarray
+    gap_stop: np.ndarray
+    last: np.ndarray
+
+    @staticmethod
+    def of(liveness: Liveness) -> _LiveShapes:
+        gaps: list[tuple[int, int]] = []
+        gap_ptr = [0]
+        for i, readers in enumerate(liveness.readers):
+            gaps += [
+                (a + 1, b) for a, b in zip((i, *readers), readers, strict=False) if b > a + 1
+            ]
+            gap_ptr.append(len(gaps))
+        counts = [len(r) for r in liveness.readers]
+        span = np.array(gaps, dtype=np.int64).reshape(-1, 2)
+        return _LiveShapes(
+            np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]),
+            np.array([k for r in liveness.readers for k in r], dtype=np.int64),
+            np.array(gap_ptr, dtype=np.int64),
+            span[:, 0],
+            span[:, 1],
+            np.array([liveness.last_use(i) for i in range(len(liveness.readers))],
+                     dtype=np.int64),
         )
 
 
@@ -274,6 +315,31 @@ class _PeakParts:
 
     def peaks(self) -> np.ndarray:
         return self.always + np.maximum(self.running, self.moving)
+
+
+_COLUMNS = (
+    "resident_bytes", "output_bytes", "input_bytes", "host_bytes", "staged_bytes",
+    "transient_bytes", "cycles",
+)
+
+
+@dataclass(frozen=True)
+class PointColumns:
+    """Fields of a list of plan points, one array each (row r: point r), and their cores."""
+
+    fields: dict[str, np.ndarray]
+    cores: np.ndarray
+
+    @staticmethod
+    def of(points: Sequence[PlanPoint]) -> PointColumns:
+        fields = {name: _column(points, name) for name in _COLUMNS}
+        return PointColumns(fields, np.array([p.plan.cores for p in points], dtype=np.int64))
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.fields[name]
+
+    def rows(self, rows: np.ndarray) -> PointColumns:
+        return PointColumns({k: v[rows] for k, v in self.fields.items()}, self.cores[rows])
 
 
 def _column(points: Sequence[PlanPoint], name: str) -> np.ndarray:
@@ -353,6 +419,12 @@ class _Greedy:
         self.ops = ops
         self.liveness = liveness
         self.idx = [0] * len(ops)
+        # every op's points in one list (op i's from offset[i]), with their columns
+        self.flat = [p for op in ops for p in op.points]
+        self.flat_columns = PointColumns.of(self.flat)
+        counts = np.array([len(op.points) for op in ops], dtype=np.int64)
+        self.offset = np.cumsum(counts) - counts
+        self.counts = counts
 
     def point(self, i: int, j: int | None = None) -> PlanPoint:
         return self.ops[i].points[self.idx[i] if j is None else j]
@@ -360,28 +432,38 @@ class _Greedy:
     def chosen(self) -> list[PlanPoint]:
         return [self.point(i) for i in range(len(self.ops))]
 
-    def model_bytes(self) -> int:
-        return model_bytes(self.chosen(), self.liveness)
-
     def swaps(self) -> Swaps:
         return Swaps(self.chosen(), self.liveness)
 
-    def moves(self) -> list[tuple[float, int, dict[int, int]]]:
-        """Candidate moves (extra cycles per byte saved, tie-break, {op: new index}): for each
-        op, its first later plan that shrinks the model; and, when several ops hold the
-        largest peak, moving all of them below it."""
-        swaps = self.swaps()
+    def moves(self, swaps: Swaps) -> list[tuple[float, int, dict[int, int]]]:
+        """Candidate moves (extra cycles per byte saved, tie-break, {op: new index}) from the
+        current choice (`swaps`): for each op, its first later plan that shrinks the model;
+        and, when several ops hold the largest peak, moving all of them below it."""
         now = swaps.total
         found: list[tuple[float, int, dict[int, int]]] = []
-        for i, op in enumerate(self.ops):
-            cur = self.point(i)
-            for j in range(self.idx[i] + 1, len(op.points)):
-                after = swaps.after(i, op.points[j])
-                if after < now:
-                    found.append(((op.points[j].cycles - cur.cycles) / (now - after), i, {i: j}))
-                    break
+        cycles = self.flat_columns["cycles"]
+        current = np.array(self.idx, dtype=np.int64)
+        ops, j = np.arange(len(self.ops)), current + 1
+        while True:  # all ops' next plans at once, then the next ones of those that did not shrink
+            more = j < self.counts[ops]
+            ops, j = ops[more], j[more]
+            if not len(ops):
+                break
+            rows = self.offset[ops] + j
+            after = swaps.after_many(
+                ops, [self.flat[r] for r in rows], self.flat_columns.rows(rows)
+            )
+            shrinks = after < now
+            extra = cycles[rows] - cycles[self.offset[ops] + current[ops]]
+            for i, jj, e, a in zip(
+                ops[shrinks].tolist(), j[shrinks].tolist(), extra[shrinks].tolist(),
+                after[shrinks].tolist(), strict=True,
+            ):
+                found.append((e / (now - a), i, {i: jj}))
+            ops, j = ops[~shrinks], j[~shrinks] + 1
+        found.sort(key=lambda m: m[1])
         top = int(swaps.peaks.max())
-        holders = [k for k in range(len(self.ops)) if swaps.peaks[k] == top]
+        holders = np.flatnonzero(swaps.peaks == top).tolist()
         if len(holders) > 1:
             group = self._group_move(holders, swaps, top)
             if group:
@@ -412,8 +494,8 @@ class _Greedy:
 
     def run(self, capacity: int) -> bool:
         """Move operators until the model fits; False if stuck."""
-        while self.model_bytes() > capacity:
-            moves = self.moves()
+        while (swaps := self.swaps()).total > capacity:
+            moves = self.moves(swaps)
             if not moves:
                 return False
             _, _, move = min(moves, key=lambda m: (m[0], m[1]))
@@ -443,8 +525,8 @@ class _Greedy:
 class Swaps:
     """The model's bytes if one operator took another plan, the others unchanged. A plan's
     bytes shift whole ranges of the peaks by the same amount, except at the operator itself
-    and its readers: the range maxima of the current peaks and a recount at those few
-    operators give the answer."""
+    and its readers: the range maxima of the current peaks (`_RangeMax`, constant time each)
+    and a recount at those few operators give the answer."""
 
     def __init__(self, points: Sequence[PlanPoint], liveness: Liveness) -> None:
         self.points = points
@@ -452,10 +534,21 @@ class Swaps:
         self.parts = _PeakParts.of(points, liveness)
         self.peaks = self.parts.peaks()
         self.resident = sum(p.resident_bytes for p in points)
-        self.total = model_bytes(points, liveness)
+        peak = int(self.peaks.max()) if points else 0
+        self.total = self.resident + max(peak, returned_peak(points, liveness)[0])
         cores = sorted((p.plan.cores for p in points), reverse=True)
         self.most_cores = cores[0]
         self.next_most_cores = cores[1] if len(cores) > 1 else 0
+        self._always = self.parts.always.tolist()
+        self._running = self.parts.running.tolist()
+        self._moving = self.parts.moving.tolist()
+        self._range_max: _RangeMax | None = None
+        self._program_long: dict[int, int] = {}
+        self.columns = PointColumns.of(points)
+
+    def range_max(self, start: int, stop: int) -> int | None:
+        """The largest peak of the operators start..stop-1 (None: the range is empty)."""
+        return self.range_table(start, stop)
 
     def program_long_change(self, i: int, new: PlanPoint) -> int:
         """How the program-long tensors' bytes change if operator i took `new`: they lie
@@ -467,39 +560,155 @@ class Swaps:
         most = max(others, new.plan.cores)
         if most == self.most_cores:
             return 0
-        bytes_at = self.liveness.program_long_bytes
-        return bytes_at(most) - bytes_at(self.most_cores)
+        return self._program_long_bytes(most) - self._program_long_bytes(self.most_cores)
+
+    def _program_long_bytes(self, cores: int) -> int:
+        if cores not in self._program_long:
+            self._program_long[cores] = self.liveness.program_long_bytes(cores)
+        return self._program_long[cores]
 
     def own_peak(self, i: int, new: PlanPoint) -> int:
         """Operator i's own peak if it took `new`."""
-        old, parts = self.points[i], self.parts
-        moving = int(parts.moving[i]) + new.input_bytes - old.input_bytes
-        always = int(parts.always[i]) + new.staged_bytes - old.staged_bytes
+        old = self.points[i]
+        moving = self._moving[i] + new.input_bytes - old.input_bytes
+        always = self._always[i] + new.staged_bytes - old.staged_bytes
         return always + max(new.transient_bytes, moving)
 
     def after(self, i: int, new: PlanPoint) -> int:
         if self.liveness.returned:  # outputs outlive their readers: recount
             return model_bytes([*self.points[:i], new, *self.points[i + 1 :]], self.liveness)
         old = self.points[i]
-        parts, readers = self.parts, self.liveness.readers[i]
+        readers = self.liveness.readers[i]
         last = self.liveness.last_use(i)
         staged = new.staged_bytes - old.staged_bytes
         dout = new.output_bytes - old.output_bytes
-        # (peaks of a range, the change of each): before i, the held range up to the last
-        # reader, after it
-        held = [self.peaks[a + 1 : b] for a, b in zip((i, *readers), (*readers, last), strict=True)]
+        # (a range of operators, the change of its peaks): before i, the held ranges up to the
+        # last reader, after it
         shifted = [
-            (self.peaks[:i], new.host_bytes - old.host_bytes + staged),
-            *((part, dout) for part in held),
-            (self.peaks[last + 1 :], 0),
+            (0, i, new.host_bytes - old.host_bytes + staged),
+            *((a + 1, b, dout) for a, b in zip((i, *readers), (*readers, last), strict=True)),
+            (last + 1, len(self.points), 0),
         ]
-        peak = max((int(part.max()) + change for part, change in shifted if part.size), default=0)
+        peak = 0
+        for start, stop, change in shifted:
+            top = self.range_max(start, stop)
+            if top is not None:
+                peak = max(peak, top + change)
         peak = max(peak, self.own_peak(i, new))
         for k in readers:
-            always = int(parts.always[k]) + (dout if k < last else 0)
-            peak = max(peak, always + max(int(parts.running[k]), int(parts.moving[k]) + dout))
+            always = self._always[k] + (dout if k < last else 0)
+            peak = max(peak, always + max(self._running[k], self._moving[k] + dout))
         resident = self.resident - old.resident_bytes + new.resident_bytes
         return resident + peak + self.program_long_change(i, new)
+
+
+    def after_many(
+        self, ops: np.ndarray, candidates: Sequence[PlanPoint], new: PointColumns
+    ) -> np.ndarray:
+        """`after(ops[c], candidates[c])` for every c at once: the same sums, vectorized
+        (`new`: the candidates' columns)."""
+        if self.liveness.returned:
+            return np.array(
+                [self.after(int(i), p) for i, p in zip(ops, candidates, strict=True)],
+                dtype=np.int64,
+            )
+        shapes, cur = self.liveness.shapes, self.columns
+        d = {name: new[name] - cur[name][ops] for name in _COLUMNS}
+        dout = d["output_bytes"]
+        last = shapes.last[ops]
+        peaks = self.peaks
+        # before the operator: the prefix maxima; after its last reader: the suffix maxima
+        before = np.concatenate([[_NEVER], np.maximum.accumulate(peaks)])[ops]
+        beyond = np.concatenate([np.maximum.accumulate(peaks[::-1])[::-1], [_NEVER]])[last + 1]
+        peak = np.maximum(0, np.maximum(before + d["host_bytes"] + d["staged_bytes"], beyond))
+        # the held gaps up to the last reader, each shifted by the output's change
+        owner, gap = _expand(shapes.gap_ptr, ops)
+        if len(gap):
+            top = self.range_table.maxima(shapes.gap_start[gap], shapes.gap_stop[gap])
+            np.maximum.at(peak, owner, top + dout[owner])
+        # its own peak
+        always, running, moving = self.parts.always, self.parts.running, self.parts.moving
+        own = always[ops] + d["staged_bytes"] + np.maximum(
+            new["transient_bytes"], moving[ops] + d["input_bytes"]
+        )
+        peak = np.maximum(peak, own)
+        # its readers, recounted
+        owner, at = _expand(shapes.reader_ptr, ops)
+        if len(at):
+            k = shapes.readers[at]
+            change = dout[owner]
+            recount = (
+                always[k]
+                + np.where(k < last[owner], change, 0)
+                + np.maximum(running[k], moving[k] + change)
+            )
+            np.maximum.at(peak, owner, recount)
+        resident = self.resident + d["resident_bytes"]
+        return resident + peak + self._program_long_changes(ops, new.cores)
+
+    def _program_long_changes(self, ops: np.ndarray, cores: np.ndarray) -> np.ndarray:
+        """`program_long_change` for every (ops[c], cores[c])."""
+        if not self.liveness.program_long:
+            return np.zeros(len(ops), dtype=np.int64)
+        old = self.columns.cores[ops]
+        others = np.where(old == self.most_cores, self.next_most_cores, self.most_cores)
+        most = np.maximum(others, cores)
+        base = self._program_long_bytes(self.most_cores)
+        values = np.unique(most)
+        change = np.array([self._program_long_bytes(int(c)) - base for c in values])
+        return np.where(most == self.most_cores, 0, change[np.searchsorted(values, most)])
+
+    @property
+    def range_table(self) -> _RangeMax:
+        if self._range_max is None:
+            self._range_max = _RangeMax(self.peaks)
+        return self._range_max
+
+
+_NEVER = -(1 << 62)
+"""Below any byte count: the maximum of an empty range."""
+
+
+def _expand(ptr: np.ndarray, ops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For CSR rows `ptr` and the rows `ops` (repeats allowed): for every entry of those
+    rows, the position in `ops` it belongs to and its index in the flat array."""
+    counts = ptr[ops + 1] - ptr[ops]
+    owner = np.repeat(np.arange(len(ops)), counts)
+    first = np.repeat(ptr[ops] - (np.cumsum(counts) - counts), counts)
+    return owner, first + np.arange(len(owner))
+
+
+class _RangeMax:
+    """The maxima of an integer array over index ranges, each in constant time: level k of
+    the table holds the maxima of the runs of 2**k elements (a sparse table)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        levels = [values]
+        width = 1
+        while 2 * width <= len(values):
+            previous = levels[-1]
+            levels.append(np.maximum(previous[:-width], previous[width:]))
+            width *= 2
+        self.table = levels
+        self.levels: list[list[int]] = [level.tolist() for level in levels]
+
+    def __call__(self, start: int, stop: int) -> int | None:
+        """max(values[start:stop]), None when the range is empty."""
+        if stop <= start:
+            return None
+        k = (stop - start).bit_length() - 1
+        level = self.levels[k]
+        return max(level[start], level[stop - (1 << k)])
+
+    def maxima(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+        """max(values[start[c]:stop[c]]) for every c (all ranges non-empty)."""
+        k = np.frexp((stop - start).astype(np.float64))[1] - 1  # floor(log2(length))
+        out = np.empty(len(start), dtype=np.int64)
+        for level in np.unique(k):
+            sel = k == level
+            row = self.table[level]
+            out[sel] = np.maximum(row[start[sel]], row[stop[sel] - (1 << int(level))])
+        return out
 
 
 def smallest_model(

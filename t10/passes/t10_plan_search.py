@@ -46,7 +46,7 @@ names), so the IR shows what was decided.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -162,15 +162,22 @@ class SearchResult:
     """Whether the SRAM ruled out a faster choice: every operator's fastest plan together, a
     plan with cheaper transitions, or a shared move."""
 
+    known: dict[int, tuple[Estimate | None, Estimate | None]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    """`transitions` already counted."""
+
     def transitions(self, i: int) -> tuple[Estimate | None, Estimate | None]:
         """The relayouts and the gathers into operator `i` (None: there are none)."""
-        plans = [point.plan for point in self.chosen]
-        return (
-            transitions_into(
-                self.chip, self.exprs, plans, self.edges, i, self.reused.get(i, ())
-            ),
-            gathers_into(self.chip, self.exprs, plans, self.edges, i),
-        )
+        if i not in self.known:
+            plans = [point.plan for point in self.chosen]
+            self.known[i] = (
+                transitions_into(
+                    self.chip, self.exprs, plans, self.edges, i, self.reused.get(i, ())
+                ),
+                gathers_into(self.chip, self.exprs, plans, self.edges, i),
+            )
+        return self.known[i]
 
     @property
     def total_cycles(self) -> int:
@@ -214,13 +221,17 @@ class T10PlanSearch(ModulePass):
     partials: str = "fp32"
     """Precision of the partial sums a plan carries across steps and cores: `fp32`, or the
     storage's (`fp16` with `precision=fp16`)."""
+    reuse: bool = True
+    """Identical operators share one Pareto frontier, searched once (docs/DESIGN.md, "Reuse
+    contract"). Off: every operator's frontier is searched on its own, which gives the same
+    plans, slower (tests/unit/test_model_scaling.py compares the two)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_search_options(
             self.name, self.planner, self.min_utilization, self.precision, self.partials
         )
         chip = load_chip(self.chip)
-        frontiers: dict[TensorExpr, list] = {}
+        frontiers = SharedSearch()
         operators = planned_operators(op)
         fused = [o for o in operators if o.epilogue is not None]
         result: SearchResult | None = None
@@ -252,7 +263,7 @@ class T10PlanSearch(ModulePass):
         chip: ChipSpec,
         module: ModuleOp,
         operators: list[Operator],
-        frontiers: dict[TensorExpr, list],
+        frontiers: SharedSearch,
     ) -> SearchResult:
         """Plans for `operators`: the memory greedy, the transition sweep, the shared moves."""
         exprs = [operator_tensor_expr(o, self.precision, self.partials) for o in operators]
@@ -290,17 +301,43 @@ class T10PlanSearch(ModulePass):
         chip: ChipSpec,
         op: Operator,
         expr: TensorExpr,
-        frontiers: dict[TensorExpr, list],
+        frontiers: SharedSearch,
     ) -> OpOptions:
-        """The plans `op` may take; frontiers are shared between identical operators."""
+        """The plans `op` may take; frontiers are shared between identical operators (the
+        same expression but for its name) unless `reuse` is off."""
         operands = operand_roles(op)
         plan = pinned_plan(op.generic)
         if plan is not None:
             return pinned_options(chip, expr, plan, operands)
+        if not self.reuse:
+            frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
+            return op_options(expr, frontier, operands)
         key = dataclasses.replace(expr, name="")
-        if key not in frontiers:
-            frontiers[key] = operator_frontier(chip, expr, self.planner, self.min_utilization)
-        return op_options(expr, frontiers[key], operands)
+        if key not in frontiers.frontiers:
+            frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
+            frontiers.frontiers[key] = frontier
+        # identical operators whose inputs have the same roles have the same points too
+        roles = (
+            operands.constant,
+            operands.host,
+            tuple(sorted(operands.staged.items())),
+            tuple(sorted(operands.viewed_constants.items())),
+        )
+        if (key, roles) not in frontiers.options:
+            points = op_options(key, frontiers.frontiers[key], operands)
+            frontiers.options[(key, roles)] = points
+        return dataclasses.replace(frontiers.options[(key, roles)], name=expr.name)
+
+
+@dataclass
+class SharedSearch:
+    """What identical operators share within one pass (keys: the expression without its
+    name): the frontier, and the options built from it per operand roles."""
+
+    frontiers: dict[TensorExpr, list[tuple[Plan, Estimate]]] = field(default_factory=dict)
+    options: dict[tuple[TensorExpr, tuple[object, ...]], OpOptions] = field(
+        default_factory=dict
+    )
 
 
 def affordable_shares(

@@ -26,6 +26,7 @@ from xdsl.printer import Printer
 from t10.errors import T10Error
 from t10.examples.models import bert_ffn, matmul, mlp
 from t10.frontend import SUPPORTED_OPS, OnnxFrontend, import_onnx
+from t10.frontend.loading import weightless
 from t10.reference import reference_session
 
 with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
@@ -681,6 +682,48 @@ def test_initializer_float_data_form() -> None:
     module = check_against_ort(model)
     (const,) = [op for op in module.walk() if isinstance(op, arith.ConstantOp)][:1]
     assert const.value.data.data == vals.tobytes()
+
+
+def _big_weight_model() -> onnx.ModelProto:
+    """A MatMul by a 128x160 weight (80 KiB: over `loading.ELIDED_BYTES`), reshaped by a small
+    known shape."""
+    return make_model(
+        [
+            helper.make_node("MatMul", ["x", "w"], ["y"]),
+            helper.make_node("Reshape", ["y", "s"], ["z"]),
+        ],
+        [_vi("x", [2, 128])],
+        [_vi("z", [4, 80])],
+        [("w", _rand(128, 160, seed=4)), ("s", np.array([4, 80], dtype=np.int64))],
+    )
+
+
+def test_weightless_copy_for_checks() -> None:
+    """The checker and shape inference see big float weights as typed graph inputs (small
+    and integer initializers stay); the import still reads the weights' exact bytes, without
+    copying them."""
+    model = _big_weight_model()
+    skeleton = weightless(model)
+    assert [t.name for t in skeleton.graph.initializer] == ["s"]
+    assert [vi.name for vi in skeleton.graph.input] == ["x", "w"]
+    assert skeleton.graph.input[1].type == _vi("w", [128, 160]).type
+    assert len(model.graph.initializer) == 2  # the model itself is unchanged
+    module = import_onnx(model)
+    (main,) = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    assert main.function_type.outputs.data[0].get_shape() == (4, 80)
+    (const,) = [
+        op for op in module.walk() if isinstance(op, arith.ConstantOp) and len(op.value) > 1
+    ]
+    assert const.value.data.data == model.graph.initializer[0].raw_data
+
+
+def test_weightless_keeps_bad_data_for_the_checker() -> None:
+    """A big weight whose data does not match its shape is left for onnx's checker to refuse."""
+    model = _big_weight_model()
+    model.graph.initializer[0].raw_data = model.graph.initializer[0].raw_data[:-4]
+    assert [t.name for t in weightless(model).graph.initializer] == ["w", "s"]
+    with pytest.raises(T10Error, match="invalid ONNX model .* raw_data size"):
+        import_onnx(model)
 
 
 def test_gemm_unknown_attribute() -> None:
