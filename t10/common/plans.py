@@ -441,31 +441,35 @@ def output_rings(expr: TensorExpr, factors: tuple[int, ...], temporal: int) -> t
 
 
 def rotation_choices(
-    expr: TensorExpr, factors: tuple[int, ...], temporal: int
+    expr: TensorExpr, factors: tuple[int, ...], temporal: int, outer: int | None = None
 ) -> Iterator[tuple[Rotation, ...]]:
-    """All ways to rotate the inputs that read `temporal`: per input, no rotation or a ring on
-    a distinct grid axis it does not read, with f_t dividing that axis (f_t > 1). An
-    epilogue's inputs never rotate (they are read once, after the last step). The output may
-    rotate too, last, on its ring (`output_rings`) in F[ring] pieces."""
+    """All ways to rotate the inputs that read `temporal` (or, with an `outer` temporal dim,
+    either of the two: `Rotation.outer`): per input, no rotation or a ring on a distinct grid
+    axis it does not read, with f_t dividing that axis (f_t > 1). An epilogue's inputs never
+    rotate (they are read once, after the last step). The output may rotate too, last, along
+    the outer dim if there is one, on its ring (`output_rings`) in F[ring] pieces."""
+    levels = ((temporal, False),) if outer is None else ((outer, True), (temporal, False))
+    out_dim, out_outer = levels[0]
 
     def choices(i: int, used: frozenset[int]) -> Iterator[tuple[Rotation, ...]]:
         if i == expr.own_inputs:
             yield ()
-            for g in output_rings(expr, factors, temporal):
+            for g in output_rings(expr, factors, out_dim):
                 if g not in used:
-                    yield (Rotation(OUTPUT, g, factors[g]),)
+                    yield (Rotation(OUTPUT, g, factors[g], out_outer),)
             return
         acc = expr.inputs[i]
         yield from choices(i + 1, used)
-        if not acc.uses(temporal):
-            return
-        for g, fg in enumerate(factors):
-            if g in used or acc.uses(g) or fg == 1:
+        for dim, along_outer in levels:
+            if not acc.uses(dim):
                 continue
-            for pieces in range(2, fg + 1):
-                if fg % pieces == 0:
-                    for rest in choices(i + 1, used | {g}):
-                        yield (Rotation(i, g, pieces), *rest)
+            for g, fg in enumerate(factors):
+                if g in used or acc.uses(g) or fg == 1:
+                    continue
+                for pieces in range(2, fg + 1):
+                    if fg % pieces == 0:
+                        for rest in choices(i + 1, used | {g}):
+                            yield (Rotation(i, g, pieces, along_outer), *rest)
 
     yield from choices(0, frozenset())
 
@@ -480,20 +484,38 @@ def shiftable_dims(expr: TensorExpr) -> tuple[int, ...]:
     return tuple(range(expr.rank))
 
 
-def temporal_plans(expr: TensorExpr, factors: tuple[int, ...], rotate: bool) -> Iterator[Plan]:
+def temporal_plans(
+    expr: TensorExpr, factors: tuple[int, ...], rotate: bool, levels: int = 1
+) -> Iterator[Plan]:
     """Every plan with these spatial factors: no temporal split, and (if `rotate`) every
-    temporal dim with every rotation choice, at the common pace N = lcm of the f_t."""
+    temporal dim with every rotation choice, at the common pace N = lcm of the f_t, and (if
+    `levels` is 2) every ordered pair of temporal dims (outer, inner) with every rotation
+    choice that rotates something along each, at the common pace of each dim (outer
+    rotations listed first)."""
     yield Plan(factors)
     if not rotate:
         return
-    for d in shiftable_dims(expr):
+    dims = shiftable_dims(expr)
+
+    def fits(d: int, steps: int) -> bool:  # chunks would be empty otherwise
+        return steps <= ceil(expr.loop_sizes[d] / factors[d])
+
+    for d in dims:
         for rots in rotation_choices(expr, factors, d):
-            if not rots:
+            if rots and fits(d, steps := lcm(*(r.pieces for r in rots))):
+                yield Plan(factors, d, steps, rots)
+    for e in dims if levels == 2 else ():
+        for d in dims:
+            if e == d:
                 continue
-            steps = lcm(*(r.pieces for r in rots))
-            if steps > ceil(expr.loop_sizes[d] / factors[d]):
-                continue  # chunks would be empty
-            yield Plan(factors, d, steps, rots)
+            for rots in rotation_choices(expr, factors, d, e):
+                outer = tuple(r for r in rots if r.outer)
+                inner = tuple(r for r in rots if not r.outer)
+                if not outer or not inner:
+                    continue
+                n1, n2 = lcm(*(r.pieces for r in outer)), lcm(*(r.pieces for r in inner))
+                if fits(e, n1) and fits(d, n2):
+                    yield Plan(factors, d, n2, outer + inner, e, n1)
 
 
 def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> str | None:
