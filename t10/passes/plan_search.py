@@ -25,6 +25,11 @@ split never makes the compute cheaper and adds syncs), so a tile vector whose
 candidate is bounded the same way (its exact buffer bytes, the spatial cycles plus its own
 syncs and shifts) before it is realised and costed. Pruning is strict-dominance only, so the
 frontier is exact, ties included.
+
+Two temporal dims (`planner="t10-multidim"`): after every tile vector's one-dim plans, its
+two-dim plans, each ordered pair of shiftable dims (outer, inner), with every rotation set
+that rotates something along each; bounded per tile vector (`rotating_floors`) and per
+partial rotation set (`_Bound`), then costed exactly like the others.
 """
 
 from __future__ import annotations
