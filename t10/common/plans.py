@@ -45,6 +45,27 @@ N - 1 steps: the output's layout is rotating with phase N - 1 (`Rotating.phase`)
 Restrictions (exact and simple): only a contraction without a fused epilogue (the epilogue
 needs finished tiles) rotates its output, on the ring of the one split reduction dim, in
 F[g] pieces (every core that holds a k-part adds it; no all-reduce remains).
+
+Two temporal dims: a plan may also cut an *outer* dim e (`outer_dim`) of its tile into
+`outer_steps` N1 chunks; each outer step runs all N2 = `steps` inner steps, N1·N2 supersteps
+in all. Each rotation goes along one of them (`Rotation.outer`) and the paces align per dim
+(N1 a multiple of the pieces of every rotation along e, N2 of those along d); each dim has a
+skew of its own (`Plan.skew(outer)`), and rings are distinct across both. At outer step t1,
+inner step t2 core x computes outer chunk k1 = (o1(x) + t1) mod N1 and inner chunk
+k2 = (o2(x) + t1·N2 + t2) mod N2: a tensor rotating along the inner dim shifts after every
+superstep but the last (its window runs on across outer steps), one rotating along the outer
+dim only after the last inner step of each outer step but the last, so its window holds
+whatever it reads of the inner dim whole (it is only cut along its own dim). An operand
+that reads both dims is cut along both (`core.kernel ... and (..) along [..]`). A rotating
+output rotates along the outer dim (its chunk then has every inner step's contribution
+before it moves), ending with phase N1 - 1.
+
+```
+  C = A·B, F = [1, 2, 2]: n outer in 2 steps, the output rotating on ring k;
+  k inner in 2 steps, A rotating on ring n:
+  (t1, t2) = (0, 0) (0, 1) | (1, 0) (1, 1)      A shifts after each of the first three,
+                           ^ output shifts       the output once, at ^
+```
 """
 
 from __future__ import annotations
@@ -64,32 +85,54 @@ OUTPUT = -1
 
 @dataclass(frozen=True)
 class Rotation:
-    """Input `operand` (or the output: `OUTPUT`) rotates along the temporal dim in rings of
-    `pieces` cores on grid axis `ring_dim` (a loop dim the operand does not read)."""
+    """Input `operand` (or the output: `OUTPUT`) rotates along the temporal dim (the outer one
+    if `outer`: see "Two temporal dims") in rings of `pieces` cores on grid axis `ring_dim` (a
+    loop dim the operand does not read)."""
 
     operand: int
     ring_dim: int
     pieces: int
+    outer: bool = False
 
 
 @dataclass(frozen=True)
 class Plan:
+    """Spatial `factors`; the (inner) temporal dim and its `steps` with `rotations`; optionally
+    an outer temporal dim `outer_dim` cut into `outer_steps` (see "Two temporal dims")."""
+
     factors: tuple[int, ...]
     temporal_dim: int | None = None
     steps: int = 1
     rotations: tuple[Rotation, ...] = ()
+    outer_dim: int | None = None
+    outer_steps: int = 1
 
     @property
     def cores(self) -> int:
         return prod(self.factors)
 
+    @property
+    def total_steps(self) -> int:
+        """Supersteps of the compute-shift loop (inner steps times outer steps)."""
+        return self.steps * self.outer_steps
+
+    def level_dim(self, outer: bool) -> int | None:
+        """The temporal dim of a level (outer or inner)."""
+        return self.outer_dim if outer else self.temporal_dim
+
+    def level_steps(self, outer: bool) -> int:
+        return self.outer_steps if outer else self.steps
+
     def rotation_of(self, operand: int) -> Rotation | None:
         """The rotation of input `operand` (or of the output: `OUTPUT`), if it rotates."""
         return next((r for r in self.rotations if r.operand == operand), None)
 
-    def skew(self) -> tuple[tuple[int, int, int], ...]:
-        """(grid axis, modulus, weight) terms of the start chunk o(x)."""
-        return tuple((r.ring_dim, r.pieces, self.steps // r.pieces) for r in self.rotations)
+    def skew(self, outer: bool = False) -> tuple[tuple[int, int, int], ...]:
+        """(grid axis, modulus, weight) terms of the start chunk o(x) of one level."""
+        steps = self.level_steps(outer)
+        return tuple(
+            (r.ring_dim, r.pieces, steps // r.pieces) for r in self.rotations if r.outer == outer
+        )
 
 
 @dataclass(frozen=True)
@@ -193,12 +236,14 @@ def host_layout(shape: tuple[int, ...], cores: int) -> Layout:
 
 
 def tile_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
-    """Per-core loop extents, padded so that the temporal dim splits into whole chunks."""
+    """Per-core loop extents, padded so that the temporal dims split into whole chunks."""
     tiles: list[int] = []
     for d, (size, f) in enumerate(zip(expr.loop_sizes, plan.factors, strict=True)):
         tile = ceil(size / f)
         if d == plan.temporal_dim:
             tile = ceil(tile / plan.steps) * plan.steps
+        if d == plan.outer_dim:
+            tile = ceil(tile / plan.outer_steps) * plan.outer_steps
         tiles.append(tile)
     return tuple(tiles)
 
@@ -210,14 +255,15 @@ def operand_layout(expr: TensorExpr, plan: Plan, access: Access, operand: int | 
     rotating = None
     rot = plan.rotation_of(OUTPUT if operand is None else operand)
     if rot is not None:
-        assert plan.temporal_dim is not None
+        dim, steps = plan.level_dim(rot.outer), plan.level_steps(rot.outer)
+        assert dim is not None
         rotating = Rotating(
-            dim=access.dims.index(plan.temporal_dim),
+            dim=access.dims.index(dim),
             ring_axis=rot.ring_dim,
             pieces=rot.pieces,
-            steps=plan.steps,
-            skew=plan.skew(),
-            phase=plan.steps - 1 if operand is None else 0,
+            steps=steps,
+            skew=plan.skew(rot.outer),
+            phase=steps - 1 if operand is None else 0,
         )
     return Layout(
         shape=access.shape,
@@ -241,6 +287,8 @@ def step_sizes(expr: TensorExpr, plan: Plan) -> tuple[int, ...]:
     tiles = list(tile_sizes(expr, plan))
     if plan.temporal_dim is not None:
         tiles[plan.temporal_dim] //= plan.steps
+    if plan.outer_dim is not None:
+        tiles[plan.outer_dim] //= plan.outer_steps
     return tuple(tiles)
 
 
@@ -279,7 +327,11 @@ def rounds_partials(expr: TensorExpr, plan: Plan) -> bool:
     return (
         expr.elem_bytes < expr.partial_bytes
         and expr.kind is not ExprKind.ELEMENTWISE
-        and (plan.temporal_dim in expr.reduction_dims or reduction_group(expr, plan) > 1)
+        and (
+            plan.temporal_dim in expr.reduction_dims
+            or plan.outer_dim in expr.reduction_dims
+            or reduction_group(expr, plan) > 1
+        )
     )
 
 
@@ -300,11 +352,12 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
 
     Time: every step is a BSP superstep (compute, then the shift of every rotating input,
     each a `core.shift` of its own costed on its own, then a sync); the last step does not
-    shift. A reduction dim split over R cores ends with
-    an all-reduce: a reduce-scatter and an all-gather superstep, each moving (R-1)/R of the
-    output tile, plus the additions. Partial sums wider than the storage (`rounds_partials`)
-    accumulate and move at their own width in a tile of their own, then a superstep of its own
-    rounds it into the output (an element-wise pass over the tile).
+    shift. With two temporal dims there are `total_steps` supersteps; a tensor rotating along
+    the outer dim shifts only at the end of each inner loop but the last. A reduction dim split
+    over R cores ends with an all-reduce: a reduce-scatter and an all-gather superstep, each
+    moving (R-1)/R of the output tile, plus the additions. Partial sums wider than the storage
+    (`rounds_partials`) accumulate and move at their own width in a tile of their own, then a
+    superstep of its own rounds it into the output (an element-wise pass over the tile).
     A rotating output (`OUTPUT`) shifts its partial chunk at the partial-sum width in a
     `core.shift` of its own (its own exchange op, after the inputs' shifts) and needs no
     all-reduce over its ring; it holds its window plus one slot, and its rounding pass runs
@@ -321,20 +374,24 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     out_layout = output_layout(expr, plan)
     out_tile = prod(out_layout.tile)
     out_local = out_layout.local_elements()
-    compute = plan.steps * kernel_cycles(chip, expr, step_sizes(expr, plan))
-    shift = sum(
-        costs.exchange_cycles(chip, lay.local_elements() // lay.rotating.slots * eb)
-        for lay in layouts
-        if lay.rotating
-    )
-    exchange = (plan.steps - 1) * shift
-    syncs = plan.steps
+    total = plan.total_steps
+    compute = total * kernel_cycles(chip, expr, step_sizes(expr, plan))
+    exchange = 0
+    for i, lay in enumerate(layouts):
+        rot = plan.rotation_of(i)
+        if lay.rotating is None or rot is None:
+            continue
+        shift = costs.exchange_cycles(chip, lay.local_elements() // lay.rotating.slots * eb)
+        exchange += (plan.outer_steps - 1 if rot.outer else total - 1) * shift
+    syncs = total
     memory = sum(lay.local_elements() for lay in layouts) * eb + out_local * eb
     rounding = rounds_partials(expr, plan)
     acc_bytes = expr.partial_bytes if rounding else eb
     if out_layout.rotating is not None:
         out_chunk = out_local // out_layout.rotating.slots * acc_bytes
-        exchange += (plan.steps - 1) * costs.exchange_cycles(chip, out_chunk)
+        out_rot = plan.rotation_of(OUTPUT)
+        shifts = plan.outer_steps - 1 if out_rot is not None and out_rot.outer else total - 1
+        exchange += shifts * costs.exchange_cycles(chip, out_chunk)
     group = all_reduce_group(expr, plan)
     if group > 1:
         part = ceil(out_tile / group)
@@ -378,31 +435,35 @@ def output_rings(expr: TensorExpr, factors: tuple[int, ...], temporal: int) -> t
 
 
 def rotation_choices(
-    expr: TensorExpr, factors: tuple[int, ...], temporal: int
+    expr: TensorExpr, factors: tuple[int, ...], temporal: int, outer: int | None = None
 ) -> Iterator[tuple[Rotation, ...]]:
-    """All ways to rotate the inputs that read `temporal`: per input, no rotation or a ring on
-    a distinct grid axis it does not read, with f_t dividing that axis (f_t > 1). An
-    epilogue's inputs never rotate (they are read once, after the last step). The output may
-    rotate too, last, on its ring (`output_rings`) in F[ring] pieces."""
+    """All ways to rotate the inputs that read `temporal` (or, with an `outer` temporal dim,
+    either of the two: `Rotation.outer`): per input, no rotation or a ring on a distinct grid
+    axis it does not read, with f_t dividing that axis (f_t > 1). An epilogue's inputs never
+    rotate (they are read once, after the last step). The output may rotate too, last, along
+    the outer dim if there is one, on its ring (`output_rings`) in F[ring] pieces."""
+    levels = ((temporal, False),) if outer is None else ((outer, True), (temporal, False))
+    out_dim, out_outer = levels[0]
 
     def choices(i: int, used: frozenset[int]) -> Iterator[tuple[Rotation, ...]]:
         if i == expr.own_inputs:
             yield ()
-            for g in output_rings(expr, factors, temporal):
+            for g in output_rings(expr, factors, out_dim):
                 if g not in used:
-                    yield (Rotation(OUTPUT, g, factors[g]),)
+                    yield (Rotation(OUTPUT, g, factors[g], out_outer),)
             return
         acc = expr.inputs[i]
         yield from choices(i + 1, used)
-        if not acc.uses(temporal):
-            return
-        for g, fg in enumerate(factors):
-            if g in used or acc.uses(g) or fg == 1:
+        for dim, along_outer in levels:
+            if not acc.uses(dim):
                 continue
-            for pieces in range(2, fg + 1):
-                if fg % pieces == 0:
-                    for rest in choices(i + 1, used | {g}):
-                        yield (Rotation(i, g, pieces), *rest)
+            for g, fg in enumerate(factors):
+                if g in used or acc.uses(g) or fg == 1:
+                    continue
+                for pieces in range(2, fg + 1):
+                    if fg % pieces == 0:
+                        for rest in choices(i + 1, used | {g}):
+                            yield (Rotation(i, g, pieces, along_outer), *rest)
 
     yield from choices(0, frozenset())
 
@@ -417,20 +478,38 @@ def shiftable_dims(expr: TensorExpr) -> tuple[int, ...]:
     return tuple(range(expr.rank))
 
 
-def temporal_plans(expr: TensorExpr, factors: tuple[int, ...], rotate: bool) -> Iterator[Plan]:
+def temporal_plans(
+    expr: TensorExpr, factors: tuple[int, ...], rotate: bool, levels: int = 1
+) -> Iterator[Plan]:
     """Every plan with these spatial factors: no temporal split, and (if `rotate`) every
-    temporal dim with every rotation choice, at the common pace N = lcm of the f_t."""
+    temporal dim with every rotation choice, at the common pace N = lcm of the f_t, and (if
+    `levels` is 2) every ordered pair of temporal dims (outer, inner) with every rotation
+    choice that rotates something along each, at the common pace of each dim (outer
+    rotations listed first)."""
     yield Plan(factors)
     if not rotate:
         return
-    for d in shiftable_dims(expr):
+    dims = shiftable_dims(expr)
+
+    def fits(d: int, steps: int) -> bool:  # chunks would be empty otherwise
+        return steps <= ceil(expr.loop_sizes[d] / factors[d])
+
+    for d in dims:
         for rots in rotation_choices(expr, factors, d):
-            if not rots:
+            if rots and fits(d, steps := lcm(*(r.pieces for r in rots))):
+                yield Plan(factors, d, steps, rots)
+    for e in dims if levels == 2 else ():
+        for d in dims:
+            if e == d:
                 continue
-            steps = lcm(*(r.pieces for r in rots))
-            if steps > ceil(expr.loop_sizes[d] / factors[d]):
-                continue  # chunks would be empty
-            yield Plan(factors, d, steps, rots)
+            for rots in rotation_choices(expr, factors, d, e):
+                outer = tuple(r for r in rots if r.outer)
+                inner = tuple(r for r in rots if not r.outer)
+                if not outer or not inner:
+                    continue
+                n1, n2 = lcm(*(r.pieces for r in outer)), lcm(*(r.pieces for r in inner))
+                if fits(e, n1) and fits(d, n2):
+                    yield Plan(factors, d, n2, outer + inner, e, n1)
 
 
 def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> str | None:
@@ -447,55 +526,78 @@ def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> 
             return f"factor {f} of d{d} must be between 1 and the loop size {size}"
     d = plan.temporal_dim
     if d is None:
-        if plan.steps != 1 or plan.rotations:
+        if plan.steps != 1 or plan.rotations or plan.outer_dim is not None:
             return "a plan without a shift dim must have 1 step and no rotations"
         return None
-    if not 0 <= d < rank:
-        return f"shift dim d{d} is not a loop dim"
-    if d not in shiftable_dims(expr):
-        return f"a reduction cannot shift along its reduction dim d{d}"
-    tile = ceil(expr.loop_sizes[d] / plan.factors[d])
-    if not 2 <= plan.steps <= tile:
-        return f"{plan.steps} steps do not fit the tile of {tile} of shift dim d{d}"
-    if not plan.rotations:
-        return f"a plan that shifts d{d} rotates at least one input or its output"
+    if plan.outer_dim is None and (plan.outer_steps != 1 or any(r.outer for r in plan.rotations)):
+        return "a plan with one shift dim has 1 outer step and no outer rotations"
+    if plan.outer_dim == d:
+        return f"the outer and the inner shift dim are both d{d}"
+    for outer in (True, False) if plan.outer_dim is not None else (False,):
+        problem = _level_problem(expr, plan, outer)
+        if problem is not None:
+            return problem
     operands: set[int] = set()
     rings: set[int] = set()
     for r in plan.rotations:
-        if r.operand == OUTPUT:
-            problem = output_rotation_problem(expr, plan, r)
-            if problem is not None:
-                return problem
-        elif not 0 <= r.operand < len(expr.inputs):
-            return f"rotation of input {r.operand}: the operator has {len(expr.inputs)} inputs"
-        elif r.operand >= expr.own_inputs:
-            return f"input {r.operand} is read by the epilogue, which never rotates"
-        else:
-            acc = expr.inputs[r.operand]
-            if not acc.uses(d):
-                return f"input {r.operand} does not read shift dim d{d}, so it cannot rotate"
-            if not 0 <= r.ring_dim < rank or acc.uses(r.ring_dim):
-                return (
-                    f"ring d{r.ring_dim} of input {r.operand} must be a loop dim it does not read"
-                )
-            if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
-                return (
-                    f"input {r.operand} rotates in {r.pieces} pieces, which must be >= 2 and "
-                    f"divide the factor {plan.factors[r.ring_dim]} of ring d{r.ring_dim}"
-                )
+        problem = _rotation_problem(expr, plan, r)
+        if problem is not None:
+            return problem
         if r.operand in operands or r.ring_dim in rings:
             return "each operand rotates at most once and rings use distinct dims"
         operands.add(r.operand)
         rings.add(r.ring_dim)
-    if plan.steps % lcm(*(r.pieces for r in plan.rotations)):
-        return f"{plan.steps} steps must be a multiple of every rotation's pieces"
+    return None
+
+
+def _level_problem(expr: TensorExpr, plan: Plan, outer: bool) -> str | None:
+    """Why one temporal dim (outer or inner) of `plan` cannot run `expr`."""
+    d, steps = plan.level_dim(outer), plan.level_steps(outer)
+    assert d is not None
+    what = "outer shift dim" if outer else "shift dim"
+    if not 0 <= d < expr.rank:
+        return f"{what} d{d} is not a loop dim"
+    if d not in shiftable_dims(expr):
+        return f"a reduction cannot shift along its reduction dim d{d}"
+    tile = ceil(expr.loop_sizes[d] / plan.factors[d])
+    if not 2 <= steps <= tile:
+        return f"{steps} steps do not fit the tile of {tile} of {what} d{d}"
+    rotations = [r for r in plan.rotations if r.outer == outer]
+    if not rotations:
+        return f"a plan that shifts d{d} rotates at least one input or its output along it"
+    if steps % lcm(*(r.pieces for r in rotations)):
+        return f"{steps} steps of d{d} must be a multiple of every rotation's pieces along it"
+    return None
+
+
+def _rotation_problem(expr: TensorExpr, plan: Plan, r: Rotation) -> str | None:
+    """Why one rotation of `plan` cannot run `expr` (its level is checked)."""
+    d = plan.level_dim(r.outer)
+    assert d is not None
+    rank = expr.rank
+    if r.operand == OUTPUT:
+        return output_rotation_problem(expr, plan, r)
+    if not 0 <= r.operand < len(expr.inputs):
+        return f"rotation of input {r.operand}: the operator has {len(expr.inputs)} inputs"
+    if r.operand >= expr.own_inputs:
+        return f"input {r.operand} is read by the epilogue, which never rotates"
+    acc = expr.inputs[r.operand]
+    if not acc.uses(d):
+        return f"input {r.operand} does not read shift dim d{d}, so it cannot rotate"
+    if not 0 <= r.ring_dim < rank or acc.uses(r.ring_dim):
+        return f"ring d{r.ring_dim} of input {r.operand} must be a loop dim it does not read"
+    if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
+        return (
+            f"input {r.operand} rotates in {r.pieces} pieces, which must be >= 2 and "
+            f"divide the factor {plan.factors[r.ring_dim]} of ring d{r.ring_dim}"
+        )
     return None
 
 
 def output_rotation_problem(expr: TensorExpr, plan: Plan, rot: Rotation) -> str | None:
     """Why the output cannot rotate as `rot` in `plan` (None if it can); see the module
     docstring for the restrictions."""
-    d, g = plan.temporal_dim, rot.ring_dim
+    d, g = plan.level_dim(rot.outer), rot.ring_dim
     assert d is not None
     if expr.kind is not ExprKind.CONTRACTION:
         return "only a contraction's output (its partial sums) can rotate"
@@ -506,6 +608,11 @@ def output_rotation_problem(expr: TensorExpr, plan: Plan, rot: Rotation) -> str 
         )
     if not expr.output.uses(d):
         return f"the output does not read shift dim d{d}, so it cannot rotate"
+    if plan.outer_dim is not None and not rot.outer:
+        return (
+            "with two shift dims the output rotates along the outer one (it shifts once its "
+            "chunk has every inner step's contribution)"
+        )
     if not 0 <= g < expr.rank or expr.parallel[g]:
         return f"the output's ring d{g} must be a reduction dim"
     if rot.pieces != plan.factors[g] or rot.pieces < 2:
@@ -523,14 +630,19 @@ def output_rotation_problem(expr: TensorExpr, plan: Plan, rot: Rotation) -> str 
 
 
 def format_plan(plan: Plan) -> str:
-    """The plan in the syntax of `#rtensor.plan<...>` (without the brackets)."""
+    """The plan in the syntax of `#rtensor.plan<...>` (without the brackets): one `shift`
+    clause per temporal dim, outer first."""
     text = f"grid [{', '.join(map(str, plan.factors))}]"
-    if plan.temporal_dim is not None:
+    for outer in (True, False):
+        d = plan.level_dim(outer)
+        if d is None:
+            continue
         rots = ", ".join(
             f"({'out' if r.operand == OUTPUT else r.operand}, d{r.ring_dim}, {r.pieces})"
             for r in plan.rotations
+            if r.outer == outer
         )
-        text += f" shift d{plan.temporal_dim} steps {plan.steps} rotate [{rots}]"
+        text += f" shift d{d} steps {plan.level_steps(outer)} rotate [{rots}]"
     return text
 
 

@@ -12,13 +12,19 @@ For a plan with N steps along loop dim d (chunk c = per-step extent of d), core 
                     `origin` x[d] * tile + k * c), then that partial chunk is sent on
   other operands that read d: offset k * c
 ```
-The last step is peeled so that it does not shift. Buffers are freed after their last use.
+The last step is peeled so that it does not shift. With an outer temporal dim (N1 steps
+along it), the step loop nests in an outer one: u2 = o2 + t1·N2 + t2 for the inner level and
+u1 = o1 + t1 for the outer level, each level's operands as above; the last inner step of
+each outer step is peeled too, and there (but in the very last step) the operands rotating
+along the outer dim shift after the inner ones. An operand that reads both dims is cut along
+both (the kernel's `and (..) along [..]`). Buffers are freed after their last use.
 Values cross between converted and unconverted ops through `builtin.unrealized_conversion_cast`,
 which disappear once every op is converted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -130,16 +136,36 @@ class _IndexBuilder:
 
 
 @dataclass
-class _Operand:
-    """How one kernel operand is sliced along the shift dim (dim -1: not sliced)."""
+class _Cut:
+    """How one kernel operand is cut along one temporal level's loop dim: buffer dim `dim`,
+    by slots of a rotating window, or by chunk offsets."""
 
-    buffer: SSAValue
+    level: int
     dim: int
-    slots: int
-    window: int
-    rotates: bool
+    rotates: bool = False
+    slots: int = 0
+    window: int = 0
     ring: int = -1
     pieces: int = 0
+
+
+@dataclass
+class _Operand:
+    """A kernel operand: its buffer and its cuts (the rotating one first)."""
+
+    buffer: SSAValue
+    cuts: list[_Cut]
+
+
+@dataclass
+class _Level:
+    """One temporal dim: loop dim `dim` in `steps` chunks of `chunk`; `origin` is the skew
+    o(x) mod steps of the operands rotating along it."""
+
+    dim: int
+    steps: int
+    chunk: int
+    origin: SSAValue
 
 
 class ComputeShiftToKernels(RewritePattern):
@@ -155,78 +181,161 @@ class ComputeShiftToKernels(RewritePattern):
         out_alloc = _alloc(label, rtype)
         ops: list[Operation] = [out_alloc]
         idx = _IndexBuilder(ops)
-        operands = self._operands(op, out_alloc.result, shift)
+        dims = [] if shift < 0 else [(shift, steps)]
+        if op.outer_dim is not None and op.outer_steps is not None:
+            dims.insert(0, (op.outer_dim.value.data, op.outer_steps.value.data))
+        operands = self._operands(op, out_alloc.result, [d for d, _ in dims])
         zero = idx.const(0)
-        if steps == 1:
-            ops.append(self._kernel(op, grid, sizes, operands, [zero] * len(operands)))
+        if not dims:
+            ops.append(self._kernel(op, grid, sizes, operands, [[zero] * len(operands)]))
             _replace_with_buffer(rewriter, op, ops, out_alloc.result, rtype)
             return
-        chunk = sizes[shift]
+        levels = [
+            _Level(d, n, sizes[d], self._skew(idx, op, grid, operands, level, n))
+            for level, (d, n) in enumerate(dims)
+        ]
+
+        # a rotating output's slice lies at chunk k of its tile (its offset is a slot)
+        out_cut = operands[-1].cuts[0] if operands[-1].cuts else None
+        tile_origin = None
+        if (
+            out_cut is not None
+            and out_cut.rotates
+            and (axis := out_layout.axes[out_cut.dim]) is not None
+        ):
+            tile_origin = idx.mul(idx.coord(axis, grid), out_layout.tile[out_cut.dim])
+
+        def step(
+            at: list[tuple[SSAValue, SSAValue]], builder: _IndexBuilder, shifting: set[int]
+        ) -> None:
+            """One step: `at[l]` = (u, k) of level l; operands rotating along a level in
+            `shifting` shift after the kernel."""
+            chunk_origin = None
+            if out_cut is not None and out_cut.rotates:
+                level = levels[out_cut.level]
+                chunk_origin = builder.mul(at[out_cut.level][1], level.chunk)
+                if tile_origin is not None:
+                    chunk_origin = builder.add(tile_origin, chunk_origin)
+            offsets: list[list[SSAValue]] = [[], []]
+            shifts: list[core.ShiftOp] = []
+            for operand in operands:
+                for j in range(len(levels)):
+                    if j >= len(operand.cuts):
+                        offsets[j].append(zero)
+                        continue
+                    cut = operand.cuts[j]
+                    (u, k), chunk = at[cut.level], levels[cut.level].chunk
+                    if not cut.rotates:
+                        offsets[j].append(builder.mul(k, chunk))
+                        continue
+                    send = builder.mul(builder.mod(u, cut.slots), chunk)
+                    offsets[j].append(send)
+                    if cut.level in shifting:
+                        ahead = builder.add(u, builder.const(cut.window))
+                        recv = builder.mul(builder.mod(ahead, cut.slots), chunk)
+                        shifts.append(self._shift(grid, operand.buffer, cut, chunk, send, recv))
+            builder.ops.append(
+                self._kernel(op, grid, sizes, operands, offsets[: len(levels)], chunk_origin)
+            )
+            builder.ops.extend(shifts)
+
+        def position(
+            level: _Level, t: SSAValue, builder: _IndexBuilder
+        ) -> tuple[SSAValue, SSAValue]:
+            u = builder.add(level.origin, t)
+            return u, builder.mod(u, level.steps)
+
+        def loop(
+            builder: _IndexBuilder, count: int, body: Callable[[SSAValue, _IndexBuilder], None]
+        ) -> None:
+            """`scf.for t in [0, count)` whose body `body` builds (nothing if count is 0)."""
+            if count == 0:
+                return
+            block = Block(arg_types=[IndexType()])
+            block_ops: list[Operation] = []
+            body(block.args[0], _IndexBuilder(block_ops, builder))
+            block.add_ops([*block_ops, scf.YieldOp()])
+            builder.ops.append(
+                scf.ForOp(builder.const(0), builder.const(count), builder.const(1), [], block)
+            )
+
+        inner = levels[-1]
+        everything = set(range(len(levels)))
+
+        def inner_steps(
+            before: list[tuple[SSAValue, SSAValue]],
+            base: SSAValue | None,
+            builder: _IndexBuilder,
+            last: bool,
+        ) -> None:
+            """The inner level's steps after outer positions `before` (`base`: the steps run
+            before them); the peeled last one shifts everything unless it is the last step."""
+
+            def at(t: SSAValue, b: _IndexBuilder) -> list[tuple[SSAValue, SSAValue]]:
+                return [*before, position(inner, t if base is None else b.add(base, t), b)]
+
+            loop(builder, inner.steps - 1, lambda t, b: step(at(t, b), b, {len(levels) - 1}))
+            final = at(builder.const(inner.steps - 1), builder)
+            step(final, builder, set() if last else everything)
+
+        if len(levels) == 1:
+            inner_steps([], None, idx, last=True)
+        else:
+            outer = levels[0]
+
+            def outer_step(t: SSAValue, b: _IndexBuilder, last: bool) -> None:
+                inner_steps([position(outer, t, b)], b.mul(t, inner.steps), b, last)
+
+            loop(idx, outer.steps - 1, lambda t, b: outer_step(t, b, last=False))
+            outer_step(idx.const(outer.steps - 1), idx, last=True)
+        _replace_with_buffer(rewriter, op, ops, out_alloc.result, rtype)
+
+    @staticmethod
+    def _skew(
+        idx: _IndexBuilder,
+        op: cshift.ComputeShiftOp,
+        grid: tuple[int, ...],
+        operands: list[_Operand],
+        level: int,
+        steps: int,
+    ) -> SSAValue:
+        """o(x) mod steps for one level, from the layout of an operand rotating along it."""
+        values = (*op.inputs, op.result)
         skew = next(
-            lay.rotating.skew for lay in (*map(_layout, op.inputs), out_layout) if lay.rotating
+            rot.skew
+            for value, operand in zip(values, operands, strict=True)
+            if operand.cuts and operand.cuts[0].rotates and operand.cuts[0].level == level
+            and (rot := _layout(value).rotating) is not None
         )
         terms = [idx.mul(idx.mod(idx.coord(a, grid), m), w) for a, m, w in skew]
         total = terms[0]
         for term in terms[1:]:
             total = idx.add(total, term)
-        origin = idx.mod(total, steps)
-
-        # a rotating output's slice lies at chunk k of its tile (its offset is a slot)
-        out_dim = operands[-1].dim
-        tile_origin = None
-        if out_layout.rotating is not None and (axis := out_layout.axes[out_dim]) is not None:
-            tile_origin = idx.mul(idx.coord(axis, grid), out_layout.tile[out_dim])
-
-        def step(t: SSAValue, builder: _IndexBuilder, with_shift: bool) -> None:
-            u = builder.add(origin, t)
-            k = builder.mod(u, steps)
-            chunk_origin = None
-            if out_layout.rotating is not None:
-                chunk_origin = builder.mul(k, chunk)
-                if tile_origin is not None:
-                    chunk_origin = builder.add(tile_origin, chunk_origin)
-            offsets = []
-            shifts: list[core.ShiftOp] = []
-            for operand in operands:
-                if operand.dim < 0:
-                    offsets.append(zero)
-                elif operand.rotates:
-                    send = builder.mul(builder.mod(u, operand.slots), chunk)
-                    offsets.append(send)
-                    if with_shift:
-                        ahead = builder.add(u, builder.const(operand.window))
-                        recv = builder.mul(builder.mod(ahead, operand.slots), chunk)
-                        shifts.append(self._shift(grid, operand, chunk, send, recv))
-                else:
-                    offsets.append(builder.mul(k, chunk))
-            builder.ops.append(self._kernel(op, grid, sizes, operands, offsets, chunk_origin))
-            builder.ops.extend(shifts)
-
-        loop_body = Block(arg_types=[IndexType()])
-        loop_ops: list[Operation] = []
-        step(loop_body.args[0], _IndexBuilder(loop_ops, idx), with_shift=True)
-        loop_body.add_ops([*loop_ops, scf.YieldOp()])
-        ops.append(scf.ForOp(zero, idx.const(steps - 1), idx.const(1), [], loop_body))
-        step(idx.const(steps - 1), idx, with_shift=False)
-        _replace_with_buffer(rewriter, op, ops, out_alloc.result, rtype)
+        return idx.mod(total, steps)
 
     @staticmethod
-    def _operands(op: cshift.ComputeShiftOp, output: SSAValue, shift: int) -> list[_Operand]:
+    def _operands(
+        op: cshift.ComputeShiftOp, output: SSAValue, dims: list[int]
+    ) -> list[_Operand]:
+        """Each operand's cuts along the temporal `dims` (outer first) it reads."""
         maps = [m.data for m in op.indexing_maps.data]
         result: list[_Operand] = []
         for i, value in enumerate((*op.inputs, op.result)):
             positions = [getattr(e, "position", None) for e in maps[i].results]
-            dim = positions.index(shift) if shift in positions else -1
             layout = _layout(value)
             buffer = output if i == len(op.inputs) else _buffer_of(value)
             rot = layout.rotating
-            if rot is None:
-                steps = op.steps.value.data
-                result.append(_Operand(buffer, dim, steps, steps, rotates=False))
-            else:
-                result.append(
-                    _Operand(buffer, dim, rot.slots, rot.window, True, rot.ring_axis, rot.pieces)
-                )
+            cuts: list[_Cut] = []
+            for level, d in reversed(list(enumerate(dims))):  # the inner level first
+                if d not in positions:
+                    continue
+                dim = positions.index(d)
+                if rot is not None and rot.dim == dim:
+                    cut = _Cut(level, dim, True, rot.slots, rot.window, rot.ring_axis, rot.pieces)
+                    cuts.insert(0, cut)
+                else:
+                    cuts.append(_Cut(level, dim))
+            result.append(_Operand(buffer, cuts))
         return result
 
     @staticmethod
@@ -235,39 +344,52 @@ class ComputeShiftToKernels(RewritePattern):
         grid: tuple[int, ...],
         sizes: tuple[int, ...],
         operands: list[_Operand],
-        offsets: list[SSAValue],
+        offsets: list[list[SSAValue]],
         origin: SSAValue | None = None,
     ) -> core.KernelOp:
+        """`offsets[j][i]`: operand i's offset along its j-th cut (a second list only for a
+        plan with two temporal dims)."""
+        properties: dict[str, Attribute] = {
+            "label": op.label,
+            "grid": int_array(grid),
+            "sizes": int_array(sizes),
+            "bounds": int_array(loop_bounds(op)),
+            "slice_dims": int_array([o.cuts[0].dim if o.cuts else -1 for o in operands]),
+            "indexing_maps": op.indexing_maps,
+            "iterator_types": op.iterator_types,
+        }
+        if len(offsets) > 1:
+            properties["more_dims"] = int_array(
+                [o.cuts[1].dim if len(o.cuts) > 1 else -1 for o in operands]
+            )
         return core.KernelOp.build(
             operands=[
                 [o.buffer for o in operands[:-1]],
                 operands[-1].buffer,
-                offsets,
+                offsets[0],
+                offsets[1] if len(offsets) > 1 else [],
                 [] if origin is None else [origin],
             ],
-            properties={
-                "label": op.label,
-                "grid": int_array(grid),
-                "sizes": int_array(sizes),
-                "bounds": int_array(loop_bounds(op)),
-                "slice_dims": int_array([o.dim for o in operands]),
-                "indexing_maps": op.indexing_maps,
-                "iterator_types": op.iterator_types,
-            },
+            properties=properties,
             regions=[op.body.clone()],
         )
 
     @staticmethod
     def _shift(
-        grid: tuple[int, ...], operand: _Operand, chunk: int, send: SSAValue, recv: SSAValue
+        grid: tuple[int, ...],
+        buffer: SSAValue,
+        cut: _Cut,
+        chunk: int,
+        send: SSAValue,
+        recv: SSAValue,
     ) -> core.ShiftOp:
         return core.ShiftOp.build(
-            operands=[operand.buffer, send, recv],
+            operands=[buffer, send, recv],
             properties={
                 "grid": int_array(grid),
-                "ring": int_prop(operand.ring),
-                "pieces": int_prop(operand.pieces),
-                "dim": int_prop(operand.dim),
+                "ring": int_prop(cut.ring),
+                "pieces": int_prop(cut.pieces),
+                "dim": int_prop(cut.dim),
                 "size": int_prop(chunk),
             },
         )
@@ -458,7 +580,7 @@ class EpilogueToKernel(RewritePattern):
             rewriter.handle_operation_modification(reduce)
         kernel = core.KernelOp.build(
             operands=[
-                [_buffer_of(v) for v in op.inputs], output, [zero] * (len(op.inputs) + 1), []
+                [_buffer_of(v) for v in op.inputs], output, [zero] * (len(op.inputs) + 1), [], []
             ],
             properties=properties,
             regions=[op.body.clone()],

@@ -60,6 +60,9 @@ class GenericToComputeShift(RewritePattern):
             "rotate": int_array(rotate),
             "partial": int_array(partial),
         }
+        if plan.outer_dim is not None:
+            properties["outer_dim"] = int_prop(plan.outer_dim)
+            properties["outer_steps"] = int_prop(plan.outer_steps)
         out = plan.rotation_of(OUTPUT)
         if out is not None:
             properties["rotate_out"] = int_prop(out.ring_dim)

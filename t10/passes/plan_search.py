@@ -25,12 +25,18 @@ split never makes the compute cheaper and adds syncs), so a tile vector whose
 candidate is bounded the same way (its exact buffer bytes, the spatial cycles plus its own
 syncs and shifts) before it is realised and costed. Pruning is strict-dominance only, so the
 frontier is exact, ties included.
+
+Two temporal dims (`planner="t10-multidim"`): after every tile vector's one-dim plans, its
+two-dim plans, each ordered pair of shiftable dims (outer, inner), with every rotation set
+that rotates something along each; bounded per tile vector (`rotating_floors`) and per
+partial rotation set (`_Bound`), then costed exactly like the others.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from math import ceil, lcm, prod
 
@@ -47,9 +53,13 @@ from t10.common.plans import (
 from t10.common.tensor_expr import ExprKind, TensorExpr
 from t10.errors import T10Error
 
-PLANNERS = ("t10", "replicate")
-"""`t10`: compute-shift plans with rotating tensors; `replicate`: spatial partitions only
-(every core holds whole copies of the sub-tensors it reads)."""
+TEMPORAL_DIMS = {"t10": 1, "replicate": 0, "t10-multidim": 2}
+"""Per planner, how many temporal dims its plans may have. `t10`: compute-shift plans with
+rotating tensors along one temporal dim; `replicate`: spatial partitions only (every core
+holds whole copies of the sub-tensors it reads); `t10-multidim`: also plans with two
+temporal dims (`t10.common.plans`), a larger space that takes several times longer to
+search."""
+PLANNERS = tuple(TEMPORAL_DIMS)
 
 # --------------------------------------------------------------------------------------------
 # Spatial factors
@@ -225,38 +235,54 @@ class FastEstimator:
 
     def estimate(self, plan: Plan) -> Estimate:
         factors, temporal, steps = plan.factors, plan.temporal_dim, plan.steps
+        outer, outer_steps = plan.outer_dim, plan.outer_steps
         tiles = [-(-s // f) for s, f in zip(self.sizes, factors, strict=True)]
         if temporal is not None:
             tiles[temporal] = -(-tiles[temporal] // steps) * steps
-        pieces = {r.operand: r.pieces for r in plan.rotations}
-        elements = shift = 0
+        if outer is not None:
+            tiles[outer] = -(-tiles[outer] // outer_steps) * outer_steps
+        rotations = {r.operand: r for r in plan.rotations}
+        eb = self.eb
+        elements = inner_exchange = outer_exchange = 0
         for i, dims in enumerate(self.in_dims):
             local = prod(tiles[d] for d in dims)
-            p = pieces.get(i)
-            if p is None:
+            r = rotations.get(i)
+            if r is None:
                 elements += local
-            else:  # window of steps/p chunks plus one incoming chunk, its own core.shift
-                chunk = local // steps
-                elements += chunk * (steps // p + 1)
-                shift += self.exchange(chunk * self.eb)
+                continue
+            # window of n/p chunks plus one incoming chunk; each input has its own core.shift
+            n = outer_steps if r.outer else steps
+            chunk = local // n
+            elements += chunk * (n // r.pieces + 1)
+            if r.outer:
+                outer_exchange += self.exchange(chunk * eb)
+            else:
+                inner_exchange += self.exchange(chunk * eb)
         out_tile = prod(tiles[d] for d in self.out_dims)
-        out_pieces = pieces.get(OUTPUT)
+        out_rot = rotations.get(OUTPUT)
         out_local = out_tile
-        if out_pieces is not None:
-            out_local = out_tile // steps * (steps // out_pieces + 1)
-        eb = self.eb
+        out_steps = 1
+        if out_rot is not None:
+            out_steps = outer_steps if out_rot.outer else steps
+            out_local = out_tile // out_steps * (out_steps // out_rot.pieces + 1)
         memory = (elements + out_local) * eb
         if temporal is not None:
             tiles[temporal] //= steps
-        compute = steps * self.kernel(tiles)
-        exchange = (steps - 1) * shift
-        syncs = steps
+        if outer is not None:
+            tiles[outer] //= outer_steps
+        total = steps * outer_steps
+        compute = total * self.kernel(tiles)
+        exchange = (total - 1) * inner_exchange + (outer_steps - 1) * outer_exchange
+        syncs = total
         group = prod(factors[d] for d in self.red)
-        rounding = self.wide_partials and (group > 1 or temporal in self.red)
+        rounding = self.wide_partials and (
+            group > 1 or temporal in self.red or outer in self.red
+        )
         acc_bytes = self.partial_bytes if rounding else eb
-        if out_pieces is not None:  # its own shift, at the partial-sum width; no all-reduce
-            exchange += (steps - 1) * self.exchange(out_tile // steps * acc_bytes)
-            group //= out_pieces
+        if out_rot is not None:  # its own shift, at the partial-sum width; no all-reduce
+            shifts = outer_steps - 1 if out_rot.outer else total - 1
+            exchange += shifts * self.exchange(out_tile // out_steps * acc_bytes)
+            group //= out_rot.pieces
         if group > 1:
             moved = (group - 1) * -(-out_tile // group)
             exchange += 2 * self.exchange(moved * acc_bytes)
@@ -285,7 +311,9 @@ def plan_key(plan: Plan) -> tuple:
         plan.factors,
         -1 if plan.temporal_dim is None else plan.temporal_dim,
         plan.steps,
-        tuple((r.operand, r.ring_dim, r.pieces) for r in plan.rotations),
+        tuple((r.operand, r.ring_dim, r.pieces, r.outer) for r in plan.rotations),
+        -1 if plan.outer_dim is None else plan.outer_dim,
+        plan.outer_steps,
     )
 
 
@@ -348,13 +376,57 @@ def check_options(what: str, planner: str, min_utilization: float) -> None:
         raise T10Error(f"{what}: min-utilization must be between 0 and 1, got {min_utilization}")
 
 
+class _Bound:
+    """Lower bounds on the (bytes, cycles) of every completion of a partial rotation set in
+    `_Search.rotation_sets`: `held` elements of the decided readers (`rotated`, or `plain`
+    when whole),
+    `after[j]` the least of the readers from j on, then the fixed inputs and the output
+    (`fixed` = (other inputs' bytes, the output's least bytes, element bytes)); cycles from
+    `cycles` plus a sync per step beyond the first, every level having 2 steps or more."""
+
+    def __init__(
+        self,
+        frontier: _Frontier,
+        rotated: Callable[[int, int, int], int],
+        plain: list[int],
+        after: list[int],
+        fixed: tuple[int, int, int],
+        cycles: int,
+        sync: int,
+        levels: int,
+        rate: tuple[int, int],
+    ) -> None:
+        self.frontier = frontier
+        self.rotated = rotated
+        self.after = after
+        self.others, self.out_bytes, self.eb = fixed
+        self.cycles = cycles
+        self.sync = sync
+        self.levels = levels
+        self.plain = plain
+        self.rate_num, self.rate_den = rate
+
+    def beaten(
+        self, j: int, steps: tuple[int, ...], held: int, moving: tuple[int, ...]
+    ) -> bool:
+        """A tensor of `local` elements rotating along a level of N >= s steps shifts a chunk
+        of at least local / N elements at least N - 1 times: (s - 1) / s of its bytes."""
+        nbytes = (held + self.after[j]) * self.eb + self.others + self.out_bytes
+        floors = [max(n, 2) for n in steps]
+        cycles = self.cycles + (prod(floors) - 1) * self.sync
+        for n, elements in zip(floors, moving, strict=False):
+            cycles += self.rate_num * elements * self.eb * (n - 1) // (self.rate_den * n)
+        return self.frontier.beaten(nbytes, cycles)
+
+
 class _Search:
     """The search over one operator; see the module docstring."""
 
-    def __init__(self, chip: ChipSpec, expr: TensorExpr, rotate: bool, min_cores: int) -> None:
+    def __init__(self, chip: ChipSpec, expr: TensorExpr, levels: int, min_cores: int) -> None:
         self.cores = chip.cores
         self.expr = expr
-        self.rotate = rotate
+        self.rotate = levels > 0
+        self.levels = levels
         self.min_cores = min_cores
         self.fast = FastEstimator(chip, expr)
         self.sizes = expr.loop_sizes
@@ -506,13 +578,14 @@ class _Search:
         )
 
     def rotating(
-        self, lows: tuple[int, ...], spatial: Plan, floor_cycles: int
+        self, lows: tuple[int, ...], spatial: Plan, floor_cycles: int, levels: int
     ) -> Iterator[Plan]:
         """The rotating plans with the tiles of `lows` (one per distinct estimate) that a cheap
         lower bound does not rule out against the current frontier. `spatial` is the tiles'
         spatial plan and `floor_cycles` its cycles: its all-reduce and cycles bound every
         plan's that rotates inputs only from below; `out_floor` bounds those whose output
-        rotates (they have no all-reduce)."""
+        rotates (they have no all-reduce). Plans with one temporal dim, or with two (outer,
+        inner): every ordered pair of shiftable dims; `levels` says which."""
         tiles = self.tiles(lows)
         eb = self.fast.eb
         sync, exchange = self.fast.sync, self.fast.exchange
@@ -523,98 +596,221 @@ class _Search:
         out_floor = self.out_floor(tiles) if out_ring is not None else 0
         rounding = self.fast.wide_partials
         acc_bytes = self.fast.partial_bytes if rounding else eb
-        for d in shiftable_dims(self.expr):
-            tile = tiles[d]
-            if tile < 2:
-                continue
-            # per input (and the output): elements = rest * padded**power, padded = d's tile
-            # rounded up to whole chunks
-            split = [self.split_at(tiles, dims, d) for dims in self.in_dims]
-            out_rest, out_power = self.split_at(tiles, self.fast.out_dims, d)
-            readers = [i for i, (_, power) in enumerate(split) if power]
-            ring = out_ring if out_power else None
-            for rots in self.rotation_sets(lows, tile, readers, ring):
-                steps = lcm(*(p for _, _, p in rots))
-                padded = -(-tile // steps) * steps
-                pieces = {i: p for i, _, p in rots}
-                elements, shifts = 0, sync
-                for i, (rest, power) in enumerate(split):
-                    local = rest * padded**power
-                    p = pieces.get(i)
-                    if p:  # window of steps/p chunks plus one incoming chunk, its own shift
-                        chunk = local // steps
-                        elements += chunk * (steps // p + 1)
-                        shifts += exchange(chunk * eb)
-                    else:
+        shiftable = [d for d in shiftable_dims(self.expr) if tiles[d] >= 2]
+        level_sets = (
+            [(d,) for d in shiftable]
+            if levels == 1
+            else [(e, d) for e in shiftable for d in shiftable if e != d]
+        )
+        for dims in level_sets:
+            level_tiles = [tiles[x] for x in dims]
+            # per input (and the output): elements = rest * prod padded[l]**power[l], padded[l]
+            # = the level's tile rounded up to whole chunks
+            split = [self.split_at(tiles, in_dims, dims) for in_dims in self.in_dims]
+            out_rest, out_powers = self.split_at(tiles, self.fast.out_dims, dims)
+            readers = [
+                (i, [lv for lv, power in enumerate(powers) if power])
+                for i, (_, powers) in enumerate(split)
+                if any(powers)
+            ]
+            ring = out_ring if out_powers[0] else None
+            inner = len(dims) - 1
+            bound = self.subtree_bound(
+                tiles, lows, dims, split, readers, ring, moved, floor_cycles, out_floor
+            )
+            for rots in self.rotation_sets(lows, level_tiles, readers, ring, bound):
+                steps = [
+                    lcm(*(p for _, _, p, lv in rots if lv == level)) for level in range(len(dims))
+                ]
+                total = prod(steps)
+                padded = [-(-t // n) * n for t, n in zip(level_tiles, steps, strict=True)]
+                rotation = {i: (p, lv) for i, _, p, lv in rots}
+                elements = inner_exchange = outer_exchange = 0
+                for i, (rest, powers) in enumerate(split):
+                    local = rest * prod(x**w for x, w in zip(padded, powers, strict=True))
+                    rot = rotation.get(i)
+                    if rot is None:
                         elements += local
-                out_tile = out_rest * padded**out_power
-                out_pieces = pieces.get(OUTPUT)
-                if out_pieces is None:
+                        continue
+                    # window of n/p chunks plus one incoming chunk; each input its own shift
+                    p, lv = rot
+                    chunk = local // steps[lv]
+                    elements += chunk * (steps[lv] // p + 1)
+                    if lv == inner:
+                        inner_exchange += exchange(chunk * eb)
+                    else:
+                        outer_exchange += exchange(chunk * eb)
+                out_tile = out_rest * prod(x**w for x, w in zip(padded, out_powers, strict=True))
+                shifts = (total - 1) * (sync + inner_exchange) + (steps[0] - 1) * outer_exchange
+                out_rot = rotation.get(OUTPUT)
+                if out_rot is None:
                     memory = (elements + out_tile + moved) * eb
-                    cycles = floor_cycles + (steps - 1) * shifts
+                    cycles = floor_cycles + shifts
                 else:
-                    out_local = out_tile // steps * (steps // out_pieces + 1)
+                    out_local = out_tile // steps[0] * (steps[0] // out_rot[0] + 1)
                     memory = (elements + out_local) * eb
                     memory += out_local * self.fast.partial_bytes if rounding else 0
-                    cycles = out_floor + (steps - 1) * (
-                        shifts + exchange(out_tile // steps * acc_bytes)
+                    out_shifts = steps[0] - 1 if inner else total - 1
+                    cycles = out_floor + shifts + out_shifts * exchange(
+                        out_tile // steps[0] * acc_bytes
                     )
                 if self.frontier.beaten(memory, cycles):
                     continue
                 factors = self.realise(
-                    lows, {g: p for _, g, p in rots}, out_tile, ring if out_pieces else None
+                    lows, {g: p for _, g, p, _ in rots}, out_tile, ring if out_rot else None
                 )
-                if factors is not None:
-                    yield Plan(factors, d, steps, tuple(Rotation(*r) for r in rots))
+                if factors is None:
+                    continue
+                rotations = tuple(Rotation(i, g, p, lv < inner) for i, g, p, lv in rots)
+                plan = Plan(factors, dims[-1], steps[-1], rotations)
+                if inner:
+                    plan = replace(plan, outer_dim=dims[0], outer_steps=steps[0])
+                yield plan
+
+    def subtree_bound(
+        self,
+        tiles: Sequence[int],
+        lows: tuple[int, ...],
+        dims: tuple[int, ...],
+        split: list[tuple[int, tuple[int, ...]]],
+        readers: list[tuple[int, list[int]]],
+        out_ring: int | None,
+        moved: int,
+        floor_cycles: int,
+        out_floor: int,
+    ) -> _Bound:
+        """Whether every rotation set that `rotation_sets` can still complete from a partial
+        one is beaten by the frontier (see `_Bound`). Bytes: a reader that rotates along the
+        level with tile t in p pieces holds at least local / t * (ceil(t / p) + 1) elements
+        (whatever the steps: padding only adds); an undecided one at least its least over all
+        its choices; the output at least the least of staying whole (plus the spatial
+        all-reduce's buffer) and rotating. Cycles: the spatial plan's (or `out_floor` while
+        the output may rotate) plus a sync per extra step, each level having 2 steps or
+        more."""
+        eb, levels = self.fast.eb, len(dims)
+        level_tiles = [tiles[x] for x in dims]
+        plain = [rest * prod(t**w for t, w in zip(level_tiles, powers, strict=True))
+                 for rest, powers in split]
+
+        def rotated(i: int, level: int, p: int) -> int:
+            return plain[i] // level_tiles[level] * (-(-level_tiles[level] // p) + 1)
+
+        least = list(plain)
+        for i, its_levels in readers:
+            pmax = max((self.hi(g, lows[g]) for g in self.ring_dims[i]), default=1)
+            if pmax >= 2:
+                least[i] = min([plain[i]] + [rotated(i, lv, pmax) for lv in its_levels])
+        reader_ids = {i for i, _ in readers}
+        fixed = sum(plain[i] for i in range(len(plain)) if i not in reader_ids)
+        after = [0] * (len(readers) + 1)  # after[j]: least elements of readers j..
+        for j in reversed(range(len(readers))):
+            after[j] = after[j + 1] + least[readers[j][0]]
+        out_tile = self.out_tile(tiles)
+        out_bytes = (out_tile + moved) * eb
+        cycles = floor_cycles
+        if out_ring is not None:
+            pmax = self.hi(out_ring, lows[out_ring])
+            out_local = out_tile // level_tiles[0] * (-(-level_tiles[0] // pmax) + 1)
+            wide = self.fast.partial_bytes if self.fast.wide_partials else 0
+            out_bytes = min(out_bytes, out_local * (eb + wide))
+            cycles = min(cycles, out_floor)
+        sync = self.fast.sync
+        return _Bound(
+            self.frontier, rotated, plain, after, (fixed * eb, out_bytes, eb), cycles, sync,
+            levels, (self.fast.exchange.a, self.fast.exchange.den),
+        )
 
     @staticmethod
-    def split_at(tiles: Sequence[int], dims: Sequence[int], d: int) -> tuple[int, int]:
-        """(product of the tiles of `dims` other than d, how often `dims` reads d)."""
-        return prod(tiles[x] for x in dims if x != d), sum(1 for x in dims if x == d)
+    def split_at(
+        tiles: Sequence[int], dims: Sequence[int], levels: Sequence[int]
+    ) -> tuple[int, tuple[int, ...]]:
+        """(product of the tiles of `dims` other than the `levels` dims, how often `dims`
+        reads each of them)."""
+        return (
+            prod(tiles[x] for x in dims if x not in levels),
+            tuple(sum(1 for x in dims if x == d) for d in levels),
+        )
 
     def rotation_sets(
-        self, lows: tuple[int, ...], temporal_tile: int, readers: list[int], out_ring: int | None
-    ) -> list[tuple[tuple[int, int, int], ...]]:
-        """Every non-empty set of (input, ring dim, pieces), like `rotation_choices` but over
-        the factor ranges of the tiles: a reader rotates in p pieces on ring g if some factor
+        self,
+        lows: tuple[int, ...],
+        level_tiles: Sequence[int],
+        readers: list[tuple[int, list[int]]],
+        out_ring: int | None,
+        bound: _Bound | None = None,
+    ) -> list[tuple[tuple[int, int, int, int], ...]]:
+        """Every set of (input, ring dim, pieces, level) that rotates something along each
+        level (temporal dim, outer first), like `rotation_choices` but over the factor ranges of
+        the tiles: a reader rotates along a level it reads in p pieces on ring g if some factor
         with g's tile is a multiple of p, the cores still fit (counting the smallest such
-        factors) and the steps lcm(p) fit the temporal tile. The output (`OUTPUT`), last,
-        rotates on `out_ring` (if not None and not taken) in p pieces for every factor p of
-        the ring's tile (its factor is exactly p)."""
-        found: list[tuple[tuple[int, int, int], ...]] = []
+        factors) and each level's steps lcm(p) fit its tile. The output (`OUTPUT`), last,
+        rotates along the first level on `out_ring` (if not None and not taken) in p pieces for
+        every factor p of the ring's tile (its factor is exactly p). A `bound` skips partial
+        sets all of whose completions the frontier beats."""
+        found: list[tuple[tuple[int, int, int, int], ...]] = []
         rings: set[int] = set()
+        levels = len(level_tiles)
 
-        def rec(j: int, used: int, steps: int, acc: tuple[tuple[int, int, int], ...]) -> None:
+        def complete(acc: tuple[tuple[int, int, int, int], ...]) -> bool:
+            return len({lv for *_, lv in acc}) == levels
+
+        def rec(
+            j: int,
+            used: int,
+            steps: tuple[int, ...],
+            acc: tuple[tuple[int, int, int, int], ...],
+            held: int = 0,
+            moving: tuple[int, ...] = (0, 0),
+        ) -> None:
+            """`held`: the least elements the readers before j hold, `moving`: the elements
+            of those that rotate along each level, unpadded (see `_Bound`)."""
+            if bound is not None and bound.beaten(j, steps, held, moving):
+                return
             if j == len(readers):
-                if acc:
+                if complete(acc):
                     found.append(acc)
                 if out_ring is None or out_ring in rings:
                     return
                 lo, hi = lows[out_ring], self.hi(out_ring, lows[out_ring])
-                for p in range(max(2, lo), min(hi, temporal_tile) + 1):
-                    if lcm(steps, p) <= temporal_tile and used // lo * p <= self.cores:
-                        found.append((*acc, (OUTPUT, out_ring, p)))
+                for p in range(max(2, lo), min(hi, level_tiles[0]) + 1):
+                    if lcm(steps[0], p) <= level_tiles[0] and used // lo * p <= self.cores:
+                        with_out = (*acc, (OUTPUT, out_ring, p, 0))
+                        if complete(with_out):
+                            found.append(with_out)
                 return
-            rec(j + 1, used, steps, acc)
-            i = readers[j]
-            for g in self.ring_dims[i]:
-                if g in rings:
-                    continue
-                lo, hi = lows[g], self.hi(g, lows[g])
-                rings.add(g)
-                for p in range(2, min(hi, temporal_tile) + 1):
-                    f = -(-lo // p) * p
-                    new_steps = lcm(steps, p)
-                    now_used = used // lo * f
-                    if f <= hi and new_steps <= temporal_tile and now_used <= self.cores:
-                        rec(j + 1, now_used, new_steps, (*acc, (i, g, p)))
-                rings.discard(g)
+            i, its_levels = readers[j]
+            whole = 0 if bound is None else bound.plain[i]
+            rec(j + 1, used, steps, acc, held + whole, moving)
+            for level in its_levels:
+                for g in self.ring_dims[i]:
+                    if g in rings:
+                        continue
+                    lo, hi = lows[g], self.hi(g, lows[g])
+                    rings.add(g)
+                    for p in range(2, min(hi, level_tiles[level]) + 1):
+                        f = -(-lo // p) * p
+                        new_steps = lcm(steps[level], p)
+                        now_used = used // lo * f
+                        if f <= hi and new_steps <= level_tiles[level] and now_used <= self.cores:
+                            more = (*steps[:level], new_steps, *steps[level + 1 :])
+                            least = 0 if bound is None else bound.rotated(i, level, p)
+                            now_moving = list(moving)
+                            now_moving[level] += whole
+                            rec(
+                                j + 1,
+                                now_used,
+                                more,
+                                (*acc, (i, g, p, level)),
+                                held + least,
+                                tuple(now_moving),
+                            )
+                    rings.discard(g)
 
-        rec(0, prod(lows), 1, ())
+        rec(0, prod(lows), (1,) * levels, ())
         return found
 
     def run(self) -> list[tuple[Plan, Estimate]]:
-        bounds: list[tuple[int, int, tuple[int, ...], Plan, int]] = []
+        bounds: list[tuple[tuple[int, ...], Plan, int, int]] = []
         for lows in spatial_factors(self.expr, self.cores, self.min_cores):
             found = self.spatial(lows)
             if found is None:
@@ -622,17 +818,51 @@ class _Search:
             plan, est = found
             self.frontier.add(plan, est)
             if self.rotate:
-                floor = est.cycles
-                if self.out_ring(lows) is not None:  # + at least one shift's sync
-                    floor = min(floor, self.out_floor(self.tiles(lows)) + self.fast.sync)
-                bounds.append((floor, self.memory_bound(lows, plan, est), lows, plan, est.cycles))
-        # fastest tile vectors first: they tighten the frontier the most
-        for floor, nbytes, lows, spatial, cycles in sorted(bounds):
-            if self.frontier.beaten(nbytes, floor):
-                continue
-            for plan in self.rotating(lows, spatial, cycles):
-                self.frontier.add(plan, self.fast.estimate(plan))
+                nbytes = self.memory_bound(lows, plan, est)
+                bounds.append((lows, plan, est.cycles, nbytes))
+        # one temporal dim first, fastest tile vectors first: they tighten the frontier the
+        # most before the far more numerous plans with two
+        for levels in range(1, self.levels + 1):
+            for floor, nbytes, lows, spatial, cycles in sorted(
+                (min(self.rotating_floors(lows, cycles, levels)), nbytes, lows, spatial, cycles)
+                for lows, spatial, cycles, nbytes in bounds
+            ):
+                if self.frontier.beaten(nbytes, floor):
+                    continue
+                for plan in self.rotating(lows, spatial, cycles, levels):
+                    self.frontier.add(plan, self.fast.estimate(plan))
         return self.frontier.points()
+
+    def rotating_floors(
+        self, lows: tuple[int, ...], spatial_cycles: int, levels: int
+    ) -> tuple[int, int]:
+        """Lower bounds on the cycles of the plans with these tiles and `levels` temporal dims
+        whose output stays whole, and whose output rotates (a huge number where there are
+        none): at least 2 steps per level (a sync each beyond the first), and every rotating
+        tensor of `local` elements shifts at least half its bytes (a chunk of local / N, N - 1
+        times); the first bound starts from the spatial plan's cycles, the second from
+        `out_floor`. With two levels at least two tensors rotate."""
+        none = 1 << 62
+        tiles = self.tiles(lows)
+        rate, den = self.fast.exchange.a, self.fast.exchange.den
+        eb = self.fast.eb
+        shiftable = [d for d in shiftable_dims(self.expr) if tiles[d] >= 2]
+        halves = sorted(
+            rate * prod(tiles[d] for d in dims) * eb // (2 * den)
+            for dims, rings in zip(self.in_dims, self.ring_dims, strict=True)
+            if any(self.hi(g, lows[g]) >= 2 for g in rings) and any(d in dims for d in shiftable)
+        )
+        syncs = (2**levels - 1) * self.fast.sync
+        whole = none
+        if len(halves) >= levels:
+            whole = spatial_cycles + syncs + sum(halves[:levels])
+        rotated = none
+        ring = self.out_ring(lows)
+        if ring is not None and len(halves) >= levels - 1:
+            acc = self.fast.partial_bytes if self.fast.wide_partials else eb
+            out_half = rate * self.out_tile(tiles) * acc // (2 * den)
+            rotated = self.out_floor(tiles) + syncs + out_half + sum(halves[: levels - 1])
+        return whole, rotated
 
 
 def operator_frontier(
@@ -640,13 +870,14 @@ def operator_frontier(
 ) -> list[tuple[Plan, Estimate]]:
     """The Pareto frontier of one operator's plans over (sram_bytes, cycles), memory
     descending / cycles ascending (the fastest plan first); equal points keep the plan with
-    fewer cores. `planner` "t10" searches rotating plans, "replicate" spatial ones only.
-    Plans stand for at least `min_utilization` of the cores the operator can use (see
-    `spatial_factors`); if none does, the threshold is dropped."""
+    fewer cores. `planner` "t10" searches rotating plans, "t10-multidim" also those with two
+    temporal dims, "replicate" spatial ones only (`TEMPORAL_DIMS`). Plans stand for at least
+    `min_utilization` of the cores the operator can use (see `spatial_factors`); if none
+    does, the threshold is dropped."""
     check_options("operator_frontier", planner, min_utilization)
-    rotate = planner == "t10"
+    levels = TEMPORAL_DIMS[planner]
     min_cores = min_cores_for(chip, expr, min_utilization)
-    frontier = _Search(chip, expr, rotate, min_cores).run()
+    frontier = _Search(chip, expr, levels, min_cores).run()
     if not frontier:
-        frontier = _Search(chip, expr, rotate, 1).run()
+        frontier = _Search(chip, expr, levels, 1).run()
     return frontier

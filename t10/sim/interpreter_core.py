@@ -73,56 +73,75 @@ def _kernel_tensor_expr(op: core.KernelOp) -> TensorExpr:
 
 
 @dataclass(frozen=True)
-class Slice:
-    """Operand of a kernel on `cores` cores: `buffer` at per-core `offsets` along `dim`."""
+class Cut:
+    """Per-core `offsets` along buffer dim `dim`, `extent` elements long."""
 
-    buffer: Buffer
     dim: int
     offsets: np.ndarray
     extent: int
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Operand of a kernel (or a shift) on `cores` cores: `buffer` cut along each of `cuts`
+    (distinct dims; none: the whole buffer)."""
+
+    buffer: Buffer
+    cuts: tuple[Cut, ...]
     cores: int
 
-    def _uniform_offset(self) -> int | None:
-        off = self.offsets
-        return int(off[0]) if off.size and np.all(off == off[0]) else None
+    def cut(self, dim: int) -> Cut | None:
+        return next((c for c in self.cuts if c.dim == dim), None)
 
     def check(self, what: str) -> None:
-        size = self.buffer.shape[self.dim]
-        if np.any(self.offsets < 0) or np.any(self.offsets + self.extent > size):
-            bad = int(np.flatnonzero((self.offsets < 0) | (self.offsets + self.extent > size))[0])
-            raise T10Error(
-                f"{what}: core {bad} reads '{self.buffer.label}' dim {self.dim} at "
-                f"[{int(self.offsets[bad])}, {int(self.offsets[bad]) + self.extent}) outside "
-                f"its {size} elements"
-            )
+        for c in self.cuts:
+            size = self.buffer.shape[c.dim]
+            outside = (c.offsets < 0) | (c.offsets + c.extent > size)
+            if np.any(outside):
+                bad = int(np.flatnonzero(outside)[0])
+                raise T10Error(
+                    f"{what}: core {bad} reads '{self.buffer.label}' dim {c.dim} at "
+                    f"[{int(c.offsets[bad])}, {int(c.offsets[bad]) + c.extent}) outside "
+                    f"its {size} elements"
+                )
 
     def _basic(self) -> tuple[slice, ...] | None:
-        if self.dim < 0:
-            return (slice(0, self.cores),)
-        off = self._uniform_offset()
-        if off is None:
-            return None
-        return (
-            (slice(0, self.cores),) + (slice(None),) * self.dim + (slice(off, off + self.extent),)
-        )
+        """The slice as basic indexing, when every cut has one offset on all cores."""
+        index = [slice(0, self.cores)] + [slice(None)] * (self.buffer.data.ndim - 1)
+        for c in self.cuts:
+            off = c.offsets
+            if not off.size or np.any(off != off[0]):
+                return None
+            index[c.dim + 1] = slice(int(off[0]), int(off[0]) + c.extent)
+        return tuple(index)
 
-    def _fancy(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.arange(self.cores)[:, None], _window(self.offsets, self.extent)
+    def _fancy(self) -> tuple[list[int], tuple[np.ndarray, ...]]:
+        """The buffer axes of the cuts, and the index that picks every core's windows once
+        those axes are moved right after the core axis."""
+        n = len(self.cuts)
+        index = [np.arange(self.cores).reshape((self.cores,) + (1,) * n)]
+        for i, c in enumerate(self.cuts):
+            shape = [self.cores] + [1] * n
+            shape[i + 1] = c.extent
+            index.append(_window(c.offsets, c.extent).reshape(shape))
+        return [c.dim + 1 for c in self.cuts], tuple(index)
 
     def read(self) -> np.ndarray:
         basic = self._basic()
         if basic is not None:
             return self.buffer.data[basic]
-        moved = np.moveaxis(self.buffer.data, self.dim + 1, 1)[self._fancy()]
-        return np.moveaxis(moved, 1, self.dim + 1)
+        axes, index = self._fancy()
+        front = list(range(1, len(axes) + 1))
+        return np.moveaxis(np.moveaxis(self.buffer.data, axes, front)[index], front, axes)
 
     def write(self, values: np.ndarray) -> None:
         basic = self._basic()
         if basic is not None:
             self.buffer.data[basic] = values
             return
-        view = np.moveaxis(self.buffer.data, self.dim + 1, 1)
-        view[self._fancy()] = np.moveaxis(values, self.dim + 1, 1)
+        axes, index = self._fancy()
+        front = list(range(1, len(axes) + 1))
+        np.moveaxis(self.buffer.data, axes, front)[index] = np.moveaxis(values, axes, front)
 
 
 def _window(offsets: np.ndarray, extent: int) -> np.ndarray:
@@ -131,23 +150,30 @@ def _window(offsets: np.ndarray, extent: int) -> np.ndarray:
 
 
 def _kernel_slices(
-    op: core.KernelOp, buffers: Sequence[Buffer], offsets: Sequence[Index]
+    op: core.KernelOp, buffers: Sequence[Buffer], offsets: Sequence[Sequence[Index]]
 ) -> list[Slice]:
+    """Each operand's slice: `offsets[j][i]` is operand i's offset along its j-th slice dim
+    (`slice_dims`, then `more_dims`)."""
     what = f"core.kernel '{op.label.data}'"
     grid_cores = prod(ints_of(op.grid))
     sizes = ints_of(op.sizes)
+    dims = [ints_of(op.slice_dims)]
+    if op.more_dims is not None:
+        dims.append(ints_of(op.more_dims))
     slices = []
     last = len(buffers) - 1
-    for i, (buf, off, dim, loops) in enumerate(zip(
-        buffers, offsets, ints_of(op.slice_dims), _map_loops(op), strict=True
-    )):
+    for i, (buf, loops) in enumerate(zip(buffers, _map_loops(op), strict=True)):
         if i < last:  # the output starts zero-filled (an accumulator)
             buf.check_readable(what, grid_cores)
         buf.check_usable(what, grid_cores)
-        extent = _slice_shape(loops, sizes)[dim] if dim >= 0 else 0
-        s = Slice(buf, dim, per_core(off, grid_cores), extent, grid_cores)
-        if dim >= 0:
-            s.check(what)
+        shape = _slice_shape(loops, sizes)
+        cuts = tuple(
+            Cut(d[i], per_core(off[i], grid_cores), shape[d[i]])
+            for d, off in zip(dims, offsets, strict=True)
+            if d[i] >= 0
+        )
+        s = Slice(buf, cuts, grid_cores)
+        s.check(what)
         slices.append(s)
     return slices
 
@@ -428,10 +454,11 @@ def _zero_padding(
     keep = np.ones(values.shape, dtype=bool)
     for j, d in enumerate(out_loops):
         extent = values.shape[j + 1]
-        if j == out.dim and origin is not None:
+        cut = out.cut(j)
+        if cut is not None and cut is out.cuts[0] and origin is not None:
             start = origin
         else:
-            start = coords[:, d] * tiles[j] + (out.offsets if j == out.dim else 0)
+            start = coords[:, d] * tiles[j] + (0 if cut is None else cut.offsets)
         inside = start[:, None] + np.arange(extent) < bounds[d]
         shape = [out.cores] + [1] * (values.ndim - 1)
         shape[j + 1] = extent
@@ -516,10 +543,12 @@ class CoreFunctions(InterpreterFunctions):
     def run_kernel(self, interpreter: Interpreter, op: core.KernelOp, args: PythonValues):
         step = self.state.phase(f"core.kernel '{op.label.data}'")
         n = len(op.inputs) + 1
-        slices = _kernel_slices(op, args[:n], args[n : 2 * n])
+        cuts = 1 if op.more_dims is None else 2
+        offsets = [args[n * (j + 1) : n * (j + 2)] for j in range(cuts)]
+        slices = _kernel_slices(op, args[:n], offsets)
         slices[-1].buffer.mark_written(slices[-1].cores)
         expr = self._kernel_expr(op)
-        origin = None if op.origin is None else per_core(args[2 * n], slices[-1].cores)
+        origin = None if op.origin is None else per_core(args[-1], slices[-1].cores)
         _run_kernel(self.state, interpreter, op, expr, slices, origin)
         if op.scatter is None:
             step.compute_cycles += kernel_cycles(self.state.chip, expr, ints_of(op.sizes))
@@ -545,15 +574,16 @@ class CoreFunctions(InterpreterFunctions):
         nxt = coords.copy()
         nxt[:, ring] = coords[:, ring] // pieces * pieces + (coords[:, ring] + 1) % pieces
         source = exchange.linear_ids(grid, nxt)
-        send_at = Slice(buffer, dim, per_core(send, cores)[source], size, cores)
-        recv_at = Slice(buffer, dim, per_core(recv, cores), size, cores)
+        send_at = Slice(buffer, (Cut(dim, per_core(send, cores)[source], size),), cores)
+        recv = per_core(recv, cores)
+        recv_at = Slice(buffer, (Cut(dim, recv, size),), cores)
         send_at.check(what)
         recv_at.check(what)
-        step.receive(what, buffer, Region(cores, dim, recv_at.offsets, size))
+        step.receive(what, buffer, Region(cores, dim, recv, size))
         if has_values(buffer.data):
             # read every slab before writing any: fancy indexing copies
             slabs = np.moveaxis(buffer.data, dim + 1, 1)[
-                source[:, None], _window(send_at.offsets, size)
+                source[:, None], _window(send_at.cuts[0].offsets, size)
             ]
             recv_at.write(np.moveaxis(slabs, 1, dim + 1))
         step.add_exchange(self.state.chip, buffer.bytes_per_core // buffer.shape[dim] * size)

@@ -354,8 +354,9 @@ class StoreOp(BufferLayoutOp):
 class KernelOp(IRDLOperation):
     """A sub-operator on each core of `grid`: the tensor expression (maps, iterators, body)
     over loop extents `sizes` of the operator's loop extents `bounds`. Operand i reads its
-    buffer from offset `offsets[i]` along buffer dim `slice_dims[i]` (-1: the whole buffer);
-    the output is the last operand.
+    buffer from offset `offsets[i]` along buffer dim `slice_dims[i]` (-1: the whole buffer),
+    and, with `more_dims` (a plan with two temporal dims), also from `more_offsets[i]` along
+    buffer dim `more_dims[i]` (-1: not cut again); the output is the last operand.
 
     Tiles are padded: an output element whose index in the whole tensor (the core's tile
     origin `coord * tile` plus its offset in the tile, `tile` being the output buffer's extent)
@@ -388,17 +389,20 @@ class KernelOp(IRDLOperation):
     sizes = prop_def(DenseArrayBase[I64])
     bounds = prop_def(DenseArrayBase[I64])
     slice_dims = prop_def(DenseArrayBase[I64])
+    more_dims = opt_prop_def(DenseArrayBase[I64])
     indexing_maps = prop_def(ArrayAttr[AffineMapAttr])
     iterator_types = prop_def(ArrayAttr[IteratorTypeAttr])
     inputs = var_operand_def(BufferType)
     output = operand_def(BufferType)
     offsets = var_operand_def(IndexType)
+    more_offsets = var_operand_def(IndexType)
     origin = opt_operand_def(IndexType)
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
         "$label `on` $grid (`axes` $axes^)? (`scatter` $scatter^)? `sizes` $sizes `of` $bounds "
         "`ins` `(` $inputs `)` `outs` `(` $output `)` `at` `(` $offsets `)` `along` $slice_dims "
+        "(`and` `(` $more_offsets^ `)` `along` $more_dims)? "
         "(`origin` $origin^)? attr-dict `:` `(` type($inputs) `)` `->` type($output) $body"
     )
 
@@ -448,7 +452,7 @@ class KernelOp(IRDLOperation):
         buffers = (*self.inputs, self.output)
         check_grid_cores(self, what, grid, buffers)
         origin = [] if self.origin is None else [self.origin]
-        check_coords(what, grid, (*self.offsets, *origin))
+        check_coords(what, grid, (*self.offsets, *self.more_offsets, *origin))
         check_in_superstep(self, what, "compute")
         self._check_layouts(what, grid)
         sizes = ints_of(self.sizes)
@@ -458,6 +462,13 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"{what}: needs a map and a slice dim per operand")
         if len(self.offsets) != len(buffers):
             raise VerifyException(f"{what}: needs one offset per operand")
+        more = (-1,) * len(buffers) if self.more_dims is None else ints_of(self.more_dims)
+        if len(more) != len(buffers) or len(self.more_offsets) != (
+            0 if self.more_dims is None else len(buffers)
+        ):
+            raise VerifyException(f"{what}: needs a second slice dim and offset per operand")
+        if any(m >= 0 and m == d for m, d in zip(more, dims, strict=True)):
+            raise VerifyException(f"{what}: an operand's two slice dims must differ")
         if self.origin is not None and dims[-1] < 0:
             raise VerifyException(f"{what}: an origin needs an output slice dim")
         self._check_origin(what, dims[-1])
@@ -469,21 +480,21 @@ class KernelOp(IRDLOperation):
         bounds = ints_of(self.bounds)
         if len(bounds) != loops or any(b < 1 for b in bounds):
             raise VerifyException(f"{what}: needs one positive bound per loop, got {list(bounds)}")
-        for i, (buf, map_attr, dim) in enumerate(zip(buffers, maps, dims, strict=True)):
+        for i, (buf, map_attr, dim, dim2) in enumerate(zip(buffers, maps, dims, more, strict=True)):
             shape = buffer_type(buf).get_shape()
             if len(map_attr.data.results) != len(shape):
                 raise VerifyException(f"{what}: operand #{i} map rank differs from its buffer")
-            if not -1 <= dim < len(shape):
+            if not (-1 <= dim < len(shape) and -1 <= dim2 < len(shape)):
                 raise VerifyException(f"{what}: operand #{i} slice dim {dim} out of range")
             for j, expr in enumerate(map_attr.data.results):
                 loop = expr.position if isinstance(expr, AffineDimExpr) else None
                 extent = 1 if loop is None else sizes[loop]
-                if j == dim and shape[j] % extent:
+                if j in (dim, dim2) and shape[j] % extent:
                     raise VerifyException(
                         f"{what}: operand #{i} dim {j} ({shape[j]}) is not a whole number of "
                         f"slices of {extent}"
                     )
-                if j != dim and shape[j] != extent:
+                if j not in (dim, dim2) and shape[j] != extent:
                     raise VerifyException(
                         f"{what}: operand #{i} dim {j} has {shape[j]} elements, the kernel "
                         f"reads {extent}"

@@ -15,6 +15,10 @@ If the plan splits reduction dims over cores, the result holds per-core partial 
 that rotates (`rotate [..] out 2`: its partial sums rotate on the ring along grid axis 2, see
 `t10.common.plans`) sums over its ring while it rotates, so that axis is not partial: it
 comes out finished, in a rotating layout of phase steps - 1.
+
+A plan with two temporal dims names the outer one first:
+`cshift.compute_shift "mm"(%a, %b) outer steps 2 shift 1 steps 4 shift 2 ...`; each operand
+rotates along the dim its layout's rotating dim is read at.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.ir import Dialect, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -48,7 +53,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from t10.common.plans import OUTPUT, Plan, Rotation, partial_dims, step_sizes
+from t10.common.plans import OUTPUT, Layout, Plan, Rotation, partial_dims, step_sizes
 from t10.t10_dialects.rtensor import RTensorType, check_plan, rtensor_type
 from t10.t10_dialects.syntax import check_combiner, ints_of
 
@@ -59,6 +64,8 @@ class ComputeShiftOp(IRDLOperation):
 
     - `step_sizes`: loop extents of the sub-operator a core computes in one step;
     - `shift_dim`: the loop dim cut into `steps` chunks (-1: one step, nothing rotates);
+    - `outer_dim`, `outer_steps`: an outer loop dim cut into chunks too (each outer step runs
+      all `steps` inner steps; operands rotating along it shift once per inner loop);
     - `rotate`: per input, the grid axis of its ring, or -1 if it does not rotate;
     - `rotate_out`: the grid axis of the result's ring, when its partial sums rotate;
     - `partial`: grid axes over which the result holds partial sums (never its ring).
@@ -73,13 +80,16 @@ class ComputeShiftOp(IRDLOperation):
     step_sizes = prop_def(DenseArrayBase[I64])
     shift_dim = prop_def(IntegerAttr[I64])
     steps = prop_def(IntegerAttr[I64])
+    outer_dim = opt_prop_def(IntegerAttr[I64])
+    outer_steps = opt_prop_def(IntegerAttr[I64])
     rotate = prop_def(DenseArrayBase[I64])
     rotate_out = opt_prop_def(IntegerAttr[I64])
     partial = prop_def(DenseArrayBase[I64])
     body = region_def("single_block")
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
-        "$label `(` $inputs `)` `steps` $steps `shift` $shift_dim `sizes` $step_sizes "
+        "$label `(` $inputs `)` (`outer` `steps` $outer_steps^ `shift` $outer_dim)? "
+        "`steps` $steps `shift` $shift_dim `sizes` $step_sizes "
         "`rotate` $rotate (`out` $rotate_out^)? `partial` $partial attr-dict `:` "
         "`(` type($inputs) `)` `->` "
         "type($result) $body"
@@ -129,16 +139,34 @@ class ComputeShiftOp(IRDLOperation):
         for d in ints_of(self.partial):
             if not 0 <= d < rank or self.iterator_types.data[d].data != IteratorType.REDUCTION:
                 raise VerifyException(f"{what}: partial axis d{d} is not a reduction dim")
+        outer_dim = None if self.outer_dim is None else self.outer_dim.value.data
+        if (outer_dim is None) != (self.outer_steps is None) or (
+            outer_dim is not None and shift < 0
+        ):
+            raise VerifyException(f"{what}: an outer shift dim needs outer steps and a shift dim")
+        maps = [m.data for m in self.indexing_maps.data]
+
+        def along_outer(operand: int, layout: Layout) -> bool:
+            assert layout.rotating is not None
+            loop = maps[operand].results[layout.rotating.dim]
+            return isinstance(loop, AffineDimExpr) and loop.position == outer_dim
+
         self._check_plan(what, Plan(
             factors=grid,
             temporal_dim=None if shift < 0 else shift,
             steps=steps,
             rotations=tuple(
-                Rotation(i, axis, rotating.pieces)
+                Rotation(i, axis, rotating.pieces, along_outer(i, layout))
                 for i, (axis, layout) in enumerate(zip(rotate, layouts, strict=True))
                 if axis >= 0 and (rotating := layout.rotating) is not None
             )
-            + (() if out.rotating is None else (Rotation(OUTPUT, out_ring, out.rotating.pieces),)),
+            + (
+                ()
+                if out.rotating is None
+                else (Rotation(OUTPUT, out_ring, out.rotating.pieces, along_outer(-1, out)),)
+            ),
+            outer_dim=outer_dim,
+            outer_steps=1 if self.outer_steps is None else self.outer_steps.value.data,
         ))
 
     def _check_plan(self, what: str, plan: Plan) -> None:

@@ -29,6 +29,7 @@ an f32 partial-sum accumulator into f16 storage. Kernel bodies always compute in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from xdsl.dialects.builtin import (
@@ -107,8 +108,8 @@ from t10.t10_dialects.syntax import (
 @irdl_attr_definition
 class PlanAttr(ParametrizedAttribute):
     """A compute-shift plan: spatial factors per loop dim, optional temporal dim and steps,
-    and the rotating operands as (input index or -1 for the output, ring grid axis,
-    pieces)."""
+    an optional outer temporal dim and its steps, and the rotating operands as (input index
+    or -1 for the output, ring grid axis, pieces[, 1 if it rotates along the outer dim])."""
 
     name = "rtensor.plan"
 
@@ -116,6 +117,8 @@ class PlanAttr(ParametrizedAttribute):
     temporal: IntAttr
     steps: IntAttr
     rotations: ArrayAttr[ArrayAttr[IntAttr]]
+    outer: IntAttr
+    outer_steps: IntAttr
 
     @staticmethod
     def from_plan(plan: Plan) -> PlanAttr:
@@ -123,7 +126,12 @@ class PlanAttr(ParametrizedAttribute):
             ints(plan.factors),
             IntAttr(-1 if plan.temporal_dim is None else plan.temporal_dim),
             IntAttr(plan.steps),
-            ArrayAttr(ints((r.operand, r.ring_dim, r.pieces)) for r in plan.rotations),
+            ArrayAttr(
+                ints((r.operand, r.ring_dim, r.pieces, *((1,) if r.outer else ())))
+                for r in plan.rotations
+            ),
+            IntAttr(-1 if plan.outer_dim is None else plan.outer_dim),
+            IntAttr(plan.outer_steps),
         )
 
     def to_plan(self) -> Plan:
@@ -131,7 +139,9 @@ class PlanAttr(ParametrizedAttribute):
             factors=values(self.factors),
             temporal_dim=None if self.temporal.data < 0 else self.temporal.data,
             steps=self.steps.data,
-            rotations=tuple(Rotation(*values(r)) for r in self.rotations.data),
+            rotations=tuple(_rotation(values(r)) for r in self.rotations.data),
+            outer_dim=None if self.outer.data < 0 else self.outer.data,
+            outer_steps=self.outer_steps.data,
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -142,30 +152,42 @@ class PlanAttr(ParametrizedAttribute):
         parser.parse_punctuation("<")
         parser.parse_keyword("grid")
         factors = parse_int_list(parser)
-        temporal, steps, rotations = None, 1, []
-        if parser.parse_optional_keyword("shift") is not None:
-            temporal = parse_dim(parser)
+        levels: list[tuple[int, int, list[tuple[int, int, int]]]] = []
+
+        def rotation() -> tuple[int, int, int]:
+            parser.parse_punctuation("(")
+            if parser.parse_optional_keyword("out") is not None:
+                operand = OUTPUT
+            else:
+                operand = parser.parse_integer(allow_negative=False)
+            parser.parse_punctuation(",")
+            ring = parse_dim(parser)
+            parser.parse_punctuation(",")
+            pieces = parser.parse_integer()
+            parser.parse_punctuation(")")
+            return (operand, ring, pieces)
+
+        while len(levels) < 2 and parser.parse_optional_keyword("shift") is not None:
+            dim = parse_dim(parser)
             parser.parse_keyword("steps")
             steps = parser.parse_integer()
             parser.parse_keyword("rotate")
-
-            def rotation() -> Rotation:
-                parser.parse_punctuation("(")
-                if parser.parse_optional_keyword("out") is not None:
-                    operand = OUTPUT
-                else:
-                    operand = parser.parse_integer(allow_negative=False)
-                parser.parse_punctuation(",")
-                ring = parse_dim(parser)
-                parser.parse_punctuation(",")
-                pieces = parser.parse_integer()
-                parser.parse_punctuation(")")
-                return Rotation(operand, ring, pieces)
-
-            rotations = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, rotation)
+            levels.append(
+                (dim, steps, parser.parse_comma_separated_list(parser.Delimiter.SQUARE, rotation))
+            )
         parser.parse_punctuation(">")
-        attr = cls.from_plan(Plan(tuple(factors), temporal, steps, tuple(rotations)))
-        return (attr.factors, attr.temporal, attr.steps, attr.rotations)
+        plan = Plan(tuple(factors))
+        if levels:
+            dim, steps, rotations = levels[-1]
+            plan = Plan(tuple(factors), dim, steps, tuple(Rotation(*r) for r in rotations))
+        if len(levels) == 2:
+            dim, steps, rotations = levels[0]
+            outer = tuple(Rotation(*r, outer=True) for r in rotations)
+            plan = replace(plan, rotations=outer + plan.rotations, outer_dim=dim, outer_steps=steps)
+        attr = cls.from_plan(plan)
+        return (
+            attr.factors, attr.temporal, attr.steps, attr.rotations, attr.outer, attr.outer_steps
+        )
 
     def verify(self) -> None:
         plan = self.to_plan()
@@ -173,15 +195,17 @@ class PlanAttr(ParametrizedAttribute):
             raise VerifyException(f"plan factors must be positive integers, got {plan.factors}")
         rank = len(plan.factors)
         if plan.temporal_dim is None:
-            if plan.steps != 1 or plan.rotations:
+            if plan.steps != 1 or plan.rotations or plan.outer_dim is not None:
                 raise VerifyException("a plan without a shift dim has 1 step and no rotations")
             return
-        if not 0 <= plan.temporal_dim < rank:
-            raise VerifyException(f"plan shift dim d{plan.temporal_dim} is not a loop dim")
-        if plan.steps < 2 or not plan.rotations:
-            raise VerifyException(
-                f"a plan that shifts d{plan.temporal_dim} needs at least 2 steps and a rotation"
-            )
+        if plan.outer_dim is None and (
+            plan.outer_steps != 1 or any(r.outer for r in plan.rotations)
+        ):
+            raise VerifyException("a plan with one shift dim has no outer steps or rotations")
+        if plan.outer_dim == plan.temporal_dim:
+            raise VerifyException(f"plan shifts d{plan.temporal_dim} twice")
+        for outer in (True, False) if plan.outer_dim is not None else (False,):
+            _verify_plan_level(plan, outer)
         rings = [r.ring_dim for r in plan.rotations]
         if len(set(rings)) != len(rings):
             raise VerifyException("rotations of a plan must use distinct ring dims")
@@ -190,7 +214,7 @@ class PlanAttr(ParametrizedAttribute):
             raise VerifyException("each rotation names a distinct input, or the output (out)")
         for r in plan.rotations:
             what = "the output" if r.operand == OUTPUT else f"input {r.operand}"
-            if not 0 <= r.ring_dim < rank or r.ring_dim == plan.temporal_dim:
+            if not 0 <= r.ring_dim < rank or r.ring_dim == plan.level_dim(r.outer):
                 raise VerifyException(f"rotation ring dim d{r.ring_dim} is not a valid ring")
             if r.pieces < 2 or plan.factors[r.ring_dim] % r.pieces:
                 raise VerifyException(
@@ -202,11 +226,27 @@ class PlanAttr(ParametrizedAttribute):
                     f"the output rotates on the whole ring d{r.ring_dim}: its pieces must be "
                     f"the factor {plan.factors[r.ring_dim]}, got {r.pieces}"
                 )
-            if plan.steps % r.pieces:
+            if plan.level_steps(r.outer) % r.pieces:
                 raise VerifyException(
-                    f"plan steps {plan.steps} must be a multiple of every rotation's pieces "
-                    f"({r.pieces}): paces must align"
+                    f"plan steps {plan.level_steps(r.outer)} must be a multiple of every "
+                    f"rotation's pieces ({r.pieces}): paces must align"
                 )
+
+
+def _rotation(fields: tuple[int, ...]) -> Rotation:
+    """A rotation from its `PlanAttr` fields (operand, ring, pieces[, 1 if outer])."""
+    operand, ring, pieces, *outer = fields
+    return Rotation(operand, ring, pieces, bool(outer))
+
+
+def _verify_plan_level(plan: Plan, outer: bool) -> None:
+    """One temporal dim of a plan attribute: a loop dim, 2 steps or more, a rotation."""
+    d, steps = plan.level_dim(outer), plan.level_steps(outer)
+    assert d is not None
+    if not 0 <= d < len(plan.factors):
+        raise VerifyException(f"plan shift dim d{d} is not a loop dim")
+    if steps < 2 or not any(r.outer == outer for r in plan.rotations):
+        raise VerifyException(f"a plan that shifts d{d} needs at least 2 steps and a rotation")
 
 
 ESTIMATE_FIELDS = ("cycles", "compute", "exchange", "sync", "bytes")

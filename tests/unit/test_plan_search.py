@@ -59,6 +59,8 @@ from t10.passes.memory_reconciliation import (
     split_bytes,
 )
 from t10.passes.plan_search import (
+    PLANNERS,
+    TEMPORAL_DIMS,
     FastEstimator,
     factor_candidates,
     factor_range,
@@ -184,19 +186,29 @@ def tiny_chip(cores: int, sram: int | None = None) -> ChipSpec:
 # --------------------------------------------------------------------------------------------
 
 
-def whole_space(chip: ChipSpec, expr: TensorExpr, rotate: bool) -> Iterator[tuple[Plan, Estimate]]:
+def whole_space(
+    chip: ChipSpec, expr: TensorExpr, rotate: bool, levels: int = 1
+) -> Iterator[tuple[Plan, Estimate]]:
     """Every F with product <= cores (every value 1..min(size, cores) per dim) times every
-    temporal plan, with its estimate."""
+    temporal plan (with up to `levels` temporal dims), with its estimate."""
     ranges = [range(1, min(s, chip.cores) + 1) for s in expr.loop_sizes]
     for factors in itertools.product(*ranges):
         if prod(factors) <= chip.cores:
-            for plan in temporal_plans(expr, factors, rotate=rotate):
+            for plan in temporal_plans(expr, factors, rotate=rotate, levels=levels):
                 yield plan, estimate(chip, expr, plan)
 
 
 @cache
-def brute_force(cores: int, expr: TensorExpr, rotate: bool) -> list[tuple[Plan, Estimate]]:
-    return list(whole_space(tiny_chip(cores), expr, rotate))
+def brute_force(
+    cores: int, expr: TensorExpr, rotate: bool, levels: int = 1
+) -> list[tuple[Plan, Estimate]]:
+    return list(whole_space(tiny_chip(cores), expr, rotate, levels))
+
+
+def planner_space(cores: int, expr: TensorExpr, planner: str) -> list[tuple[Plan, Estimate]]:
+    """The whole plan space of `planner` (`TEMPORAL_DIMS`)."""
+    levels = TEMPORAL_DIMS[planner]
+    return brute_force(cores, expr, levels > 0, max(levels, 1))
 
 
 def fastest_fitting(space: list[tuple[Plan, Estimate]], capacity: int) -> tuple[int, int] | None:
@@ -319,17 +331,30 @@ BRUTE_FORCE_CASES: list[tuple[str, TensorExpr, int]] = [
     ("sum of exp 6x9x5 (rotating max)", sum_exp(6, 9, 5), 16),
     ("sum of exp 4x7x6 (rotating max)", sum_exp(4, 7, 6), 12),
     ("square sum 5x6x7", square_sum(5, 6, 7), 16),
+    # two temporal dims on the t10-multidim frontier (the output rotating along the outer)
+    ("matmul 38x59x8", matmul(38, 59, 8), 6),
+    (
+        "matmul 10x54x2 f16, fp32 partials",
+        dataclasses.replace(matmul(10, 54, 2, 2), partial_bytes=4),
+        8,
+    ),
+    ("two reduction dims 2x4x4x6", two_reductions(2, 4, 4, 6), 8),
+    ("two reduction dims 6x3x4x2", two_reductions(6, 3, 4, 2), 16),
+]
+TWO_LEVEL_CASES = [
+    "matmul 38x59x8", "matmul 10x54x2 f16, fp32 partials", "two reduction dims 2x4x4x6",
+    "two reduction dims 6x3x4x2",
 ]
 CASES = [(expr, cores) for _, expr, cores in BRUTE_FORCE_CASES]
 CASE_IDS = [f"{name} on {cores} cores" for name, _, cores in BRUTE_FORCE_CASES]
 
 
 @pytest.mark.parametrize("expr, cores", CASES, ids=CASE_IDS)
-@pytest.mark.parametrize("planner", ["t10", "replicate"])
+@pytest.mark.parametrize("planner", PLANNERS)
 def test_search_matches_brute_force(expr: TensorExpr, cores: int, planner: str) -> None:
     """ACCEPTANCE: at every SRAM size, the search finds a plan as fast (and as small) as the
     fastest fitting plan of the whole space; when nothing fits, it says so."""
-    space = brute_force(cores, expr, planner == "t10")
+    space = planner_space(cores, expr, planner)
     for capacity in capacities(space):
         chip = tiny_chip(cores, capacity)
         want = fastest_fitting(space, capacity)
@@ -343,14 +368,36 @@ def test_search_matches_brute_force(expr: TensorExpr, cores: int, planner: str) 
 
 
 @pytest.mark.parametrize("expr, cores", CASES, ids=CASE_IDS)
-def test_frontier_is_the_brute_force_frontier(expr: TensorExpr, cores: int) -> None:
+@pytest.mark.parametrize("planner", ["t10", "t10-multidim"])
+def test_frontier_is_the_brute_force_frontier(
+    expr: TensorExpr, cores: int, planner: str
+) -> None:
     """Stronger: the same (bytes, cycles, cores) points as the frontier of the whole space."""
     chip = tiny_chip(cores)
-    want = pareto_frontier(brute_force(cores, expr, True))
-    got = operator_frontier(chip, expr, "t10", 0.0)
+    want = pareto_frontier(planner_space(cores, expr, planner))
+    got = operator_frontier(chip, expr, planner, 0.0)
     assert [(e.sram_bytes, e.cycles, p.cores) for p, e in got] == [
         (e.sram_bytes, e.cycles, p.cores) for p, e in want
     ]
+
+
+@pytest.mark.parametrize(
+    "expr, cores",
+    [(expr, cores) for name, expr, cores in BRUTE_FORCE_CASES if name in TWO_LEVEL_CASES],
+    ids=TWO_LEVEL_CASES,
+)
+def test_two_temporal_dims_beat_one(expr: TensorExpr, cores: int) -> None:
+    """On these operators some plan with two temporal dims is on the frontier: the
+    t10-multidim search finds it (the equality tests above then cover it), faster than any
+    plan with one temporal dim within its memory."""
+    chip = tiny_chip(cores)
+    one = operator_frontier(chip, expr, "t10", 0.0)
+    two = [(p, e) for p, e in operator_frontier(chip, expr, "t10-multidim", 0.0)
+           if p.outer_dim is not None]
+    assert two
+    for plan, est in two:
+        assert plan_problem(expr, plan, chip) is None
+        assert all(e.cycles > est.cycles for _, e in one if e.sram_bytes <= est.sram_bytes)
 
 
 def test_random_matmuls_match_brute_force() -> None:
@@ -436,7 +483,7 @@ def test_min_cores_small_ops_cannot_use_the_whole_chip() -> None:
     ids=lambda e: e.name,
 )
 def test_fast_estimator_is_exact(expr: TensorExpr) -> None:
-    plans = [plan for plan, _ in whole_space(tiny_chip(16), expr, True)]
+    plans = [plan for plan, _ in whole_space(tiny_chip(16), expr, True, levels=2)]
     for chip in (tiny_chip(16), load_chip("ipu-mk2")):
         fast = FastEstimator(chip, expr)
         for plan in plans:
