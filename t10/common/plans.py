@@ -72,6 +72,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
 from math import ceil, lcm, prod
 
 from t10.common import costs
@@ -107,7 +108,7 @@ class Plan:
     outer_dim: int | None = None
     outer_steps: int = 1
 
-    @property
+    @cached_property
     def cores(self) -> int:
         return prod(self.factors)
 
@@ -274,10 +275,12 @@ def operand_layout(expr: TensorExpr, plan: Plan, access: Access, operand: int | 
     )
 
 
+@lru_cache(maxsize=1 << 16)  # the memory reconciliation and transition sweep ask again and again
 def input_layouts(expr: TensorExpr, plan: Plan) -> tuple[Layout, ...]:
     return tuple(operand_layout(expr, plan, a, i) for i, a in enumerate(expr.inputs))
 
 
+@lru_cache(maxsize=1 << 16)
 def output_layout(expr: TensorExpr, plan: Plan) -> Layout:
     return operand_layout(expr, plan, expr.output, None)
 

@@ -412,11 +412,12 @@ class _Bound:
         """A tensor of `local` elements rotating along a level of N >= s steps shifts a chunk
         of at least local / N elements at least N - 1 times: (s - 1) / s of its bytes."""
         nbytes = (held + self.after[j]) * self.eb + self.others + self.out_bytes
-        floors = [max(n, 2) for n in steps]
-        cycles = self.cycles + (prod(floors) - 1) * self.sync
-        for n, elements in zip(floors, moving, strict=False):
+        cycles, total = self.cycles, 1
+        for n, elements in zip(steps, moving, strict=False):
+            n = max(n, 2)
+            total *= n
             cycles += self.rate_num * elements * self.eb * (n - 1) // (self.rate_den * n)
-        return self.frontier.beaten(nbytes, cycles)
+        return self.frontier.beaten(nbytes, cycles + (total - 1) * self.sync)
 
 
 class _Search:
@@ -608,26 +609,23 @@ class _Search:
             # = the level's tile rounded up to whole chunks
             split = [self.split_at(tiles, in_dims, dims) for in_dims in self.in_dims]
             out_rest, out_powers = self.split_at(tiles, self.fast.out_dims, dims)
-            readers = [
-                (i, [lv for lv, power in enumerate(powers) if power])
-                for i, (_, powers) in enumerate(split)
-                if any(powers)
-            ]
+            reads = [[(lv, w) for lv, w in enumerate(powers) if w] for _, powers in split]
+            out_reads = [(lv, w) for lv, w in enumerate(out_powers) if w]
+            readers = [(i, [lv for lv, _ in its]) for i, its in enumerate(reads) if its]
             ring = out_ring if out_powers[0] else None
             inner = len(dims) - 1
             bound = self.subtree_bound(
                 tiles, lows, dims, split, readers, ring, moved, floor_cycles, out_floor
             )
-            for rots in self.rotation_sets(lows, level_tiles, readers, ring, bound):
-                steps = [
-                    lcm(*(p for _, _, p, lv in rots if lv == level)) for level in range(len(dims))
-                ]
+            for rots, steps in self.rotation_sets(lows, level_tiles, readers, ring, bound):
                 total = prod(steps)
                 padded = [-(-t // n) * n for t, n in zip(level_tiles, steps, strict=True)]
                 rotation = {i: (p, lv) for i, _, p, lv in rots}
                 elements = inner_exchange = outer_exchange = 0
-                for i, (rest, powers) in enumerate(split):
-                    local = rest * prod(x**w for x, w in zip(padded, powers, strict=True))
+                for i, its in enumerate(reads):
+                    local = split[i][0]
+                    for lv, w in its:
+                        local *= padded[lv] ** w
                     rot = rotation.get(i)
                     if rot is None:
                         elements += local
@@ -640,7 +638,9 @@ class _Search:
                         inner_exchange += exchange(chunk * eb)
                     else:
                         outer_exchange += exchange(chunk * eb)
-                out_tile = out_rest * prod(x**w for x, w in zip(padded, out_powers, strict=True))
+                out_tile = out_rest
+                for lv, w in out_reads:
+                    out_tile *= padded[lv] ** w
                 shifts = (total - 1) * (sync + inner_exchange) + (steps[0] - 1) * outer_exchange
                 out_rot = rotation.get(OUTPUT)
                 if out_rot is None:
@@ -738,21 +738,19 @@ class _Search:
         readers: list[tuple[int, list[int]]],
         out_ring: int | None,
         bound: _Bound | None = None,
-    ) -> list[tuple[tuple[int, int, int, int], ...]]:
+    ) -> list[tuple[tuple[tuple[int, int, int, int], ...], tuple[int, ...]]]:
         """Every set of (input, ring dim, pieces, level) that rotates something along each
-        level (temporal dim, outer first), like `rotation_choices` but over the factor ranges of
-        the tiles: a reader rotates along a level it reads in p pieces on ring g if some factor
-        with g's tile is a multiple of p, the cores still fit (counting the smallest such
-        factors) and each level's steps lcm(p) fit its tile. The output (`OUTPUT`), last,
-        rotates along the first level on `out_ring` (if not None and not taken) in p pieces for
-        every factor p of the ring's tile (its factor is exactly p). A `bound` skips partial
+        level (temporal dim, outer first), with each level's steps, like `rotation_choices`
+        but over the factor ranges of the tiles: a reader rotates along a level it reads in
+        p pieces on ring g if some factor with g's tile is a multiple of p, the cores still
+        fit (counting the smallest such factors) and each level's steps lcm(p) fit its tile.
+        The output (`OUTPUT`), last, rotates along the first level on `out_ring` (if not None
+        and not taken) in p pieces for every factor p of the ring's tile (its factor is
+        exactly p). A `bound` skips partial
         sets all of whose completions the frontier beats."""
-        found: list[tuple[tuple[int, int, int, int], ...]] = []
+        found: list[tuple[tuple[tuple[int, int, int, int], ...], tuple[int, ...]]] = []
         rings: set[int] = set()
         levels = len(level_tiles)
-
-        def complete(acc: tuple[tuple[int, int, int, int], ...]) -> bool:
-            return len({lv for *_, lv in acc}) == levels
 
         def rec(
             j: int,
@@ -767,16 +765,15 @@ class _Search:
             if bound is not None and bound.beaten(j, steps, held, moving):
                 return
             if j == len(readers):
-                if complete(acc):
-                    found.append(acc)
-                if out_ring is None or out_ring in rings:
+                if all(n > 1 for n in steps):  # something rotates along every level
+                    found.append((acc, steps))
+                if out_ring is None or out_ring in rings or not all(n > 1 for n in steps[1:]):
                     return
                 lo, hi = lows[out_ring], self.hi(out_ring, lows[out_ring])
                 for p in range(max(2, lo), min(hi, level_tiles[0]) + 1):
-                    if lcm(steps[0], p) <= level_tiles[0] and used // lo * p <= self.cores:
-                        with_out = (*acc, (OUTPUT, out_ring, p, 0))
-                        if complete(with_out):
-                            found.append(with_out)
+                    first = lcm(steps[0], p)
+                    if first <= level_tiles[0] and used // lo * p <= self.cores:
+                        found.append(((*acc, (OUTPUT, out_ring, p, 0)), (first, *steps[1:])))
                 return
             i, its_levels = readers[j]
             whole = 0 if bound is None else bound.plain[i]

@@ -13,11 +13,16 @@ It does not always pay: after a plan that splits C's reduction over R cores, the
 runs on 1/R of each output tile between the all-reduce's reduce-scatter and its all-gather,
 but each of the R cores holding a tile needs E's other inputs for the whole tile, while E
 alone spreads over all the cores. So the pass asks the plan search's cost model (`chip`,
-`min_utilization`, `precision`, as `t10-plan-search` takes them) and marks E only
-when the fastest plan of the fused operator, plus moving E's other inputs (those computed on
-chip) into it, beats the fastest plans of C and E apart plus the move of C's result
-between them and of E's other inputs into E. `always=true` marks every candidate (to study
-fused plans).
+`min_utilization`, `precision`, `partials`, as `t10-plan-search` takes them) and marks E
+only when the fastest plan of the fused operator, plus moving E's other inputs (those
+computed on chip) into it, beats the fastest plans of C and E apart plus the move of C's
+result between them and of E's other inputs into E. `always=true` marks every candidate (to
+study fused plans).
+
+The fastest plan of an operator never rotates (a rotating plan computes the same tiles in
+steps, paying each step's fixed costs, shifts and syncs), so the spatial plans (the
+replicate planner's) hold it, whichever planner runs later. The pass searches them for
+every candidate at once, the big ones side by side (`operator_frontiers`, `jobs` workers).
 
 ```
   %c = linalg.generic {...matmul...} ins(%x, %w) {t10.name = "fc/MatMul"}
@@ -33,8 +38,7 @@ element-wise chains such as bias + GELU are one generic) and before the plan sea
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -50,13 +54,13 @@ from t10.common.epilogues import epilogue_problem, mark_epilogue
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
 from t10.passes.layout_transitions import transition_estimate
+from t10.passes.operator_frontiers import check_jobs, operator_frontiers
 from t10.passes.operators import (
     Operator,
     check_search_options,
     operand_roles,
     operator_tensor_expr,
 )
-from t10.passes.plan_search import operator_frontier
 
 
 @dataclass
@@ -68,18 +72,20 @@ class FusionCosts:
     min_utilization: float
     precision: str
     partials: str
-    fastest_plans: dict[TensorExpr, tuple[Plan, Estimate]] = field(default_factory=dict)
+    jobs: int
+
+    def search(self, operators: list[Operator]) -> None:
+        """Search the operators' frontiers, side by side (they are kept for later calls)."""
+        exprs = [operator_tensor_expr(o, self.precision, self.partials) for o in operators]
+        operator_frontiers(self.chip, exprs, "replicate", self.min_utilization, self.jobs)
 
     def fastest(self, operator: Operator) -> tuple[TensorExpr, Plan, Estimate]:
-        """The operator's fastest plan. It never rotates (a rotating plan computes the same
-        tiles in steps, paying each step's fixed costs, shifts and syncs), so the spatial
-        plans (the replicate planner's) hold it, whichever planner runs later."""
+        """The operator's fastest plan (the first of its spatial frontier)."""
         expr = operator_tensor_expr(operator, self.precision, self.partials)
-        key = dataclasses.replace(expr, name="")
-        if key not in self.fastest_plans:
-            frontier = operator_frontier(self.chip, expr, "replicate", self.min_utilization)
-            self.fastest_plans[key] = min(frontier, key=lambda point: point[1].cycles)
-        return (expr, *self.fastest_plans[key])
+        [frontier] = operator_frontiers(
+            self.chip, [expr], "replicate", self.min_utilization, self.jobs
+        )
+        return (expr, *frontier[0])
 
     def pays(self, contraction: Operation, reader: Operation) -> bool:
         """Whether the fused operator's fastest plan beats the two apart: their fastest plans
@@ -111,25 +117,34 @@ class FusionCosts:
         return costs.exchange_cycles(self.chip, layout.local_elements() * elem_bytes)
 
 
+def candidate_reader(op: Operation) -> GenericOp | None:
+    """The element-wise reader that may become `op`'s epilogue, if `op` is an unplanned
+    contraction with one."""
+    if not isinstance(op, GenericOp) or PLAN_ATTR in op.attributes or not op.results:
+        return None
+    uses = list(op.results[0].uses)
+    if not uses:
+        return None
+    reader = uses[0].operation
+    if not isinstance(reader, GenericOp) or PLAN_ATTR in reader.attributes:
+        return None
+    if EPILOGUE_ATTR in reader.attributes:
+        return None
+    if linalg_tensor_expr(op).kind is not ExprKind.CONTRACTION:
+        return None
+    if epilogue_problem(op, reader) is not None:
+        return None
+    return reader
+
+
 @dataclass
 class MarkEpilogue(RewritePattern):
     fusion_costs: FusionCosts | None
     """None: mark every candidate."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, GenericOp) or PLAN_ATTR in op.attributes or not op.results:
-            return
-        uses = list(op.results[0].uses)
-        if not uses:
-            return
-        reader = uses[0].operation
-        if not isinstance(reader, GenericOp) or PLAN_ATTR in reader.attributes:
-            return
-        if EPILOGUE_ATTR in reader.attributes:
-            return
-        if linalg_tensor_expr(op).kind is not ExprKind.CONTRACTION:
-            return
-        if epilogue_problem(op, reader) is not None:
+        reader = candidate_reader(op)
+        if reader is None:
             return
         if self.fusion_costs is not None and not self.fusion_costs.pays(op, reader):
             return
@@ -147,6 +162,8 @@ class T10FuseEpilogue(ModulePass):
     min_utilization: float = 0.5
     precision: str = "fp32"
     partials: str = "fp32"
+    jobs: int = 0
+    """Worker processes for the searches, as t10-plan-search's option."""
     always: bool = False
     """Mark every candidate, whether it pays or not."""
 
@@ -156,8 +173,19 @@ class T10FuseEpilogue(ModulePass):
             check_search_options(
                 self.name, "replicate", self.min_utilization, self.precision, self.partials
             )
+            check_jobs(self.name, self.jobs)
             fusion_costs = FusionCosts(
-                load_chip(self.chip), self.min_utilization, self.precision, self.partials
+                load_chip(self.chip),
+                self.min_utilization,
+                self.precision,
+                self.partials,
+                self.jobs,
+            )
+            pairs = [(o, r) for o in op.walk() if (r := candidate_reader(o)) is not None]
+            fusion_costs.search(
+                [Operator(c, r) for c, r in pairs]
+                + [Operator(c) for c, _ in pairs]
+                + [Operator(r) for _, r in pairs]
             )
         walker = PatternRewriteWalker(MarkEpilogue(fusion_costs), apply_recursively=False)
         walker.rewrite_module(op)

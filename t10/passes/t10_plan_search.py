@@ -106,6 +106,7 @@ from t10.passes.memory_reconciliation import (
     op_options,
     pinned_options,
 )
+from t10.passes.operator_frontiers import check_jobs, operator_frontiers
 from t10.passes.operators import (
     Operator,
     check_search_options,
@@ -225,15 +226,25 @@ class T10PlanSearch(ModulePass):
     """Identical operators share one Pareto frontier, searched once (docs/DESIGN.md, "Reuse
     contract"). Off: every operator's frontier is searched on its own, which gives the same
     plans, slower (tests/unit/test_model_scaling.py compares the two)."""
+    jobs: int = 0
+    """Worker processes that search the big operators' frontiers side by side (with
+    `reuse`): 0 = one per CPU this process may use, 1 = all in this process. The plans are
+    the same whatever the count (`t10.passes.operator_frontiers`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_search_options(
             self.name, self.planner, self.min_utilization, self.precision, self.partials
         )
+        check_jobs(self.name, self.jobs)
         chip = load_chip(self.chip)
         frontiers = SharedSearch()
         operators = planned_operators(op)
         fused = [o for o in operators if o.epilogue is not None]
+        apart = planned_operators(op, epilogues=False) if fused else []
+        if self.reuse:
+            # the operators apart from their epilogues are planned too when memory binds:
+            # searched side by side with the others, they cost little time when unused
+            self.search_shared(chip, operators + apart, frontiers)
         result: SearchResult | None = None
         try:
             result = self.search(chip, op, operators, frontiers)
@@ -243,12 +254,12 @@ class T10PlanSearch(ModulePass):
         if fused and (result is None or result.memory_binds):
             # the epilogues' inputs lie on every core that holds a tile: when memory binds,
             # the model may be faster (or only fit) with them as operators of their own
-            apart = self.search(chip, op, planned_operators(op, epilogues=False), frontiers)
-            if result is None or apart.total_cycles < result.total_cycles:
+            unfused = self.search(chip, op, apart, frontiers)
+            if result is None or unfused.total_cycles < result.total_cycles:
                 for o in fused:
                     assert o.epilogue is not None
                     unmark_epilogue(o.generic, o.epilogue)
-                result = apart
+                result = unfused
         assert result is not None
         result.record()
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
@@ -295,6 +306,21 @@ class T10PlanSearch(ModulePass):
         return SearchResult(
             chip, operators, exprs, chosen, edges, liveness, reused, memory_binds
         )
+
+    def search_shared(
+        self, chip: ChipSpec, operators: list[Operator], frontiers: SharedSearch
+    ) -> None:
+        """Search the frontiers `options` will look up, each distinct expression once, side
+        by side in up to `jobs` workers."""
+        keys: dict[TensorExpr, TensorExpr] = {}
+        for o in operators:
+            if pinned_plan(o.generic) is None:
+                e = operator_tensor_expr(o, self.precision, self.partials)
+                keys.setdefault(dataclasses.replace(e, name=""), e)
+        found = operator_frontiers(
+            chip, list(keys.values()), self.planner, self.min_utilization, self.jobs
+        )
+        frontiers.frontiers.update(zip(keys, found, strict=True))
 
     def options(
         self,

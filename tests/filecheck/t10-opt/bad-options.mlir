@@ -6,7 +6,7 @@
 // NAME-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{chip=test-16 nosuch=1}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
-// UNKNOWN: {{^}}t10-opt: error: t10-plan-search: unknown option 'nosuch' (options: chip, planner, min-utilization, precision, partials, reuse){{$}}
+// UNKNOWN: {{^}}t10-opt: error: t10-plan-search: unknown option 'nosuch' (options: chip, planner, min-utilization, precision, partials, reuse, jobs){{$}}
 // UNKNOWN-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-fuse-epilogue{always=maybe}' 2>&1 | filecheck %s --check-prefix=BOOL
@@ -24,6 +24,10 @@
 // RUN: not t10-opt %s -p 't10-plan-search{planner=greedy}' 2>&1 | filecheck %s --check-prefix=PLANNER
 // PLANNER: {{^}}t10-opt: error: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim{{$}}
 // PLANNER-NOT: {{.}}
+
+// RUN: not t10-opt %s -p 't10-plan-search{jobs=-1}' 2>&1 | filecheck %s --check-prefix=JOBS
+// JOBS: {{^}}t10-opt: error: t10-plan-search: jobs must be 0 (one worker per CPU) or a positive count, not -1{{$}}
+// JOBS-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{chip=test-16,}' 2>&1 | filecheck %s --check-prefix=SYNTAX
 // SYNTAX: {{^}}t10-opt: error: cannot parse 't10-plan-search{chip=test-16,}': {{.+}} (at column 30){{$}}

@@ -1,0 +1,125 @@
+"""Many operators' plan searches: each distinct one once, the big ones side by side.
+
+An operator's frontier (`operator_frontier`) is a pure function of the chip, its expression
+(but for its name) and the planner's options. So it is searched once per process and kept
+(`FRONTIER_CACHE_SIZE` of them, least recently used dropped): `t10-fuse-epilogue` asks for
+the fastest plans of the operators the plan search then plans, and the layers of a model
+are identical operators. A model's few big contractions (a transformer layer's projections
+and feed-forward matmuls) take most of its planning time; on a machine with more than one
+core they are searched side by side, largest first.
+
+Workers are forked: a fork starts in milliseconds and needs no importable `__main__` (a
+script without a `__name__ == "__main__"` guard would run again in a spawned worker). A
+process that runs other threads is not forked (a fork copies locks other threads may hold);
+it searches every operator itself, as does `jobs=1`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from math import prod
+
+from t10.common.chip_spec import ChipSpec
+from t10.common.plans import Estimate, Plan
+from t10.common.tensor_expr import TensorExpr
+from t10.errors import T10Error
+from t10.passes.plan_search import check_options, operator_frontier
+
+BIG_SEARCH_POINTS = 1 << 22
+"""Searches of expressions with fewer loop points than this take milliseconds: they run in
+this process, and a worker pool starts only for two or more bigger ones."""
+FRONTIER_CACHE_SIZE = 512
+
+Frontier = list[tuple[Plan, Estimate]]
+_Key = tuple[ChipSpec, TensorExpr, str, float]
+_cache: OrderedDict[_Key, tuple[tuple[Plan, Estimate], ...]] = OrderedDict()
+
+
+def check_jobs(what: str, jobs: int) -> None:
+    """`jobs` is a worker count: 0 (one per usable CPU) or more."""
+    if jobs < 0:
+        raise T10Error(
+            f"{what}: jobs must be 0 (one worker per CPU) or a positive count, not {jobs}"
+        )
+
+
+def clear_frontier_cache() -> None:
+    """Forget every frontier searched so far (to time or count searches)."""
+    _cache.clear()
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the OS tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def worker_count(jobs: int, big: int) -> int:
+    """How many workers search `big` big expressions: none unless two or more can run at
+    once in a process that may fork."""
+    wanted = min(usable_cpus() if jobs == 0 else jobs, big)
+    can_fork = "fork" in multiprocessing.get_all_start_methods()
+    if wanted < 2 or not can_fork or threading.active_count() > 1:
+        return 0
+    return wanted
+
+
+def operator_frontiers(
+    chip: ChipSpec,
+    exprs: Sequence[TensorExpr],
+    planner: str,
+    min_utilization: float,
+    jobs: int = 0,
+) -> list[Frontier]:
+    """`operator_frontier` of every expression, in order, each distinct one searched once
+    (or found from an earlier call): the big ones in up to `jobs` worker processes (0: one
+    per usable CPU) when two or more can run at once, the rest in this process."""
+    check_options("operator_frontiers", planner, min_utilization)
+    check_jobs("operator_frontiers", jobs)
+    keys = [(chip, dataclasses.replace(e, name=""), planner, min_utilization) for e in exprs]
+    missing = {k: e for k, e in zip(keys, exprs, strict=True) if k not in _cache}
+    found = _search(chip, list(missing.values()), planner, min_utilization, jobs)
+    for key, frontier in zip(missing, found, strict=True):
+        _cache[key] = tuple(frontier)
+    frontiers = []
+    for key in keys:
+        _cache.move_to_end(key)
+        frontiers.append(list(_cache[key]))
+    while len(_cache) > FRONTIER_CACHE_SIZE:
+        _cache.popitem(last=False)
+    return frontiers
+
+
+def _search(
+    chip: ChipSpec,
+    exprs: Sequence[TensorExpr],
+    planner: str,
+    min_utilization: float,
+    jobs: int,
+) -> list[Frontier]:
+    search = partial(operator_frontier, chip, planner=planner, min_utilization=min_utilization)
+    big = sorted(
+        (i for i, e in enumerate(exprs) if prod(e.loop_sizes) >= BIG_SEARCH_POINTS),
+        key=lambda i: -prod(exprs[i].loop_sizes),
+    )
+    workers = worker_count(jobs, len(big))
+    if not workers:
+        return [search(e) for e in exprs]
+    frontiers: dict[int, Frontier] = {}
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pending = {i: pool.submit(search, exprs[i]) for i in big}  # largest first
+        for i, e in enumerate(exprs):
+            if i not in pending:
+                frontiers[i] = search(e)
+        for i, future in pending.items():
+            frontiers[i] = future.result()
+    return [frontiers[i] for i in range(len(exprs))]
