@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 from math import prod
+from typing import cast
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -24,7 +25,6 @@ from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
-from xdsl.utils.hints import isa
 
 from t10.common.attr_names import NAME_ATTR
 from t10.errors import T10Error
@@ -279,8 +279,12 @@ def _storage_type(
 
 
 def _element_type(type_: Attribute) -> Attribute:
-    """The element type of a tensor type; any other type is its own."""
-    return type_.get_element_type() if isa(type_, TensorType[Attribute]) else type_
+    """The element type of a tensor type; any other type is its own (`isinstance`, not
+    xDSL's `isa` of a generic type, which builds its constraint on every call)."""
+    if isinstance(type_, TensorType):
+        element: Attribute = cast(TensorType[Attribute], type_).get_element_type()
+        return element
+    return type_
 
 
 def body_arith_ops(body: Block) -> int:
