@@ -9,9 +9,11 @@ and feed-forward matmuls) take most of its planning time; on a machine with more
 core they are searched side by side, largest first.
 
 Workers are forked: a fork starts in milliseconds and needs no importable `__main__` (a
-script without a `__name__ == "__main__"` guard would run again in a spawned worker). A
-process that runs other threads is not forked (a fork copies locks other threads may hold);
-it searches every operator itself, as does `jobs=1`.
+script without a `__name__ == "__main__"` guard would run again in a spawned worker). A fork
+copies the locks other threads hold at that moment: a process running other Python threads
+is not forked (it searches every operator itself, as does `jobs=1`). Native pools that sit
+idle between calls (numpy's BLAS threads) are no hazard: a worker runs only the search, pure
+Python, and exits without running the parent's exit handlers.
 """
 
 from __future__ import annotations
