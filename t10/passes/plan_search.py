@@ -746,8 +746,8 @@ class _Search:
         fit (counting the smallest such factors) and each level's steps lcm(p) fit its tile.
         The output (`OUTPUT`), last, rotates along the first level on `out_ring` (if not None
         and not taken) in p pieces for every factor p of the ring's tile (its factor is
-        exactly p). A `bound` skips partial
-        sets all of whose completions the frontier beats."""
+        exactly p). A `bound` skips partial sets all of whose completions the frontier
+        beats."""
         found: list[tuple[tuple[tuple[int, int, int, int], ...], tuple[int, ...]]] = []
         rings: set[int] = set()
         levels = len(level_tiles)

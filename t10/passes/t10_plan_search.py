@@ -338,10 +338,7 @@ class T10PlanSearch(ModulePass):
         if not self.reuse:
             frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
             return op_options(expr, frontier, operands)
-        key = dataclasses.replace(expr, name="")
-        if key not in frontiers.frontiers:
-            frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
-            frontiers.frontiers[key] = frontier
+        key = dataclasses.replace(expr, name="")  # searched by `search_shared`
         # identical operators whose inputs have the same roles have the same points too
         roles = (
             operands.constant,

@@ -208,16 +208,24 @@ def _eighths(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     return (rng.integers(-8, 9, shape) / 8).astype(np.float32)
 
 
+def _ring_of_four(
+    m: int, k: int, n: int, seed: int
+) -> tuple[onnx.ModelProto, dict[str, np.ndarray], Plan]:
+    """A matmul with random inputs and the plan that splits k over a ring of 4 cores and
+    rotates the output in 4 chunks of n (window 1)."""
+    rng = np.random.default_rng(seed)
+    inputs = {"a": rng.standard_normal((m, k)).astype(np.float32),
+              "b": rng.standard_normal((k, n)).astype(np.float32)}
+    plan = Plan((1, 1, 4), 1, 4, (Rotation(OUTPUT, 2, 4),))
+    return _model((m, k), (k, n)), inputs, plan
+
+
 def test_fp16_partials_add_in_ring_order() -> None:
     """k over a ring of 4 cores, n in 4 chunks, window 1: output chunk c starts on ring core c
     and moves to core c - 1 each step, so its f16 partial sum adds the k-parts c, c-1, c-2,
     c-3 (mod 4) in that order, rounding after each add, and ends on core c + 1 (phase 3)."""
     m, k, n = 8, 64, 16
-    model = _model((m, k), (k, n))
-    rng = np.random.default_rng(5)
-    inputs = {"a": rng.standard_normal((m, k)).astype(np.float32),
-              "b": rng.standard_normal((k, n)).astype(np.float32)}
-    plan = Plan((1, 1, 4), 1, 4, (Rotation(OUTPUT, 2, 4),))
+    model, inputs, plan = _ring_of_four(m, k, n, seed=5)
     _, result = _run(model, {"mm": plan}, "test-16", "fp16", "fp16", inputs)
     a, b = (_half(v).astype(np.float64) for v in (inputs["a"], inputs["b"]))
     want = np.zeros((m, n), np.float32)
@@ -235,11 +243,7 @@ def test_fp32_partials_of_a_rotating_output_round_once() -> None:
     """Over fp16 storage with fp32 partials, the rotating output accumulates (and moves) in an
     f32 buffer of its window plus one slot, rounded into f16 once at the end."""
     m, k, n = 8, 64, 16
-    model = _model((m, k), (k, n))
-    rng = np.random.default_rng(6)
-    inputs = {"a": rng.standard_normal((m, k)).astype(np.float32),
-              "b": rng.standard_normal((k, n)).astype(np.float32)}
-    plan = Plan((1, 1, 4), 1, 4, (Rotation(OUTPUT, 2, 4),))
+    model, inputs, plan = _ring_of_four(m, k, n, seed=6)
     compiled, result = _run(model, {"mm": plan}, "test-16", "fp16", "fp32", inputs)
     allocs = sorted(
         (op.label.data, str(op.result.type.tensor))
