@@ -250,7 +250,8 @@ def run_model(
     )
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)
-    result = simulate(compiled.module, compiled.chip, inputs, timing_only)
+    # the pipeline verified the module after its last pass
+    result = simulate(compiled.module, compiled.chip, inputs, timing_only, verified=True)
     checked = None
     if check is not None:
         checked = check_against_reference(load_model(model_path), inputs, result.outputs, check)

@@ -11,8 +11,9 @@ such axes are the same placement and need no exchange.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from functools import partial
 from math import ceil, prod
 
 import numpy as np
@@ -241,12 +242,10 @@ def reduce_transitions(
             after = swaps.after_many(
                 np.full(len(candidates), i), candidates, PointColumns.of(candidates)
             )
-            fitting = [k for k, a in enumerate(after.tolist()) if a <= capacity]
-            if fitting:
-                scores = [cost(i, p) for p in candidates]
-                at = min(fitting, key=lambda k: (scores[k], candidates[k].estimate.sram_bytes))
-                best = candidates[at]
-                squeezed |= min(scores) < scores[at]
+            fits = [a <= capacity for a in after.tolist()]
+            if any(fits):
+                best, cheaper = cheapest(candidates, fits, partial(cost, i), squeezed)
+                squeezed |= cheaper
                 if best != chosen[i]:
                     changed = True
                     swaps = None
@@ -257,6 +256,33 @@ def reduce_transitions(
 
 
 SWEEPS = 3
+
+
+def cheapest(
+    candidates: Sequence[PlanPoint],
+    fits: Sequence[bool],
+    cost: Callable[[PlanPoint], int],
+    squeezed: bool,
+) -> tuple[PlanPoint, bool]:
+    """The fitting candidate of least `cost` (then fewest bytes, then first), and whether a
+    candidate that does not fit costs less (not looked for when `squeezed` already says
+    so). A cost is never below the plan's own cycles: candidates are costed in order of
+    their cycles, and only while that bound could still win."""
+    order = sorted(range(len(candidates)), key=lambda k: candidates[k].cycles)
+    best: tuple[int, int, int] | None = None  # (cost, bytes, index)
+    for k in order:
+        if best is not None and candidates[k].cycles > best[0]:
+            break
+        if fits[k]:
+            found = (cost(candidates[k]), candidates[k].estimate.sram_bytes, k)
+            best = found if best is None or found < best else best
+    assert best is not None, "some candidate fits"
+    cheaper = squeezed
+    for k in order:
+        if cheaper or candidates[k].cycles >= best[0]:
+            break
+        cheaper = not fits[k] and cost(candidates[k]) < best[0]
+    return candidates[best[2]], cheaper
 """At most this many sweeps of `reduce_transitions`."""
 
 

@@ -101,6 +101,14 @@ class PlanPoint:
     def cycles(self) -> int:
         return self.estimate.cycles
 
+    @cached_property
+    def row(self) -> tuple[int, ...]:
+        """Its `_COLUMNS` fields, then its plan's cores (a row of `PointColumns`)."""
+        return (
+            self.resident_bytes, self.output_bytes, self.input_bytes, self.host_bytes,
+            self.staged_bytes, self.transient_bytes, self.cycles, self.plan.cores,
+        )
+
 
 def plan_point(expr: TensorExpr, plan: Plan, est: Estimate, operands: Operands) -> PlanPoint:
     layouts = input_layouts(expr, plan)
@@ -294,23 +302,22 @@ class _PeakParts:
     moving: np.ndarray
 
     @staticmethod
-    def of(points: Sequence[PlanPoint], liveness: Liveness) -> _PeakParts:
-        n = len(points)
-        host = _column(points, "host_bytes")
-        staged = _column(points, "staged_bytes")
-        output = _column(points, "output_bytes")
+    def of(columns: PointColumns, liveness: Liveness) -> _PeakParts:
+        n = len(columns.cores)
+        host, staged = columns["host_bytes"], columns["staged_bytes"]
+        output = columns["output_bytes"]
         # host inputs of operators after k, staged inputs of k and after: suffix sums
         later_host = np.concatenate([np.cumsum(host[::-1])[::-1][1:], [0]])
         staged_from = np.cumsum(staged[::-1])[::-1]
         # output of p: held at every k strictly between p and its last reader
         held = _held_between(n, np.arange(n), liveness.until, output, liveness, 1)
         always = later_host + staged_from + held + liveness.program_long_bytes(
-            program_cores(points)
+            columns.program_cores()
         )
-        running = np.array([p.transient_bytes for p in points], dtype=np.int64)
+        running = columns["transient_bytes"]
         producer, reader = liveness.reads
         read = np.bincount(reader, weights=output[producer], minlength=n)
-        moving = _column(points, "input_bytes") + read.astype(np.int64)
+        moving = columns["input_bytes"] + read.astype(np.int64)
         return _PeakParts(always, running, moving)
 
     def peaks(self) -> np.ndarray:
@@ -332,18 +339,21 @@ class PointColumns:
 
     @staticmethod
     def of(points: Sequence[PlanPoint]) -> PointColumns:
-        fields = {name: _column(points, name) for name in _COLUMNS}
-        return PointColumns(fields, np.array([p.plan.cores for p in points], dtype=np.int64))
+        table = np.array([p.row for p in points], dtype=np.int64).reshape(
+            len(points), len(_COLUMNS) + 1
+        )
+        fields = {name: table[:, k] for k, name in enumerate(_COLUMNS)}
+        return PointColumns(fields, table[:, len(_COLUMNS)])
+
+    def program_cores(self) -> int:
+        """`program_cores` of these points."""
+        return int(self.cores.max()) if len(self.cores) else 1
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.fields[name]
 
     def rows(self, rows: np.ndarray) -> PointColumns:
         return PointColumns({k: v[rows] for k, v in self.fields.items()}, self.cores[rows])
-
-
-def _column(points: Sequence[PlanPoint], name: str) -> np.ndarray:
-    return np.array([getattr(p, name) for p in points], dtype=np.int64)
 
 
 def _held_between(
@@ -372,7 +382,7 @@ def _held_between(
 def peaks(points: Sequence[PlanPoint], liveness: Liveness) -> np.ndarray:
     """Per operator in program order: the bytes per core live at its peak, resident bytes
     aside (see the module docstring)."""
-    return _PeakParts.of(points, liveness).peaks()
+    return _PeakParts.of(PointColumns.of(points), liveness).peaks()
 
 
 def returned_peak(points: Sequence[PlanPoint], liveness: Liveness) -> tuple[int, int | None]:
@@ -382,12 +392,12 @@ def returned_peak(points: Sequence[PlanPoint], liveness: Liveness) -> tuple[int,
     if not liveness.returned:
         return liveness.program_long_bytes(program_cores(points)), None
     n = len(points)
-    host = _column(points, "host_bytes")
-    staged = _column(points, "staged_bytes")
+    columns = PointColumns.of(points)
+    host, staged = columns["host_bytes"], columns["staged_bytes"]
     # host inputs and staged inputs of the operators after `after`: suffix sums from after+1
     later = np.concatenate([np.cumsum((host + staged)[::-1])[::-1], [0]])
     # outputs (and shared moves) live at the point right after operator `after`
-    output = _column(points, "output_bytes")
+    output = columns["output_bytes"]
     across = _held_between(n, np.arange(n), liveness.until, output, liveness, 0)
     best, heaviest = 0, None
     for r, view in enumerate(liveness.returned):
@@ -531,7 +541,8 @@ class Swaps:
     def __init__(self, points: Sequence[PlanPoint], liveness: Liveness) -> None:
         self.points = points
         self.liveness = liveness
-        self.parts = _PeakParts.of(points, liveness)
+        self.columns = PointColumns.of(points)
+        self.parts = _PeakParts.of(self.columns, liveness)
         self.peaks = self.parts.peaks()
         self.resident = sum(p.resident_bytes for p in points)
         peak = int(self.peaks.max()) if points else 0
@@ -544,7 +555,6 @@ class Swaps:
         self._moving = self.parts.moving.tolist()
         self._range_max: _RangeMax | None = None
         self._program_long: dict[int, int] = {}
-        self.columns = PointColumns.of(points)
 
     def range_max(self, start: int, stop: int) -> int | None:
         """The largest peak of the operators start..stop-1 (None: the range is empty)."""

@@ -19,6 +19,7 @@ Python, and exits without running the parent's exit handlers.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import multiprocessing
 import os
 import threading
@@ -117,11 +118,17 @@ def _search(
         return [search(e) for e in exprs]
     frontiers: dict[int, Frontier] = {}
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        pending = {i: pool.submit(search, exprs[i]) for i in big}  # largest first
-        for i, e in enumerate(exprs):
-            if i not in pending:
-                frontiers[i] = search(e)
-        for i, future in pending.items():
-            frontiers[i] = future.result()
+    # the collector would touch every object a worker shares with this process, copying
+    # their pages: the objects so far are exempt until the workers are done
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            pending = {i: pool.submit(search, exprs[i]) for i in big}  # largest first
+            for i, e in enumerate(exprs):
+                if i not in pending:
+                    frontiers[i] = search(e)
+            for i, future in pending.items():
+                frontiers[i] = future.result()
+    finally:
+        gc.unfreeze()
     return [frontiers[i] for i in range(len(exprs))]

@@ -199,6 +199,7 @@ class FastEstimator:
                                  chip.elementwise.fixed_cycles)
         self.exchange = _Affine(chip.exchange_cycles_per_byte, 0)
         self._kernels: dict[tuple[int, ...], int] = {}
+        self._kernel_floors: dict[tuple[int, ...], int] = {}
         self.epilogue: _Affine | None = None
         if expr.epilogue is not None:
             epi = chip.relu if expr.epilogue.relu_like else chip.elementwise
@@ -215,12 +216,37 @@ class FastEstimator:
             self._kernels[key] = cycles
         return cycles
 
-    def _matmul(self, sizes: tuple[int, ...]) -> int:
+    def kernel_floor(self, sizes: Sequence[int]) -> int:
+        """A lower bound of `kernel` that splitting keeps: for any step counts n_d,
+        prod(n_d) * kernel(ceil(sizes_d / n_d)) >= kernel_floor(sizes). `kernel` itself is
+        such a bound in a fixed orientation (every term rounds up per dim, and the fixed
+        cost is paid per call); the chip's orientation rule may turn a step's product the
+        cheaper way, so a contraction's floor is its cheaper orientation."""
+        key = tuple(sizes)
+        cycles = self._kernel_floors.get(key)
+        if cycles is None:
+            if self.contraction:
+                b, m, k, n = self._matmul_dims(key)
+                cycles = min(self._oriented(b, m, k, n), self._oriented(b, n, k, m))
+            else:
+                cycles = self.kernel(key)
+            self._kernel_floors[key] = cycles
+        return cycles
+
+    def _matmul_dims(self, sizes: tuple[int, ...]) -> tuple[int, int, int, int]:
         dims = [1, 1, 1, 1]
         for role, size in zip(self.roles, sizes, strict=True):
             dims[role] *= size
         b, m, k, n = dims
+        return b, m, k, n
+
+    def _matmul(self, sizes: tuple[int, ...]) -> int:
+        b, m, k, n = self._matmul_dims(sizes)
         m, n = kernel_rows_cols(self.mm, m, n)
+        return self._oriented(b, m, k, n)
+
+    def _oriented(self, b: int, m: int, k: int, n: int) -> int:
+        """The kernel's cycles with m as its rows and n as its columns."""
         row_block, k_bytes_block, col_block = self.mm_blocks
         rows = -(-m // row_block)
         kblocks = -(-(k * self.eb) // k_bytes_block)
@@ -597,6 +623,7 @@ class _Search:
         out_floor = self.out_floor(tiles) if out_ring is not None else 0
         rounding = self.fast.wide_partials
         acc_bytes = self.fast.partial_bytes if rounding else eb
+        whole_kernel = self.fast.kernel(tiles)
         shiftable = [d for d in shiftable_dims(self.expr) if tiles[d] >= 2]
         level_sets = (
             [(d,) for d in shiftable]
@@ -614,6 +641,7 @@ class _Search:
             readers = [(i, [lv for lv, _ in its]) for i, its in enumerate(reads) if its]
             ring = out_ring if out_powers[0] else None
             inner = len(dims) - 1
+            reduces_in_time = any(x in self.red for x in dims)
             bound = self.subtree_bound(
                 tiles, lows, dims, split, readers, ring, moved, floor_cycles, out_floor
             )
@@ -642,10 +670,20 @@ class _Search:
                 for lv, w in out_reads:
                     out_tile *= padded[lv] ** w
                 shifts = (total - 1) * (sync + inner_exchange) + (steps[0] - 1) * outer_exchange
+                # the floors count the tile's kernel once; the plan runs it on a step's tile
+                # `total` times (the same kernel `estimate` counts)
+                step_tiles = list(tiles)
+                for x, t, n in zip(dims, padded, steps, strict=True):
+                    step_tiles[x] = t // n
+                shifts += total * self.fast.kernel(step_tiles) - whole_kernel
                 out_rot = rotation.get(OUTPUT)
                 if out_rot is None:
                     memory = (elements + out_tile + moved) * eb
                     cycles = floor_cycles + shifts
+                    if rounding and (moved or reduces_in_time):
+                        # wide partials in their own buffer (and the all-reduce's width)
+                        memory += out_tile * self.fast.partial_bytes
+                        memory += moved * (self.fast.partial_bytes - eb)
                 else:
                     out_local = out_tile // steps[0] * (steps[0] // out_rot[0] + 1)
                     memory = (elements + out_local) * eb
@@ -714,6 +752,9 @@ class _Search:
             wide = self.fast.partial_bytes if self.fast.wide_partials else 0
             out_bytes = min(out_bytes, out_local * (eb + wide))
             cycles = min(cycles, out_floor)
+        # both floors count the tile's kernel once; the steps' kernels add up to no less
+        # than its floor (`FastEstimator.kernel_floor`)
+        cycles -= self.fast.kernel(tiles) - self.fast.kernel_floor(tiles)
         sync = self.fast.sync
         return _Bound(
             self.frontier, rotated, plain, after, (fixed * eb, out_bytes, eb), cycles, sync,
@@ -850,15 +891,18 @@ class _Search:
             if any(self.hi(g, lows[g]) >= 2 for g in rings) and any(d in dims for d in shiftable)
         )
         syncs = (2**levels - 1) * self.fast.sync
+        # the spatial plan and `out_floor` count the tile's kernel once; the steps' kernels
+        # add up to no less than its floor (`FastEstimator.kernel_floor`)
+        slack = self.fast.kernel(tiles) - self.fast.kernel_floor(tiles)
         whole = none
         if len(halves) >= levels:
-            whole = spatial_cycles + syncs + sum(halves[:levels])
+            whole = spatial_cycles - slack + syncs + sum(halves[:levels])
         rotated = none
         ring = self.out_ring(lows)
         if ring is not None and len(halves) >= levels - 1:
             acc = self.fast.partial_bytes if self.fast.wide_partials else eb
             out_half = rate * self.out_tile(tiles) * acc // (2 * den)
-            rotated = self.out_floor(tiles) + syncs + out_half + sum(halves[: levels - 1])
+            rotated = self.out_floor(tiles) - slack + syncs + out_half + sum(halves[: levels - 1])
         return whole, rotated
 
 
