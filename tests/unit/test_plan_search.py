@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import arith, func, linalg, tensor
 from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
@@ -413,6 +415,23 @@ def test_random_matmuls_match_brute_force() -> None:
         ], (expr.loop_sizes, cores)
 
 
+def test_matmuls_on_the_ipu_kernel_match_brute_force() -> None:
+    """The IPU's kernel takes the larger of m and n as its rows (`kernel_rows_cols`), so a
+    step's product may turn the cheaper way and the steps' kernels add up to less than the
+    tile's: the search's bounds must allow for it (`FastEstimator.kernel_floor`). Sizes
+    about the kernel's 16 columns, fp16, on few cores."""
+    rng = random.Random(11)
+    for _ in range(12):
+        cores = rng.choice([2, 4, 6])
+        chip = dataclasses.replace(tiny_chip(cores), matmul=load_chip("ipu-mk2").matmul)
+        expr = matmul(rng.randint(12, 40), rng.randint(8, 40), rng.randint(12, 40), 2)
+        want = pareto_frontier(list(whole_space(chip, expr, True)))
+        got = operator_frontier(chip, expr, "t10", 0.0)
+        assert [(e.sram_bytes, e.cycles) for _, e in got] == [
+            (e.sram_bytes, e.cycles) for _, e in want
+        ], (expr.loop_sizes, cores)
+
+
 def test_candidate_factors_alone_are_not_enough() -> None:
     """Why the search realises factors inside each tile's range: on 16 cores, the fastest
     plan of the 9x13x4 matmul within 104 bytes rotates B in 4 pieces around m (and its
@@ -488,6 +507,28 @@ def test_fast_estimator_is_exact(expr: TensorExpr) -> None:
         fast = FastEstimator(chip, expr)
         for plan in plans:
             assert fast.estimate(plan) == estimate(chip, expr, plan)
+
+
+@given(
+    sizes=st.tuples(*(st.integers(1, 80) for _ in range(4))),
+    steps=st.tuples(*(st.integers(1, 9) for _ in range(4))),
+    fp16=st.booleans(),
+)
+def test_kernel_floor_bounds_every_split_into_steps(
+    sizes: tuple[int, int, int, int], steps: tuple[int, int, int, int], fp16: bool
+) -> None:
+    """The search's bounds count a tile's kernel at its floor: however a plan splits the
+    tile into steps, the steps' kernels add up to no less, in either orientation rule (the
+    IPU's turns a step's product the cheaper way), and a kernel is never below its floor."""
+    expr = batched_matmul(*sizes)
+    if fp16:
+        expr = dataclasses.replace(expr, elem_bytes=2)
+    for chip in (tiny_chip(16), load_chip("ipu-mk2")):
+        fast = FastEstimator(chip, expr)
+        loops = expr.loop_sizes
+        step = [ceil(s / n) for s, n in zip(loops, steps, strict=True)]
+        assert prod(steps) * fast.kernel(step) >= fast.kernel_floor(loops)
+        assert fast.kernel(loops) >= fast.kernel_floor(loops)
 
 
 def test_reductions_rotate_but_never_shift_a_reduction_dim() -> None:
