@@ -444,5 +444,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def console_main() -> NoReturn:
+    """The `t10` executable: `main`, its output flushed, then an exit that skips tearing the
+    interpreter down (freeing a big model's IR and weights object by object takes longer
+    than planning a small model; the OS reclaims the memory at once)."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # the reader went away: nothing more can be said
+        pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

@@ -13,8 +13,10 @@ verifies the IR after every pass, so a pass that breaks the IR is named.
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,7 +120,22 @@ def run_passes(
         if after_pass is not None:
             after_pass(previous, op)
 
-    PassPipeline(tuple(passes), callback).apply(make_context(), module)
+    with collector_paused():
+        PassPipeline(tuple(passes), callback).apply(make_context(), module)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for a while: the passes make and drop millions
+    of objects but few cycles, and its sweeps over the whole IR cost more time (some 5% of
+    compiling BERT-base) than the memory they return before the passes end."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _check_options(chip: str, emit: str, precision: str, partials: str) -> ChipSpec:

@@ -8,21 +8,16 @@ are identical operators. A model's few big contractions (a transformer layer's p
 and feed-forward matmuls) take most of its planning time; on a machine with more than one
 core they are searched side by side, largest first.
 
-Workers are forked: a fork starts in milliseconds and needs no importable `__main__` (a
-script without a `__name__ == "__main__"` guard would run again in a spawned worker). A fork
-copies the locks other threads hold at that moment: a process running other Python threads
-is not forked (it searches every operator itself, as does `jobs=1`). Native pools that sit
-idle between calls (numpy's BLAS threads) are no hazard: a worker runs only the search, pure
-Python, and exits without running the parent's exit handlers.
+Workers are forked (`t10.passes.forked`): a fork starts in milliseconds and needs no
+importable `__main__` (a script without a `__name__ == "__main__"` guard would run again in a
+spawned worker). A process running other Python threads is not forked: it searches every
+operator itself, as does `jobs=1`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gc
 import multiprocessing
-import os
-import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -33,6 +28,7 @@ from t10.common.chip_spec import ChipSpec
 from t10.common.plans import Estimate, Plan
 from t10.common.tensor_expr import TensorExpr
 from t10.errors import T10Error
+from t10.passes.forked import can_fork, frozen_objects, usable_cpus
 from t10.passes.plan_search import check_options, operator_frontier
 
 BIG_SEARCH_POINTS = 1 << 22
@@ -58,21 +54,11 @@ def clear_frontier_cache() -> None:
     _cache.clear()
 
 
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity where the OS tells it)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def worker_count(jobs: int, big: int) -> int:
     """How many workers search `big` big expressions: none unless two or more can run at
     once in a process that may fork."""
     wanted = min(usable_cpus() if jobs == 0 else jobs, big)
-    can_fork = "fork" in multiprocessing.get_all_start_methods()
-    if wanted < 2 or not can_fork or threading.active_count() > 1:
-        return 0
-    return wanted
+    return wanted if wanted >= 2 and can_fork() else 0
 
 
 def operator_frontiers(
@@ -118,17 +104,11 @@ def _search(
         return [search(e) for e in exprs]
     frontiers: dict[int, Frontier] = {}
     context = multiprocessing.get_context("fork")
-    # the collector would touch every object a worker shares with this process, copying
-    # their pages: the objects so far are exempt until the workers are done
-    gc.freeze()
-    try:
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            pending = {i: pool.submit(search, exprs[i]) for i in big}  # largest first
-            for i, e in enumerate(exprs):
-                if i not in pending:
-                    frontiers[i] = search(e)
-            for i, future in pending.items():
-                frontiers[i] = future.result()
-    finally:
-        gc.unfreeze()
+    with frozen_objects(), ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pending = {i: pool.submit(search, exprs[i]) for i in big}  # largest first
+        for i, e in enumerate(exprs):
+            if i not in pending:
+                frontiers[i] = search(e)
+        for i, future in pending.items():
+            frontiers[i] = future.result()
     return [frontiers[i] for i in range(len(exprs))]

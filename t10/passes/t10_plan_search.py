@@ -86,6 +86,7 @@ from t10.common.tensor_expr import (
     precision_type,
 )
 from t10.errors import T10Error
+from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
@@ -152,7 +153,6 @@ class SearchResult:
     """The plans chosen for a list of operators, with what recording them needs."""
 
     chip: ChipSpec
-    operators: list[Operator]
     exprs: list[TensorExpr]
     chosen: list[PlanPoint]
     edges: list[Edge]
@@ -180,6 +180,11 @@ class SearchResult:
             )
         return self.known[i]
 
+    def costed(self) -> SearchResult:
+        """This result with every transition counted (`transitions`)."""
+        self.total_cycles  # noqa: B018 (counts and keeps them)
+        return self
+
     @property
     def total_cycles(self) -> int:
         """The model's estimated cycles: operators, relayouts and gathers."""
@@ -188,10 +193,10 @@ class SearchResult:
             total += sum(e.cycles for e in self.transitions(i) if e is not None)
         return total
 
-    def record(self) -> None:
+    def record(self, operators: list[Operator]) -> None:
         """Writes the plans, estimates, relayouts, gathers and reused inputs on the
-        operators' generics."""
-        for i, (operator, point) in enumerate(zip(self.operators, self.chosen, strict=True)):
+        generics of `operators` (those the plans were chosen for)."""
+        for i, (operator, point) in enumerate(zip(operators, self.chosen, strict=True)):
             generic = operator.generic
             generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
             generic.attributes[ESTIMATE_ATTR] = estimate_attr(point.estimate)
@@ -228,8 +233,9 @@ class T10PlanSearch(ModulePass):
     plans, slower (tests/unit/test_model_scaling.py compares the two)."""
     jobs: int = 0
     """Worker processes that search the big operators' frontiers side by side (with
-    `reuse`): 0 = one per CPU this process may use, 1 = all in this process. The plans are
-    the same whatever the count (`t10.passes.operator_frontiers`)."""
+    `reuse`), and plan the operators apart from their epilogues beside those with them:
+    0 = one per CPU this process may use, 1 = all in this process. The plans are the same
+    whatever the count (`t10.passes.operator_frontiers`, `t10.passes.forked`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_search_options(
@@ -245,23 +251,37 @@ class T10PlanSearch(ModulePass):
             # the operators apart from their epilogues are planned too when memory binds:
             # searched side by side with the others, they cost little time when unused
             self.search_shared(chip, operators + apart, frontiers)
+        # planned beside the operators with epilogues (a forked child, when there is a CPU
+        # for it), its result asked for only if memory binds
+        unfused = (
+            call_beside(lambda: self.search(chip, op, apart, frontiers).costed(), self.jobs)
+            if fused
+            else None
+        )
         result: SearchResult | None = None
         try:
-            result = self.search(chip, op, operators, frontiers)
-        except T10Error:
-            if not fused:
-                raise
-        if fused and (result is None or result.memory_binds):
-            # the epilogues' inputs lie on every core that holds a tile: when memory binds,
-            # the model may be faster (or only fit) with them as operators of their own
-            unfused = self.search(chip, op, apart, frontiers)
-            if result is None or unfused.total_cycles < result.total_cycles:
-                for o in fused:
-                    assert o.epilogue is not None
-                    unmark_epilogue(o.generic, o.epilogue)
-                result = unfused
+            try:
+                result = self.search(chip, op, operators, frontiers)
+            except T10Error:
+                if not fused:
+                    raise
+            if fused and (result is None or result.memory_binds):
+                # the epilogues' inputs lie on every core that holds a tile: when memory
+                # binds, the model may be faster (or only fit) with them as operators of
+                # their own
+                assert unfused is not None
+                total = None if result is None else result.total_cycles  # while unfused runs
+                alternative = unfused.result()
+                if total is None or alternative.total_cycles < total:
+                    for o in fused:
+                        assert o.epilogue is not None
+                        unmark_epilogue(o.generic, o.epilogue)
+                    result, operators = alternative, apart
+        finally:
+            if unfused is not None:
+                unfused.cancel()
         assert result is not None
-        result.record()
+        result.record(operators)
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
         op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
@@ -303,9 +323,7 @@ class T10PlanSearch(ModulePass):
         for move in shares:
             for consumer, operand in move.readers[1:]:
                 reused.setdefault(consumer, []).append(operand)
-        return SearchResult(
-            chip, operators, exprs, chosen, edges, liveness, reused, memory_binds
-        )
+        return SearchResult(chip, exprs, chosen, edges, liveness, reused, memory_binds)
 
     def search_shared(
         self, chip: ChipSpec, operators: list[Operator], frontiers: SharedSearch
