@@ -32,8 +32,8 @@ from t10.passes.forked import can_fork, frozen_objects, usable_cpus
 from t10.passes.plan_search import check_options, operator_frontier
 
 BIG_SEARCH_POINTS = 1 << 22
-"""Searches of expressions with fewer loop points than this take milliseconds: they run in
-this process, and a worker pool starts only for two or more bigger ones."""
+"""Searches of expressions with fewer loop points than this take milliseconds: a worker pool
+starts only for two or more bigger ones (then it takes the small ones too)."""
 FRONTIER_CACHE_SIZE = 512
 
 Frontier = list[tuple[Plan, Estimate]]
@@ -69,8 +69,8 @@ def operator_frontiers(
     jobs: int = 0,
 ) -> list[Frontier]:
     """`operator_frontier` of every expression, in order, each distinct one searched once
-    (or found from an earlier call): the big ones in up to `jobs` worker processes (0: one
-    per usable CPU) when two or more can run at once, the rest in this process."""
+    (or found from an earlier call): in up to `jobs` worker processes (0: one per usable
+    CPU) when two or more big ones can run at once, otherwise in this process."""
     check_options("operator_frontiers", planner, min_utilization)
     check_jobs("operator_frontiers", jobs)
     keys = [(chip, dataclasses.replace(e, name=""), planner, min_utilization) for e in exprs]
@@ -102,13 +102,10 @@ def _search(
     workers = worker_count(jobs, len(big))
     if not workers:
         return [search(e) for e in exprs]
-    frontiers: dict[int, Frontier] = {}
+    # every search in the workers, largest first: the small ones fill the gaps the big
+    # ones leave at the end
+    order = sorted(range(len(exprs)), key=lambda i: -prod(exprs[i].loop_sizes))
     context = multiprocessing.get_context("fork")
     with frozen_objects(), ProcessPoolExecutor(workers, mp_context=context) as pool:
-        pending = {i: pool.submit(search, exprs[i]) for i in big}  # largest first
-        for i, e in enumerate(exprs):
-            if i not in pending:
-                frontiers[i] = search(e)
-        for i, future in pending.items():
-            frontiers[i] = future.result()
-    return [frontiers[i] for i in range(len(exprs))]
+        pending = {i: pool.submit(search, exprs[i]) for i in order}
+        return [pending[i].result() for i in range(len(exprs))]

@@ -6,6 +6,7 @@ estimate."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +28,13 @@ from t10.driver import (
     compile_module,
     make_context,
     run_model,
+    run_passes,
 )
 from t10.errors import T10Error
 from t10.frontend import import_onnx
+from t10.passes import forked
 from t10.passes.operators import Operator, operator_tensor_expr
+from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_plan_search import T10PlanSearch
@@ -347,6 +351,29 @@ def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: 
         assert bool(marked) == bool(named)
         outcomes.add("kept" if marked else "dropped")
     assert outcomes == {"kept", "dropped"}
+
+
+def test_the_plan_without_epilogues_made_beside_is_the_one_made_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where it can, the plan search plans the model without epilogues in a forked child,
+    beside the plan with them: the IR it writes is the one it writes with `jobs=1`, at
+    SRAM sizes that keep the epilogues and that drop them."""
+    monkeypatch.setattr(forked, "usable_cpus", lambda: 2)  # a child even on one CPU
+    model = tiny_llama(tmp_path / "llama.onnx")
+    needed = run_model(str(model), chip="test-16").report["planned_sram_bytes_per_core"]
+    for fraction in (0.99, 0.85):
+        chip = chip_file_with_sram(int(needed * fraction) // 4 * 4, tmp_path)
+        printed = []
+        for jobs in (0, 1):
+            module = import_onnx(str(model))
+            passes = [
+                dataclasses.replace(p, jobs=jobs) if isinstance(p, T10PlanSearch) else p
+                for p in pipeline(chip, "t10", 0.5, emit="linalg")
+            ]
+            run_passes(module, passes)
+            printed.append(str(module))
+        assert printed[0] == printed[1]
 
 
 EXPORTS = sorted(p.name for p in (Path(__file__).parent / "data").glob("*.onnx"))
