@@ -183,6 +183,10 @@ class ReturnedView:
     def bytes_per_core(self, points: Sequence[PlanPoint]) -> int:
         """Its destination's bytes per core."""
         cores = program_cores(points) if self.producer is None else points[self.producer].plan.cores
+        return self.bytes_on(cores)
+
+    def bytes_on(self, cores: int) -> int:
+        """Its destination's bytes per core when it lies over `cores` cores."""
         return host_layout(self.shape, cores).local_elements() * self.elem_bytes
 
 

@@ -86,6 +86,7 @@ from t10.common.tensor_expr import (
     precision_type,
 )
 from t10.errors import T10Error
+from t10.passes.exact_reconciliation import SEARCHES, exact_plans
 from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
     IDS_BYTES,
@@ -231,6 +232,11 @@ class T10PlanSearch(ModulePass):
     """Identical operators share one Pareto frontier, searched once (docs/DESIGN.md, "Reuse
     contract"). Off: every operator's frontier is searched on its own, which gives the same
     plans, slower (tests/unit/test_model_scaling.py compares the two)."""
+    search: str = "greedy"
+    """How plans are chosen under the SRAM limit: `greedy` (T10's Δtime/Δbytes moves,
+    `memory_reconciliation.choose_plans`) or `exact` (the least total operator cycles that
+    fit, a mixed-integer program: `exact_reconciliation`; for models up to mid size). The
+    transition sweep follows either."""
     jobs: int = 0
     """Worker processes that search the big operators' frontiers side by side (with
     `reuse`), and plan the operators apart from their epilogues beside those with them:
@@ -242,6 +248,11 @@ class T10PlanSearch(ModulePass):
             self.name, self.planner, self.min_utilization, self.precision, self.partials
         )
         check_jobs(self.name, self.jobs)
+        if self.search not in SEARCHES:
+            raise T10Error(
+                f"{self.name}: unknown search '{self.search}'; choose one of "
+                f"{', '.join(SEARCHES)}"
+            )
         chip = load_chip(self.chip)
         frontiers = SharedSearch()
         operators = planned_operators(op)
@@ -254,14 +265,14 @@ class T10PlanSearch(ModulePass):
         # planned beside the operators with epilogues (a forked child, when there is a CPU
         # for it), its result asked for only if memory binds
         unfused = (
-            call_beside(lambda: self.search(chip, op, apart, frontiers).costed(), self.jobs)
+            call_beside(lambda: self.plan_operators(chip, op, apart, frontiers).costed(), self.jobs)
             if fused
             else None
         )
         result: SearchResult | None = None
         try:
             try:
-                result = self.search(chip, op, operators, frontiers)
+                result = self.plan_operators(chip, op, operators, frontiers)
             except T10Error:
                 if not fused:
                     raise
@@ -289,7 +300,7 @@ class T10PlanSearch(ModulePass):
         peak = model_bytes(result.chosen, result.liveness)
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
 
-    def search(
+    def plan_operators(
         self,
         chip: ChipSpec,
         module: ModuleOp,
@@ -305,7 +316,10 @@ class T10PlanSearch(ModulePass):
         elem = precision_type(self.precision, "t10-plan-search")
         liveness = model_liveness(module, operators, element_bytes(elem, "t10-plan-search"))
         fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
-        chosen = choose_plans(chip, options, self.planner, liveness)
+        if self.search == "exact":
+            chosen = exact_plans(chip, options, liveness)
+        else:
+            chosen = choose_plans(chip, options, self.planner, liveness)
         chosen, squeezed = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
         moves = shared_moves(exprs, plans, edges)

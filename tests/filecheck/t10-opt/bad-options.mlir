@@ -6,7 +6,7 @@
 // NAME-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{chip=test-16 nosuch=1}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
-// UNKNOWN: {{^}}t10-opt: error: t10-plan-search: unknown option 'nosuch' (options: chip, planner, min-utilization, precision, partials, reuse, jobs){{$}}
+// UNKNOWN: {{^}}t10-opt: error: t10-plan-search: unknown option 'nosuch' (options: chip, planner, min-utilization, precision, partials, reuse, search, jobs){{$}}
 // UNKNOWN-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-fuse-epilogue{always=maybe}' 2>&1 | filecheck %s --check-prefix=BOOL
@@ -28,6 +28,10 @@
 // RUN: not t10-opt %s -p 't10-plan-search{jobs=-1}' 2>&1 | filecheck %s --check-prefix=JOBS
 // JOBS: {{^}}t10-opt: error: t10-plan-search: jobs must be 0 (one worker per CPU) or a positive count, not -1{{$}}
 // JOBS-NOT: {{.}}
+
+// RUN: not t10-opt %s -p 't10-plan-search{search=optimal}' 2>&1 | filecheck %s --check-prefix=SEARCH
+// SEARCH: {{^}}t10-opt: error: t10-plan-search: unknown search 'optimal'; choose one of greedy, exact{{$}}
+// SEARCH-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{chip=test-16,}' 2>&1 | filecheck %s --check-prefix=SYNTAX
 // SYNTAX: {{^}}t10-opt: error: cannot parse 't10-plan-search{chip=test-16,}': {{.+}} (at column 30){{$}}

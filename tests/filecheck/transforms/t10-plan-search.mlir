@@ -1,5 +1,6 @@
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16}' | filecheck %s --check-prefixes=CHECK,ALL
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 jobs=1 reuse=false}' | filecheck %s --check-prefixes=CHECK,ALL
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 search=exact}' | filecheck %s --check-prefixes=CHECK,ALL
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=replicate}' | filecheck %s --check-prefixes=REPL,ALL
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=greedy}' | filecheck %s --check-prefix=BAD
 
