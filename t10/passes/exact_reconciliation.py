@@ -16,7 +16,10 @@ Each returned view adds a constraint for the moment it is made.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -138,13 +141,14 @@ def exact_plans(
         # scipy's annotations take scalar bounds only; it takes arrays
         return LinearConstraint(matrix(r), lower, np.array(r.bounds))  # pyright: ignore[reportArgumentType]
 
-    result = milp(
-        cost,
-        integrality=np.ones(columns),
-        bounds=Bounds(0, 1),
-        constraints=[between(rows, -np.inf), between(one_each, np.array(one_each.bounds))],
-        options={"time_limit": TIME_LIMIT_SECONDS},
-    )
+    with _native_output_to_stderr():
+        result = milp(
+            cost,
+            integrality=np.ones(columns),
+            bounds=Bounds(0, 1),
+            constraints=[between(rows, -np.inf), between(one_each, np.array(one_each.bounds))],
+            options={"time_limit": TIME_LIMIT_SECONDS},
+        )
     if result.status == 2:
         raise T10Error(
             f"t10-plan-search: no choice of plans fits {capacity} bytes of SRAM per core "
@@ -162,6 +166,20 @@ def exact_plans(
             f"of SRAM per core, more than {capacity}"
         )
     return chosen
+
+
+@contextmanager
+def _native_output_to_stderr() -> Iterator[None]:
+    """HiGHS may print progress lines from native code to the process's standard output,
+    which carries the IR (`t10-opt`) or a report: they go to standard error instead."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _summed(*terms: dict[int, float]) -> dict[int, float]:
