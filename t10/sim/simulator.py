@@ -24,14 +24,19 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.chip_spec import ChipSpec
 from t10.errors import T10Error
-from t10.sim.interpreter_arith import ArithFunctions, LinalgFunctions, MathFunctions, ScfFunctions
+from t10.sim.interpreter_arith import (
+    ArithFunctions,
+    FuncFunctions,
+    LinalgFunctions,
+    MathFunctions,
+    ScfFunctions,
+)
 from t10.sim.interpreter_chip import ChipFunctions, OpStats, ReportBuilder, SimReport
 from t10.sim.interpreter_core import CoreFunctions
 from t10.sim.sim_impl import SimulationStopped

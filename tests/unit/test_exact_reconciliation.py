@@ -7,12 +7,15 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
+from t10.bench_reconciliation import chip_file, plan
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.plans import Estimate, Plan
 from t10.errors import T10Error
+from t10.examples import zoo
 from t10.passes.exact_reconciliation import exact_plans
 from t10.passes.memory_reconciliation import (
     Liveness,
@@ -111,3 +114,19 @@ def test_pinned_operators_keep_their_plan() -> None:
     )
     ops = [OpOptions("a", (fast,), pinned=True), OpOptions("b", (fast, small))]
     assert exact_plans(chip_with(100), ops) == [fast, fast]
+
+
+@pytest.mark.parametrize("sram", [120_000, 100_000])
+def test_the_greedy_is_within_two_percent_of_exact_on_bert_base(
+    sram: int, tmp_path: Path
+) -> None:
+    """ACCEPTANCE (issue 13): BERT-base with 2 layers (batch 1, sequence 128, fp16) on the
+    IPU MK2 with a fifth or a sixth of its SRAM per core, where memory binds hard: the
+    greedy's model estimate (operators, relayouts, gathers) is within 2% of the exact
+    search's. (Without its budget starts the greedy was 6.6% slower at 100,000 bytes.)"""
+    model = tmp_path / "bert-base-2.onnx"
+    zoo.write("bert-base", str(model), 1, 128, 2)
+    chip = chip_file(sram, tmp_path)
+    greedy, exact = plan(str(model), chip, "greedy"), plan(str(model), chip, "exact")
+    assert greedy.model_bytes <= sram and exact.model_bytes <= sram
+    assert greedy.cycles <= 1.02 * exact.cycles
