@@ -2,10 +2,12 @@
 
 ```
 t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
-                   [--partials fp32|fp16] [--inputs IN.npz] [--outputs OUT.npz]
+                   [--partials fp32|fp16] [--search greedy|exact]
+                   [--inputs IN.npz] [--outputs OUT.npz]
                    [--check [--rtol R] [--atol A] [--atol-rms F]] [--report R.json]
                    [--timing-only]
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partials ...]
+                       [--search ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE] [--weights]
 t10 bench [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
@@ -44,6 +46,7 @@ from t10.driver import (
     run_model,
 )
 from t10.errors import T10Error
+from t10.passes.exact_reconciliation import SEARCHES
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS
 from t10.report import Tolerance, format_report
@@ -175,6 +178,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         epilogues=args.epilogues,
         partials=args.partials,
         timing_only=args.timing_only,
+        search=args.search,
     )
     print(format_report(result.report), file=out)
     if args.outputs:
@@ -208,6 +212,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         args.precision,
         epilogues=args.epilogues,
         partials=args.partials,
+        search=args.search,
     )
 
     def emit(stream: IO[str]) -> None:
@@ -314,6 +319,10 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                         "cores: fp32 (default: accumulated apart, rounded once) or fp16 "
                         "(with --precision fp16: accumulated in the output, half the bytes, "
                         "less accurate)")
+    p.add_argument("--search", default="greedy", choices=SEARCHES,
+                   help="how plans are chosen under the SRAM limit: greedy (T10's moves of "
+                        "least time per byte saved; default) or exact (the fastest choice "
+                        "that fits, a mixed-integer program: seconds for mid-sized models)")
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "
                         "as operators of their own instead of running them on its cores")

@@ -33,6 +33,7 @@ from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
+from t10.passes.exact_reconciliation import SEARCHES
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
 from t10.reference import reference_outputs
@@ -138,12 +139,16 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _check_options(chip: str, emit: str, precision: str, partials: str) -> ChipSpec:
+def _check_options(
+    chip: str, emit: str, precision: str, partials: str, search: str = "greedy"
+) -> ChipSpec:
     if emit not in LEVELS:
         raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
     precision_type(precision, "--precision")
     precision_type(partials, "--partials", "partials")
     check_partials(precision, partials, "--partials")
+    if search not in SEARCHES:
+        raise T10Error(f"unknown search '{search}': choose one of {', '.join(SEARCHES)}")
     return load_chip(chip)
 
 
@@ -166,17 +171,20 @@ def compile_module(
     fuse: bool = True,
     epilogues: bool = True,
     partials: str = "fp32",
+    search: str = "greedy",
 ) -> Compiled:
     """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
     down to the `emit` level."""
-    spec = _check_options(chip, emit, precision, partials)
+    spec = _check_options(chip, emit, precision, partials, search)
     planned: list[ModuleOp] = []
 
     def keep_plans(p: ModulePass, op: ModuleOp) -> None:
         if isinstance(p, T10PlanSearch):
             planned.append(op.clone())
 
-    passes = pipeline(chip, planner, min_utilization, emit, precision, fuse, epilogues, partials)
+    passes = pipeline(
+        chip, planner, min_utilization, emit, precision, fuse, epilogues, partials, search
+    )
     run_passes(module, passes, keep_plans)
     return Compiled(module=module, planned=planned[0], chip=spec)
 
@@ -191,9 +199,10 @@ def compile_model(
     fuse: bool = True,
     epilogues: bool = True,
     partials: str = "fp32",
+    search: str = "greedy",
 ) -> Compiled:
     """Import the ONNX `model` (a file or a proto) and compile it (`compile_module`)."""
-    _check_options(chip, emit, precision, partials)  # before the model is read
+    _check_options(chip, emit, precision, partials, search)  # before the model is read
     return compile_module(
         import_onnx(model),
         chip,
@@ -204,6 +213,7 @@ def compile_model(
         fuse,
         epilogues,
         partials,
+        search,
     )
 
 
@@ -248,6 +258,7 @@ def run_model(
     epilogues: bool = True,
     partials: str = "fp32",
     timing_only: bool = False,
+    search: str = "greedy",
 ) -> RunResult:
     """Compile and simulate `model_path` on `inputs` (default: seeded random ones); `check`
     compares with onnxruntime (run in fp32 whatever the precision) within that tolerance
@@ -264,6 +275,7 @@ def run_model(
         precision=precision,
         epilogues=epilogues,
         partials=partials,
+        search=search,
     )
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)

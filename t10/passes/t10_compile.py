@@ -29,6 +29,7 @@ def pipeline(
     fuse: bool = True,
     epilogues: bool = True,
     partials: str = "fp32",
+    search: str = "greedy",
 ) -> tuple[ModulePass, ...]:
     """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off:
     element-wise chains, then, unless `epilogues` is off, contraction epilogues where the
@@ -50,7 +51,7 @@ def pipeline(
         ConvertCShiftToCore(),
         ConvertCoreToChip(),
     )
-    plan = T10PlanSearch(planner=planner, **options)
+    plan = T10PlanSearch(planner=planner, search=search, **options)
     return (*fusion, plan, *lowering[: LEVELS.index(emit)])
 
 
@@ -63,6 +64,8 @@ class T10Compile(ModulePass):
     min_utilization: float = 0.5
     precision: str = "fp32"
     partials: str = "fp32"
+    search: str = "greedy"
+    """`greedy` or `exact` (t10-plan-search's `search`)."""
     fuse: bool = True
     """Fuse element-wise chains first (t10-fuse-elementwise)."""
     epilogues: bool = True
@@ -78,5 +81,6 @@ class T10Compile(ModulePass):
             fuse=self.fuse,
             epilogues=self.epilogues,
             partials=self.partials,
+            search=self.search,
         )
         PassPipeline(passes).apply(ctx, op)

@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from helpers import chip_file_with_sram
 from onnx import TensorProto, helper
 
 from t10.bench import lower_bound
 from t10.cli import main
 from t10.common.chip_spec import load_chip
-from t10.driver import compile_model, make_context
+from t10.driver import compile_model, make_context, run_model
 from t10.examples.models import matmul, mlp
 from t10.report import input_specs, random_inputs
 
@@ -103,6 +104,16 @@ def test_run_check_passes(
     assert "peak" in out and "PASSED" in out
     assert "fc1/MatMul" in out and "fc2/Add" in out
     assert "#rtensor.plan<grid" in out
+
+
+def test_run_with_the_exact_search_where_memory_binds(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--search exact` chooses the plans that fit a squeezed chip, and they run and check."""
+    needed = run_model(str(models["mlp"]), chip="test-16").report["planned_sram_bytes_per_core"]
+    chip = chip_file_with_sram(int(needed * 0.9) // 4 * 4, tmp_path)
+    assert main(["run", str(models["mlp"]), "--chip", chip, "--search", "exact", "--check"]) == 0
+    assert "PASSED" in capsys.readouterr().out
 
 
 def test_run_outputs_and_report(
@@ -295,6 +306,7 @@ def test_error_bad_inputs(
     "argv",
     [
         ["run", "m.onnx", "--planner", "magic"],
+        ["run", "m.onnx", "--search", "optimal"],
         ["compile", "m.onnx", "--emit", "llvm"],
         ["run", "m.onnx", "--rtol", "-1"],
         ["run"],
