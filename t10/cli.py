@@ -2,12 +2,13 @@
 
 ```
 t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
-                   [--partials fp32|fp16] [--search greedy|exact]
+                   [--partials fp32|fp16] [--search greedy|exact|fastest]
+                   [--temporaries SHARE]
                    [--inputs IN.npz] [--outputs OUT.npz]
                    [--check [--rtol R] [--atol A] [--atol-rms F]] [--report R.json]
                    [--timing-only]
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partials ...]
-                       [--search ...]
+                       [--search ...] [--temporaries ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE] [--weights]
 t10 bench [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
@@ -46,9 +47,9 @@ from t10.driver import (
     run_model,
 )
 from t10.errors import T10Error
-from t10.passes.exact_reconciliation import SEARCHES
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS
+from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
 from t10.report import Tolerance, format_report
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
 
@@ -152,7 +153,15 @@ def _json_safe(obj: Any) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+def _check_planner_options(args: argparse.Namespace) -> None:
+    if args.temporaries is not None and args.planner != "replicate":
+        raise UsageError(
+            f"--temporaries is a rule of --planner replicate, not of --planner {args.planner}"
+        )
+
+
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
+    _check_planner_options(args)
     if args.timing_only and (args.check or args.outputs):
         given = "--check" if args.check else "--outputs"
         raise UsageError(f"--timing-only computes no output values: it cannot take {given}")
@@ -179,6 +188,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         partials=args.partials,
         timing_only=args.timing_only,
         search=args.search,
+        temporaries=args.temporaries,
     )
     print(format_report(result.report), file=out)
     if args.outputs:
@@ -201,6 +211,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
+    _check_planner_options(args)
     if args.output and args.output != "-":
         _check_output_path(args.output, "-o")
     compiled = compile_model(
@@ -213,6 +224,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         epilogues=args.epilogues,
         partials=args.partials,
         search=args.search,
+        temporaries=args.temporaries,
     )
 
     def emit(stream: IO[str]) -> None:
@@ -300,6 +312,13 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    value = _fraction(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0 and at most 1, got '{text}'")
+    return value
+
+
 def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model")
     p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE",
@@ -319,10 +338,16 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                         "cores: fp32 (default: accumulated apart, rounded once) or fp16 "
                         "(with --precision fp16: accumulated in the output, half the bytes, "
                         "less accurate)")
-    p.add_argument("--search", default="greedy", choices=SEARCHES,
+    p.add_argument("--search", default=None, choices=SEARCHES,
                    help="how plans are chosen under the SRAM limit: greedy (T10's moves of "
-                        "least time per byte saved; default) or exact (the fastest choice "
-                        "that fits, a mixed-integer program: seconds for mid-sized models)")
+                        "least time per byte saved; t10's default), exact (the fastest choice "
+                        "that fits, a mixed-integer program: seconds for mid-sized models) or "
+                        "fastest (every operator's fastest plan on its own, as a vendor "
+                        "planner does; replicate's default)")
+    p.add_argument("--temporaries", type=_share, default=None, metavar="SHARE",
+                   help="with --planner replicate: the share of a core's SRAM (0 < SHARE <= "
+                        "1) an operator may take while it runs, beyond its weights (default "
+                        f"{REPLICATE_TEMPORARIES}, the vendor planner's)")
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "
                         "as operators of their own instead of running them on its cores")

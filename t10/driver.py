@@ -33,9 +33,8 @@ from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
-from t10.passes.exact_reconciliation import SEARCHES
 from t10.passes.t10_compile import LEVELS, pipeline
-from t10.passes.t10_plan_search import T10PlanSearch
+from t10.passes.t10_plan_search import T10PlanSearch, check_choice_options
 from t10.reference import reference_outputs
 from t10.report import (
     CheckResult,
@@ -140,15 +139,20 @@ def collector_paused() -> Iterator[None]:
 
 
 def _check_options(
-    chip: str, emit: str, precision: str, partials: str, search: str = "greedy"
+    chip: str,
+    planner: str,
+    emit: str,
+    precision: str,
+    partials: str,
+    search: str | None,
+    temporaries: float | None,
 ) -> ChipSpec:
     if emit not in LEVELS:
         raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
     precision_type(precision, "--precision")
     precision_type(partials, "--partials", "partials")
     check_partials(precision, partials, "--partials")
-    if search not in SEARCHES:
-        raise T10Error(f"unknown search '{search}': choose one of {', '.join(SEARCHES)}")
+    check_choice_options("t10-plan-search", planner, search, temporaries)
     return load_chip(chip)
 
 
@@ -171,11 +175,12 @@ def compile_module(
     fuse: bool = True,
     epilogues: bool = True,
     partials: str = "fp32",
-    search: str = "greedy",
+    search: str | None = None,
+    temporaries: float | None = None,
 ) -> Compiled:
     """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
     down to the `emit` level."""
-    spec = _check_options(chip, emit, precision, partials, search)
+    spec = _check_options(chip, planner, emit, precision, partials, search, temporaries)
     planned: list[ModuleOp] = []
 
     def keep_plans(p: ModulePass, op: ModuleOp) -> None:
@@ -183,7 +188,16 @@ def compile_module(
             planned.append(op.clone())
 
     passes = pipeline(
-        chip, planner, min_utilization, emit, precision, fuse, epilogues, partials, search
+        chip,
+        planner,
+        min_utilization,
+        emit,
+        precision,
+        fuse,
+        epilogues,
+        partials,
+        search,
+        temporaries,
     )
     run_passes(module, passes, keep_plans)
     return Compiled(module=module, planned=planned[0], chip=spec)
@@ -199,10 +213,12 @@ def compile_model(
     fuse: bool = True,
     epilogues: bool = True,
     partials: str = "fp32",
-    search: str = "greedy",
+    search: str | None = None,
+    temporaries: float | None = None,
 ) -> Compiled:
     """Import the ONNX `model` (a file or a proto) and compile it (`compile_module`)."""
-    _check_options(chip, emit, precision, partials, search)  # before the model is read
+    # before the model is read
+    _check_options(chip, planner, emit, precision, partials, search, temporaries)
     return compile_module(
         import_onnx(model),
         chip,
@@ -214,6 +230,7 @@ def compile_model(
         epilogues,
         partials,
         search,
+        temporaries,
     )
 
 
@@ -258,7 +275,8 @@ def run_model(
     epilogues: bool = True,
     partials: str = "fp32",
     timing_only: bool = False,
-    search: str = "greedy",
+    search: str | None = None,
+    temporaries: float | None = None,
 ) -> RunResult:
     """Compile and simulate `model_path` on `inputs` (default: seeded random ones); `check`
     compares with onnxruntime (run in fp32 whatever the precision) within that tolerance
@@ -276,6 +294,7 @@ def run_model(
         epilogues=epilogues,
         partials=partials,
         search=search,
+        temporaries=temporaries,
     )
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)

@@ -28,10 +28,6 @@ from t10.common.chip_spec import ChipSpec
 from t10.errors import T10Error
 from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, model_bytes
 
-SEARCHES = ("greedy", "exact")
-"""How the plan search chooses plans under the SRAM limit: `choose_plans`' greedy, or
-`exact_plans`."""
-
 TIME_LIMIT_SECONDS = 600.0
 """The solver's limit; past it the search says so instead of returning a choice that may not
 be optimal."""

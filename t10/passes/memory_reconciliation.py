@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from math import prod
 
@@ -161,6 +161,24 @@ def op_options(
     """The options of an operator from its frontier (fastest plan first)."""
     points = tuple(plan_point(expr, plan, est, operands) for plan, est in frontier)
     return OpOptions(expr.name, points, pinned, operands)
+
+
+def within_share(op: OpOptions, chip: ChipSpec, share: float) -> OpOptions:
+    """`op` with only the plans that take at most `share` of a core's SRAM while they run
+    (beyond their resident weights): a vendor-style planner's limit on an operator's
+    temporaries. Pinned operators keep their plan."""
+    limit = int(share * chip.sram_bytes_per_core)
+    kept = tuple(p for p in op.points if p.transient_bytes <= limit)
+    if op.pinned or len(kept) == len(op.points):
+        return op
+    if not kept:
+        least = min(p.transient_bytes for p in op.points)
+        raise T10Error(
+            f"operator '{op.name}': every plan needs more than {share:g} of the SRAM while it "
+            f"runs (the smallest {least} bytes per core, {limit} allowed); raise temporaries "
+            "(at most 1) or use planner=t10"
+        )
+    return replace(op, points=kept)
 
 
 def pinned_options(
@@ -780,12 +798,23 @@ def smallest_model(
 
 
 def _does_not_fit(
-    chip: ChipSpec, ops: Sequence[OpOptions], planner: str, liveness: Liveness
+    chip: ChipSpec,
+    ops: Sequence[OpOptions],
+    planner: str,
+    liveness: Liveness,
+    fastest: bool = False,
 ) -> T10Error:
-    """The error for a model whose smallest plans exceed the chip's SRAM: what the bytes
-    are (the heaviest weights, and what is live at the peak)."""
-    least, choice = smallest_model(ops, liveness)
-    points = [op.points[j] for op, j in zip(ops, choice, strict=True)]
+    """The error for a model whose smallest plans (or, `fastest`, every operator's fastest
+    plan) exceed the chip's SRAM: what the bytes are (the heaviest weights, and what is live
+    at the peak)."""
+    if fastest:
+        points = [op.points[0] for op in ops]
+        least = model_bytes(points, liveness)
+        which = "every operator's fastest plan needs"
+    else:
+        least, choice = smallest_model(ops, liveness)
+        points = [op.points[j] for op, j in zip(ops, choice, strict=True)]
+        which = "the smallest plans need"
     resident = sum(p.resident_bytes for p in points)
     weights = f"{resident} bytes of resident weights"
     heaviest = sorted(range(len(ops)), key=lambda i: -points[i].resident_bytes)[:3]
@@ -801,9 +830,11 @@ def _does_not_fit(
     elif planner == "replicate":
         fix += (", or the t10 planner (planner=t10), which rotates shared tensors among cores "
                 "instead of replicating them")
+    if fastest:  # smaller plans fit
+        fix = "use search=greedy or search=exact, which trade time for memory"
     return T10Error(
         f"the model does not fit chip '{chip.name}': it has {chip.sram_bytes_per_core} bytes "
-        f"of SRAM per core, but the smallest plans need {least} bytes per core: {weights} + "
+        f"of SRAM per core, but {which} {least} bytes per core: {weights} + "
         f"{_peak_words(ops, points, liveness)}; {fix}"
     )
 
@@ -867,6 +898,26 @@ def choose_plans(
                 best = other
         greedy = best
     return greedy.chosen()
+
+
+def fastest_plans(
+    chip: ChipSpec,
+    ops: Sequence[OpOptions],
+    planner: str = "t10",
+    liveness: Liveness | None = None,
+) -> list[PlanPoint]:
+    """Every operator's fastest plan, each chosen on its own (no time traded for memory, as a
+    vendor-style planner does); raises `T10Error` when they do not fit together."""
+    for op in ops:
+        if not op.points:
+            raise T10Error(f"operator '{op.name}': the plan search found no plan")
+    live = Liveness.none(len(ops)) if liveness is None else liveness
+    chosen = [op.points[0] for op in ops]
+    capacity = chip.sram_bytes_per_core
+    if model_bytes(chosen, live) > capacity:
+        choose_plans(chip, ops, planner, live)  # raises when no smaller choice fits either
+        raise _does_not_fit(chip, ops, planner, live, fastest=True)
+    return chosen
 
 
 BUDGET_STARTS = 16

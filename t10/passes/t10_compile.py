@@ -29,7 +29,8 @@ def pipeline(
     fuse: bool = True,
     epilogues: bool = True,
     partials: str = "fp32",
-    search: str = "greedy",
+    search: str | None = None,
+    temporaries: float | None = None,
 ) -> tuple[ModulePass, ...]:
     """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off:
     element-wise chains, then, unless `epilogues` is off, contraction epilogues where the
@@ -51,7 +52,7 @@ def pipeline(
         ConvertCShiftToCore(),
         ConvertCoreToChip(),
     )
-    plan = T10PlanSearch(planner=planner, search=search, **options)
+    plan = T10PlanSearch(planner=planner, search=search, temporaries=temporaries, **options)
     return (*fusion, plan, *lowering[: LEVELS.index(emit)])
 
 
@@ -64,8 +65,10 @@ class T10Compile(ModulePass):
     min_utilization: float = 0.5
     precision: str = "fp32"
     partials: str = "fp32"
-    search: str = "greedy"
-    """`greedy` or `exact` (t10-plan-search's `search`)."""
+    search: str | None = None
+    """`greedy`, `exact` or `fastest` (t10-plan-search's `search`; default: the planner's)."""
+    temporaries: float | None = None
+    """`replicate` only: t10-plan-search's `temporaries`."""
     fuse: bool = True
     """Fuse element-wise chains first (t10-fuse-elementwise)."""
     epilogues: bool = True
@@ -82,5 +85,6 @@ class T10Compile(ModulePass):
             epilogues=self.epilogues,
             partials=self.partials,
             search=self.search,
+            temporaries=self.temporaries,
         )
         PassPipeline(passes).apply(ctx, op)

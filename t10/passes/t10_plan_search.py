@@ -25,7 +25,10 @@ The linalg IR keeps its f32 types (the host's); convert-linalg-to-rtensor reads
 `t10.precision` and gives the distributed tensors f16 elements.
 
 Per operator it builds the Pareto frontier of plans (`operator_frontier`), then picks one plan
-per operator so that the whole model fits the chip's SRAM (`choose_plans`): weights (inputs
+per operator so that the whole model fits the chip's SRAM (`search`: T10's greedy
+`choose_plans`, the exact `exact_plans`, or `fastest_plans`, every operator's fastest plan on
+its own, the `replicate` planner's default, whose plans may also take at most `temporaries`
+of a core's SRAM while they run, beyond their weights): weights (inputs
 defined by `arith.constant`) stay resident, an operator's output lives until its last reader,
 function arguments from the program's start until their reader (`model_liveness`). A generic
 that already carries `t10.plan` is *pinned*: its plan is validated and kept,
@@ -40,7 +43,7 @@ faster (or fits): it then removes the `t10.epilogue` marks (and the contractions
 names), so the IR shows what was decided.
 
     xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5
-                                            precision=fp32 partials=fp32}'
+                                            precision=fp32 partials=fp32 search=greedy}'
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ from t10.common.tensor_expr import (
     precision_type,
 )
 from t10.errors import T10Error
-from t10.passes.exact_reconciliation import SEARCHES, exact_plans
+from t10.passes.exact_reconciliation import exact_plans
 from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
     IDS_BYTES,
@@ -100,13 +103,16 @@ from t10.passes.layout_transitions import (
 )
 from t10.passes.memory_reconciliation import (
     Liveness,
+    Operands,
     OpOptions,
     PlanPoint,
     ReturnedView,
     choose_plans,
+    fastest_plans,
     model_bytes,
     op_options,
     pinned_options,
+    within_share,
 )
 from t10.passes.operator_frontiers import check_jobs, operator_frontiers
 from t10.passes.operators import (
@@ -211,6 +217,38 @@ class SearchResult:
                     generic.attributes[name] = estimate_attr(moves)
 
 
+SEARCHES = ("greedy", "exact", "fastest")
+"""How plans are chosen under the SRAM limit: T10's greedy (`choose_plans`), the exact
+optimum (`exact_plans`), or every operator's fastest plan on its own (`fastest_plans`)."""
+PLANNER_SEARCH = {"t10": "greedy", "t10-multidim": "greedy", "replicate": "fastest"}
+"""Each planner's own way of choosing (the `search` option's default)."""
+REPLICATE_TEMPORARIES = 0.6
+"""The share of a core's SRAM an operator's plan may take while it runs (beyond its
+resident weights) under the `replicate` planner: the vendor planner's default available
+memory proportion."""
+
+
+def check_choice_options(
+    what: str, planner: str, search: str | None, temporaries: float | None
+) -> tuple[str, float | None]:
+    """The search (given, or the planner's own) and the temporaries proportion (`replicate`
+    only; None for the other planners, which limit nothing but the whole model's bytes)."""
+    if search is not None and search not in SEARCHES:
+        raise T10Error(f"{what}: unknown search '{search}'; choose one of {', '.join(SEARCHES)}")
+    if temporaries is not None:
+        if planner != "replicate":
+            raise T10Error(
+                f"{what}: temporaries (the share of SRAM an operator may use while it runs) "
+                f"is a rule of planner=replicate, not of planner={planner}"
+            )
+        if not 0 < temporaries <= 1:
+            raise T10Error(
+                f"{what}: temporaries must be a share of SRAM in (0, 1], not {temporaries}"
+            )
+    share = (temporaries or REPLICATE_TEMPORARIES) if planner == "replicate" else None
+    return search or PLANNER_SEARCH.get(planner, "greedy"), share
+
+
 @dataclass(frozen=True)
 class T10PlanSearch(ModulePass):
     """Intra-operator Pareto search and inter-operator memory reconciliation (T10)."""
@@ -232,11 +270,16 @@ class T10PlanSearch(ModulePass):
     """Identical operators share one Pareto frontier, searched once (docs/DESIGN.md, "Reuse
     contract"). Off: every operator's frontier is searched on its own, which gives the same
     plans, slower (tests/unit/test_model_scaling.py compares the two)."""
-    search: str = "greedy"
+    search: str | None = None
     """How plans are chosen under the SRAM limit: `greedy` (T10's Δtime/Δbytes moves,
-    `memory_reconciliation.choose_plans`) or `exact` (the least total operator cycles that
-    fit, a mixed-integer program: `exact_reconciliation`; for models up to mid size). The
-    transition sweep follows either."""
+    `memory_reconciliation.choose_plans`), `exact` (the least total operator cycles that
+    fit, a mixed-integer program: `exact_reconciliation`; for models up to mid size) or
+    `fastest` (every operator's fastest plan, chosen on its own; the model may not fit).
+    Default: the planner's own (`PLANNER_SEARCH`: greedy for t10, fastest for replicate).
+    The transition sweep follows each."""
+    temporaries: float | None = None
+    """`replicate` only: the share of SRAM (0 < share <= 1) an operator's plan may take while
+    it runs, beyond its resident weights (default `REPLICATE_TEMPORARIES`, 0.6)."""
     jobs: int = 0
     """Worker processes that search the big operators' frontiers side by side (with
     `reuse`), and plan the operators apart from their epilogues beside those with them:
@@ -248,11 +291,7 @@ class T10PlanSearch(ModulePass):
             self.name, self.planner, self.min_utilization, self.precision, self.partials
         )
         check_jobs(self.name, self.jobs)
-        if self.search not in SEARCHES:
-            raise T10Error(
-                f"{self.name}: unknown search '{self.search}'; choose one of "
-                f"{', '.join(SEARCHES)}"
-            )
+        check_choice_options(self.name, self.planner, self.search, self.temporaries)
         chip = load_chip(self.chip)
         frontiers = SharedSearch()
         operators = planned_operators(op)
@@ -316,8 +355,11 @@ class T10PlanSearch(ModulePass):
         elem = precision_type(self.precision, "t10-plan-search")
         liveness = model_liveness(module, operators, element_bytes(elem, "t10-plan-search"))
         fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
-        if self.search == "exact":
+        search, _ = check_choice_options(self.name, self.planner, self.search, self.temporaries)
+        if search == "exact":
             chosen = exact_plans(chip, options, liveness)
+        elif search == "fastest":
+            chosen = fastest_plans(chip, options, self.planner, liveness)
         else:
             chosen = choose_plans(chip, options, self.planner, liveness)
         chosen, squeezed = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
@@ -367,9 +409,19 @@ class T10PlanSearch(ModulePass):
         plan = pinned_plan(op.generic)
         if plan is not None:
             return pinned_options(chip, expr, plan, operands)
+        _, share = check_choice_options(self.name, self.planner, self.search, self.temporaries)
         if not self.reuse:
             frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
-            return op_options(expr, frontier, operands)
+            options = op_options(expr, frontier, operands)
+        else:
+            options = self.shared_options(expr, operands, frontiers)
+        return options if share is None else within_share(options, chip, share)
+
+    @staticmethod
+    def shared_options(
+        expr: TensorExpr, operands: Operands, frontiers: SharedSearch
+    ) -> OpOptions:
+        """The options of `expr` from the frontier `search_shared` found for it."""
         key = dataclasses.replace(expr, name="")  # searched by `search_shared`
         # identical operators whose inputs have the same roles have the same points too
         roles = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
@@ -17,11 +18,13 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir.affine import AffineMap
 
+from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.exchange import ViewMove, grid_coords, local_indices
-from t10.common.plans import Layout
+from t10.common.plans import Estimate, Layout, Plan
 from t10.driver import Compiled, compile_model
 from t10.examples.zoo import ZOO
 from t10.frontend import import_onnx
+from t10.passes.memory_reconciliation import Liveness, PlanPoint, ReturnedView
 from t10.reference import reference_session
 from t10.sim.simulator import SimResult, simulate
 
@@ -191,3 +194,36 @@ def assert_brute_force_move(
             if e in own
         )
         assert move.sent[c] == pytest.approx(requests)
+
+
+# -- random memory-reconciliation instances ------------------------------------------------
+
+
+def chip_with(sram: int) -> ChipSpec:
+    """test-16 with `sram` bytes per core."""
+    return dataclasses.replace(load_chip("test-16"), sram_bytes_per_core=sram)
+
+
+def random_point(rng: random.Random) -> PlanPoint:
+    return PlanPoint(
+        Plan((rng.choice((1, 2, 4, 8)),)),
+        Estimate(rng.randint(1, 99), 0, 0, rng.randint(10, 60)),
+        rng.randint(0, 20),
+        *(rng.randint(0, 15) for _ in range(4)),
+    )
+
+
+def random_liveness(rng: random.Random, n: int) -> Liveness:
+    returned = tuple(
+        ReturnedView(rng.randrange(-1, n), (rng.randint(1, 40),), 4,
+                     rng.choice([None, rng.randrange(n)]), f"view{r}")
+        for r in range(rng.choice((0, 0, 1, 2)))
+    )
+    returned = tuple(v for v in returned if v.producer is None or v.producer <= v.after)
+    return Liveness(
+        tuple(tuple(sorted(rng.sample(range(p + 1, n), rng.randint(0, n - p - 1))))
+              for p in range(n)),
+        (((rng.randint(1, 40),), 4),) if rng.random() < 0.5 else (),
+        held=((rng.randrange(n), n, rng.randint(1, 30)),) if rng.random() < 0.3 else (),
+        returned=returned,
+    )

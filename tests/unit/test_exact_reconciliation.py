@@ -4,15 +4,14 @@ the greedy."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import random
 from pathlib import Path
 
 import pytest
+from helpers import chip_with, random_liveness, random_point
 
 from t10.bench_reconciliation import chip_file, plan
-from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.plans import Estimate, Plan
 from t10.errors import T10Error
 from t10.examples import zoo
@@ -21,39 +20,9 @@ from t10.passes.memory_reconciliation import (
     Liveness,
     OpOptions,
     PlanPoint,
-    ReturnedView,
     choose_plans,
     model_bytes,
 )
-
-
-def chip_with(sram: int) -> ChipSpec:
-    return dataclasses.replace(load_chip("test-16"), sram_bytes_per_core=sram)
-
-
-def random_point(rng: random.Random) -> PlanPoint:
-    return PlanPoint(
-        Plan((rng.choice((1, 2, 4, 8)),)),
-        Estimate(rng.randint(1, 99), 0, 0, rng.randint(10, 60)),
-        rng.randint(0, 20),
-        *(rng.randint(0, 15) for _ in range(4)),
-    )
-
-
-def random_liveness(rng: random.Random, n: int) -> Liveness:
-    returned = tuple(
-        ReturnedView(rng.randrange(-1, n), (rng.randint(1, 40),), 4,
-                     rng.choice([None, rng.randrange(n)]), f"view{r}")
-        for r in range(rng.choice((0, 0, 1, 2)))
-    )
-    returned = tuple(v for v in returned if v.producer is None or v.producer <= v.after)
-    return Liveness(
-        tuple(tuple(sorted(rng.sample(range(p + 1, n), rng.randint(0, n - p - 1))))
-              for p in range(n)),
-        (((rng.randint(1, 40),), 4),) if rng.random() < 0.5 else (),
-        held=((rng.randrange(n), n, rng.randint(1, 30)),) if rng.random() < 0.3 else (),
-        returned=returned,
-    )
 
 
 def cheapest_fitting(ops: list[OpOptions], live: Liveness, capacity: int) -> int | None:

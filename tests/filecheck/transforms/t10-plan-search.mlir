@@ -3,6 +3,7 @@
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 search=exact}' | filecheck %s --check-prefixes=CHECK,ALL
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=replicate}' | filecheck %s --check-prefixes=REPL,ALL
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 planner=greedy}' | filecheck %s --check-prefix=BAD
+// RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 search=fastest}' | filecheck %s --check-prefix=FASTEST
 
 // The planner option is checked before anything else, once per input chunk.
 // BAD-COUNT-7: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim
@@ -70,12 +71,17 @@ builtin.module {
 // -----
 
 // Memory pressure: 256x512 by a resident 512x512 weight does not fit 256 KiB per core when
-// replicated; the t10 planner splits n and k over 4 cores each and, stepping along n, passes
-// the output's partial sums around the ring of the 4 k-cores.
+// replicated (the smallest plan, 131072 + 229376 bytes, takes more than replicate's share of
+// SRAM for temporaries, 0.6, while it runs); the t10 planner splits n and k over 4 cores
+// each and, stepping along n, passes the output's partial sums around the ring of the 4
+// k-cores.
 
 // CHECK:     t10.name = "big/MatMul", t10.plan = #rtensor.plan<grid [1, 4, 4] shift d1 steps 4 rotate [(out, d2, 4)]>, t10.estimate = #rtensor.estimate<cycles = 359580, compute = 331580, exchange = 27528, sync = 472, bytes = 262144>
-// REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 360448 bytes per core:
-// REPL-SAME: 131072 bytes of resident weights (the most: 'big/MatMul' 131072) + 229376 bytes while 'big/MatMul' runs;
+// With search=fastest every operator takes its fastest plan, which replicates the weight:
+// FASTEST:   the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but every operator's fastest plan needs 1114112 bytes per core:
+// FASTEST-SAME: 1048576 bytes of resident weights (the most: 'big/MatMul' 1048576) + 65536 bytes while 'big/MatMul' runs; use search=greedy or search=exact, which trade time for memory
+// REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 655360 bytes per core:
+// REPL-SAME: 524288 bytes of resident weights (the most: 'big/MatMul' 524288) + 131072 bytes while 'big/MatMul' runs;
 // REPL-SAME: or the t10 planner (planner=t10)
 
 builtin.module {
