@@ -1,17 +1,21 @@
 """The lower bounds of `t10.common.bounds`: below every plan the search finds that fits the
-SRAM, and exact on hand-computed cases."""
+SRAM, below every simulated operator of a model, and exact on hand-computed cases."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from t10.common.bounds import Bound, model_bound, operator_bound
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
+from t10.driver import run_model
+from t10.examples.models import mlp
 from t10.passes.plan_search import operator_frontier
 
 SIZES = {"test-16": (1, 3, 16, 48, 100, 256, 512, 1024), "ipu-mk2": (1, 3, 8, 24, 40)}
@@ -152,3 +156,18 @@ def test_model_bound_sums_the_operators() -> None:
     chip = chip_named("test-16")
     exprs = [matmul_expr(64, 256, 128), elementwise(128, 768, False, 1)]
     assert model_bound(chip, exprs) == 12_708 + 3_372 + 118
+
+
+@pytest.mark.parametrize("epilogues", [True, False])
+def test_simulated_operators_are_at_least_their_bounds(tmp_path: Path, epilogues: bool) -> None:
+    path = tmp_path / "mlp.onnx"
+    path.write_bytes(mlp().SerializeToString())
+    report = run_model(str(path), "test-16", epilogues=epilogues, timing_only=True).report
+    planned = [op for op in report["ops"] if op["kind"] not in ("relayout", "gather")]
+    assert planned and all(op["bound_cycles"] is not None for op in planned)
+    for op in report["ops"]:
+        if op["bound_cycles"] is not None:
+            assert op["cycles"] >= op["bound_cycles"], op
+    assert report["bound_cycles"] == sum(op["bound_cycles"] for op in planned)
+    assert report["total_cycles"] >= report["bound_cycles"]
+    assert report["total_over_bound"] == report["total_cycles"] / report["bound_cycles"]
