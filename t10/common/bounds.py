@@ -39,6 +39,8 @@ __all__ = ["Bound", "model_bound", "operator_bound"]
 
 @dataclass(frozen=True)
 class Bound:
+    """A lower bound of an operator's cycles, by part (as `t10.common.plans.Estimate`)."""
+
     compute_cycles: int
     exchange_cycles: int
     sync_cycles: int
@@ -72,7 +74,8 @@ def _bound(chip: ChipSpec, expr: TensorExpr, cores: int, split: bool) -> Bound:
         out = -(-prod(expr.output.shape) // cores)
         compute += costs.elementwise_cycles(chip, out, epi.relu_like, epi.body_ops)
     words = _received(chip, expr, points) if expr.kind is ExprKind.CONTRACTION else 0
-    words = max(words, int(split))
+    if split:  # an all-reduce or a rotating output receives at least one partial sum
+        words = max(words, 1)
     exchange = costs.exchange_cycles(chip, words * expr.elem_bytes)
     syncs = 2 if words else 1
     return Bound(compute, exchange, syncs * costs.sync_cycles(chip), cores)
