@@ -7,28 +7,18 @@ is checked against numpy within the precision's `t10 run --check` tolerance).
 The table shows the simulated cycles of both plans, a lower bound, their ratios and the
 cores each plan uses.
 
-Lower bound (`lower_bound`) of any plan on P' <= P cores (P = the chip's cores), in cycles:
-
-    bound = min over P' in 1..P of  compute(P') + exchange(P')  +  sync
-
-    compute(P')  = 2·M·K·N / (P' · peak)        peak = FLOP/cycle/core at the precision
-    exchange(P') = max(0, 3·(M·N·K / P')^(2/3) - (M·K + K·N + M·N) / P')
-                   · elem_bytes · exchange_cycles_per_byte     (4 bytes fp32, 2 fp16)
-    sync         = sync_cycles                       (a BSP program syncs at least once)
-
-compute(P') is the busiest core's share of the FLOPs at peak speed. exchange(P') is the
-memory-independent communication lower bound of classical matmul (Ballard, Demmel, Holtz,
-Lipshitz, Schwartz, SPAA 2012): some core performs at least M·N·K / P' multiply-adds, so by
-the Loomis-Whitney inequality it touches at least 3·(M·N·K / P')^(2/3) elements of A, B and
-C, of which it can hold at most an even share (M·K + K·N + M·N) / P' at the start; the rest
-it must receive over the exchange. The bound ignores padding, kernel overheads and the
-per-step syncs of real plans, so ratios to it are >= 1 and show the headroom left.
+The lower bound is the operator's (`t10.common.bounds.operator_bound`, docs/DESIGN.md): the
+busiest core's share of the multiply-adds at the matmul kernel's best rate with its per-call
+costs paid once, plus the elements that core must receive because its SRAM cannot hold all
+it touches (Loomis-Whitney: a core doing W multiply-adds touches at least 3·W^(2/3) elements;
+Ballard, Demmel, Holtz, Lipshitz, Schwartz, SPAA 2012), plus one sync per superstep it
+forces. It ignores padding, the layout transition of the input and the per-step syncs and
+shifts of real plans, so ratios to it are >= 1 and show the headroom left.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -38,9 +28,15 @@ from typing import IO
 import numpy as np
 from onnx import numpy_helper
 
-from t10.common import costs
+from t10.common.bounds import Bound, operator_bound
 from t10.common.chip_spec import ChipSpec, load_chip
-from t10.common.tensor_expr import PRECISIONS, check_partials, element_bytes, precision_type
+from t10.common.tensor_expr import (
+    PRECISIONS,
+    check_partials,
+    element_bytes,
+    matmul_expr,
+    precision_type,
+)
 from t10.driver import check_tolerance, compile_model
 from t10.errors import T10Error
 from t10.examples.models import matmul
@@ -50,10 +46,8 @@ from t10.sim.simulator import simulate
 __all__ = [
     "DEFAULT_SHAPES",
     "BenchRow",
-    "LowerBound",
     "add_arguments",
     "format_table",
-    "lower_bound",
     "run_bench",
     "run_from_args",
 ]
@@ -74,34 +68,6 @@ The last one does not fit the IPU MK2 with replicated plans; T10's rotating plan
 
 
 @dataclass(frozen=True)
-class LowerBound:
-    cycles: int
-    compute_cycles: int
-    exchange_cycles: int
-    sync_cycles: int
-    cores: int
-    """The core count P' that attains the bound."""
-
-
-def lower_bound(chip: ChipSpec, m: int, k: int, n: int, elem_bytes: int = 4) -> LowerBound:
-    """The lower bound of the module docstring (cycles, rounded up)."""
-    peak = costs.peak_flops_per_cycle(chip, "fp32" if elem_bytes == 4 else "fp16")
-    volume = m * k * n
-    data = m * k + k * n + m * n
-    sync = costs.sync_cycles(chip)
-    best: LowerBound | None = None
-    for p in range(1, chip.cores + 1):
-        compute = 2 * volume / (p * peak)
-        words = max(0.0, 3 * (volume / p) ** (2 / 3) - data / p)
-        exchange = words * elem_bytes * chip.exchange_cycles_per_byte
-        total = math.ceil(compute + exchange) + sync
-        if best is None or total < best.cycles:
-            best = LowerBound(total, math.ceil(compute), math.ceil(exchange), sync, p)
-    assert best is not None
-    return best
-
-
-@dataclass(frozen=True)
 class PlanRun:
     cycles: int
     cores: int
@@ -116,7 +82,7 @@ class BenchRow:
     t10: PlanRun | str
     """The simulated run, or why there is none (e.g. "infeasible")."""
     replicate: PlanRun | str
-    bound: LowerBound
+    bound: Bound
 
 
 def run_plan(
@@ -163,7 +129,8 @@ def run_bench(
             progress(f"{'x'.join(map(str, shape))} ...")
         t10 = run_plan(chip_name, shape, "t10", seed, precision, partials)
         rep = run_plan(chip_name, shape, "replicate", seed, precision, partials)
-        rows.append(BenchRow(shape, t10, rep, lower_bound(chip, *shape, elem_bytes)))
+        bound = operator_bound(chip, matmul_expr(*shape, elem_bytes))
+        rows.append(BenchRow(shape, t10, rep, bound))
     return rows
 
 
@@ -211,10 +178,9 @@ def format_table(
     for row in body:
         lines.append("  ".join(c.rjust(w) if i else c.ljust(w)
                                for i, (c, w) in enumerate(zip(row, widths, strict=True))))
-    elem_bytes = element_bytes(precision_type(precision, "t10 bench"), "t10 bench")
     lines += [
-        f"lower bound = 2MKN/(P'·peak {precision}) + max(0, 3(MNK/P')^(2/3) - (MK+KN+MN)/P')·"
-        f"{elem_bytes} B·exchange cycles/B + 1 sync, minimised over P' <= cores (t10/bench.py);",
+        f"lower bound = the busiest core's {precision} kernel cycles at the best rate + what its "
+        "SRAM forces it to receive + its syncs (t10/common/bounds.py);",
         "infeasible = no plan of that planner fits the SRAM; replicate/T10 = 1.00 where the "
         "fastest plan needs no rotation, so both planners pick it.",
     ]

@@ -29,11 +29,21 @@ from t10.common.attr_names import (
     MODEL_BYTES_ATTR,
     NAME_ATTR,
     ONNX_TYPE_ATTR,
+    PARTIALS_ATTR,
     PLAN_ATTR,
+    PRECISION_ATTR,
     RELAYOUT_ATTR,
 )
+from t10.common.bounds import model_bound, operator_bound
 from t10.common.chip_spec import ChipSpec
-from t10.common.tensor_expr import is_mul_add, linalg_tensor_expr, op_name
+from t10.common.epilogues import epilogue_of, fused_tensor_expr
+from t10.common.tensor_expr import (
+    TensorExpr,
+    at_precision,
+    is_mul_add,
+    linalg_tensor_expr,
+    op_name,
+)
 from t10.sim.interpreter_chip import OpStats, SimReport
 
 __all__ = [
@@ -113,17 +123,23 @@ def random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.nda
 
 @dataclass(frozen=True)
 class PlannedOp:
-    """One operator as the plan search left it (`t10.name`, kind, plan and estimate)."""
+    """One operator as the plan search left it (`t10.name`, kind, plan and estimate), with
+    the tensor expression it was planned as (None for a move or an unplanned generic)."""
 
     name: str
     kind: str
     plan: str | None
     estimated_cycles: int | None
     estimated_sram_bytes_per_core: int | None
+    expr: TensorExpr | None = None
 
 
 def planned_ops(module: ModuleOp) -> list[PlannedOp]:
     """Every `linalg.generic` of a module after `t10-plan-search`, in program order."""
+    precision, partials = (
+        attr.data if isinstance(attr := module.attributes.get(key), StringAttr) else "fp32"
+        for key in (PRECISION_ATTR, PARTIALS_ATTR)
+    )
     out: list[PlannedOp] = []
     for op in module.walk():
         if not isinstance(op, GenericOp) or EPILOGUE_ATTR in op.attributes:
@@ -135,9 +151,14 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
         gather = op.attributes.get(GATHER_ATTR)
         if gather is not None:
             out.append(_planned(f"{op_name(op)}/gather", "gather", None, gather))
-        kind = linalg_tensor_expr(op).kind.value
+        epilogue = epilogue_of(op)
+        expr = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
         est = op.attributes.get(ESTIMATE_ATTR)
-        out.append(_planned(op_name(op), kind, None if plan is None else str(plan), est))
+        if plan is None:
+            out.append(_planned(op_name(op), expr.kind.value, None, est))
+        else:
+            planned = at_precision(expr, precision, partials, "the report")
+            out.append(_planned(op_name(op), expr.kind.value, str(plan), est, planned))
     return out
 
 
@@ -147,7 +168,13 @@ def planned_sram(module: ModuleOp) -> int | None:
     return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
-def _planned(name: str, kind: str, plan: str | None, est: Attribute | None) -> PlannedOp:
+def _planned(
+    name: str,
+    kind: str,
+    plan: str | None,
+    est: Attribute | None,
+    expr: TensorExpr | None = None,
+) -> PlannedOp:
     cycles = getattr(est, "cycles", None)
     sram = getattr(est, "bytes", None)
     return PlannedOp(
@@ -156,6 +183,7 @@ def _planned(name: str, kind: str, plan: str | None, est: Attribute | None) -> P
         plan=plan,
         estimated_cycles=None if cycles is None else cycles.data,
         estimated_sram_bytes_per_core=None if sram is None else sram.data,
+        expr=expr,
     )
 
 
@@ -294,7 +322,9 @@ _MOVES = ("relayout", "gather")
 """Name suffixes of the data-movement steps (`X/relayout`, `X/gather`)."""
 
 
-def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> dict[str, Any]:
+def _sim_op(
+    chip: ChipSpec, planned: PlannedOp | None, stats: OpStats | None, name: str
+) -> dict[str, Any]:
     def sim(field: str) -> int | None:
         return None if stats is None else int(getattr(stats, field))
 
@@ -315,6 +345,10 @@ def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> dict
         "estimated_cycles": None if planned is None else planned.estimated_cycles,
         "estimated_sram_bytes_per_core": (
             None if planned is None else planned.estimated_sram_bytes_per_core
+        ),
+        "bound_cycles": (
+            None if planned is None or planned.expr is None
+            else operator_bound(chip, planned.expr).cycles
         ),
     }
 
@@ -345,9 +379,15 @@ def build_report(
     for stats in sim.ops:
         p = by_name.get(stats.name) if stats.name not in seen else None
         seen.add(stats.name)
-        ops.append(_sim_op(p, stats, stats.name))
-    ops.extend(_sim_op(p, None, p.name) for p in planned or () if p.name not in seen)
+        ops.append(_sim_op(chip, p, stats, stats.name))
+    ops.extend(_sim_op(chip, p, None, p.name) for p in planned or () if p.name not in seen)
     estimates = [p.estimated_cycles for p in planned or ()]
+    exprs = [p.expr for p in planned or () if p.kind not in _MOVES]
+    bound = (
+        model_bound(chip, (e for e in exprs if e is not None))
+        if planned is not None and all(e is not None for e in exprs)
+        else None
+    )
     report: dict[str, Any] = {
         "model": model,
         "chip": chip.name,
@@ -365,6 +405,8 @@ def build_report(
             and all(op["estimated_cycles"] is not None for op in ops)
             else None
         ),
+        "bound_cycles": bound,
+        "total_over_bound": int(sim.total_cycles) / bound if bound else None,
         "peak_sram_bytes_per_core": int(sim.peak_sram_bytes_per_core),
         "planned_sram_bytes_per_core": planned_sram_bytes,
         "warnings": list(sim.warnings),
@@ -431,6 +473,12 @@ def format_report(report: Mapping[str, Any]) -> str:
     if report.get("estimated_total_cycles") is not None:
         total += f" (plan-search estimate {report['estimated_total_cycles']:,} cycles)"
     lines.append(total)
+    if report.get("bound_cycles") is not None:
+        ratio = report["total_over_bound"]
+        lines.append(
+            f"bound   {report['bound_cycles']:,} cycles"
+            + ("" if ratio is None else f" (t10 ÷ bound {ratio:.2f})")
+        )
     peak, cap = report["peak_sram_bytes_per_core"], report["sram_bytes_per_core"]
     sram = f"SRAM    peak {peak:,} B per core of {cap:,} B ({100 * peak / cap:.1f}% used)"
     if report.get("planned_sram_bytes_per_core") is not None:
@@ -439,7 +487,7 @@ def format_report(report: Mapping[str, Any]) -> str:
     lines.extend(f"warning {w}" for w in report.get("warnings", []))
     lines.append("")
     header = (
-        "op", "kind", "cores", "cycles", "compute", "exchange", "sync", "estimate",
+        "op", "kind", "cores", "cycles", "compute", "exchange", "sync", "estimate", "bound",
         "SRAM/core", "plan",
     )
     rows = [
@@ -452,6 +500,7 @@ def format_report(report: Mapping[str, Any]) -> str:
             _n(op["exchange_cycles"]),
             _n(op["sync_cycles"]),
             _n(op["estimated_cycles"]),
+            _n(op["bound_cycles"]),
             _n(op["sram_bytes_per_core"]),
             op["plan"] or "-",
         )

@@ -23,6 +23,7 @@ __all__ = [
     "exchange_cycles",
     "kernel_rows_cols",
     "matmul_cycles",
+    "matmul_cycles_floor",
     "peak_flops_per_cycle",
     "sync_cycles",
 ]
@@ -89,6 +90,39 @@ def matmul_cycles(chip: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes
         + _exact(c.fixed_cycles)
     )
     return math.ceil(b * per_batch)
+
+
+def matmul_cycles_floor(
+    chip: ChipSpec, macs: int, m: int, k: int, n: int, elem_bytes: int
+) -> int:
+    """A lower bound of the summed `matmul_cycles` of kernel calls that do `macs` multiply-adds
+    together, no batch entry of them on more than an m×k by k×n product.
+
+    Each ceiling of `matmul_cycles` is at least its argument, and at least 1 per batch entry
+    (`entries` ≥ ⌈macs/(m·k·n)⌉ of them): the inner term costs at least
+    `B·inner·B/(row_block·k_bytes_block·col_block)` cycles per multiply-add (the chip's peak
+    rate on the IPU MK2), the k-blocks × col-blocks number at least
+    `macs·B/(k_bytes_block·col_block·rows)` and the col-blocks `macs/(col_block·rows·k)`,
+    where the kernel's rows are at most max(m, n) in either orientation. Zero macs cost 0.
+    """
+    macs = _count("macs", macs)
+    m, k, n = (_count(x, v, positive=True) for x, v in (("m", m), ("k", k), ("n", n)))
+    b = _count("elem_bytes", elem_bytes, positive=True)
+    if macs == 0:
+        return 0
+    c = chip.matmul
+    rows = max(m, n)
+    entries = _ceil_div(macs, m * k * n)
+    per_mac = Fraction(b * b, c.row_block * c.k_bytes_block * c.col_block)
+    inner = _exact(c.inner_cycles) * per_mac * macs
+    kblocks = max(entries, Fraction(macs * b, c.k_bytes_block * c.col_block * rows))
+    cols = max(entries, Fraction(macs, c.col_block * rows * k))
+    return math.ceil(
+        inner
+        + _exact(c.k_cycles) * kblocks
+        + _exact(c.col_cycles) * cols
+        + _exact(c.fixed_cycles) * entries
+    )
 
 
 def elementwise_cycles(

@@ -127,6 +127,23 @@ class TensorExpr:
         return 2 * prod(self.loop_sizes) if self.kind is ExprKind.CONTRACTION else 0
 
 
+def matmul_expr(m: int, k: int, n: int, elem_bytes: int = 4) -> TensorExpr:
+    """C[d0, d1] += A[d0, d2] * B[d2, d1], an m×k by k×n product, as the frontend imports a
+    2-D MatMul named `matmul`."""
+    return TensorExpr(
+        name="matmul",
+        loop_sizes=(m, n, k),
+        parallel=(True, True, False),
+        inputs=(Access((0, 2), (m, k)), Access((2, 1), (k, n))),
+        output=Access((0, 1), (m, n)),
+        kind=ExprKind.CONTRACTION,
+        elem_bytes=elem_bytes,
+        relu_like=False,
+        combiner="sum",
+        body_ops=2,
+    )
+
+
 def _access(map_attr: AffineMapAttr, shape: tuple[int, ...], what: str) -> Access:
     dims: list[int | None] = []
     for expr in map_attr.data.results:

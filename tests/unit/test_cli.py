@@ -14,9 +14,10 @@ import pytest
 from helpers import chip_file_with_sram
 from onnx import TensorProto, helper
 
-from t10.bench import lower_bound
 from t10.cli import main
+from t10.common.bounds import operator_bound
 from t10.common.chip_spec import load_chip
+from t10.common.tensor_expr import matmul_expr
 from t10.driver import compile_model, make_context, run_model
 from t10.examples.models import matmul, mlp
 from t10.report import input_specs, random_inputs
@@ -366,20 +367,6 @@ def test_universe_registers_target() -> None:
 # ----------------------------------------------------------------------------------- bench
 
 
-def test_lower_bound_formula() -> None:
-    chip = load_chip("ipu-mk2")
-    m = k = n = 2048
-    b = lower_bound(chip, m, k, n)
-    p = chip.cores
-    compute = 2 * m * k * n / (p * 32)
-    words = 3 * (m * n * k / p) ** (2 / 3) - (m * k + k * n + m * n) / p
-    expected = compute + words * 4 * chip.exchange_cycles_per_byte + chip.sync_cycles
-    assert b.cores == p
-    assert abs(b.cycles - expected) <= 2
-    tiny = lower_bound(load_chip("test-16"), 1, 1, 1)
-    assert tiny.cycles >= tiny.sync_cycles
-
-
 def test_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--chip", "test-16", "--shapes", "32x64x48", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -388,15 +375,15 @@ def test_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert "WARNING" not in out
 
 
-def test_bench_fp16_halves_the_exchanged_bytes_of_the_bound(
+def test_bench_fp16_bound_is_the_fp16_operator_bound(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     shape = ["--chip", "test-16", "--shapes", "64x256x128", "--quiet"]
     assert main(["bench", *shape, "--precision", "fp16"]) == 0
     out = capsys.readouterr().out
     assert "fp16 storage, fp32 partial sums, simulated cycles" in out
-    assert "·2 B·exchange" in out and "WARNING" not in out
+    assert "fp16 kernel cycles" in out and "WARNING" not in out
     chip = load_chip("test-16")
-    bound = f"{lower_bound(chip, 64, 256, 128, elem_bytes=2).cycles:,}"
-    assert bound in out.splitlines()[2].split()
-    assert lower_bound(chip, 64, 256, 128, 2).cycles < lower_bound(chip, 64, 256, 128).cycles
+    half, full = (operator_bound(chip, matmul_expr(64, 256, 128, b)).cycles for b in (2, 4))
+    assert f"{half:,}" in out.splitlines()[2].split()
+    assert half < full
