@@ -79,7 +79,7 @@ def make_rows(cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "peak_sram_bytes_per_core": {p: c.get("peak_sram_bytes_per_core")
                                          for p, c in by.items()},
             "sram_bytes_per_core": members[0]["sram_bytes_per_core"],
-            "speedup": {p: t10 / c["cycles"] if t10 and c["status"] == "ok" else None
+            "speedup": {p: c["cycles"] / t10 if t10 and c["status"] == "ok" else None
                         for p, c in by.items() if p != REFERENCE},
             "t10_over_bound": t10 / bound if t10 and bound else None,
             "shares": {p: shares(c) for p, c in by.items()},
@@ -140,7 +140,7 @@ def format_markdown(
     baselines = [p for p in planners if p != REFERENCE]
     header = ["model", "layers", "batch", "seq", "chip"]
     header += [f"{p} cycles" for p in planners]
-    header += [f"{REFERENCE} ÷ {b}" for b in baselines]
+    header += [f"{REFERENCE} speedup over {b}" for b in baselines]
     header += [f"{REFERENCE} ÷ bound"]
     header += [f"{p} peak SRAM KB/core" for p in planners]
     header += [f"{REFERENCE} {s} %" for s in SHARES]
