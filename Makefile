@@ -35,6 +35,7 @@ typecheck: venv
 	$(BIN)/pyright --project .
 
 bench: venv
+	$(BIN)/t10 bench --quick --out $(BUILD)/bench
 	$(BIN)/python benchmarks/matmul_plans.py
 	$(BIN)/python benchmarks/plan_quality.py
 	$(BIN)/python benchmarks/simulator_speed.py

@@ -1,4 +1,4 @@
-"""Matmul benchmark: T10 vs replicate plans vs a lower bound (same as `t10 bench`).
+"""Matmul benchmark: T10 vs replicate plans vs a lower bound (same as `t10 bench-matmuls`).
 
     python benchmarks/matmul_plans.py [--chip NAME|FILE] [--shapes MxKxN,...] [--quiet]
 
@@ -10,4 +10,4 @@ import sys
 from t10.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["bench", *sys.argv[1:]]))
+    sys.exit(main(["bench-matmuls", *sys.argv[1:]]))

@@ -14,17 +14,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from t10.common.chip_spec import load_chip
-from t10.driver import compile_model
+from t10.driver import run_model
 from t10.errors import T10Error
 from t10.examples import zoo
-from t10.report import build_report, input_specs, planned_ops, random_inputs
-from t10.sim.simulator import simulate
 
 
 @dataclass(frozen=True)
@@ -39,19 +36,13 @@ class PlannerRun:
 def run_planner(
     model: Any, chip: str, planner: str, seed: int, epilogues: bool = True
 ) -> PlannerRun:
-    start = time.perf_counter()
-    compiled = compile_model(model, chip, planner, epilogues=epilogues)
-    compiled_at = time.perf_counter()
-    inputs = random_inputs(input_specs(compiled.module), seed)
-    result = simulate(compiled.module, compiled.chip, inputs)
-    done = time.perf_counter()
-    report = build_report(compiled.chip, result.report, planned_ops(compiled.planned))
+    run = run_model(model, chip, planner, seed=seed, epilogues=epilogues)
     return PlannerRun(
         planner if epilogues else f"{planner}, no epilogues",
-        report["total_cycles"],
-        report["ops"],
-        compiled_at - start,
-        done - compiled_at,
+        run.report["total_cycles"],
+        run.report["ops"],
+        run.compile_seconds,
+        run.simulate_seconds,
     )
 
 

@@ -19,11 +19,10 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from t10.driver import compile_model, simulate_compiled
+from t10.driver import run_model
 from t10.errors import T10Error
 from t10.examples import zoo
 
@@ -52,12 +51,9 @@ class Row:
 def measure(model_path: str, chip: str, precision: str) -> Measurement:
     """Compile `model_path` (import included) and simulate it timing-only, in this process;
     the peak RSS is this process's so far."""
-    start = time.perf_counter()
-    compiled = compile_model(model_path, chip, precision=precision)
-    compiled_at = time.perf_counter()
-    report = simulate_compiled(compiled.module, compiled.chip, timing_only=True)
-    done = time.perf_counter()
-    return Measurement(compiled_at - start, done - compiled_at, report["total_cycles"], peak_rss())
+    run = run_model(model_path, chip, precision=precision, timing_only=True)
+    return Measurement(run.compile_seconds, run.simulate_seconds, run.report["total_cycles"],
+                       peak_rss())
 
 
 def peak_rss() -> int:

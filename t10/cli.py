@@ -1,4 +1,4 @@
-"""The `t10` command: compile an ONNX model for a chip, simulate it, benchmark plans.
+"""The `t10` command: compile an ONNX model for a chip, simulate it, benchmark models and plans.
 
 ```
 t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
@@ -10,7 +10,10 @@ t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp3
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partials ...]
                        [--search ...] [--temporaries ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE] [--weights]
-t10 bench [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
+t10 bench [--models M,...] [--layers N] [--seq N] [--batches B,...] [--max-batch N]
+          [--chips C,...] [--planners P,...] [--precision fp32|fp16] [--out DIR] [--quick]
+          [--address ADDRESS | --serial]
+t10 bench-matmuls [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
              -o FILE.onnx
 t10 zoo --list
@@ -37,7 +40,8 @@ from typing import IO, Any, NoReturn
 import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
-from t10 import bench
+from t10 import bench, bench_models
+from t10.bench_sweep import FILES, run_bench
 from t10.common.tensor_expr import PRECISIONS
 from t10.driver import (
     DEFAULT_CHIP,
@@ -243,6 +247,23 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
+    sweep = bench_models.make_sweep(
+        models=args.models,
+        layers=args.layers,
+        batches=args.batches,
+        chips=args.chips,
+        planners=args.planners,
+        precision=args.precision,
+        seq=args.seq,
+        max_batch=args.max_batch,
+        quick=args.quick,
+    )
+    print(run_bench(sweep, Path(args.out), args.address, args.serial), file=out)
+    print(f"\nwrote {', '.join(str(Path(args.out) / f) for f in FILES)}", file=out)
+    return 0
+
+
+def _cmd_bench_matmuls(args: argparse.Namespace, out: IO[str]) -> int:
     return bench.run_from_args(args, out)
 
 
@@ -317,6 +338,75 @@ def _share(text: str) -> float:
     if value == 0:
         raise argparse.ArgumentTypeError(f"expected a number above 0 and at most 1, got '{text}'")
     return value
+
+
+def _positive(text: str) -> int:
+    value = _seed(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def _positives(text: str) -> list[int]:
+    try:
+        return [_positive(t) for t in text.split(",")]
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of positive "
+                                         f"integers, got '{text}'") from None
+
+
+def _names(choices: Sequence[str], what: str) -> Any:
+    def parse(text: str) -> list[str]:
+        names = [t.strip() for t in text.split(",")]
+        unknown = [n for n in names if n not in choices]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"unknown {what} '{unknown[0]}': choose from "
+                                             f"{', '.join(choices)}")
+        return names
+
+    return parse
+
+
+def _chips(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()] or [DEFAULT_CHIP]
+
+
+def _bench_options(p: argparse.ArgumentParser) -> None:
+    from t10.examples.zoo import ZOO
+
+    layers = ", ".join(f"{m} {n}" for m, n in bench_models.DEFAULT_LAYERS.items())
+    quick = bench_models.QUICK
+    p.add_argument("--models", type=_names(tuple(ZOO), "zoo model"), metavar="M,...",
+                   help=f"zoo models (default: all: {', '.join(ZOO)})")
+    p.add_argument("--layers", type=_positive, metavar="N",
+                   help=f"layers of every model (default per model: {layers})")
+    p.add_argument("--seq", type=_positive, metavar="N",
+                   help="tokens per sequence (default: each model's, 128; ViT 197)")
+    p.add_argument("--batches", type=_positives, metavar="B,...",
+                   help="batch sizes (default: 1, 2, 4, ... up to --max-batch, until a batch "
+                        "where no planner fits)")
+    p.add_argument("--max-batch", type=_positive, default=bench_models.MAX_BATCH, metavar="N",
+                   help=f"where the default batches stop (default {bench_models.MAX_BATCH})")
+    p.add_argument("--chips", type=_chips, default=[DEFAULT_CHIP], metavar="C,...",
+                   help=f"built-in chip names or chip JSON files (default {DEFAULT_CHIP})")
+    p.add_argument("--planners", type=_names(tuple(bench_models.PLANNER_CONFIGS),
+                                             "planner configuration"), metavar="P,...",
+                   help="planner configurations, t10 among them (default: all: "
+                        f"{', '.join(bench_models.PLANNER_CONFIGS)})")
+    p.add_argument("--precision", default="fp16", choices=tuple(PRECISIONS),
+                   help="storage precision (default fp16)")
+    p.add_argument("--out", default="build/bench", metavar="DIR",
+                   help=f"where to write {', '.join(FILES)} (default build/bench)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"{' and '.join(quick['models'])}, {quick['layers']} layer, batches "
+                        f"{', '.join(map(str, quick['batches']))} (options given still apply; "
+                        "about two minutes on two cores)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--address", metavar="ADDRESS",
+                       help="run the cases on this Ray cluster (e.g. ray://head:10001 or "
+                            "head:6379; default: a local Ray on this machine's CPUs)")
+    where.add_argument("--serial", action="store_true",
+                       help="run the cases one after another in this process, without Ray")
 
 
 def _compile_options(p: argparse.ArgumentParser) -> None:
@@ -406,10 +496,18 @@ def make_parser() -> argparse.ArgumentParser:
                            "--timing-only)")
     comp.set_defaults(handler=_cmd_compile)
 
-    b = sub.add_parser("bench", help="benchmark T10 vs replicate plans on matmuls",
-                       description=bench.__doc__.splitlines()[0] if bench.__doc__ else None)
-    bench.add_arguments(b)
+    b = sub.add_parser("bench", help="benchmark zoo models under every planner",
+                       description="Compile and simulate (timing only) zoo models at several "
+                                   "batch sizes under every planner configuration; print "
+                                   "and write the table (bench.md, bench.json) and plots "
+                                   "(docs/bench.md).")
+    _bench_options(b)
     b.set_defaults(handler=_cmd_bench)
+
+    bm = sub.add_parser("bench-matmuls", help="benchmark T10 vs replicate plans on matmuls",
+                        description=bench.__doc__.splitlines()[0] if bench.__doc__ else None)
+    bench.add_arguments(bm)
+    bm.set_defaults(handler=_cmd_bench_matmuls)
 
     z = sub.add_parser("zoo", help="write a built-in transformer model (BERT, ViT, Llama 2, OPT)",
                        description="Write a seeded float32 ONNX model of the zoo (published "
@@ -450,7 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = make_parser()
         args = parser.parse_args(argv)
         if args.command is None:
-            parser.error("missing COMMAND (run, compile, bench or zoo)")
+            parser.error("missing COMMAND (run, compile, bench, bench-matmuls or zoo)")
         return int(args.handler(args, out))
     except UsageError as e:
         print(f"t10: error: {_one_line(str(e))}", file=sys.stderr)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -261,10 +262,14 @@ class RunResult:
     report: dict[str, Any]
     outputs: dict[str, np.ndarray]
     check: CheckResult | None
+    compile_seconds: float
+    """Importing and compiling the model."""
+    simulate_seconds: float
+    """Simulating it (not the check against onnxruntime)."""
 
 
 def run_model(
-    model_path: str,
+    model_path: str | onnx.ModelProto,
     chip: str = DEFAULT_CHIP,
     planner: str = "t10",
     min_utilization: float = DEFAULT_MIN_UTILIZATION,
@@ -278,13 +283,14 @@ def run_model(
     search: str | None = None,
     temporaries: float | None = None,
 ) -> RunResult:
-    """Compile and simulate `model_path` on `inputs` (default: seeded random ones); `check`
-    compares with onnxruntime (run in fp32 whatever the precision) within that tolerance
-    (`check_tolerance` gives the default one). `timing_only` simulates cycles and SRAM
-    without values (the same report, no outputs; the inputs matter only as a gather's ids),
-    so it cannot `check`."""
+    """Compile and simulate `model_path` (a file, or a model in memory) on `inputs` (default:
+    seeded random ones); `check` compares with onnxruntime (run in fp32 whatever the
+    precision) within that tolerance (`check_tolerance` gives the default one). `timing_only`
+    simulates cycles and SRAM without values (the same report, no outputs; the inputs matter
+    only as a gather's ids), so it cannot `check`."""
     if timing_only and check is not None:
         raise T10Error("a timing-only simulation computes no values to check")
+    start = time.perf_counter()
     compiled = compile_model(
         model_path,
         chip,
@@ -296,24 +302,28 @@ def run_model(
         search=search,
         temporaries=temporaries,
     )
+    compiled_at = time.perf_counter()
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)
     # the pipeline verified the module after its last pass
     result = simulate(compiled.module, compiled.chip, inputs, timing_only, verified=True)
+    simulated_at = time.perf_counter()
     checked = None
     if check is not None:
-        checked = check_against_reference(load_model(model_path), inputs, result.outputs, check)
+        model = load_model(model_path) if isinstance(model_path, str) else model_path
+        checked = check_against_reference(model, inputs, result.outputs, check)
     report = build_report(
         compiled.chip,
         result.report,
         planned_ops(compiled.planned),
-        model=model_path,
+        model=model_path if isinstance(model_path, str) else None,
         planner=planner,
         precision=precision,
         check=checked,
         planned_sram_bytes=planned_sram(compiled.planned),
     )
-    return RunResult(report=report, outputs=result.outputs, check=checked)
+    return RunResult(report, result.outputs, checked, compiled_at - start,
+                     simulated_at - compiled_at)
 
 
 def simulate_compiled(

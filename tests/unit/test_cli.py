@@ -1,4 +1,4 @@
-"""The `t10` command (run / compile / bench), the report and the `t10-sim` target."""
+"""The `t10` command (run / compile / bench-matmuls), the report and the `t10-sim` target."""
 
 from __future__ import annotations
 
@@ -368,7 +368,7 @@ def test_universe_registers_target() -> None:
 
 
 def test_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--chip", "test-16", "--shapes", "32x64x48", "--quiet"]) == 0
+    assert main(["bench-matmuls", "--chip", "test-16", "--shapes", "32x64x48", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "32x64x48" in out and "T10/bound" in out
     assert "fp32 storage, fp32 partial sums, simulated cycles" in out
@@ -379,7 +379,7 @@ def test_bench_fp16_bound_is_the_fp16_operator_bound(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     shape = ["--chip", "test-16", "--shapes", "64x256x128", "--quiet"]
-    assert main(["bench", *shape, "--precision", "fp16"]) == 0
+    assert main(["bench-matmuls", *shape, "--precision", "fp16"]) == 0
     out = capsys.readouterr().out
     assert "fp16 storage, fp32 partial sums, simulated cycles" in out
     assert "fp16 kernel cycles" in out and "WARNING" not in out

@@ -1,0 +1,205 @@
+"""`t10 bench`: the whole-model sweep (t10.bench_models), its table, files and plots, on Ray
+and in this process.
+
+One tiny sweep (a 1-layer BERT shrunk to hidden 256 on test-16, seq 64, t10 and replicate,
+doubling batches) covers every kind of row: both planners fit (batches 1, 2), only t10 fits
+(4), nothing fits (8, which ends the sweep). It runs once in this process and once on a local
+Ray; their results must be equal but for the seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from t10.bench_models import SerialExecutor, Sweep, make_sweep, run_sweep
+from t10.bench_plots import PLOTS, write_plots
+from t10.bench_ray import RayExecutor, require
+from t10.bench_sweep import FILES, run_bench
+from t10.bench_table import TIMINGS, format_markdown, make_rows, summarize, to_json
+from t10.cli import main
+from t10.errors import T10Error
+from t10.examples import zoo
+
+TINY = dataclasses.replace(zoo.ZOO["bert-base"].config, hidden=256, heads=2,
+                           intermediate=1024, vocab=100, max_positions=64)
+PLANNERS = ["t10", "replicate"]
+
+
+def tiny_sweep(**options: Any) -> Sweep:
+    return make_sweep(models=["bert-base"], layers=1, seq=64, chips=["test-16"],
+                      planners=PLANNERS, configs={"bert-base": TINY}, **options)
+
+
+def untimed(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in c.items() if k not in TIMINGS} for c in cases]
+
+
+@pytest.fixture(scope="module")
+def serial() -> list[dict[str, Any]]:
+    return run_sweep(tiny_sweep(), SerialExecutor())
+
+
+@pytest.fixture(scope="module")
+def ray_started() -> Iterator[None]:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_the_sweep_doubles_batches_until_nothing_fits(serial: list[dict[str, Any]]) -> None:
+    status = [(c["batch"], c["planner"], c["status"]) for c in serial]
+    assert status == [
+        (1, "t10", "ok"), (1, "replicate", "ok"),
+        (2, "t10", "ok"), (2, "replicate", "ok"),
+        (4, "t10", "ok"), (4, "replicate", "does not fit"),
+        (8, "t10", "does not fit"), (8, "replicate", "does not fit"),
+    ]
+    ok = serial[0]
+    parts = sum(ok[f"{s}_cycles"] for s in ("compute", "exchange", "sync", "relayout"))
+    assert parts == ok["cycles"] > 0
+    assert 0 < ok["peak_sram_bytes_per_core"] <= ok["sram_bytes_per_core"] == 262144
+    assert ok["compile_seconds"] > 0 and ok["simulate_seconds"] > 0
+    unfit = serial[-1]
+    assert unfit["needed_sram_bytes_per_core"] > unfit["sram_bytes_per_core"]
+    assert "does not fit chip 'test-16'" in unfit["error"]
+
+
+def test_ray_sweep_equals_the_serial_one(
+    ray_started: None, serial: list[dict[str, Any]]
+) -> None:
+    with RayExecutor() as executor:  # joins the running Ray, leaves it running
+        on_ray = run_sweep(tiny_sweep(), executor)
+    assert untimed(on_ray) == untimed(serial)
+    strip = [{k: v for k, v in r.items() if k not in TIMINGS} for r in make_rows(on_ray)]
+    assert strip == [{k: v for k, v in r.items() if k not in TIMINGS}
+                     for r in make_rows(serial)]
+
+
+def test_explicit_batches_run_as_given(serial: list[dict[str, Any]]) -> None:
+    cases = run_sweep(tiny_sweep(batches=[4]), SerialExecutor())
+    assert untimed(cases) == untimed([c for c in serial if c["batch"] == 4])
+
+
+def test_rows_speedups_and_geometric_mean(serial: list[dict[str, Any]]) -> None:
+    rows = make_rows(serial)
+    assert [r["batch"] for r in rows] == [1, 2, 4, 8]
+    by = {(c["batch"], c["planner"]): c for c in serial}
+    for row in rows[:2]:
+        b = row["batch"]
+        assert row["speedup"]["replicate"] == by[b, "replicate"]["cycles"] / by[b, "t10"]["cycles"]
+        assert math.isclose(sum(row["shares"]["t10"].values()), 1.0)
+    assert rows[2]["speedup"] == {"replicate": None}
+    assert rows[3]["cycles"] == {"t10": None, "replicate": None}
+    assert rows[0]["t10_over_bound"] is None  # no model bound in the report (yet)
+    [s] = summarize(rows)
+    expected = math.sqrt(rows[0]["speedup"]["replicate"] * rows[1]["speedup"]["replicate"])
+    assert s.baseline == "replicate" and math.isclose(s.geomean_speedup or 0, expected)
+    assert (s.rows_both_fit, s.rows_only_t10_fits, s.rows_only_baseline_fits) == (2, 1, 0)
+
+
+def test_geometric_mean_without_a_row_where_both_fit() -> None:
+    def case(planner: str, status: str, cycles: int | None) -> dict[str, Any]:
+        return {"model": "m", "layers": 1, "batch": 1, "seq": 8, "chip": "c",
+                "planner": planner, "status": status, "cycles": cycles, "error": "x",
+                "sram_bytes_per_core": 1, "compute_cycles": cycles, "exchange_cycles": 0,
+                "sync_cycles": 0, "relayout_cycles": 0, "compile_seconds": 0.0,
+                "simulate_seconds": 0.0}
+
+    rows = make_rows([case("t10", "ok", 10), case("vgm", "does not fit", None)])
+    [s] = summarize(rows)
+    assert s.geomean_speedup is None and s.rows_only_t10_fits == 1
+    text = format_markdown(rows, ["t10", "vgm"], "fp16")
+    assert "| does not fit |" in text
+    assert "t10 over vgm: geometric-mean speedup - over the 0 rows where both fit; vgm does " \
+           "not fit in 1 rows where t10 fits" in text
+
+
+def test_markdown_rows_equal_the_json(serial: list[dict[str, Any]], tmp_path: Path) -> None:
+    document = json.loads(to_json(serial, {"precision": "fp16"}))
+    assert document["cases"] == serial
+    rows = document["rows"]
+    text = format_markdown(rows, PLANNERS, "fp16")
+    assert text == format_markdown(make_rows(serial), PLANNERS, "fp16")
+    lines = [line for line in text.splitlines() if line.startswith("| bert-base")]
+    assert len(lines) == len(rows)
+    for line, row in zip(lines, rows, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[:5] == [str(row[k]) for k in ("model", "layers", "batch", "seq", "chip")]
+        cycles = row["cycles"]["t10"]
+        assert cells[5] == (f"{cycles:,}" if cycles else row["failure"]["t10"])
+        speedup = row["speedup"]["replicate"]
+        assert cells[7] == ("-" if speedup is None else f"{speedup:.2f}×")
+    assert lines[3].count("does not fit (needs") == 2
+    write_plots(rows, PLANNERS, tmp_path)
+    for name in PLOTS:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_run_bench_writes_every_file(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "dir"
+    text = run_bench(tiny_sweep(batches=[1]), out, serial=True)
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    assert (out / "bench.md").read_text() == text + "\n"
+    assert json.loads((out / "bench.json").read_text())["settings"]["planners"] == PLANNERS
+
+
+def test_cli_bench(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tiny = dataclasses.replace(zoo.ZOO["bert-base"], config=TINY)
+    monkeypatch.setitem(zoo.ZOO, "bert-base", tiny)
+    argv = ["bench", "--models", "bert-base", "--layers", "1", "--seq", "64", "--batches",
+            "2", "--chips", "test-16", "--planners", "t10,replicate", "--serial",
+            "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| bert-base | 1 | 2 | 64 | test-16 |" in out
+    assert "t10 over replicate: geometric-mean speedup" in out
+    assert f"wrote {tmp_path / 'bench.json'}" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(FILES)
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "words"),
+    [
+        (["--models", "bert-tiny"], 2, "unknown zoo model 'bert-tiny'"),
+        (["--planners", "t10,fast"], 2, "unknown planner configuration 'fast'"),
+        (["--batches", "1,two"], 2, "comma-separated list of positive integers"),
+        (["--batches", "0"], 2, "comma-separated list of positive integers"),
+        (["--serial", "--address", "x:1"], 2, "not allowed with argument"),
+        (["--chips", "nosuch"], 1, "unknown chip 'nosuch'"),
+        (["--planners", "replicate"], 1, "must include 't10'"),
+        (["--models", "vit-base", "--seq", "100"], 1, "is not a ViT token count"),
+        (["--models", "bert-base", "--layers", "13"], 1, "--layers must be between 1 and 12"),
+    ],
+)
+def test_bad_options_are_one_clean_error(
+    argv: list[str], code: int, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bench", *argv]) == code
+    err = capsys.readouterr().err
+    assert err.startswith("t10: error: ") and words in err and err.count("\n") == 1
+
+
+def test_missing_packages_name_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(T10Error, match=r"needs 'no_such_package_x', not installed: pip "
+                                       r"install 't10-xdsl\[bench\]'"):
+        require(["json", "no_such_package_x"])
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ray" else real(name, *a))
+    assert main(["bench", "--quick"]) == 1
+    assert capsys.readouterr().err == ("t10: error: t10 bench needs 'ray', not installed: pip "
+                                       "install 't10-xdsl[bench]'\n")
