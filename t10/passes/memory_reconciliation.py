@@ -174,9 +174,9 @@ def within_share(op: OpOptions, chip: ChipSpec, share: float) -> OpOptions:
     if not kept:
         least = min(p.transient_bytes for p in op.points)
         raise T10Error(
-            f"operator '{op.name}': every plan needs more than {share:g} of the SRAM while it "
-            f"runs (the smallest {least} bytes per core, {limit} allowed); raise temporaries "
-            "(at most 1) or use planner=t10"
+            f"operator '{op.name}' does not fit the share of SRAM for temporaries: every plan "
+            f"needs more than {share:g} of it while it runs (the smallest {least} bytes per "
+            f"core, {limit} allowed); raise temporaries (at most 1) or use planner=t10"
         )
     return replace(op, points=kept)
 

@@ -57,8 +57,9 @@ def test_within_share_keeps_the_plans_within_the_share() -> None:
         share = rng.choice((0.2, 0.4, 0.6, 1.0))
         allowed = [p for p in op.points if p.transient_bytes <= share * 100]
         if not allowed:
-            with pytest.raises(T10Error, match=f"operator 'op0': every plan needs more than "
-                                               f"{share:g} of the SRAM"):
+            with pytest.raises(T10Error, match=f"operator 'op0' does not fit the share of SRAM "
+                                               f"for temporaries: every plan needs more than "
+                                               f"{share:g} of it"):
                 within_share(op, chip, share)
             continue
         assert list(within_share(op, chip, share).points) == allowed

@@ -13,7 +13,7 @@
 
 // SHARE60: t10.plan = #rtensor.plan<grid [1, 16, 1]>, t10.estimate = #rtensor.estimate<cycles = 41652, compute = 41534, exchange = 0, sync = 118, bytes = 155648>
 // SHARE50: t10.plan = #rtensor.plan<grid [2, 8, 1]>, t10.estimate = #rtensor.estimate<cycles = 50757, compute = 50639, exchange = 0, sync = 118, bytes = 98304>
-// SHARE10: {{^}}t10-opt: error: t10-plan-search: operator 'fc/MatMul': every plan needs more than 0.1 of the SRAM while it runs (the smallest 49152 bytes per core, 26214 allowed); raise temporaries (at most 1) or use planner=t10{{$}}
+// SHARE10: {{^}}t10-opt: error: t10-plan-search: operator 'fc/MatMul' does not fit the share of SRAM for temporaries: every plan needs more than 0.1 of it while it runs (the smallest 49152 bytes per core, 26214 allowed); raise temporaries (at most 1) or use planner=t10{{$}}
 // NOT-T10: {{^}}t10-opt: error: t10-plan-search: temporaries (the share of SRAM an operator may use while it runs) is a rule of planner=replicate, not of planner=t10{{$}}
 // RANGE: {{^}}t10-opt: error: t10-plan-search: temporaries must be a share of SRAM in (0, 1], not 1.5{{$}}
 
