@@ -46,8 +46,7 @@ def write_plots(rows: Sequence[Mapping[str, Any]], planners: Sequence[str], out:
     def save(fig: Any, ax: Any, title: str, ylabel: str, name: str) -> None:
         ax.set_title(title, fontsize=9)
         ax.set_ylabel(ylabel)
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=100)
+        fig.savefig(out / name, dpi=100, bbox_inches="tight")  # room for every label
 
     baselines = [p for p in planners if p != REFERENCE]
     fig = Figure(figsize=(width, 4))
