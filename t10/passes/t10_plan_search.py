@@ -37,10 +37,10 @@ sweep re-chooses plans to avoid costly layout transitions between producers and 
 (`reduce_transitions`).
 
 Epilogues marked by `t10-fuse-epilogue` are planned with their contraction (`Operator`).
-When memory binds (every operator's fastest plan together would not fit) or the model does
-not fit with them, the search also plans every generic on its own and keeps that if it is
-faster (or fits): it then removes the `t10.epilogue` marks (and the contractions' `+E`
-names), so the IR shows what was decided.
+That pass judges each pair on its own; the search also plans every generic on its own (the
+whole model: memory may bind, layouts may line up better) and keeps that if it is faster
+(or fits): it then removes the `t10.epilogue` marks (and the contractions' `+E` names), so
+the IR shows what was decided.
 
     xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5
                                             precision=fp32 partials=fp32 search=greedy}'
@@ -166,9 +166,6 @@ class SearchResult:
     liveness: Liveness
     reused: dict[int, list[int]]
     """Per operator, the inputs whose move an earlier operator makes (`SharedMove`)."""
-    memory_binds: bool
-    """Whether the SRAM ruled out a faster choice: every operator's fastest plan together, a
-    plan with cheaper transitions, or a shared move."""
 
     known: dict[int, tuple[Estimate | None, Estimate | None]] = field(
         default_factory=dict, init=False, repr=False
@@ -298,11 +295,11 @@ class T10PlanSearch(ModulePass):
         fused = [o for o in operators if o.epilogue is not None]
         apart = planned_operators(op, epilogues=False) if fused else []
         if self.reuse:
-            # the operators apart from their epilogues are planned too when memory binds:
-            # searched side by side with the others, they cost little time when unused
+            # the operators apart from their epilogues are planned too: searched side by
+            # side with the others
             self.search_shared(chip, operators + apart, frontiers)
         # planned beside the operators with epilogues (a forked child, when there is a CPU
-        # for it), its result asked for only if memory binds
+        # for it)
         unfused = (
             call_beside(lambda: self.plan_operators(chip, op, apart, frontiers).costed(), self.jobs)
             if fused
@@ -315,10 +312,10 @@ class T10PlanSearch(ModulePass):
             except T10Error:
                 if not fused:
                     raise
-            if fused and (result is None or result.memory_binds):
-                # the epilogues' inputs lie on every core that holds a tile: when memory
-                # binds, the model may be faster (or only fit) with them as operators of
-                # their own
+            if fused:
+                # t10-fuse-epilogue judged each pair apart from the rest: the whole model
+                # may be faster (or only fit) with them as operators of their own (the
+                # epilogues' inputs lie on every core that holds a tile)
                 assert unfused is not None
                 total = None if result is None else result.total_cycles  # while unfused runs
                 alternative = unfused.result()
@@ -354,7 +351,6 @@ class T10PlanSearch(ModulePass):
         edges = dataflow_edges(operators)
         elem = precision_type(self.precision, "t10-plan-search")
         liveness = model_liveness(module, operators, element_bytes(elem, "t10-plan-search"))
-        fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
         search, _ = check_choice_options(self.name, self.planner, self.search, self.temporaries)
         if search == "exact":
             chosen = exact_plans(chip, options, liveness)
@@ -362,16 +358,10 @@ class T10PlanSearch(ModulePass):
             chosen = fastest_plans(chip, options, self.planner, liveness)
         else:
             chosen = choose_plans(chip, options, self.planner, liveness)
-        chosen, squeezed = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
+        chosen = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
         moves = shared_moves(exprs, plans, edges)
         shares = affordable_shares(chip, chosen, liveness, moves)
-        # memory binds where the fastest plans, a cheaper transition or a shared move do not fit
-        memory_binds = (
-            model_bytes(fastest, liveness) > chip.sram_bytes_per_core
-            or squeezed
-            or len(shares) < len(moves)
-        )
         liveness = dataclasses.replace(
             liveness, held=tuple((m.first, m.last, m.nbytes) for m in shares)
         )
@@ -379,7 +369,7 @@ class T10PlanSearch(ModulePass):
         for move in shares:
             for consumer, operand in move.readers[1:]:
                 reused.setdefault(consumer, []).append(operand)
-        return SearchResult(chip, exprs, chosen, edges, liveness, reused, memory_binds)
+        return SearchResult(chip, exprs, chosen, edges, liveness, reused)
 
     def search_shared(
         self, chip: ChipSpec, operators: list[Operator], frontiers: SharedSearch
