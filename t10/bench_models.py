@@ -12,7 +12,6 @@ executor or on the order in which cases finish.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -23,7 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from t10.common.chip_spec import load_chip
 from t10.driver import run_model
-from t10.errors import T10Error
+from t10.errors import DoesNotFit, T10Error
 from t10.examples import zoo
 
 __all__ = [
@@ -110,7 +109,6 @@ def _model(case: Case) -> onnx.ModelProto:
     return _cached[1]
 
 
-_NEEDS = re.compile(r"smallest plans need (\d+) bytes per core")
 _MOVES = ("relayout", "gather")
 
 
@@ -123,11 +121,10 @@ def run_case(case: Case) -> dict[str, Any]:
         run = run_model(_model(case), case.chip, precision=case.precision, timing_only=True,
                         **PLANNER_CONFIGS[case.planner])
     except DiagnosticException as e:  # T10Error included
-        message = " ".join(str(e).split())
-        needs = _NEEDS.search(message)
-        fits = "does not fit" not in message
-        return {**result, "status": "error" if fits else "does not fit", "error": message,
-                "needed_sram_bytes_per_core": int(needs.group(1)) if needs else None}
+        unfit = isinstance(e, DoesNotFit)
+        return {**result, "status": "does not fit" if unfit else "error",
+                "error": " ".join(str(e).split()),
+                "needed_sram_bytes_per_core": e.needed_bytes if unfit else None}
     report = run.report
     ops = [op for op in report["ops"] if op["cycles"] is not None]
     work = [op for op in ops if op["kind"] not in _MOVES]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from t10.common.chip_spec import ChipSpec
-from t10.errors import T10Error
+from t10.errors import DoesNotFit, T10Error
 from t10.passes.memory_reconciliation import Liveness, OpOptions, PlanPoint, model_bytes
 
 TIME_LIMIT_SECONDS = 600.0
@@ -146,7 +146,7 @@ def exact_plans(
             options={"time_limit": TIME_LIMIT_SECONDS},
         )
     if result.status == 2:
-        raise T10Error(
+        raise DoesNotFit(
             f"t10-plan-search: no choice of plans fits {capacity} bytes of SRAM per core "
             "(the exact search proved it)"
         )

@@ -43,7 +43,7 @@ from t10.common.plans import (
     validate_plan,
 )
 from t10.common.tensor_expr import TensorExpr
-from t10.errors import T10Error
+from t10.errors import DoesNotFit, T10Error
 
 # --------------------------------------------------------------------------------------------
 # What lives when
@@ -173,7 +173,7 @@ def within_share(op: OpOptions, chip: ChipSpec, share: float) -> OpOptions:
         return op
     if not kept:
         least = min(p.transient_bytes for p in op.points)
-        raise T10Error(
+        raise DoesNotFit(
             f"operator '{op.name}' does not fit the share of SRAM for temporaries: every plan "
             f"needs more than {share:g} of it while it runs (the smallest {least} bytes per "
             f"core, {limit} allowed); raise temporaries (at most 1) or use planner=t10"
@@ -803,7 +803,7 @@ def _does_not_fit(
     planner: str,
     liveness: Liveness,
     fastest: bool = False,
-) -> T10Error:
+) -> DoesNotFit:
     """The error for a model whose smallest plans (or, `fastest`, every operator's fastest
     plan) exceed the chip's SRAM: what the bytes are (the heaviest weights, and what is live
     at the peak)."""
@@ -832,10 +832,11 @@ def _does_not_fit(
                 "instead of replicating them")
     if fastest:  # smaller plans fit
         fix = "use search=greedy or search=exact, which trade time for memory"
-    return T10Error(
+    return DoesNotFit(
         f"the model does not fit chip '{chip.name}': it has {chip.sram_bytes_per_core} bytes "
         f"of SRAM per core, but {which} {least} bytes per core: {weights} + "
-        f"{_peak_words(ops, points, liveness)}; {fix}"
+        f"{_peak_words(ops, points, liveness)}; {fix}",
+        least,
     )
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
-from t10.errors import T10Error
+from t10.errors import DoesNotFit, T10Error
 
 Index = int | np.ndarray
 """A per-core index value: uniform int, or an int64 array with one entry per chip core."""
@@ -251,7 +251,7 @@ class SimState:
         over = np.flatnonzero(self.live[:cores] + nbytes > capacity)
         if over.size:
             c = int(over[0])
-            raise T10Error(
+            raise DoesNotFit(
                 f"core {c}: {what} ({nbytes} bytes) does not fit in SRAM: "
                 f"{int(self.live[c])} of {capacity} bytes already in use"
                 f"{self.largest_on(c)}"

@@ -3,12 +3,13 @@ limit on an operator's temporaries (`within_share`), on random frontiers."""
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import pytest
 from helpers import chip_with, random_liveness, random_point
 
-from t10.errors import T10Error
+from t10.errors import DoesNotFit, T10Error
 from t10.passes.memory_reconciliation import (
     OpOptions,
     choose_plans,
@@ -38,13 +39,16 @@ def test_fastest_plans_take_each_fastest_plan_or_refuse() -> None:
         if model_bytes(fastest, live) <= capacity:
             assert fastest_plans(chip, ops, "t10", live) == fastest
             continue
-        with pytest.raises(T10Error, match="does not fit") as refused:
+        with pytest.raises(DoesNotFit, match="does not fit") as refused:
             fastest_plans(chip, ops, "t10", live)
+        assert refused.value.needed_bytes is not None
+        assert refused.value.needed_bytes > capacity
         try:
             choose_plans(chip, ops, "t10", live)
         except T10Error:  # nothing fits: the error is the greedy's
             assert "the smallest plans need" in str(refused.value)
         else:  # smaller plans fit: the error says which search finds them
+            assert refused.value.needed_bytes == model_bytes(fastest, live)
             assert "every operator's fastest plan needs" in str(refused.value)
             assert "search=greedy" in str(refused.value)
 
@@ -70,3 +74,10 @@ def test_within_share_keeps_a_pinned_plan() -> None:
     point = random_point(rng)
     pinned = OpOptions("op", (point,), pinned=True)
     assert within_share(pinned, chip_with(1), 0.1) is pinned
+
+
+def test_does_not_fit_keeps_its_bytes_through_pickling() -> None:
+    """Refusals come back from forked workers and Ray tasks pickled."""
+    again = pickle.loads(pickle.dumps(DoesNotFit("the model does not fit", 1234)))
+    assert isinstance(again, DoesNotFit)
+    assert (str(again), again.needed_bytes) == ("the model does not fit", 1234)
