@@ -41,7 +41,8 @@ def write_plots(rows: Sequence[Mapping[str, Any]], planners: Sequence[str], out:
                 if v is None:  # the planner does not fit (or failed): say so on the axis
                     ax.text(x + offset, 0, "×", ha="center", va="bottom", color="red")
         ax.set_xticks(xs, labels, fontsize=7)
-        ax.legend(fontsize=7)
+        if series:  # a sweep of t10 alone has no speedups to show
+            ax.legend(fontsize=7)
 
     def save(fig: Any, ax: Any, title: str, ylabel: str, name: str) -> None:
         ax.set_title(title, fontsize=9)
