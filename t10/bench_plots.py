@@ -25,24 +25,38 @@ def _label(row: Mapping[str, Any]) -> str:
 def write_plots(rows: Sequence[Mapping[str, Any]], planners: Sequence[str], out: Path) -> None:
     """The three PNGs of the module docstring, into the directory `out`."""
     from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
 
     several = len({r["chip"] for r in rows}) > 1
     labels = [_label({**r, "several_chips": several}) for r in rows]
     width = max(6.0, 0.9 * len(rows) + 2)
     xs = list(range(len(rows)))
 
-    def bars(ax: Any, series: Mapping[str, Sequence[float | None]]) -> None:
+    def bars(
+        ax: Any,
+        series: Mapping[str, Sequence[float | None]],
+        unfit: Mapping[str, Sequence[float | None]] | None = None,
+    ) -> None:
+        """Grouped bars, one colour per series; a missing value is a red × on the axis, or
+        (`unfit`) an empty hatched bar up to what the planner would need."""
         step = 0.8 / max(len(series), 1)
         for i, (name, values) in enumerate(series.items()):
             offset = (i - (len(series) - 1) / 2) * step
+            color = f"C{i}"
             ax.bar([x + offset for x, v in zip(xs, values, strict=True) if v is not None],
-                   [v for v in values if v is not None], step, label=name)
-            for x, v in zip(xs, values, strict=True):
-                if v is None:  # the planner does not fit (or failed): say so on the axis
-                    ax.text(x + offset, 0, "×", ha="center", va="bottom", color="red")
+                   [v for v in values if v is not None], step, label=name, color=color)
+            needs = (unfit or {}).get(name, [None] * len(xs))
+            for x, v, need in zip(xs, values, needs, strict=True):
+                if v is not None:
+                    continue
+                if need is not None:  # does not fit: the bytes it would need
+                    ax.bar(x + offset, need, step, fill=False, hatch="//", edgecolor=color)
+                ax.text(x + offset, 0, "×", ha="center", va="bottom", color="red")
         ax.set_xticks(xs, labels, fontsize=7)
         if series:  # a sweep of t10 alone has no speedups to show
-            ax.legend(fontsize=7)
+            # drawn from the colours: a series that never fits has no bar to take one from
+            handles = [Patch(color=f"C{i}", label=name) for i, name in enumerate(series)]
+            ax.legend(handles=handles, fontsize=7)
 
     def save(fig: Any, ax: Any, title: str, ylabel: str, name: str) -> None:
         ax.set_title(title, fontsize=9)
@@ -59,12 +73,14 @@ def write_plots(rows: Sequence[Mapping[str, Any]], planners: Sequence[str], out:
 
     fig = Figure(figsize=(width, 4))
     ax = fig.add_subplot()
-    bars(ax, {p: [_kb(r["peak_sram_bytes_per_core"].get(p)) for r in rows] for p in planners})
+    bars(ax, {p: [_kb(r["peak_sram_bytes_per_core"].get(p)) for r in rows] for p in planners},
+         {p: [_kb(r["needed_sram_bytes_per_core"].get(p)) for r in rows] for p in planners})
     for chip in sorted({r["chip"] for r in rows}):
         capacity = next(r["sram_bytes_per_core"] for r in rows if r["chip"] == chip)
         ax.axhline(capacity / 1000, color="red", linewidth=0.8, linestyle="--")
         ax.text(0, capacity / 1000, f" {chip} SRAM", va="bottom", fontsize=7, color="red")
-    save(fig, ax, "peak SRAM per core (× = does not fit)", "KB per core", "memory.png")
+    save(fig, ax, "peak SRAM per core (× = does not fit; hatched: what it would need)",
+         "KB per core", "memory.png")
 
     fig = Figure(figsize=(width, 4))
     ax = fig.add_subplot()

@@ -78,6 +78,8 @@ def make_rows(cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "cycles": {p: c.get("cycles") for p, c in by.items()},
             "peak_sram_bytes_per_core": {p: c.get("peak_sram_bytes_per_core")
                                          for p, c in by.items()},
+            "needed_sram_bytes_per_core": {p: c.get("needed_sram_bytes_per_core")
+                                           for p, c in by.items()},
             "sram_bytes_per_core": members[0]["sram_bytes_per_core"],
             "speedup": {p: c["cycles"] / t10 if t10 and c["status"] == "ok" else None
                         for p, c in by.items() if p != REFERENCE},
