@@ -25,6 +25,7 @@ from t10.common.chip_spec import load_chip
 from t10.driver import run_model
 from t10.errors import T10Error
 from t10.examples import zoo
+from t10.report import MOVES
 
 __all__ = [
     "DEFAULT_LAYERS",
@@ -45,6 +46,7 @@ PLANNER_CONFIGS: dict[str, dict[str, Any]] = {
     "t10": {"planner": "t10"},
     "replicate": {"planner": "replicate"},
     "t10-fastest": {"planner": "t10", "search": "fastest"},
+    "vgm": {"planner": "vgm"},
 }
 """Planner configuration name → the `t10.driver.run_model` options it sets: T10 (rotating
 plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
@@ -111,7 +113,6 @@ def _model(case: Case) -> onnx.ModelProto:
 
 
 _NEEDS = re.compile(r"smallest plans need (\d+) bytes per core")
-_MOVES = ("relayout", "gather")
 
 
 def run_case(case: Case) -> dict[str, Any]:
@@ -130,7 +131,7 @@ def run_case(case: Case) -> dict[str, Any]:
                 "needed_sram_bytes_per_core": int(needs.group(1)) if needs else None}
     report = run.report
     ops = [op for op in report["ops"] if op["cycles"] is not None]
-    work = [op for op in ops if op["kind"] not in _MOVES]
+    work = [op for op in ops if op["kind"] not in MOVES]
     return {
         **result,
         "status": "ok",
@@ -143,7 +144,7 @@ def run_case(case: Case) -> dict[str, Any]:
         "compute_cycles": sum(op["compute_cycles"] for op in work),
         "exchange_cycles": sum(op["exchange_cycles"] for op in work),
         "sync_cycles": sum(op["sync_cycles"] for op in work),
-        "relayout_cycles": sum(op["cycles"] for op in ops if op["kind"] in _MOVES),
+        "relayout_cycles": sum(op["cycles"] for op in ops if op["kind"] in MOVES),
         "compile_seconds": run.compile_seconds,
         "simulate_seconds": run.simulate_seconds,
     }
