@@ -390,7 +390,7 @@ class T10PlanSearch(ModulePass):
             VgmOperator(e, self.options(chip, o, e, frontiers), *loads_and_gathers(o))
             for o, e in zip(operators, exprs, strict=True)
         ]
-        chosen = choose_vgm(chip, ops, homes, cores, self.min_utilization)
+        chosen = choose_vgm(chip, ops, homes, cores)
         for operator, point in zip(operators, chosen, strict=True):
             moves = {
                 RELAYOUT_ATTR: point.loads, GATHER_ATTR: point.gathers, STORE_ATTR: point.store

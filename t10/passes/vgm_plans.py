@@ -37,7 +37,6 @@ from t10.common.plans import (
     host_layout,
     input_layouts,
     output_layout,
-    plan_problem,
     same_placement,
 )
 from t10.common.tensor_expr import TensorExpr
@@ -45,13 +44,14 @@ from t10.common.view_maps import View
 from t10.errors import T10Error
 from t10.passes.layout_transitions import (
     GatherSpec,
+    aligned_plan,
     gather_estimate,
     summed,
     transition_estimate,
 )
 from t10.passes.memory_reconciliation import Liveness, OpOptions
 from t10.passes.operators import Operator
-from t10.passes.plan_search import FastEstimator, min_cores_for, plan_key, spatial_factors
+from t10.passes.plan_search import FastEstimator, plan_key
 from t10.t10_dialects.rtensor import GatherOp, through_views
 
 
@@ -199,32 +199,35 @@ class MoveCosts:
         return self.known[key]
 
 
-def candidates(
-    chip: ChipSpec, op: VgmOperator, min_utilization: float
-) -> list[tuple[Plan, Estimate]]:
-    """The plans `op` may take: the pinned one; else its spatial frontier and the spatial
-    plan of every tile vector (`spatial_factors`, each at its smallest factors), which the
-    frontier leaves out when it is slower or fatter although its moves may cost less."""
+def candidates(chip: ChipSpec, op: VgmOperator, cores: int) -> list[tuple[Plan, Estimate]]:
+    """The plans `op` may take: the pinned one; else its spatial frontier (over bytes and
+    cycles) and the spatial plans that place an input loaded without views, or the output,
+    exactly as its home (that move is then free), which the frontier may leave out.
+    Not every spatial plan: costing every tile vector's moves through views takes minutes
+    on a BERT layer."""
     found = {p.plan: p.estimate for p in op.options.points}
     if op.options.pinned:
         return list(found.items())
-    fast = FastEstimator(chip, op.expr)
-    for lows in spatial_factors(op.expr, chip.cores, min_cores_for(chip, op.expr, min_utilization)):
-        plan = Plan(lows)
-        if plan not in found and plan_problem(op.expr, plan) is None:
+    expr = op.expr
+    homes = [
+        (expr.inputs[load.operand], load.operand, host_layout(load.source, cores))
+        for load in op.loads
+        if load.view is None
+    ]
+    homes.append((expr.output, None, host_layout(expr.output.shape, cores)))
+    fast = FastEstimator(chip, expr)
+    for access, operand, home in homes:
+        plan = aligned_plan(expr, access, operand, home)
+        if plan is not None and plan not in found and plan.cores <= chip.cores:
             found[plan] = fast.estimate(plan)
     return list(found.items())
 
 
-def best_point(
-    op: VgmOperator, moves: MoveCosts, budget: int, min_utilization: float
-) -> VgmPoint | None:
+def best_point(op: VgmOperator, moves: MoveCosts, budget: int) -> VgmPoint | None:
     """The plan of least load + compute + store cycles (then fewest bytes, then
     `plan_key`) among those whose bytes are within `budget` (None: none is); candidates
     are costed in order of their `MoveCosts.floor`, while it could still win."""
-    fitting = [
-        (p, e) for p, e in candidates(moves.chip, op, min_utilization) if e.sram_bytes <= budget
-    ]
+    fitting = [(p, e) for p, e in candidates(moves.chip, op, moves.cores) if e.sram_bytes <= budget]
     floors = sorted((moves.floor(op, p, e), e.sram_bytes, plan_key(p), p, e) for p, e in fitting)
     best: tuple[int, int, tuple, VgmPoint] | None = None
     for floor, nbytes, key, plan, est in floors:
@@ -279,7 +282,6 @@ def choose_vgm(
     ops: Sequence[VgmOperator],
     homes: HomeLiveness,
     cores: int,
-    min_utilization: float,
 ) -> list[VgmPoint]:
     """Each operator's `best_point` within the SRAM beside the homes live while it runs;
     a `T10Error` when one has none, or the returned views do not fit."""
@@ -287,9 +289,9 @@ def choose_vgm(
     moves = MoveCosts(chip, cores)
     chosen = []
     for op, beside in zip(ops, homes.beside, strict=True):
-        point = best_point(op, moves, capacity - homes.resident - beside, min_utilization)
+        point = best_point(op, moves, capacity - homes.resident - beside)
         if point is None:
-            least = min(e.sram_bytes for _, e in candidates(chip, op, min_utilization))
+            least = min(e.sram_bytes for _, e in candidates(chip, op, cores))
             raise _does_not_fit(
                 chip,
                 homes.resident + beside + least,
