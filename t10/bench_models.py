@@ -50,8 +50,9 @@ PLANNER_CONFIGS: dict[str, dict[str, Any]] = {
 }
 """Planner configuration name → the `t10.driver.run_model` options it sets: T10 (rotating
 plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
-at a time, spatial plans within a share of SRAM for temporaries) and T10's fastest plan per
-operator without memory reconciliation (it may not fit)."""
+at a time, spatial plans within a share of SRAM for temporaries), T10's fastest plan per
+operator without memory reconciliation (it may not fit) and the Roller-style baseline
+(every tensor in a home over all cores, load-compute-store)."""
 
 REFERENCE = "t10"
 """The configuration whose speedup over every other one the table shows."""

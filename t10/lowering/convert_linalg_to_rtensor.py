@@ -18,6 +18,13 @@ wants. Views of the ids are moved on chip first (a relayout into `host_layout`);
 read through views is refused. A gather returned from the function is made on chip in
 `host_layout` and collected.
 
+An operator planned by `vgm` (`t10.store` on its generic) loads and stores through homes,
+`host_layout` over the module's `t10.home_cores`: a host tensor it reads is placed in its
+home (once, where it is defined), every input is moved from its home into the plan's layout
+(`<consumer>/relayout`, views folded in), and the result is moved into its home
+(`rtensor.relayout "<op>/store"`, carrying the `t10.store` estimate) before it is collected
+or read.
+
 Precision: distributed tensors take the storage element type the module's `t10.precision`
 names (f32 when absent). An operator whose plan accumulates partial sums wider than the
 storage (`rounds_partials`: fp16 storage with the module's `t10.partials` fp32, the default)

@@ -16,6 +16,13 @@ An analysis pass: it changes no operation, it only writes attributes.
   `t10.partials` and `t10.model_bytes`, the bytes per core the plans need at their peak (an
   upper bound of what the simulator measures).
 
+`planner=vgm` (Roller-style virtual global memory, `t10.passes.vgm_plans`) keeps every tensor
+in a home over all the chip's cores (`t10.home_cores` on the module): each generic's
+`t10.relayout` is then its loads from the homes, and `t10.store = #rtensor.estimate<...>`
+says that it stores its output into its home (the store's cost); every operator's plan is
+its own cheapest load + compute + store within the SRAM beside the homes (no `search`, no
+transition sweep, no shared moves; epilogues stay as marked).
+
 `precision=fp16` plans for fp16 storage: every buffer and exchange takes 2 bytes per element
 and matmuls run at the fp16 rate. Partial sums that a plan carries across steps or cores are
 fp32 by default (`partials=fp32`: accumulated apart and rounded once,
@@ -49,6 +56,7 @@ names), so the IR shows what was decided.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -214,7 +222,8 @@ class SearchResult:
         """Writes the plans, estimates, relayouts, gathers and reused inputs on the
         generics of `operators` (those the plans were chosen for)."""
         for i, (operator, point) in enumerate(zip(operators, self.chosen, strict=True)):
-            moves = dict(zip((RELAYOUT_ATTR, GATHER_ATTR), self.transitions(i), strict=True))
+            relayouts, gathers = self.transitions(i)
+            moves = {RELAYOUT_ATTR: relayouts, GATHER_ATTR: gathers}
             record_plan(operator.generic, point.plan, point.estimate, moves)
             if i in self.reused:
                 reused = DenseArrayBase.from_list(i64, sorted(self.reused[i]))
@@ -222,7 +231,7 @@ class SearchResult:
 
 
 def record_plan(
-    generic: Operation, plan: Plan, estimate: Estimate, moves: dict[str, Estimate | None]
+    generic: Operation, plan: Plan, estimate: Estimate, moves: Mapping[str, Estimate | None]
 ) -> None:
     """Writes `plan` and its `estimate` on `generic`, with each move's estimate under its
     attribute name (removed where None), and no reused inputs."""

@@ -5,9 +5,9 @@ Weights and function arguments are placed in their homes before the program; eve
 loads its inputs from their homes into its plan's layouts (`rtensor.relayout "<op>/relayout"`),
 computes, and stores its output into its home (`"<op>/store"`), where its readers load it
 from. Nothing stays in an operator's layout between operators, so each operator's plan is
-chosen on its own: the spatial plan of least load + compute + store cycles, each move
-estimated as the simulator charges it (`transition_estimate`, `gather_estimate`), among the
-plans whose buffers fit a core beside the homes live while it runs.
+chosen on its own: the plan of least load + compute + store cycles, each move estimated as
+the simulator charges it (`transition_estimate`, `gather_estimate`), among its spatial plans
+(`candidates`) whose buffers fit a core beside the homes live while it runs.
 
 Memory (docs/DESIGN.md, memory contract): the homes of weights and arguments and the
 program-long host tensors (gather tables and ids) for the whole program; an operator's
@@ -39,7 +39,7 @@ from t10.common.plans import (
     output_layout,
     same_placement,
 )
-from t10.common.tensor_expr import TensorExpr
+from t10.common.tensor_expr import Access, TensorExpr
 from t10.common.view_maps import View
 from t10.errors import T10Error
 from t10.passes.layout_transitions import (
@@ -209,7 +209,7 @@ def candidates(chip: ChipSpec, op: VgmOperator, cores: int) -> list[tuple[Plan, 
     if op.options.pinned:
         return list(found.items())
     expr = op.expr
-    homes = [
+    homes: list[tuple[Access, int | None, Layout]] = [
         (expr.inputs[load.operand], load.operand, host_layout(load.source, cores))
         for load in op.loads
         if load.view is None
