@@ -1,7 +1,7 @@
 """The `t10` command: compile an ONNX model for a chip, simulate it, benchmark models and plans.
 
 ```
-t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate] [--precision fp32|fp16]
+t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate|vgm|...] [--precision fp32|fp16]
                    [--partials fp32|fp16] [--search greedy|exact|fastest]
                    [--temporaries SHARE]
                    [--inputs IN.npz] [--outputs OUT.npz]
@@ -416,7 +416,10 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                         "format: docs/chips.md)")
     p.add_argument("--planner", default="t10", choices=PLANNERS,
                    help="t10: compute-shift plans with rotating tensors (default); "
-                        "replicate: spatial partitions only")
+                        "t10-multidim: also plans cut along two dims over time; replicate: "
+                        "spatial partitions only; vgm: every tensor in a home over all cores, "
+                        "each operator loading its inputs from their homes and storing its "
+                        "output back (Roller-style)")
     p.add_argument("--min-utilization", type=_fraction, default=DEFAULT_MIN_UTILIZATION,
                    metavar="U", help="prune plans using fewer than U x the useful cores "
                                      f"(default {DEFAULT_MIN_UTILIZATION})")

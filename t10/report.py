@@ -33,6 +33,7 @@ from t10.common.attr_names import (
     PLAN_ATTR,
     PRECISION_ATTR,
     RELAYOUT_ATTR,
+    STORE_ATTR,
 )
 from t10.common.bounds import model_bound, operator_bound
 from t10.common.chip_spec import ChipSpec
@@ -45,8 +46,10 @@ from t10.common.tensor_expr import (
     op_name,
 )
 from t10.sim.interpreter_chip import OpStats, SimReport
+from t10.t10_dialects.rtensor import EstimateAttr
 
 __all__ = [
+    "MOVES",
     "CheckResult",
     "InputSpec",
     "PlannedOp",
@@ -159,6 +162,9 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
         else:
             planned = at_precision(expr, precision, partials, "the report")
             out.append(_planned(op_name(op), expr.kind.value, str(plan), est, planned))
+        store = op.attributes.get(STORE_ATTR)
+        if isinstance(store, EstimateAttr) and store.cycles.data:  # else already home
+            out.append(_planned(f"{op_name(op)}/store", "store", None, store))
     return out
 
 
@@ -318,8 +324,9 @@ def _compare(got: np.ndarray, ref: np.ndarray, tolerance: Tolerance) -> dict[str
 # --------------------------------------------------------------------------------------------
 
 
-_MOVES = ("relayout", "gather")
-"""Name suffixes of the data-movement steps (`X/relayout`, `X/gather`)."""
+MOVES = ("relayout", "gather", "store")
+"""Name suffixes (and kinds) of the data-movement steps (`X/relayout`, `X/gather`,
+`X/store`)."""
 
 
 def _sim_op(
@@ -329,7 +336,7 @@ def _sim_op(
         return None if stats is None else int(getattr(stats, field))
 
     moved = name.rsplit("/", 1)[-1] if "/" in name else None
-    kind = planned.kind if planned is not None else (moved if moved in _MOVES else None)
+    kind = planned.kind if planned is not None else (moved if moved in MOVES else None)
     return {
         "name": name,
         "kind": kind,
@@ -382,7 +389,7 @@ def build_report(
         ops.append(_sim_op(chip, p, stats, stats.name))
     ops.extend(_sim_op(chip, p, None, p.name) for p in planned or () if p.name not in seen)
     estimates = [p.estimated_cycles for p in planned or ()]
-    exprs = [p.expr for p in planned or () if p.kind not in _MOVES]
+    exprs = [p.expr for p in planned or () if p.kind not in MOVES]
     bound = (
         model_bound(chip, (e for e in exprs if e is not None))
         if planned is not None and all(e is not None for e in exprs)

@@ -18,6 +18,13 @@ wants. Views of the ids are moved on chip first (a relayout into `host_layout`);
 read through views is refused. A gather returned from the function is made on chip in
 `host_layout` and collected.
 
+An operator planned by `vgm` (`t10.store` on its generic) loads and stores through homes,
+`host_layout` over the module's `t10.home_cores`: a host tensor it reads is placed in its
+home (once, where it is defined), every input is moved from its home into the plan's layout
+(`<consumer>/relayout`, views folded in), and the result is moved into its home
+(`rtensor.relayout "<op>/store"`, carrying the `t10.store` estimate) before it is collected
+or read.
+
 Precision: distributed tensors take the storage element type the module's `t10.precision`
 names (f32 when absent). An operator whose plan accumulates partial sums wider than the
 storage (`rounds_partials`: fp16 storage with the module's `t10.partials` fp32, the default)
@@ -37,6 +44,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
@@ -57,11 +65,13 @@ from xdsl.rewriter import InsertPoint
 from t10.common.attr_names import (
     ESTIMATE_ATTR,
     GATHER_ATTR,
+    HOME_CORES_ATTR,
     PARTIALS_ATTR,
     PLAN_ATTR,
     PRECISION_ATTR,
     RELAYOUT_ATTR,
     REUSED_ATTR,
+    STORE_ATTR,
 )
 from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
 from t10.common.plans import Layout, host_layout, input_layouts, output_layout, rounds_partials
@@ -221,11 +231,15 @@ def _distributed(
     gathers: Gathers,
     moves: dict[MoveKey, SSAValue],
     reuse: bool,
+    homes: bool,
 ) -> SSAValue:
     """`value` (a host tensor, the collect of an on-chip one, or views of either) in
     `layout`, stored as `elem`; views become the map of the relayout that feeds `consumer`;
     a gather of runtime ids is made straight into `layout`. Relayouts are recorded in
-    `moves`; with `reuse` the input takes the one an earlier operator made."""
+    `moves`; with `reuse` the input takes the one an earlier operator made. With `homes`
+    (`t10.store`: the consumer loads from homes) a host tensor is placed in its home first,
+    `host_layout` over the program's cores (once for all its readers), and loaded from it
+    like an on-chip one."""
     wanted = _stored(value.type, elem, layout)
     source, view = through_views(value)
     if isinstance(source.owner, rtensor.GatherOp):
@@ -239,10 +253,15 @@ def _distributed(
         op = _relayout(on_chip, wanted, f"{op_name(consumer)}/relayout", view, None)
         rewriter.insert(op)
         return op.results[0]
-    if view is None and not isinstance(source.owner, rtensor.CollectOp):
+    label = f"{op_name(consumer)}/relayout"
+    if view is None and not homes and not isinstance(source.owner, rtensor.CollectOp):
         op: Operation = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
     else:
-        on_chip = _on_chip(source, layout.cores, elem, rewriter)
+        on_chip = (
+            _placed(source, gathers.cores, elem, label, rewriter, gathers.placed)
+            if homes
+            else _on_chip(source, layout.cores, elem, rewriter)
+        )
         if view is None and on_chip.type == wanted:
             return on_chip  # already in place (a view moves even between equal types)
         key = (on_chip, wanted, view)
@@ -255,7 +274,7 @@ def _distributed(
                 )
             return moves[key]
         estimate = consumer.attributes.get(RELAYOUT_ATTR)
-        op = _relayout(on_chip, wanted, f"{op_name(consumer)}/relayout", view, estimate)
+        op = _relayout(on_chip, wanted, label, view, estimate)
         moves[key] = op.results[0]
     rewriter.insert(op)
     return op.results[0]
@@ -312,11 +331,14 @@ class GenericToRTensor(RewritePattern):
                     f"splat constant of its identity {identity}"
                 )
         reused = _reused_inputs(op)
+        store = op.attributes.get(STORE_ATTR)
         values = list(op.inputs)
         if epilogue is not None:
             values += epilogue_inputs(op, epilogue)
         inputs = [
-            _distributed(v, lay, elem, op, rewriter, self.gathers, self.moves, i in reused)
+            _distributed(
+                v, lay, elem, op, rewriter, self.gathers, self.moves, i in reused, store is not None
+            )
             for i, (v, lay) in enumerate(zip(values, input_layouts(expr, plan), strict=True))
         ]
         result_type = op.res[0].type
@@ -351,6 +373,11 @@ class GenericToRTensor(RewritePattern):
         if epilogue is not None:
             extra = inputs[expr.own_inputs :]
             new_ops.append(_epilogue(op, epilogue, new_ops[-1].results[0], extra))
+        if store is not None:
+            home = _stored(result_type, elem, host_layout(layout.shape, self.gathers.cores))
+            if new_ops[-1].results[0].type != home:
+                stored = new_ops[-1].results[0]
+                new_ops.append(_relayout(stored, home, f"{expr.name}/store", None, store))
         collect = rtensor.CollectOp.create(
             operands=new_ops[-1].results, result_types=[result_type]
         )
@@ -461,8 +488,14 @@ class MaterializeGather(RewritePattern):
 
 
 def _program_cores(module: ModuleOp) -> int:
-    """The most cores any planned operator of `module` uses (1 when there is none)."""
-    return max(
+    """The most cores any planned operator of `module` uses, or its homes lie over
+    (`t10.home_cores`; 1 when there is neither)."""
+    homes = module.attributes.get(HOME_CORES_ATTR)
+    if homes is not None and not (isinstance(homes, IntegerAttr) and homes.value.data >= 1):
+        raise T10Error(
+            f"module attribute '{HOME_CORES_ATTR}' must be a positive integer, got {homes}"
+        )
+    planned = max(
         (
             plan.to_plan().cores
             for o in module.walk()
@@ -470,6 +503,7 @@ def _program_cores(module: ModuleOp) -> int:
         ),
         default=1,
     )
+    return planned if homes is None else max(planned, homes.value.data)
 
 
 class EraseUnused(RewritePattern):

@@ -292,7 +292,7 @@ def transitions_into(
         for e in edges
         if e.consumer == consumer and e.gather is None and e.operand not in reused
     ]
-    return _summed([e for e in found if e.cycles])
+    return summed([e for e in found if e.cycles])
 
 
 @dataclass(frozen=True)
@@ -361,10 +361,10 @@ def gathers_into(
         for e in edges
         if e.consumer == consumer and e.gather is not None
     ]
-    return _summed(found)
+    return summed(found)
 
 
-def _summed(moves: Sequence[Estimate]) -> Estimate | None:
+def summed(moves: Sequence[Estimate]) -> Estimate | None:
     """Moves into one operator run one after another (a superstep each): their cycles add
     up, their buffers do not all live at once (the largest counts). None: no moves."""
     if not moves:

@@ -202,6 +202,8 @@ class ReturnedView:
     elem_bytes: int
     producer: int | None
     label: str
+    source: tuple[int, ...] = ()
+    """The shape of the tensor it views."""
 
     def bytes_per_core(self, points: Sequence[PlanPoint]) -> int:
         """Its destination's bytes per core."""

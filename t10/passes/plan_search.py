@@ -53,12 +53,13 @@ from t10.common.plans import (
 from t10.common.tensor_expr import ExprKind, TensorExpr
 from t10.errors import T10Error
 
-TEMPORAL_DIMS = {"t10": 1, "replicate": 0, "t10-multidim": 2}
+TEMPORAL_DIMS = {"t10": 1, "replicate": 0, "t10-multidim": 2, "vgm": 0}
 """Per planner, how many temporal dims its plans may have. `t10`: compute-shift plans with
 rotating tensors along one temporal dim; `replicate`: spatial partitions only (every core
 holds whole copies of the sub-tensors it reads); `t10-multidim`: also plans with two
 temporal dims (`t10.common.plans`), a larger space that takes several times longer to
-search."""
+search; `vgm`: spatial partitions only, loaded from and stored to homes
+(`t10.passes.vgm_plans`)."""
 PLANNERS = tuple(TEMPORAL_DIMS)
 
 # --------------------------------------------------------------------------------------------

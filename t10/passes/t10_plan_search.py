@@ -16,6 +16,13 @@ An analysis pass: it changes no operation, it only writes attributes.
   `t10.partials` and `t10.model_bytes`, the bytes per core the plans need at their peak (an
   upper bound of what the simulator measures).
 
+`planner=vgm` (Roller-style virtual global memory, `t10.passes.vgm_plans`) keeps every tensor
+in a home over all the chip's cores (`t10.home_cores` on the module): each generic's
+`t10.relayout` is then its loads from the homes, and `t10.store = #rtensor.estimate<...>`
+says that it stores its output into its home (the store's cost); every operator's plan is
+its own cheapest load + compute + store within the SRAM beside the homes (no `search`, no
+transition sweep, no shared moves; epilogues stay as marked).
+
 `precision=fp16` plans for fp16 storage: every buffer and exchange takes 2 bytes per element
 and matmuls run at the fp16 rate. Partial sums that a plan carries across steps or cores are
 fp32 by default (`partials=fp32`: accumulated apart and rounded once,
@@ -49,6 +56,7 @@ the IR shows what was decided.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -69,6 +77,7 @@ from t10.common.attr_names import (
     CHIP_ATTR,
     ESTIMATE_ATTR,
     GATHER_ATTR,
+    HOME_CORES_ATTR,
     MODEL_BYTES_ATTR,
     PARTIALS_ATTR,
     PLAN_ATTR,
@@ -76,6 +85,7 @@ from t10.common.attr_names import (
     PRECISION_ATTR,
     RELAYOUT_ATTR,
     REUSED_ATTR,
+    STORE_ATTR,
 )
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.epilogues import (
@@ -123,6 +133,14 @@ from t10.passes.operators import (
     planned_operators,
 )
 from t10.passes.plan_search import operator_frontier
+from t10.passes.vgm_plans import (
+    HomeLiveness,
+    VgmOperator,
+    choose_vgm,
+    host_home_bytes,
+    loads_and_gathers,
+    vgm_model_bytes,
+)
 from t10.t10_dialects.rtensor import (
     EstimateAttr,
     GatherOp,
@@ -201,17 +219,26 @@ class SearchResult:
         """Writes the plans, estimates, relayouts, gathers and reused inputs on the
         generics of `operators` (those the plans were chosen for)."""
         for i, (operator, point) in enumerate(zip(operators, self.chosen, strict=True)):
-            generic = operator.generic
-            generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(point.plan)
-            generic.attributes[ESTIMATE_ATTR] = estimate_attr(point.estimate)
-            generic.attributes.pop(REUSED_ATTR, None)
+            relayouts, gathers = self.transitions(i)
+            moves = {RELAYOUT_ATTR: relayouts, GATHER_ATTR: gathers}
+            record_plan(operator.generic, point.plan, point.estimate, moves)
             if i in self.reused:
                 reused = DenseArrayBase.from_list(i64, sorted(self.reused[i]))
-                generic.attributes[REUSED_ATTR] = reused
-            for name, moves in zip((RELAYOUT_ATTR, GATHER_ATTR), self.transitions(i), strict=True):
-                generic.attributes.pop(name, None)
-                if moves is not None:
-                    generic.attributes[name] = estimate_attr(moves)
+                operator.generic.attributes[REUSED_ATTR] = reused
+
+
+def record_plan(
+    generic: Operation, plan: Plan, estimate: Estimate, moves: Mapping[str, Estimate | None]
+) -> None:
+    """Writes `plan` and its `estimate` on `generic`, with each move's estimate under its
+    attribute name (removed where None), and no reused inputs."""
+    generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(plan)
+    generic.attributes[ESTIMATE_ATTR] = estimate_attr(estimate)
+    generic.attributes.pop(REUSED_ATTR, None)
+    for name, move in moves.items():
+        generic.attributes.pop(name, None)
+        if move is not None:
+            generic.attributes[name] = estimate_attr(move)
 
 
 SEARCHES = ("greedy", "exact", "fastest")
@@ -232,6 +259,11 @@ def check_choice_options(
     only; None for the other planners, which limit nothing but the whole model's bytes)."""
     if search is not None and search not in SEARCHES:
         raise T10Error(f"{what}: unknown search '{search}'; choose one of {', '.join(SEARCHES)}")
+    if planner == "vgm" and search is not None:
+        raise T10Error(
+            f"{what}: planner=vgm chooses every operator's plan on its own; search is a rule "
+            "of the other planners"
+        )
     if temporaries is not None:
         if planner != "replicate":
             raise T10Error(
@@ -291,6 +323,20 @@ class T10PlanSearch(ModulePass):
         check_choice_options(self.name, self.planner, self.search, self.temporaries)
         chip = load_chip(self.chip)
         frontiers = SharedSearch()
+        if self.planner == "vgm":
+            peak = self.plan_vgm(chip, op, frontiers)
+            op.attributes[HOME_CORES_ATTR] = IntegerAttr(chip.cores, 64)
+        else:
+            peak = self.plan_model(chip, op, frontiers)
+        op.attributes[CHIP_ATTR] = StringAttr(self.chip)
+        op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
+        op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
+        op.attributes[PARTIALS_ATTR] = StringAttr(self.partials)
+        op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
+
+    def plan_model(self, chip: ChipSpec, op: ModuleOp, frontiers: SharedSearch) -> int:
+        """Plans every operator (`plan_operators`, with the epilogues and, when memory binds,
+        without), records them and returns the model's bytes per core."""
         operators = planned_operators(op)
         fused = [o for o in operators if o.epilogue is not None]
         apart = planned_operators(op, epilogues=False) if fused else []
@@ -329,12 +375,34 @@ class T10PlanSearch(ModulePass):
                 unfused.cancel()
         assert result is not None
         result.record(operators)
-        op.attributes[CHIP_ATTR] = StringAttr(self.chip)
-        op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
-        op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
-        op.attributes[PARTIALS_ATTR] = StringAttr(self.partials)
-        peak = model_bytes(result.chosen, result.liveness)
-        op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
+        return model_bytes(result.chosen, result.liveness)
+
+    def plan_vgm(self, chip: ChipSpec, module: ModuleOp, frontiers: SharedSearch) -> int:
+        """The `vgm` planner: every operator's plan on its own, loaded from and stored to
+        homes over all the chip's cores (`t10.passes.vgm_plans`; epilogues stay as marked);
+        records the plans and moves and returns the model's bytes per core."""
+        operators = planned_operators(module)
+        if self.reuse:
+            self.search_shared(chip, operators, frontiers)
+        cores = chip.cores
+        exprs = [operator_tensor_expr(o, self.precision, self.partials) for o in operators]
+        elem_bytes = element_bytes(precision_type(self.precision, self.name), self.name)
+        liveness = model_liveness(module, operators, elem_bytes)
+        resident = host_home_bytes(operators, cores, elem_bytes)
+        homes = HomeLiveness.of(
+            exprs, liveness, cores, resident + liveness.program_long_bytes(cores)
+        )
+        ops = [
+            VgmOperator(e, self.options(chip, o, e, frontiers), *loads_and_gathers(o))
+            for o, e in zip(operators, exprs, strict=True)
+        ]
+        chosen = choose_vgm(chip, ops, homes, cores)
+        for operator, point in zip(operators, chosen, strict=True):
+            moves = {
+                RELAYOUT_ATTR: point.loads, GATHER_ATTR: point.gathers, STORE_ATTR: point.store
+            }
+            record_plan(operator.generic, point.plan, point.estimate, moves)
+        return vgm_model_bytes(chosen, homes)
 
     def plan_operators(
         self,
@@ -500,7 +568,13 @@ def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int)
                 place(source, elem_bytes)  # a host tensor or a gather
             shape = tuple(tensor_type(o.result).get_shape())
             label = o.label.data
-            returned.append(ReturnedView(position[id(o)], shape, elem_bytes, producer, label))
+            assert isinstance(source.type, TensorType)
+            returned.append(
+                ReturnedView(
+                    position[id(o)], shape, elem_bytes, producer, label,
+                    tuple(source.type.get_shape()),
+                )
+            )
     return Liveness(reads, tuple(placed.values()), returned=tuple(returned))
 
 

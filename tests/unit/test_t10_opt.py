@@ -126,7 +126,7 @@ ERRORS = [
     ("option-value", ALLOC, ["-p", "t10-plan-search{chip=nosuch}"],
      re.compile(r"t10-plan-search: unknown chip 'nosuch': built-in chips are .*")),
     ("option-value-at-apply", ALLOC, ["-p", "t10-plan-search{planner=greedy}"],
-     "t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim"),
+     "t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim, vgm"),
     ("pipeline-syntax", ALLOC, ["-p", "t10-plan-search{chip=test-16,}"],
      re.compile(r"cannot parse 't10-plan-search\{chip=test-16,\}': .+ \(at column 30\)")),
     ("parse-error", PARSE_ERROR, [], "in.mlir:1:24: Expected integer literal"),

@@ -22,7 +22,7 @@
 // CHIP-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{planner=greedy}' 2>&1 | filecheck %s --check-prefix=PLANNER
-// PLANNER: {{^}}t10-opt: error: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim{{$}}
+// PLANNER: {{^}}t10-opt: error: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim, vgm{{$}}
 // PLANNER-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{jobs=-1}' 2>&1 | filecheck %s --check-prefix=JOBS

@@ -6,7 +6,7 @@
 // RUN: t10-opt %s --split-input-file --verify-diagnostics -p 't10-plan-search{chip=test-16 search=fastest}' | filecheck %s --check-prefix=FASTEST
 
 // The planner option is checked before anything else, once per input chunk.
-// BAD-COUNT-7: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim
+// BAD-COUNT-7: t10-plan-search: unknown planner 'greedy'; choose one of t10, replicate, t10-multidim, vgm
 
 // Plain: a 64x64x64 matmul and its bias add. No memory pressure on test-16 (256 KiB per
 // core), so both planners pick the fastest plan, which is spatial only. It splits k, so
