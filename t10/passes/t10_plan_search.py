@@ -335,10 +335,13 @@ class T10PlanSearch(ModulePass):
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
 
     def plan_model(self, chip: ChipSpec, op: ModuleOp, frontiers: SharedSearch) -> int:
-        """Plans every operator (`plan_operators`, with the epilogues and, when memory binds,
-        without), records them and returns the model's bytes per core."""
+        """Plans every operator (`plan_operators`, with the epilogues and without), records
+        the faster and returns the model's bytes per core. A pinned plan is the plan of its
+        operator with its epilogue: with one, the epilogues stay."""
         operators = planned_operators(op)
         fused = [o for o in operators if o.epilogue is not None]
+        if any(pinned_plan(o.generic) is not None for o in fused):
+            fused = []
         apart = planned_operators(op, epilogues=False) if fused else []
         if self.reuse:
             # the operators apart from their epilogues are planned too: searched side by
