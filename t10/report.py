@@ -484,7 +484,7 @@ def format_report(report: Mapping[str, Any]) -> str:
         ratio = report["total_over_bound"]
         lines.append(
             f"bound   {report['bound_cycles']:,} cycles"
-            + ("" if ratio is None else f" (t10 ÷ bound {ratio:.2f})")
+            + ("" if ratio is None else f" (total ÷ bound {ratio:.2f})")
         )
     peak, cap = report["peak_sram_bytes_per_core"], report["sram_bytes_per_core"]
     sram = f"SRAM    peak {peak:,} B per core of {cap:,} B ({100 * peak / cap:.1f}% used)"
