@@ -162,6 +162,9 @@ def _check_planner_options(args: argparse.Namespace) -> None:
         raise UsageError(
             f"--temporaries is a rule of --planner replicate, not of --planner {args.planner}"
         )
+    if args.search is not None and args.planner == "vgm":
+        raise UsageError("--planner vgm chooses every operator's plan on its own: it takes "
+                         "no --search")
 
 
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:

@@ -308,6 +308,9 @@ def test_error_bad_inputs(
     [
         ["run", "m.onnx", "--planner", "magic"],
         ["run", "m.onnx", "--search", "optimal"],
+        ["run", "m.onnx", "--temporaries", "0.5"],
+        ["run", "m.onnx", "--planner", "replicate", "--temporaries", "0"],
+        ["compile", "m.onnx", "--planner", "vgm", "--search", "greedy"],
         ["compile", "m.onnx", "--emit", "llvm"],
         ["run", "m.onnx", "--rtol", "-1"],
         ["run"],
