@@ -211,7 +211,11 @@ class ReturnedView:
         return self.bytes_on(cores)
 
     def bytes_on(self, cores: int) -> int:
-        """Its destination's bytes per core when it lies over `cores` cores."""
+        """Its destination's bytes per core when its source lies over `cores` cores: the
+        destination takes the source's cores, which for a host source are those
+        `host_layout` places it over (fewer than `cores` when its largest dim is shorter)."""
+        if self.producer is None and self.source:
+            cores = host_layout(self.source, cores).cores
         return host_layout(self.shape, cores).local_elements() * self.elem_bytes
 
 

@@ -26,6 +26,7 @@ from t10.examples.zoo import ZOO
 from t10.frontend import import_onnx
 from t10.passes.memory_reconciliation import Liveness, PlanPoint, ReturnedView
 from t10.reference import reference_session
+from t10.report import planned_sram
 from t10.sim.simulator import SimResult, simulate
 
 CHIPS = ["test-16", "ipu-mk2"]
@@ -77,10 +78,19 @@ def run_and_check(
     compiled = compile_model(model, chip, planner, fuse=fuse)
     inputs = random_onnx_inputs(proto, seed) if inputs is None else inputs
     result = simulate(compiled.module, compiled.chip, inputs)
+    assert_within_planned_sram(compiled, result)
     expected = reference_session(model).run(None, inputs)
     for output, want in zip(proto.graph.output, expected, strict=True):
         np.testing.assert_allclose(result.outputs[output.name], want, rtol=RTOL, atol=ATOL)
     return Checked(compiled, result)
+
+
+def assert_within_planned_sram(compiled: Compiled, result: SimResult) -> None:
+    """The memory contract (docs/DESIGN.md): the simulated peak is within the plan search's
+    bound, `t10.model_bytes`."""
+    planned = planned_sram(compiled.planned)
+    assert planned is not None
+    assert result.report.peak_sram_bytes_per_core <= planned
 
 
 # --------------------------------------------------------------------------------------------

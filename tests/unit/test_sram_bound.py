@@ -124,3 +124,37 @@ def test_returned_views_of_an_input_fit_or_are_refused_by_the_search(tmp_path: P
     sram = needed - 4
     with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view 'Slice_"):
         run_model(str(path), chip=chip_file_with_sram(sram, tmp_path))
+
+
+def _flat_view_of_short_input(path: Path) -> Path:
+    """An input whose largest dim (12) is shorter than test-16's cores, returned flattened
+    (its placement takes 12 cores, so the flat view lies over 12, not 16), beside a Neg."""
+    node = helper.make_node
+    graph = helper.make_graph(
+        [node("Neg", ["y"], ["n"]), node("Reshape", ["x", "flat"], ["x_flat"])],
+        "flat_view_of_short_input",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [12, 12, 12]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 4])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("n", "x_flat")],
+        [_ints("flat", [12 * 12 * 12])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    onnx.save(model, path)
+    return path
+
+
+def test_a_returned_view_lies_over_its_placed_sources_cores(tmp_path: Path) -> None:
+    """The search counts the view's buffer over the cores the input's placement takes: at
+    exactly its bound the model runs, 4 bytes less and the search refuses it."""
+    path = _flat_view_of_short_input(tmp_path / "flat.onnx")
+    free = run_model(str(path), chip="test-16", check=CHECK_TOLERANCES["fp32"]).report
+    needed = free["planned_sram_bytes_per_core"]
+    assert free["peak_sram_bytes_per_core"] == needed == 2 * 12 * 12 * 4  # source + view
+    report = run_model(
+        str(path), chip=chip_file_with_sram(needed, tmp_path), check=CHECK_TOLERANCES["fp32"]
+    ).report
+    assert report["check"]["passed"]
+    sram = needed - 4
+    with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view"):
+        run_model(str(path), chip=chip_file_with_sram(sram, tmp_path))

@@ -15,7 +15,7 @@ from math import prod
 import numpy as np
 import onnx
 import pytest
-from helpers import CHIPS
+from helpers import CHIPS, assert_within_planned_sram
 from hypothesis import given, note
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
@@ -327,7 +327,9 @@ def test_view_chains_match_onnxruntime(chip: str, model: onnx.ModelProto) -> Non
         [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
     ).astype(np.float32)
     compiled = compile_model(model, chip)
-    got = simulate(compiled.module, compiled.chip, {"x": x}).outputs
+    result = simulate(compiled.module, compiled.chip, {"x": x})
+    assert_within_planned_sram(compiled, result)
+    got = result.outputs
     want = reference_session(model).run(None, {"x": x})
     for vi, w in zip(model.graph.output, want, strict=True):
         atol = ATOL + ATOL_RMS * float(np.sqrt(np.mean(np.square(w, dtype=np.float64))))
