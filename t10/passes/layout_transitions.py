@@ -176,12 +176,13 @@ def reduce_transitions(
     chosen: Sequence[PlanPoint],
     edges: Sequence[Edge],
     liveness: Liveness | None = None,
-) -> list[PlanPoint]:
+) -> tuple[list[PlanPoint], bool]:
     """Re-chooses each operator's plan, in program order, to minimise its own cycles plus the
     transitions into and out of it given its neighbours' plans, keeping the model in SRAM
     (pinned operators stay). The memory greedy ignores transitions; this sweep adds them. A
     sweep may free memory late in the program that an earlier operator could have used, so
-    it runs again while it changes a plan, at most `SWEEPS` times."""
+    it runs again while it changes a plan, at most `SWEEPS` times. Also returns whether the
+    SRAM ruled out a cheaper choice in the last sweep."""
     chosen = list(chosen)
     capacity = chip.sram_bytes_per_core
     live = Liveness.none(len(chosen)) if liveness is None else liveness
@@ -227,9 +228,10 @@ def reduce_transitions(
                 total += quick(out, dst, exprs[i].elem_bytes, e.view)
         return total
 
+    squeezed = False
     swaps: Swaps | None = None  # of `chosen`, made again when a plan changes
     for _ in range(SWEEPS):
-        changed = False
+        changed = squeezed = False
         for i, op in enumerate(options):
             if op.pinned:
                 continue
@@ -242,26 +244,30 @@ def reduce_transitions(
             )
             fits = [a <= capacity for a in after.tolist()]
             if any(fits):
-                best = cheapest(candidates, fits, partial(cost, i))
+                best, cheaper = cheapest(candidates, fits, partial(cost, i), squeezed)
+                squeezed |= cheaper
                 if best != chosen[i]:
                     changed = True
                     swaps = None
                 chosen[i] = best
         if not changed:
             break
-    return chosen
+    return chosen, squeezed
 
 
 SWEEPS = 3
-"""At most this many sweeps of `reduce_transitions`."""
 
 
 def cheapest(
-    candidates: Sequence[PlanPoint], fits: Sequence[bool], cost: Callable[[PlanPoint], int]
-) -> PlanPoint:
-    """The fitting candidate of least `cost` (then fewest bytes, then first). A cost is never
-    below the plan's own cycles: candidates are costed in order of their cycles, and only
-    while that bound could still win."""
+    candidates: Sequence[PlanPoint],
+    fits: Sequence[bool],
+    cost: Callable[[PlanPoint], int],
+    squeezed: bool,
+) -> tuple[PlanPoint, bool]:
+    """The fitting candidate of least `cost` (then fewest bytes, then first), and whether a
+    candidate that does not fit costs less (not looked for when `squeezed` already says
+    so). A cost is never below the plan's own cycles: candidates are costed in order of
+    their cycles, and only while that bound could still win."""
     order = sorted(range(len(candidates)), key=lambda k: candidates[k].cycles)
     best: tuple[int, int, int] | None = None  # (cost, bytes, index)
     for k in order:
@@ -271,7 +277,13 @@ def cheapest(
             found = (cost(candidates[k]), candidates[k].estimate.sram_bytes, k)
             best = found if best is None or found < best else best
     assert best is not None, "some candidate fits"
-    return candidates[best[2]]
+    cheaper = squeezed
+    for k in order:
+        if cheaper or candidates[k].cycles >= best[0]:
+            break
+        cheaper = not fits[k] and cost(candidates[k]) < best[0]
+    return candidates[best[2]], cheaper
+"""At most this many sweeps of `reduce_transitions`."""
 
 
 def transitions_into(

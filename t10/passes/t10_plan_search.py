@@ -44,10 +44,10 @@ sweep re-chooses plans to avoid costly layout transitions between producers and 
 (`reduce_transitions`).
 
 Epilogues marked by `t10-fuse-epilogue` are planned with their contraction (`Operator`).
-That pass judges each pair on its own; the search also plans every generic on its own (the
-whole model: memory may bind, layouts may line up better) and keeps that if it is faster
-(or fits): it then removes the `t10.epilogue` marks (and the contractions' `+E` names), so
-the IR shows what was decided.
+When memory binds (every operator's fastest plan together would not fit) or the model does
+not fit with them, the search also plans every generic on its own and keeps that if it is
+faster (or fits): it then removes the `t10.epilogue` marks (and the contractions' `+E`
+names), so the IR shows what was decided.
 
     xdsl-opt model.mlir -p 't10-plan-search{chip=ipu-mk2 planner=t10 min-utilization=0.5
                                             precision=fp32 partials=fp32 search=greedy}'
@@ -184,6 +184,9 @@ class SearchResult:
     liveness: Liveness
     reused: dict[int, list[int]]
     """Per operator, the inputs whose move an earlier operator makes (`SharedMove`)."""
+    memory_binds: bool
+    """Whether the SRAM ruled out a faster choice: every operator's fastest plan together, a
+    plan with cheaper transitions, or a shared move."""
 
     known: dict[int, tuple[Estimate | None, Estimate | None]] = field(
         default_factory=dict, init=False, repr=False
@@ -335,20 +338,20 @@ class T10PlanSearch(ModulePass):
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
 
     def plan_model(self, chip: ChipSpec, op: ModuleOp, frontiers: SharedSearch) -> int:
-        """Plans every operator (`plan_operators`, with the epilogues and without), records
-        the faster and returns the model's bytes per core. A pinned plan is the plan of its
-        operator with its epilogue: with one, the epilogues stay."""
+        """Plans every operator (`plan_operators`, with the epilogues and, when memory binds,
+        without), records them and returns the model's bytes per core. A pinned plan is the
+        plan of its operator with its epilogue: with one, the epilogues stay."""
         operators = planned_operators(op)
         fused = [o for o in operators if o.epilogue is not None]
         if any(pinned_plan(o.generic) is not None for o in fused):
             fused = []
         apart = planned_operators(op, epilogues=False) if fused else []
         if self.reuse:
-            # the operators apart from their epilogues are planned too: searched side by
-            # side with the others
+            # the operators apart from their epilogues are planned too when memory binds:
+            # searched side by side with the others, they cost little time when unused
             self.search_shared(chip, operators + apart, frontiers)
         # planned beside the operators with epilogues (a forked child, when there is a CPU
-        # for it)
+        # for it), its result asked for only if memory binds
         unfused = (
             call_beside(lambda: self.plan_operators(chip, op, apart, frontiers).costed(), self.jobs)
             if fused
@@ -361,10 +364,10 @@ class T10PlanSearch(ModulePass):
             except T10Error:
                 if not fused:
                     raise
-            if fused:
-                # t10-fuse-epilogue judged each pair apart from the rest: the whole model
-                # may be faster (or only fit) with them as operators of their own (the
-                # epilogues' inputs lie on every core that holds a tile)
+            if fused and (result is None or result.memory_binds):
+                # the epilogues' inputs lie on every core that holds a tile: when memory
+                # binds, the model may be faster (or only fit) with them as operators of
+                # their own
                 assert unfused is not None
                 total = None if result is None else result.total_cycles  # while unfused runs
                 alternative = unfused.result()
@@ -422,6 +425,7 @@ class T10PlanSearch(ModulePass):
         edges = dataflow_edges(operators)
         elem = precision_type(self.precision, "t10-plan-search")
         liveness = model_liveness(module, operators, element_bytes(elem, "t10-plan-search"))
+        fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
         search, _ = check_choice_options(self.name, self.planner, self.search, self.temporaries)
         if search == "exact":
             chosen = exact_plans(chip, options, liveness)
@@ -429,10 +433,16 @@ class T10PlanSearch(ModulePass):
             chosen = fastest_plans(chip, options, self.planner, liveness)
         else:
             chosen = choose_plans(chip, options, self.planner, liveness)
-        chosen = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
+        chosen, squeezed = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
         moves = shared_moves(exprs, plans, edges)
         shares = affordable_shares(chip, chosen, liveness, moves)
+        # memory binds where the fastest plans, a cheaper transition or a shared move do not fit
+        memory_binds = (
+            model_bytes(fastest, liveness) > chip.sram_bytes_per_core
+            or squeezed
+            or len(shares) < len(moves)
+        )
         liveness = dataclasses.replace(
             liveness, held=tuple((m.first, m.last, m.nbytes) for m in shares)
         )
@@ -440,7 +450,7 @@ class T10PlanSearch(ModulePass):
         for move in shares:
             for consumer, operand in move.readers[1:]:
                 reused.setdefault(consumer, []).append(operand)
-        return SearchResult(chip, exprs, chosen, edges, liveness, reused)
+        return SearchResult(chip, exprs, chosen, edges, liveness, reused, memory_binds)
 
     def search_shared(
         self, chip: ChipSpec, operators: list[Operator], frontiers: SharedSearch
