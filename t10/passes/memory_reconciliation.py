@@ -863,6 +863,14 @@ def _peak_words(ops: Sequence[OpOptions], points: Sequence[PlanPoint], liveness:
     return peak
 
 
+def _choosable(ops: Sequence[OpOptions], liveness: Liveness | None) -> Liveness:
+    """`liveness` (default `Liveness.none`) once every operator has a plan to choose."""
+    for op in ops:
+        if not op.points:
+            raise T10Error(f"operator '{op.name}': the plan search found no plan")
+    return Liveness.none(len(ops)) if liveness is None else liveness
+
+
 def choose_plans(
     chip: ChipSpec,
     ops: Sequence[OpOptions],
@@ -873,10 +881,7 @@ def choose_plans(
     module docstring for the greedy); `liveness` defaults to `Liveness.none`. Pinned
     operators never move. Raises `T10Error` when no choice fits (`planner` only words the
     suggested fix)."""
-    for op in ops:
-        if not op.points:
-            raise T10Error(f"operator '{op.name}': the plan search found no plan")
-    live = Liveness.none(len(ops)) if liveness is None else liveness
+    live = _choosable(ops, liveness)
     capacity = chip.sram_bytes_per_core
     if not ops:  # nothing to choose; returned views may still not fit
         if model_bytes([], live) > capacity:
@@ -915,10 +920,7 @@ def fastest_plans(
 ) -> list[PlanPoint]:
     """Every operator's fastest plan, each chosen on its own (no time traded for memory, as a
     vendor-style planner does); raises `T10Error` when they do not fit together."""
-    for op in ops:
-        if not op.points:
-            raise T10Error(f"operator '{op.name}': the plan search found no plan")
-    live = Liveness.none(len(ops)) if liveness is None else liveness
+    live = _choosable(ops, liveness)
     chosen = [op.points[0] for op in ops]
     capacity = chip.sram_bytes_per_core
     if model_bytes(chosen, live) > capacity:
