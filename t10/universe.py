@@ -14,6 +14,12 @@ from xdsl.utils.target import Target
 from t10.t10_dialects import DIALECTS
 
 
+def _t10_inline_splats() -> type[ModulePass]:
+    from t10.passes.t10_inline_splats import T10InlineSplats
+
+    return T10InlineSplats
+
+
 def _t10_fuse_elementwise() -> type[ModulePass]:
     from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 
@@ -63,6 +69,7 @@ def _t10_compile() -> type[ModulePass]:
 
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "t10-inline-splats": _t10_inline_splats,
     "t10-fuse-elementwise": _t10_fuse_elementwise,
     "t10-fuse-epilogue": _t10_fuse_epilogue,
     "t10-plan-search": _t10_plan_search,

@@ -14,6 +14,7 @@ from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
+from t10.passes.t10_inline_splats import T10InlineSplats
 from t10.passes.t10_plan_search import T10PlanSearch
 
 LEVELS = ("linalg", "rtensor", "cshift", "core", "chip")
@@ -32,7 +33,8 @@ def pipeline(
     search: str | None = None,
     temporaries: float | None = None,
 ) -> tuple[ModulePass, ...]:
-    """The passes that lower linalg to the `emit` level: fusion (unless `fuse` is off:
+    """The passes that lower linalg to the `emit` level: one-value constants into element-wise
+    bodies (t10-inline-splats), fusion (unless `fuse` is off:
     element-wise chains, then, unless `epilogues` is off, contraction epilogues where the
     cost model says they pay) and planning first (`emit="linalg"` stops after the plan search)."""
     options = {
@@ -41,9 +43,9 @@ def pipeline(
         "precision": precision,
         "partials": partials,
     }
-    fusion: tuple[ModulePass, ...] = ()
+    fusion: tuple[ModulePass, ...] = (T10InlineSplats(),)
     if fuse:
-        fusion = (T10FuseElementwise(),)
+        fusion += (T10FuseElementwise(),)
         if epilogues:
             fusion += (T10FuseEpilogue(**options),)
     lowering: tuple[ModulePass, ...] = (

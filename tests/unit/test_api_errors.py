@@ -207,8 +207,9 @@ def test_simulation_overflow_and_nan_are_values_not_warnings() -> None:
 @pytest.mark.parametrize("where", ["weight", "input", "kernel"])
 def test_fp16_overflow_is_reported(tmp_path: Path, where: str) -> None:
     """A finite value that fp16 storage cannot hold (beyond ±65504) is stored as ±inf, as on
-    IEEE fp16 hardware (a Hugging Face mask of float32's minimum must still work), and the
-    report says where: a warning naming the load or kernel, the count and the first value."""
+    IEEE fp16 hardware, and the report says where: a warning naming the load or kernel, the
+    count and the first value. (One-value constants are not stored: t10-inline-splats keeps
+    them float32 in the bodies that read them.)"""
     w = np.ones((8, 3), np.float32)
     x = np.ones((4, 8), np.float32)
     if where == "weight":
