@@ -25,6 +25,10 @@ home (once, where it is defined), every input is moved from its home into the pl
 (`rtensor.relayout "<op>/store"`, carrying the `t10.store` estimate) before it is collected
 or read.
 
+An operator whose generic names weights in `t10.cold` (kept cold by the plan search) reads
+each from its home, `host_layout` over its plan's cores, placed once where the weight is
+defined, through a relayout into the plan's layout (`<consumer>/relayout`) each time it runs.
+
 Precision: distributed tensors take the storage element type the module's `t10.precision`
 names (f32 when absent). An operator whose plan accumulates partial sums wider than the
 storage (`rounds_partials`: fp16 storage with the module's `t10.partials` fp32, the default)
@@ -86,6 +90,7 @@ from t10.common.tensor_expr import (
     precision_type,
 )
 from t10.common.view_maps import View
+from t10.common.weights import cold_inputs
 from t10.errors import T10Error
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
@@ -232,6 +237,7 @@ def _distributed(
     moves: dict[MoveKey, SSAValue],
     reuse: bool,
     homes: bool,
+    cold: bool = False,
 ) -> SSAValue:
     """`value` (a host tensor, the collect of an on-chip one, or views of either) in
     `layout`, stored as `elem`; views become the map of the relayout that feeds `consumer`;
@@ -239,7 +245,8 @@ def _distributed(
     `moves`; with `reuse` the input takes the one an earlier operator made. With `homes`
     (`t10.store`: the consumer loads from homes) a host tensor is placed in its home first,
     `host_layout` over the program's cores (once for all its readers), and loaded from it
-    like an on-chip one."""
+    like an on-chip one. A `cold` weight (`t10.cold`) is placed in its home, `host_layout`
+    over `layout`'s cores (once, where it is defined), and expanded from it."""
     wanted = _stored(value.type, elem, layout)
     source, view = through_views(value)
     if isinstance(source.owner, rtensor.GatherOp):
@@ -254,14 +261,14 @@ def _distributed(
         rewriter.insert(op)
         return op.results[0]
     label = f"{op_name(consumer)}/relayout"
-    if view is None and not homes and not isinstance(source.owner, rtensor.CollectOp):
+    if view is None and not (homes or cold) and not isinstance(source.owner, rtensor.CollectOp):
         op: Operation = rtensor.DistributeOp.create(operands=[value], result_types=[wanted])
     else:
-        on_chip = (
-            _placed(source, gathers.cores, elem, label, rewriter, gathers.placed)
-            if homes
-            else _on_chip(source, layout.cores, elem, rewriter)
-        )
+        if homes or cold:
+            cores = gathers.cores if homes else layout.cores
+            on_chip = _placed(source, cores, elem, label, rewriter, gathers.placed)
+        else:
+            on_chip = _on_chip(source, layout.cores, elem, rewriter)
         if view is None and on_chip.type == wanted:
             return on_chip  # already in place (a view moves even between equal types)
         key = (on_chip, wanted, view)
@@ -335,9 +342,11 @@ class GenericToRTensor(RewritePattern):
         values = list(op.inputs)
         if epilogue is not None:
             values += epilogue_inputs(op, epilogue)
+        cold = cold_inputs(op, values)
         inputs = [
             _distributed(
-                v, lay, elem, op, rewriter, self.gathers, self.moves, i in reused, store is not None
+                v, lay, elem, op, rewriter, self.gathers, self.moves,
+                i in reused, store is not None, i in cold,
             )
             for i, (v, lay) in enumerate(zip(values, input_layouts(expr, plan), strict=True))
         ]

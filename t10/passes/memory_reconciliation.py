@@ -3,7 +3,9 @@ model. No IR here; the `t10-plan-search` pass (`t10/passes/t10_plan_search.py`) 
 with the per-operator Pareto frontiers of `t10.passes.plan_search`.
 
 All operators' weights live on chip at once, so one operator's fast-but-fat plan steals SRAM
-from the others. The model's bytes per core (`model_bytes`) = the *resident* bytes of every
+from the others (unless it keeps them cold: a plan point with `cold` weights holds only their
+compact homes resident and expands them while it runs, `t10.passes.cold_weights`).
+The model's bytes per core (`model_bytes`) = the *resident* bytes of every
 operator (its weights, in its layout) + the largest *peak* over the operators in program
 order and the views returned between them (`peaks`, `Liveness`, `returned_peak`); what is
 live at each point is the memory contract of docs/DESIGN.md.
@@ -97,14 +99,24 @@ class PlanPoint:
     """Its host inputs in its layouts (part of the estimate), live from the program's start."""
     staged_bytes: int = 0
     """Its staged inputs in `host_layout` (not part of the estimate), live from the start."""
+    cold: tuple[int, ...] = ()
+    """Its weights kept *cold* (input indices): each lies in its home, `host_layout` over the
+    plan's cores, for the whole program, and is expanded into the plan's layout (`expand`)
+    every time the operator runs; the expanded copy is transient. Empty: every weight is
+    *hot*, resident in the plan's layout."""
+    expand: Estimate | None = None
+    """The relayouts from the cold weights' homes into the plan's layouts."""
+    home_bytes: int = 0
+    """The cold weights' homes (resident, not part of the estimate)."""
 
     @property
     def transient_bytes(self) -> int:
-        return self.estimate.sram_bytes - self.resident_bytes
+        return self.estimate.sram_bytes - (self.resident_bytes - self.home_bytes)
 
     @property
     def cycles(self) -> int:
-        return self.estimate.cycles
+        """The operator's own cycles, with the expansion of its cold weights."""
+        return self.estimate.cycles + (0 if self.expand is None else self.expand.cycles)
 
     @cached_property
     def row(self) -> tuple[int, ...]:
@@ -115,9 +127,19 @@ class PlanPoint:
         )
 
 
-def plan_point(expr: TensorExpr, plan: Plan, est: Estimate, operands: Operands) -> PlanPoint:
+def plan_point(
+    expr: TensorExpr,
+    plan: Plan,
+    est: Estimate,
+    operands: Operands,
+    cold: tuple[int, ...] = (),
+    expand: Estimate | None = None,
+) -> PlanPoint:
+    """The point of `plan`; `cold`: weights (of `operands.constant`) kept cold, expanded by
+    `expand` (`t10.passes.cold_weights`)."""
     layouts = input_layouts(expr, plan)
     eb = expr.elem_bytes
+    hot = [i for i in operands.constant if i not in cold]
 
     def placed(shapes: Mapping[int, tuple[int, ...]]) -> int:
         """Bytes of inputs placed by `host_layout` over the cores of their final layout."""
@@ -125,16 +147,19 @@ def plan_point(expr: TensorExpr, plan: Plan, est: Estimate, operands: Operands) 
             host_layout(shape, layouts[i].cores).local_elements() for i, shape in shapes.items()
         ) * eb
 
+    homes = placed({i: expr.inputs[i].shape for i in cold})
     return PlanPoint(
         plan,
         est,
-        resident_bytes(expr, plan, operands.constant) + placed(operands.viewed_constants),
+        resident_bytes(expr, plan, hot) + placed(operands.viewed_constants) + homes,
         output_bytes=output_layout(expr, plan).local_elements() * eb,
-        input_bytes=sum(
-            lay.local_elements() for i, lay in enumerate(layouts) if i not in operands.constant
-        ) * eb,
+        input_bytes=sum(lay.local_elements() for i, lay in enumerate(layouts) if i not in hot)
+        * eb,
         host_bytes=sum(layouts[i].local_elements() for i in operands.host) * eb,
         staged_bytes=placed(operands.staged),
+        cold=cold,
+        expand=expand,
+        home_bytes=homes,
     )
 
 

@@ -9,6 +9,9 @@ An analysis pass: it changes no operation, it only writes attributes.
 - on a generic whose inputs reuse the move an earlier generic makes of the same tensor into
   the same layout (`layout_transitions.SharedMove`, kept while the model still fits):
   `t10.reused_inputs = array<i64: ...>`, those inputs (not in its `t10.relayout`);
+- on a generic whose weights stay cold (`t10.passes.cold_weights`: kept in a compact home,
+  expanded into the plan's layouts each time it runs): `t10.cold = array<i64: ...>`, those
+  inputs (their expansion is part of its `t10.relayout`);
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
   `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
   (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
@@ -75,6 +78,7 @@ from xdsl.passes import ModulePass
 
 from t10.common.attr_names import (
     CHIP_ATTR,
+    COLD_ATTR,
     ESTIMATE_ATTR,
     GATHER_ATTR,
     HOME_CORES_ATTR,
@@ -98,7 +102,9 @@ from t10.common.tensor_expr import (
     op_name,
     precision_type,
 )
+from t10.common.weights import cold_attr, cold_inputs
 from t10.errors import T10Error
+from t10.passes.cold_weights import cold_point, with_cold_weights
 from t10.passes.exact_reconciliation import exact_plans
 from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
@@ -109,6 +115,7 @@ from t10.passes.layout_transitions import (
     gathers_into,
     reduce_transitions,
     shared_moves,
+    summed,
     transitions_into,
 )
 from t10.passes.memory_reconciliation import (
@@ -223,8 +230,11 @@ class SearchResult:
         generics of `operators` (those the plans were chosen for)."""
         for i, (operator, point) in enumerate(zip(operators, self.chosen, strict=True)):
             relayouts, gathers = self.transitions(i)
-            moves = {RELAYOUT_ATTR: relayouts, GATHER_ATTR: gathers}
+            expanded = summed([m for m in (relayouts, point.expand) if m is not None])
+            moves = {RELAYOUT_ATTR: expanded, GATHER_ATTR: gathers}
             record_plan(operator.generic, point.plan, point.estimate, moves)
+            if point.cold:
+                operator.generic.attributes[COLD_ATTR] = cold_attr(point.cold)
             if i in self.reused:
                 reused = DenseArrayBase.from_list(i64, sorted(self.reused[i]))
                 operator.generic.attributes[REUSED_ATTR] = reused
@@ -234,10 +244,11 @@ def record_plan(
     generic: Operation, plan: Plan, estimate: Estimate, moves: Mapping[str, Estimate | None]
 ) -> None:
     """Writes `plan` and its `estimate` on `generic`, with each move's estimate under its
-    attribute name (removed where None), and no reused inputs."""
+    attribute name (removed where None), and no reused inputs or cold weights."""
     generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(plan)
     generic.attributes[ESTIMATE_ATTR] = estimate_attr(estimate)
     generic.attributes.pop(REUSED_ATTR, None)
+    generic.attributes.pop(COLD_ATTR, None)
     for name, move in moves.items():
         generic.attributes.pop(name, None)
         if move is not None:
@@ -249,6 +260,9 @@ SEARCHES = ("greedy", "exact", "fastest")
 optimum (`exact_plans`), or every operator's fastest plan on its own (`fastest_plans`)."""
 PLANNER_SEARCH = {"t10": "greedy", "t10-multidim": "greedy", "replicate": "fastest"}
 """Each planner's own way of choosing (the `search` option's default)."""
+COLD_PLANNERS = ("t10", "t10-multidim")
+"""The planners whose operators may keep their weights cold (a vendor-style planner keeps
+every weight where its operator reads it)."""
 REPLICATE_TEMPORARIES = 0.6
 """The share of a core's SRAM an operator's plan may take while it runs (beyond its
 resident weights) under the `replicate` planner: the vendor planner's default available
@@ -479,18 +493,30 @@ class T10PlanSearch(ModulePass):
         operands = operand_roles(op)
         plan = pinned_plan(op.generic)
         if plan is not None:
-            return pinned_options(chip, expr, plan, operands)
+            options = pinned_options(chip, expr, plan, operands)
+            cold = cold_inputs(op.generic, op.inputs)
+            if not cold:
+                return options
+            if set(cold) != set(operands.constant):
+                raise T10Error(
+                    f"operator '{op_name(op.generic)}': '{COLD_ATTR}' must name all of its "
+                    f"weights (inputs {list(operands.constant)}) or be left out"
+                )
+            point = options.points[0]
+            twin = cold_point(chip, expr, point.plan, point.estimate, operands)
+            return dataclasses.replace(options, points=(twin,))
         _, share = check_choice_options(self.name, self.planner, self.search, self.temporaries)
         if not self.reuse:
             frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
             options = op_options(expr, frontier, operands)
+            if self.planner in COLD_PLANNERS:
+                options = with_cold_weights(chip, expr, options)
         else:
-            options = self.shared_options(expr, operands, frontiers)
+            options = self.shared_options(chip, expr, operands, frontiers)
         return options if share is None else within_share(options, chip, share)
 
-    @staticmethod
     def shared_options(
-        expr: TensorExpr, operands: Operands, frontiers: SharedSearch
+        self, chip: ChipSpec, expr: TensorExpr, operands: Operands, frontiers: SharedSearch
     ) -> OpOptions:
         """The options of `expr` from the frontier `search_shared` found for it."""
         key = dataclasses.replace(expr, name="")  # searched by `search_shared`
@@ -503,6 +529,8 @@ class T10PlanSearch(ModulePass):
         )
         if (key, roles) not in frontiers.options:
             points = op_options(key, frontiers.frontiers[key], operands)
+            if self.planner in COLD_PLANNERS:
+                points = with_cold_weights(chip, key, points)
             frontiers.options[(key, roles)] = points
         return dataclasses.replace(frontiers.options[(key, roles)], name=expr.name)
 
