@@ -44,7 +44,8 @@ function arguments from the program's start until their reader (`model_liveness`
 that already carries `t10.plan` is *pinned*: its plan is validated and kept,
 only its estimate is recomputed, and the memory reconciliation never moves it. Finally a
 sweep re-chooses plans to avoid costly layout transitions between producers and consumers
-(`reduce_transitions`).
+(`reduce_transitions`); with `greedy` or `exact` it also starts from the greedy's choice
+among spatial plans only (`spatial_options`) and keeps whichever total is lower.
 
 Epilogues marked by `t10-fuse-epilogue` are planned with their contraction (`Operator`).
 When memory binds (every operator's fastest plan together would not fit) or the model does
@@ -103,7 +104,7 @@ from t10.common.tensor_expr import (
     precision_type,
 )
 from t10.common.weights import cold_attr, cold_inputs
-from t10.errors import T10Error
+from t10.errors import DoesNotFit, T10Error
 from t10.passes.cold_weights import cold_point, with_cold_weights
 from t10.passes.exact_reconciliation import exact_plans
 from t10.passes.forked import call_beside
@@ -447,16 +448,36 @@ class T10PlanSearch(ModulePass):
             chosen = fastest_plans(chip, options, self.planner, liveness)
         else:
             chosen = choose_plans(chip, options, self.planner, liveness)
+        too_big = model_bytes(fastest, liveness) > chip.sram_bytes_per_core
+        result = self.swept(chip, exprs, options, chosen, edges, liveness, too_big)
+        spatial = spatial_options(options) if search != "fastest" else None
+        if spatial is not None:
+            try:
+                start = choose_plans(chip, spatial, self.planner, liveness)
+            except DoesNotFit:
+                return result
+            other = self.swept(chip, exprs, spatial, start, edges, liveness, too_big)
+            if other.total_cycles < result.total_cycles:
+                return other
+        return result
+
+    @staticmethod
+    def swept(
+        chip: ChipSpec,
+        exprs: list[TensorExpr],
+        options: list[OpOptions],
+        chosen: list[PlanPoint],
+        edges: list[Edge],
+        liveness: Liveness,
+        too_big: bool,
+    ) -> SearchResult:
+        """`chosen` after the transition sweep, with the shared moves that still fit."""
         chosen, squeezed = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
         plans = [point.plan for point in chosen]
         moves = shared_moves(exprs, plans, edges)
         shares = affordable_shares(chip, chosen, liveness, moves)
         # memory binds where the fastest plans, a cheaper transition or a shared move do not fit
-        memory_binds = (
-            model_bytes(fastest, liveness) > chip.sram_bytes_per_core
-            or squeezed
-            or len(shares) < len(moves)
-        )
+        memory_binds = too_big or squeezed or len(shares) < len(moves)
         liveness = dataclasses.replace(
             liveness, held=tuple((m.first, m.last, m.nbytes) for m in shares)
         )
@@ -544,6 +565,21 @@ class SharedSearch:
     options: dict[tuple[TensorExpr, tuple[object, ...]], OpOptions] = field(
         default_factory=dict
     )
+
+
+def spatial_options(options: list[OpOptions]) -> list[OpOptions] | None:
+    """Every operator's spatial plans only (no temporal dim, weights hot; pinned operators
+    and those without a spatial plan as they are), or None when that leaves every operator
+    its options. The transition sweep changes one operator at a time, so from rotating plans
+    it may stay where a choice of spatial plans throughout would cost less in total."""
+    narrowed = []
+    for op in options:
+        points = tuple(p for p in op.points if p.plan.total_steps == 1 and not p.cold)
+        keep = op.pinned or not points or len(points) == len(op.points)
+        narrowed.append(op if keep else dataclasses.replace(op, points=points))
+    if all(a is b for a, b in zip(narrowed, options, strict=True)):
+        return None
+    return narrowed
 
 
 def affordable_shares(
