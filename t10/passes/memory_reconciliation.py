@@ -104,8 +104,9 @@ class PlanPoint:
     plan's cores, for the whole program, and is expanded into the plan's layout (`expand`)
     every time the operator runs; the expanded copy is transient. Empty: every weight is
     *hot*, resident in the plan's layout."""
-    expand: Estimate | None = None
-    """The relayouts from the cold weights' homes into the plan's layouts."""
+    expand_cycles: int = 0
+    """A bound of the relayouts from the cold weights' homes into the plan's layouts (as
+    transitions are bounded while choosing; the chosen plan's are recorded exactly)."""
     home_bytes: int = 0
     """The cold weights' homes (resident, not part of the estimate)."""
 
@@ -116,7 +117,7 @@ class PlanPoint:
     @property
     def cycles(self) -> int:
         """The operator's own cycles, with the expansion of its cold weights."""
-        return self.estimate.cycles + (0 if self.expand is None else self.expand.cycles)
+        return self.estimate.cycles + self.expand_cycles
 
     @cached_property
     def row(self) -> tuple[int, ...]:
@@ -133,10 +134,10 @@ def plan_point(
     est: Estimate,
     operands: Operands,
     cold: tuple[int, ...] = (),
-    expand: Estimate | None = None,
+    expand_cycles: int = 0,
 ) -> PlanPoint:
-    """The point of `plan`; `cold`: weights (of `operands.constant`) kept cold, expanded by
-    `expand` (`t10.passes.cold_weights`)."""
+    """The point of `plan`; `cold`: weights (of `operands.constant`) kept cold, expanded in
+    (at most) `expand_cycles` (`t10.passes.cold_weights`)."""
     layouts = input_layouts(expr, plan)
     eb = expr.elem_bytes
     hot = [i for i in operands.constant if i not in cold]
@@ -158,7 +159,7 @@ def plan_point(
         host_bytes=sum(layouts[i].local_elements() for i in operands.host) * eb,
         staged_bytes=placed(operands.staged),
         cold=cold,
-        expand=expand,
+        expand_cycles=expand_cycles,
         home_bytes=homes,
     )
 

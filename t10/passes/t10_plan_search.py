@@ -105,7 +105,7 @@ from t10.common.tensor_expr import (
 )
 from t10.common.weights import cold_attr, cold_inputs
 from t10.errors import DoesNotFit, T10Error
-from t10.passes.cold_weights import cold_point, with_cold_weights
+from t10.passes.cold_weights import cold_point, expand_estimate, with_cold_weights
 from t10.passes.exact_reconciliation import exact_plans
 from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
@@ -120,6 +120,7 @@ from t10.passes.layout_transitions import (
     transitions_into,
 )
 from t10.passes.memory_reconciliation import (
+    CLOSE_ENOUGH,
     Liveness,
     Operands,
     OpOptions,
@@ -202,13 +203,17 @@ class SearchResult:
     """`transitions` already counted."""
 
     def transitions(self, i: int) -> tuple[Estimate | None, Estimate | None]:
-        """The relayouts and the gathers into operator `i` (None: there are none)."""
+        """The relayouts (with the expansion of its cold weights) and the gathers into
+        operator `i` (None: there are none)."""
         if i not in self.known:
             plans = [point.plan for point in self.chosen]
+            point = self.chosen[i]
+            moves = transitions_into(
+                self.chip, self.exprs, plans, self.edges, i, self.reused.get(i, ())
+            )
+            expand = expand_estimate(self.chip, self.exprs[i], point.plan, point.cold)
             self.known[i] = (
-                transitions_into(
-                    self.chip, self.exprs, plans, self.edges, i, self.reused.get(i, ())
-                ),
+                summed([m for m in (moves, expand) if m is not None]),
                 gathers_into(self.chip, self.exprs, plans, self.edges, i),
             )
         return self.known[i]
@@ -221,7 +226,7 @@ class SearchResult:
     @property
     def total_cycles(self) -> int:
         """The model's estimated cycles: operators, relayouts and gathers."""
-        total = sum(point.cycles for point in self.chosen)
+        total = sum(point.estimate.cycles for point in self.chosen)
         for i in range(len(self.chosen)):
             total += sum(e.cycles for e in self.transitions(i) if e is not None)
         return total
@@ -231,8 +236,7 @@ class SearchResult:
         generics of `operators` (those the plans were chosen for)."""
         for i, (operator, point) in enumerate(zip(operators, self.chosen, strict=True)):
             relayouts, gathers = self.transitions(i)
-            expanded = summed([m for m in (relayouts, point.expand) if m is not None])
-            moves = {RELAYOUT_ATTR: expanded, GATHER_ATTR: gathers}
+            moves = {RELAYOUT_ATTR: relayouts, GATHER_ATTR: gathers}
             record_plan(operator.generic, point.plan, point.estimate, moves)
             if point.cold:
                 operator.generic.attributes[COLD_ATTR] = cold_attr(point.cold)
@@ -441,14 +445,32 @@ class T10PlanSearch(ModulePass):
         elem = precision_type(self.precision, "t10-plan-search")
         liveness = model_liveness(module, operators, element_bytes(elem, "t10-plan-search"))
         fastest = [min(o.points, key=lambda p: p.cycles) for o in options]
-        search, _ = check_choice_options(self.name, self.planner, self.search, self.temporaries)
-        if search == "exact":
-            chosen = exact_plans(chip, options, liveness)
-        elif search == "fastest":
-            chosen = fastest_plans(chip, options, self.planner, liveness)
-        else:
-            chosen = choose_plans(chip, options, self.planner, liveness)
         too_big = model_bytes(fastest, liveness) > chip.sram_bytes_per_core
+        search, _ = check_choice_options(self.name, self.planner, self.search, self.temporaries)
+
+        def choose(options: list[OpOptions]) -> list[PlanPoint]:
+            if search == "exact":
+                return exact_plans(chip, options, liveness)
+            if search == "fastest":
+                return fastest_plans(chip, options, self.planner, liveness)
+            return choose_plans(chip, options, self.planner, liveness)
+
+        # cold twins trade time for memory: looked for only where memory binds and the hot
+        # plans alone do not fit or end more than CLOSE_ENOUGH slower than the fastest
+        # (each twin's expansion is costed by the exchange geometry: seconds on big models)
+        cold = too_big and search != "fastest" and self.planner in COLD_PLANNERS
+        try:
+            chosen = choose(options)
+            slow = sum(p.cycles for p in chosen) > (1 + CLOSE_ENOUGH) * sum(
+                p.cycles for p in fastest
+            )
+            cold = cold and slow
+        except DoesNotFit:
+            if not cold:
+                raise
+        if cold:
+            options = self.cold_options(chip, exprs, options, frontiers)
+            chosen = choose(options)
         result = self.swept(chip, exprs, options, chosen, edges, liveness, too_big)
         spatial = spatial_options(options) if search != "fastest" else None
         if spatial is not None:
@@ -530,8 +552,6 @@ class T10PlanSearch(ModulePass):
         if not self.reuse:
             frontier = operator_frontier(chip, expr, self.planner, self.min_utilization)
             options = op_options(expr, frontier, operands)
-            if self.planner in COLD_PLANNERS:
-                options = with_cold_weights(chip, expr, options)
         else:
             options = self.shared_options(chip, expr, operands, frontiers)
         return options if share is None else within_share(options, chip, share)
@@ -542,18 +562,32 @@ class T10PlanSearch(ModulePass):
         """The options of `expr` from the frontier `search_shared` found for it."""
         key = dataclasses.replace(expr, name="")  # searched by `search_shared`
         # identical operators whose inputs have the same roles have the same points too
-        roles = (
-            operands.constant,
-            operands.host,
-            tuple(sorted(operands.staged.items())),
-            tuple(sorted(operands.viewed_constants.items())),
-        )
+        roles = _roles(operands)
         if (key, roles) not in frontiers.options:
             points = op_options(key, frontiers.frontiers[key], operands)
-            if self.planner in COLD_PLANNERS:
-                points = with_cold_weights(chip, key, points)
             frontiers.options[(key, roles)] = points
         return dataclasses.replace(frontiers.options[(key, roles)], name=expr.name)
+
+    def cold_options(
+        self,
+        chip: ChipSpec,
+        exprs: list[TensorExpr],
+        options: list[OpOptions],
+        frontiers: SharedSearch,
+    ) -> list[OpOptions]:
+        """`options` with the cold twins of their plans (`with_cold_weights`; each costed by
+        the exchange geometry, so made only when memory binds, once per identical operator
+        with `reuse`)."""
+        found = []
+        for expr, op in zip(exprs, options, strict=True):
+            if op.pinned or not self.reuse:
+                found.append(with_cold_weights(chip, expr, op))
+                continue
+            key = (dataclasses.replace(expr, name=""), _roles(op.operands))
+            if key not in frontiers.cold:
+                frontiers.cold[key] = with_cold_weights(chip, key[0], op)
+            found.append(dataclasses.replace(frontiers.cold[key], name=op.name))
+        return found
 
 
 @dataclass
@@ -564,6 +598,18 @@ class SharedSearch:
     frontiers: dict[TensorExpr, list[tuple[Plan, Estimate]]] = field(default_factory=dict)
     options: dict[tuple[TensorExpr, tuple[object, ...]], OpOptions] = field(
         default_factory=dict
+    )
+    cold: dict[tuple[TensorExpr, tuple[object, ...]], OpOptions] = field(default_factory=dict)
+    """The options with cold twins (`cold_options`)."""
+
+
+def _roles(operands: Operands) -> tuple[object, ...]:
+    """What of an operator's operands its plan points depend on."""
+    return (
+        operands.constant,
+        operands.host,
+        tuple(sorted(operands.staged.items())),
+        tuple(sorted(operands.viewed_constants.items())),
     )
 
 

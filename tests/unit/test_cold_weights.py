@@ -24,8 +24,13 @@ from t10.driver import CHECK_TOLERANCES, compile_module
 from t10.errors import T10Error
 from t10.examples import models
 from t10.frontend import import_onnx
-from t10.passes.cold_weights import cold_point, expand_estimate, with_cold_weights
-from t10.passes.layout_transitions import transition_estimate
+from t10.passes.cold_weights import (
+    cold_point,
+    expand_bound,
+    expand_estimate,
+    with_cold_weights,
+)
+from t10.passes.layout_transitions import quick_cycles, transition_estimate
 from t10.passes.memory_reconciliation import op_options
 from t10.passes.operators import operand_roles, operator_tensor_expr, planned_operators
 from t10.passes.plan_search import operator_frontier
@@ -71,8 +76,8 @@ def test_never_chosen_when_the_fastest_plans_fit(tmp_path: Path) -> None:
 
 def test_the_cold_twin_of_a_plan() -> None:
     """Same plan and kernel estimate; resident bytes are the homes (the weight over the
-    plan's cores by `host_layout`), the expanded copy is transient, and the expansion's
-    exchange is in its cycles."""
+    plan's cores by `host_layout`), the expanded copy is transient, a bound of the expansion
+    is in its cycles, and its exact estimate is the relayout's."""
     chip = load_chip("test-16")
     module = import_onnx(models.matmul(64, 128, 256))
     (operator,) = planned_operators(module)
@@ -88,7 +93,9 @@ def test_the_cold_twin_of_a_plan() -> None:
         assert twin.cold == (1,) and twin.home_bytes == home
         assert twin.resident_bytes == home
         assert twin.transient_bytes == hot.estimate.sram_bytes
-        assert twin.cycles == hot.cycles + move.cycles
+        bound = quick_cycles(chip, host_layout((128, 256), layout.cores), layout, 4)
+        assert twin.cycles == hot.cycles + bound
+        assert expand_bound(chip, expr, hot.plan, (1,)) == bound
         assert expand_estimate(chip, expr, hot.plan, (1,)) == (move if move.cycles else None)
     both = with_cold_weights(chip, expr, options)
     cycles = [p.cycles for p in both.points]
