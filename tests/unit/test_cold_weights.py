@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import onnx
 import pytest
 from helpers import chip_file_with_sram, random_onnx_inputs
 from hypothesis import given, settings
@@ -43,7 +44,7 @@ SRAM = 70_000
 """test-16 with this much SRAM per core: the MLP below fits, with some weights cold."""
 
 
-def _mlp():  # type: ignore[no-untyped-def]
+def _mlp() -> onnx.ModelProto:
     """Four 128-wide layers over a batch of 512: its fastest plans replicate the weights."""
     return models.mlp(batch=512, sizes=(128, 128, 128, 128))
 
