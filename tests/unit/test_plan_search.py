@@ -33,7 +33,7 @@ from t10.common.plans import (
     temporal_plans,
     validate_plan,
 )
-from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr
+from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
 from t10.common.view_maps import View
 from t10.errors import T10Error
 from t10.passes.layout_transitions import (
@@ -80,17 +80,8 @@ from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
 
 
 def matmul(m: int, k: int, n: int, elem_bytes: int = 4) -> TensorExpr:
-    """C[d0, d1] += A[d0, d2] * B[d2, d1]."""
-    return TensorExpr(
-        name=f"matmul_{m}x{k}x{n}",
-        loop_sizes=(m, n, k),
-        parallel=(True, True, False),
-        inputs=(Access((0, 2), (m, k)), Access((2, 1), (k, n))),
-        output=Access((0, 1), (m, n)),
-        kind=ExprKind.CONTRACTION,
-        elem_bytes=elem_bytes,
-        relu_like=False,
-    )
+    """C[d0, d1] += A[d0, d2] * B[d2, d1] (`matmul_expr`), named by its sizes."""
+    return dataclasses.replace(matmul_expr(m, k, n, elem_bytes), name=f"matmul_{m}x{k}x{n}")
 
 
 def batched_matmul(b: int, m: int, k: int, n: int) -> TensorExpr:
