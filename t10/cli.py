@@ -51,8 +51,9 @@ from t10.driver import (
     run_model,
 )
 from t10.errors import T10Error
+from t10.pass_instrumentation import PassInstrumentation
 from t10.passes.plan_search import PLANNERS
-from t10.passes.t10_compile import LEVELS
+from t10.passes.t10_compile import LEVELS, pass_names
 from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
 from t10.report import Tolerance, format_report
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
@@ -221,6 +222,14 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
     if args.output and args.output != "-":
         _check_output_path(args.output, "-o")
+    shown = PassInstrumentation(
+        sys.stderr,
+        frozenset(args.print_ir_after or ()),
+        args.print_ir_after_all,
+        args.time_passes,
+        args.weights,
+    )
+    shown.check_names(pass_names(args.emit, epilogues=args.epilogues), "--print-ir-after")
     compiled = compile_model(
         args.model,
         args.chip,
@@ -232,7 +241,9 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         partials=args.partials,
         search=args.search,
         temporaries=args.temporaries,
+        after_pass=shown.after_pass,
     )
+    shown.timing_report()
 
     def emit(stream: IO[str]) -> None:
         print_ir(compiled.module, stream, weights=args.weights)
@@ -500,6 +511,13 @@ def make_parser() -> argparse.ArgumentParser:
                            f"than {ELIDE_LARGER_THAN} elements print as "
                            "dense_resource<__elided__>, which simulates only with "
                            "--timing-only)")
+    comp.add_argument("--print-ir-after", type=_names(pass_names(), "pass"), metavar="PASS,...",
+                      help="print the IR after these passes to stderr (names as in "
+                           f"t10-opt pipelines: {', '.join(pass_names())})")
+    comp.add_argument("--print-ir-after-all", action="store_true",
+                      help="print the IR after every pass to stderr")
+    comp.add_argument("--time-passes", action="store_true",
+                      help="print each pass's wall time (and the verification's) to stderr")
     comp.set_defaults(handler=_cmd_compile)
 
     b = sub.add_parser("bench", help="benchmark zoo models under every planner",

@@ -34,6 +34,7 @@ from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
+from t10.pass_instrumentation import PassTime
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch, check_choice_options
 from t10.reference import reference_outputs
@@ -101,17 +102,25 @@ def make_context() -> Context:
     return ctx
 
 
+AfterPass = Callable[[ModulePass, ModuleOp, PassTime], None]
+"""Called after each pass with the verified IR it produced and its time."""
+
+
 def run_passes(
     module: ModuleOp,
     passes: Sequence[ModulePass],
-    after_pass: Callable[[ModulePass, ModuleOp], None] | None = None,
+    after_pass: AfterPass | None = None,
 ) -> None:
     """Apply `passes` to `module` in order, verifying the IR after each (then calling
     `after_pass`); IR that does not verify is an internal error naming the pass."""
+    started = time.perf_counter()
 
     def callback(previous: ModulePass | None, op: ModuleOp, _next: ModulePass | None) -> None:
+        nonlocal started
         if previous is None:
+            started = time.perf_counter()
             return
+        ran = time.perf_counter()
         try:
             op.verify()
         except VerifyException as e:
@@ -119,7 +128,9 @@ def run_passes(
             raise T10Error(f"internal error: the IR after pass '{previous.name}' does not "
                            f"verify: {first}") from None
         if after_pass is not None:
-            after_pass(previous, op)
+            seconds = PassTime(previous.name, ran - started, time.perf_counter() - ran)
+            after_pass(previous, op, seconds)
+        started = time.perf_counter()
 
     with collector_paused():
         PassPipeline(tuple(passes), callback).apply(make_context(), module)
@@ -178,15 +189,18 @@ def compile_module(
     partials: str = "fp32",
     search: str | None = None,
     temporaries: float | None = None,
+    after_pass: AfterPass | None = None,
 ) -> Compiled:
     """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
-    down to the `emit` level."""
+    down to the `emit` level (`after_pass`: see `run_passes`)."""
     spec = _check_options(chip, planner, emit, precision, partials, search, temporaries)
     planned: list[ModuleOp] = []
 
-    def keep_plans(p: ModulePass, op: ModuleOp) -> None:
+    def keep_plans(p: ModulePass, op: ModuleOp, seconds: PassTime) -> None:
         if isinstance(p, T10PlanSearch):
             planned.append(op.clone())
+        if after_pass is not None:
+            after_pass(p, op, seconds)
 
     passes = pipeline(
         chip,
@@ -216,6 +230,7 @@ def compile_model(
     partials: str = "fp32",
     search: str | None = None,
     temporaries: float | None = None,
+    after_pass: AfterPass | None = None,
 ) -> Compiled:
     """Import the ONNX `model` (a file or a proto) and compile it (`compile_module`)."""
     # before the model is read
@@ -232,6 +247,7 @@ def compile_model(
         partials,
         search,
         temporaries,
+        after_pass,
     )
 
 

@@ -55,6 +55,7 @@ from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from t10.errors import T10Error
+from t10.pass_instrumentation import PassInstrumentation
 
 PROG = "t10-opt"
 
@@ -125,6 +126,18 @@ class T10OptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
         arg_parser.add_argument(
+            "--print-ir-after",
+            type=lambda text: [n.strip() for n in text.split(",")],
+            default=[],
+            metavar="PASS,...",
+            help="print the IR after these passes of the pipeline to stderr",
+        )
+        arg_parser.add_argument(
+            "--print-ir-after-all",
+            action="store_true",
+            help="print the IR after every pass of the pipeline to stderr",
+        )
+        arg_parser.add_argument(
             "--debug",
             default=False,
             action="store_true",
@@ -140,6 +153,13 @@ class T10OptMain(xDSLOptMain):
             _instantiate(self.available_passes[spec.name](), spec)
         super().setup_pipeline()
         verify = self.pipeline.callback
+        shown = PassInstrumentation(
+            sys.stderr,
+            frozenset(self.args.print_ir_after),
+            self.args.print_ir_after_all,
+            weights=True,  # as the output IR prints
+        )
+        shown.check_names([p.name for p in self.pipeline.passes], "--print-ir-after")
 
         def callback(
             previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None
@@ -149,6 +169,8 @@ class T10OptMain(xDSLOptMain):
             if verify is not None:
                 verify(previous, module, next_pass)
             chunk.verifying = False
+            if previous is not None:
+                shown.after_pass(previous, module)
             if next_pass is not None:
                 chunk.stage = next_pass.name
 
