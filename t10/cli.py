@@ -228,6 +228,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         args.print_ir_after_all,
         args.time_passes,
         args.weights,
+        args.print_debuginfo,
     )
     shown.check_names(pass_names(args.emit, epilogues=args.epilogues), "--print-ir-after")
     compiled = compile_model(
@@ -246,7 +247,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
     shown.timing_report()
 
     def emit(stream: IO[str]) -> None:
-        print_ir(compiled.module, stream, weights=args.weights)
+        print_ir(compiled.module, stream, args.weights, args.print_debuginfo)
 
     if args.output and args.output != "-":
 
@@ -511,6 +512,9 @@ def make_parser() -> argparse.ArgumentParser:
                            f"than {ELIDE_LARGER_THAN} elements print as "
                            "dense_resource<__elided__>, which simulates only with "
                            "--timing-only)")
+    comp.add_argument("--print-debuginfo", action="store_true",
+                      help="print each op's location: the ONNX nodes it was made for, as "
+                           "loc(\"node\") or loc(fused[...])")
     comp.add_argument("--print-ir-after", type=_names(pass_names(), "pass"), metavar="PASS,...",
                       help="print the IR after these passes to stderr (names as in "
                            f"t10-opt pipelines: {', '.join(pass_names())})")

@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from t10.common.attr_names import PLANNER_ATTR, PRECISION_ATTR
 from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.locations import failing_op, where_from
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
@@ -125,8 +126,11 @@ def run_passes(
             op.verify()
         except VerifyException as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            bad = failing_op(op, e)
+            source = None if bad is None else where_from(bad)
+            at = "" if source is None else f" at {source}"
             raise T10Error(f"internal error: the IR after pass '{previous.name}' does not "
-                           f"verify: {first}") from None
+                           f"verify{at}: {first}") from None
         if after_pass is not None:
             seconds = PassTime(previous.name, ran - started, time.perf_counter() - ran)
             after_pass(previous, op, seconds)

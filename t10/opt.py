@@ -54,6 +54,7 @@ from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
 from t10.pass_instrumentation import PassInstrumentation
 
@@ -158,6 +159,7 @@ class T10OptMain(xDSLOptMain):
             frozenset(self.args.print_ir_after),
             self.args.print_ir_after_all,
             weights=True,  # as the output IR prints
+            locations=self.args.print_debuginfo,
         )
         shown.check_names([p.name for p in self.pipeline.passes], "--print-ir-after")
 
@@ -267,8 +269,11 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
     if chunk is not None:
         where = chunk.stage
         if isinstance(error, VerifyException) and chunk.verifying and chunk.module:
-            if (op := _failing_op(chunk.module, error)) is not None:
-                message, where = _named(op.name, message), chunk.location(op)
+            if (op := failing_op(chunk.module, error)) is not None:
+                where = chunk.location(op)
+                if where is None:
+                    where = where_from(op)
+                message = _named(op.name, message)
                 if chunk.last_pass is not None:
                     message += f" (in the IR after pass '{chunk.last_pass}')"
         elif (parsed_at := chunk.location()) is not None:
@@ -359,20 +364,6 @@ def _one_line(message: str) -> str:
 def _named(name: str, message: str) -> str:
     """`name: message`, unless the message already starts with the name."""
     return message if message.startswith(name) else f"{name}: {message}"
-
-
-def _failing_op(module: ModuleOp, error: VerifyException) -> Operation | None:
-    """The operation whose own verifier raises `error`'s message (xDSL's exception has no op).
-
-    Walks the ops innermost first, as `Operation.verify` visits them.
-    """
-    for op in module.walk(region_first=True):
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as e:
-            if str(e) == str(error):
-                return op
-    return None
 
 
 def _spec_parse_error(error: ArgSpecParseError) -> str:

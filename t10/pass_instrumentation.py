@@ -35,6 +35,8 @@ class PassInstrumentation:
     time_passes: bool = False
     weights: bool = False
     """Print dense constants whole (otherwise the big ones are elided, as `--emit` does)."""
+    locations: bool = False
+    """Print each op's location (its ONNX nodes)."""
     times: list[PassTime] = field(default_factory=list[PassTime])
 
     def check_names(self, known: Sequence[str], what: str) -> None:
@@ -50,7 +52,7 @@ class PassInstrumentation:
             self.times.append(time)
         if self.print_all or p.name in self.print_after:
             self.stream.write(f"// -----// IR Dump After {p.name} //----- //\n")
-            print_ir(module, self.stream, weights=self.weights)
+            print_ir(module, self.stream, self.weights, self.locations)
             self.stream.flush()
 
     def timing_report(self) -> None:

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from t10.common.attr_names import INDEX_BOUND_ATTR, NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.locations import locate
 from t10.errors import T10Error
 from t10.frontend.importer import (
     FLOAT,
@@ -84,7 +85,9 @@ def import_graph(
         if imp.fold_empty_results(node):
             continue
         _check_attributes(imp, node)
+        made = len(imp.ops), len(imp.constants)
         SUPPORTED_OPS[op_key(node)].lower(imp, node)
+        locate([*imp.ops[made[0] :], *imp.constants[made[1] :]], imp.node_name)
 
     results: list[SSAValue] = []
     result_shapes: list[Shape] = []
