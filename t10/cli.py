@@ -51,6 +51,7 @@ from t10.driver import (
     run_model,
 )
 from t10.errors import T10Error
+from t10.explain import explain, format_explanation, plot_explanation
 from t10.pass_instrumentation import PassInstrumentation
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
@@ -258,6 +259,32 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         _write(args.output, "-o", write)
     else:
         emit(out)
+    return 0
+
+
+def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
+    _check_planner_options(args)
+    if args.output:
+        _check_output_path(args.output, "-o")
+    found = explain(
+        args.model,
+        args.op,
+        args.chip,
+        args.planner,
+        args.min_utilization,
+        args.precision,
+        args.partials,
+        args.search,
+        args.temporaries,
+        args.epilogues,
+    )
+    format_explanation(found, out)
+    if args.plot or args.output:
+        path = args.output or "explain-" + "".join(
+            c if c.isalnum() or c in "-_." else "_" for c in args.op
+        ) + ".png"
+        plot_explanation(found, path)
+        print(f"\nplot      {path}", file=out)
     return 0
 
 
@@ -523,6 +550,22 @@ def make_parser() -> argparse.ArgumentParser:
     comp.add_argument("--time-passes", action="store_true",
                       help="print each pass's wall time (and the verification's) to stderr")
     comp.set_defaults(handler=_cmd_compile)
+
+    ex = sub.add_parser("explain", help="why an operator got its plan: its frontier, the "
+                        "chosen plan, its layouts and moves",
+                        description="Plan MODEL.onnx as 'run' does and explain one operator's "
+                                    "plan: every plan of its frontier with the model measured "
+                                    "around it (peak bytes per core, cycles), the chosen one "
+                                    "marked and why, its tensors' layouts in words and the "
+                                    "moves into and out of it.")
+    _compile_options(ex)
+    ex.add_argument("--op", required=True, metavar="NAME",
+                    help="the operator: its name in the report, or an ONNX node it computes")
+    ex.add_argument("--plot", action="store_true",
+                    help="also draw the frontier as a PNG (explain-<op>.png in the current "
+                         "directory unless -o)")
+    ex.add_argument("-o", "--output", metavar="FILE.png", help="write the plot to FILE.png")
+    ex.set_defaults(handler=_cmd_explain)
 
     b = sub.add_parser("bench", help="benchmark zoo models under every planner",
                        description="Compile and simulate (timing only) zoo models at several "
