@@ -42,6 +42,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from t10 import bench, bench_models
 from t10.bench_sweep import FILES, run_bench
+from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import PRECISIONS
 from t10.driver import (
     DEFAULT_CHIP,
@@ -57,7 +58,9 @@ from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
 from t10.report import Tolerance, format_report
+from t10.run_plot import plot_run
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
+from t10.trace import chrome_trace
 
 __all__ = ["main", "make_parser"]
 
@@ -174,7 +177,12 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.timing_only and (args.check or args.outputs):
         given = "--check" if args.check else "--outputs"
         raise UsageError(f"--timing-only computes no output values: it cannot take {given}")
-    for path, option in ((args.outputs, "--outputs"), (args.report, "--report")):
+    for path, option in (
+        (args.outputs, "--outputs"),
+        (args.report, "--report"),
+        (args.trace, "--trace"),
+        (args.plot, "--plot"),
+    ):
         if path:
             _check_output_path(path, option)
     inputs = _load_inputs(args.inputs) if args.inputs else None
@@ -200,6 +208,13 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         temporaries=args.temporaries,
     )
     print(format_report(result.report), file=out)
+    if args.trace or args.plot:
+        spec, title = load_chip(args.chip), Path(args.model).name
+        if args.trace:
+            trace = json.dumps(chrome_trace(result.sim, spec, title))
+            _write(args.trace, "--trace", lambda p: Path(p).write_text(trace, encoding="utf-8"))
+        if args.plot:
+            plot_run(result.sim, spec, args.plot, title)
     if args.outputs:
         _write(args.outputs, "--outputs", lambda p: _save_npz(p, result.outputs))
     if args.report:
@@ -522,6 +537,13 @@ def make_parser() -> argparse.ArgumentParser:
                           "fp16: 3e-2)")
     run.add_argument("--report", metavar="REPORT.json",
                      help="write the report as JSON (format: docs/report.md)")
+    run.add_argument("--trace", metavar="TRACE.json",
+                     help="write the simulated run as a Chrome trace (JSON; open it in "
+                          "Perfetto): supersteps and their phases per operator and core "
+                          "group, SRAM per core as a counter")
+    run.add_argument("--plot", metavar="PLOT.png",
+                     help="draw the time per operator (compute, exchange, sync) and the SRAM "
+                          "in use per core over the run")
     run.add_argument("--timing-only", action="store_true",
                      help="simulate cycles and SRAM without computing values (the same "
                           "report, much faster; not with --check or --outputs)")

@@ -50,7 +50,7 @@ from t10.report import (
     planned_sram,
     random_inputs,
 )
-from t10.sim.simulator import simulate
+from t10.sim.simulator import SimReport, simulate
 from t10.t10_dialects import DIALECTS
 
 __all__ = [
@@ -286,6 +286,8 @@ class RunResult:
     """Importing and compiling the model."""
     simulate_seconds: float
     """Simulating it (not the check against onnxruntime)."""
+    sim: SimReport
+    """What the simulator measured, superstep by superstep (`report` is built from it)."""
 
 
 def run_model(
@@ -343,7 +345,7 @@ def run_model(
         planned_sram_bytes=planned_sram(compiled.planned),
     )
     return RunResult(report, result.outputs, checked, compiled_at - start,
-                     simulated_at - compiled_at)
+                     simulated_at - compiled_at, result.report)
 
 
 def simulate_compiled(

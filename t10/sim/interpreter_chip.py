@@ -49,12 +49,33 @@ class OpStats:
 
 
 @dataclass(frozen=True)
+class Superstep:
+    """One superstep as it ran, in program order."""
+
+    label: str
+    compute_cycles: int
+    exchange_cycles: int
+    sync_cycles: int
+    cores_used: int
+    sram_peak_bytes: int
+    """Peak bytes live on the busiest core while it ran."""
+    sram_mean_bytes: int
+    """Bytes live per core of the program, on average, when it ended."""
+
+    @property
+    def cycles(self) -> int:
+        return self.compute_cycles + self.exchange_cycles + self.sync_cycles
+
+
+@dataclass(frozen=True)
 class SimReport:
     total_cycles: int
     seconds: float
     peak_sram_bytes_per_core: int
     ops: list[OpStats]
     warnings: list[str] = field(default_factory=list)
+    steps: list[Superstep] = field(default_factory=list)
+    """Every superstep in program order (`ops` sums them per label)."""
 
     def op(self, name: str) -> OpStats:
         """The stats of the operator label `name`."""
@@ -69,8 +90,22 @@ class ReportBuilder:
 
     def __init__(self) -> None:
         self._ops: dict[str, OpStats] = {}
+        self._steps: list[Superstep] = []
 
-    def add(self, label: str, step: StepCost, sync_cycles: int, sram_bytes: int) -> None:
+    def add(
+        self, label: str, step: StepCost, sync_cycles: int, sram_bytes: int, mean_bytes: int
+    ) -> None:
+        self._steps.append(
+            Superstep(
+                label,
+                step.compute_cycles,
+                step.exchange_cycles,
+                sync_cycles,
+                step.cores_used,
+                sram_bytes,
+                mean_bytes,
+            )
+        )
         t = self._ops.get(label) or OpStats(label, 0, 0, 0, 0, 0, 0, 0)
         self._ops[label] = replace(
             t,
@@ -92,6 +127,7 @@ class ReportBuilder:
             peak_sram_bytes_per_core=int(state.peak.max(initial=0)),
             ops=ops,
             warnings=state.overflow_warnings(),
+            steps=self._steps,
         )
 
 
@@ -134,5 +170,6 @@ class ChipFunctions(InterpreterFunctions):
             self.state.step = None
         sram = max(int(self.state.live.max(initial=0)), step.transient_peak)
         syncs = (1 + step.extra_syncs) * costs.sync_cycles(self.state.chip)
-        self.report.add(label, step, syncs, sram)
+        cores = self.state.program_cores or self.state.chip.cores
+        self.report.add(label, step, syncs, sram, self.state.live_total // cores)
         return ()

@@ -186,6 +186,8 @@ class SimState:
     chip: ChipSpec
     live: np.ndarray = field(init=False)
     """Bytes allocated on each core."""
+    live_total: int = 0
+    """Bytes allocated on all cores together (the sum of `live`)."""
     peak: np.ndarray = field(init=False)
     step: StepCost | None = None
     buffers: dict[int, tuple[str, int, int]] = field(default_factory=dict)
@@ -207,6 +209,7 @@ class SimState:
         """Account a buffer of `nbytes` on each of the first `cores` cores; returns its id."""
         self.check_fits(f"buffer '{label}'", cores, nbytes)
         self.live[:cores] += nbytes
+        self.live_total += cores * nbytes
         np.maximum(self.peak, self.live, out=self.peak)
         alloc_id = self.allocations
         self.allocations += 1
@@ -239,6 +242,7 @@ class SimState:
 
     def release(self, buffer: Buffer) -> None:
         self.live[: buffer.cores] -= buffer.bytes_per_core
+        self.live_total -= buffer.cores * buffer.bytes_per_core
         self.buffers.pop(buffer.alloc_id, None)
 
     def check_fits(self, what: str, cores: int, nbytes: int) -> None:
