@@ -28,16 +28,18 @@ def run_bench(
     address: str | None = None,
     serial: bool = False,
     stderr: IO[str] = sys.stderr,
+    quiet: bool = False,
 ) -> str:
     """Run `sweep` (`serial`: in this process; else as Ray tasks on the cluster at `address`
     or a local Ray), write its files into the directory `out` (made if missing) and return
-    the Markdown table. A progress bar goes to `stderr` when it is a terminal."""
+    the Markdown table. A progress bar goes to `stderr` when it is a terminal, unless
+    `quiet`."""
     require(["matplotlib", "tqdm"] + ([] if serial else ["ray"]))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise T10Error(f"cannot make the output directory '{out}': {e.strerror or e}") from None
-    with _progress_bar(stderr) as progress:
+    with _progress_bar(stderr, quiet) as progress:
         if serial:
             cases = run_sweep(sweep, SerialExecutor(), progress)
         else:
@@ -56,9 +58,9 @@ def run_bench(
 
 
 @contextmanager
-def _progress_bar(stream: IO[str]) -> Iterator[Progress | None]:
+def _progress_bar(stream: IO[str], quiet: bool) -> Iterator[Progress | None]:
     """A tqdm bar on `stream` when it is a terminal (its total grows as batches double)."""
-    if not stream.isatty():
+    if quiet or not stream.isatty():
         yield None
         return
     from tqdm import tqdm

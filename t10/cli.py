@@ -53,10 +53,11 @@ from t10.driver import (
 )
 from t10.errors import T10Error
 from t10.explain import explain, format_explanation, plot_explanation
-from t10.pass_instrumentation import PassInstrumentation
+from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
+from t10.progress import Progress
 from t10.report import Tolerance, format_report
 from t10.run_plot import plot_run
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
@@ -192,22 +193,27 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         default.atol if args.atol is None else args.atol,
         default.atol_rms if args.atol_rms is None else args.atol_rms,
     )
-    result = run_model(
-        args.model,
-        chip=args.chip,
-        planner=args.planner,
-        min_utilization=args.min_utilization,
-        inputs=inputs,
-        seed=args.seed,
-        check=tolerance if args.check else None,
-        precision=args.precision,
-        epilogues=args.epilogues,
-        partials=args.partials,
-        timing_only=args.timing_only,
-        search=args.search,
-        temporaries=args.temporaries,
-    )
-    print(format_report(result.report), file=out)
+    with Progress(f"t10 run {args.model}", quiet=args.quiet) as progress:
+        result = run_model(
+            args.model,
+            chip=args.chip,
+            planner=args.planner,
+            min_utilization=args.min_utilization,
+            inputs=inputs,
+            seed=args.seed,
+            check=tolerance if args.check else None,
+            precision=args.precision,
+            epilogues=args.epilogues,
+            partials=args.partials,
+            timing_only=args.timing_only,
+            search=args.search,
+            temporaries=args.temporaries,
+            observer=progress,
+        )
+    if args.json:
+        print(json.dumps(_json_safe(result.report), indent=2, allow_nan=False), file=out)
+    else:
+        print(format_report(result.report), file=out)
     if args.trace or args.plot:
         spec, title = load_chip(args.chip), Path(args.model).name
         if args.trace:
@@ -247,19 +253,20 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         args.print_debuginfo,
     )
     shown.check_names(pass_names(args.emit, epilogues=args.epilogues), "--print-ir-after")
-    compiled = compile_model(
-        args.model,
-        args.chip,
-        args.planner,
-        args.min_utilization,
-        args.emit,
-        args.precision,
-        epilogues=args.epilogues,
-        partials=args.partials,
-        search=args.search,
-        temporaries=args.temporaries,
-        after_pass=shown.after_pass,
-    )
+    with Progress(f"t10 compile {args.model}", quiet=args.quiet) as progress:
+        compiled = compile_model(
+            args.model,
+            args.chip,
+            args.planner,
+            args.min_utilization,
+            args.emit,
+            args.precision,
+            epilogues=args.epilogues,
+            partials=args.partials,
+            search=args.search,
+            temporaries=args.temporaries,
+            observer=Observers(progress, shown),
+        )
     shown.timing_report()
 
     def emit(stream: IO[str]) -> None:
@@ -281,18 +288,20 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
     if args.output:
         _check_output_path(args.output, "-o")
-    found = explain(
-        args.model,
-        args.op,
-        args.chip,
-        args.planner,
-        args.min_utilization,
-        args.precision,
-        args.partials,
-        args.search,
-        args.temporaries,
-        args.epilogues,
-    )
+    with Progress(f"t10 explain {args.model}", quiet=args.quiet) as progress:
+        found = explain(
+            args.model,
+            args.op,
+            args.chip,
+            args.planner,
+            args.min_utilization,
+            args.precision,
+            args.partials,
+            args.search,
+            args.temporaries,
+            args.epilogues,
+            progress,
+        )
     format_explanation(found, out)
     if args.plot or args.output:
         path = args.output or "explain-" + "".join(
@@ -315,7 +324,8 @@ def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
         max_batch=args.max_batch,
         quick=args.quick,
     )
-    print(run_bench(sweep, Path(args.out), args.address, args.serial), file=out)
+    print(run_bench(sweep, Path(args.out), args.address, args.serial, quiet=args.quiet),
+          file=out)
     print(f"\nwrote {', '.join(str(Path(args.out) / f) for f in FILES)}", file=out)
     return 0
 
@@ -458,6 +468,8 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                    help=f"{' and '.join(quick['models'])}, {quick['layers']} layer, batches "
                         f"{', '.join(map(str, quick['batches']))} (options given still apply; "
                         "about two minutes on two cores)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar (none is shown when stderr is not a terminal)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--address", metavar="ADDRESS",
                        help="run the cases on this Ray cluster (e.g. ray://head:10001 or "
@@ -468,6 +480,8 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
 
 def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress on the terminal (none is shown when stderr is not one)")
     p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE",
                    help=f"built-in chip name or chip JSON file (default {DEFAULT_CHIP}; "
                         "format: docs/chips.md)")
@@ -535,6 +549,8 @@ def make_parser() -> argparse.ArgumentParser:
                      help="absolute tolerance of --check per unit of each output's root "
                           "mean square, added to --atol (default 0; fp16: 1e-2; --partials "
                           "fp16: 3e-2)")
+    run.add_argument("--json", action="store_true",
+                     help="print the report as JSON (the --report format) instead of text")
     run.add_argument("--report", metavar="REPORT.json",
                      help="write the report as JSON (format: docs/report.md)")
     run.add_argument("--trace", metavar="TRACE.json",

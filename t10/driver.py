@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +35,7 @@ from t10.common.locations import failing_op, where_from
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
-from t10.pass_instrumentation import PassTime
+from t10.pass_instrumentation import PassObserver, PassTime
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch, check_choice_options
 from t10.reference import reference_outputs
@@ -103,22 +103,21 @@ def make_context() -> Context:
     return ctx
 
 
-AfterPass = Callable[[ModulePass, ModuleOp, PassTime], None]
-"""Called after each pass with the verified IR it produced and its time."""
-
-
 def run_passes(
     module: ModuleOp,
     passes: Sequence[ModulePass],
-    after_pass: AfterPass | None = None,
+    observer: PassObserver | None = None,
 ) -> None:
-    """Apply `passes` to `module` in order, verifying the IR after each (then calling
-    `after_pass`); IR that does not verify is an internal error naming the pass."""
+    """Apply `passes` to `module` in order, verifying the IR after each (the `observer` is
+    told each pass as it starts, then its IR and time); IR that does not verify is an
+    internal error naming the pass."""
     started = time.perf_counter()
 
-    def callback(previous: ModulePass | None, op: ModuleOp, _next: ModulePass | None) -> None:
+    def callback(previous: ModulePass | None, op: ModuleOp, next_pass: ModulePass | None) -> None:
         nonlocal started
         if previous is None:
+            if observer is not None and next_pass is not None:
+                observer.stage(next_pass.name)
             started = time.perf_counter()
             return
         ran = time.perf_counter()
@@ -131,9 +130,11 @@ def run_passes(
             at = "" if source is None else f" at {source}"
             raise T10Error(f"internal error: the IR after pass '{previous.name}' does not "
                            f"verify{at}: {first}") from None
-        if after_pass is not None:
+        if observer is not None:
             seconds = PassTime(previous.name, ran - started, time.perf_counter() - ran)
-            after_pass(previous, op, seconds)
+            observer.after_pass(previous, op, seconds)
+            if next_pass is not None:
+                observer.stage(next_pass.name)
         started = time.perf_counter()
 
     with collector_paused():
@@ -193,18 +194,25 @@ def compile_module(
     partials: str = "fp32",
     search: str | None = None,
     temporaries: float | None = None,
-    after_pass: AfterPass | None = None,
+    observer: PassObserver | None = None,
 ) -> Compiled:
     """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
-    down to the `emit` level (`after_pass`: see `run_passes`)."""
+    down to the `emit` level (`observer`: see `run_passes`)."""
     spec = _check_options(chip, planner, emit, precision, partials, search, temporaries)
     planned: list[ModuleOp] = []
 
-    def keep_plans(p: ModulePass, op: ModuleOp, seconds: PassTime) -> None:
-        if isinstance(p, T10PlanSearch):
-            planned.append(op.clone())
-        if after_pass is not None:
-            after_pass(p, op, seconds)
+    class KeepPlans:
+        def stage(self, name: str) -> None:
+            if observer is not None:
+                observer.stage(name)
+
+        def after_pass(
+            self, p: ModulePass, module: ModuleOp, time: PassTime | None = None
+        ) -> None:
+            if isinstance(p, T10PlanSearch):
+                planned.append(module.clone())
+            if observer is not None:
+                observer.after_pass(p, module, time)
 
     passes = pipeline(
         chip,
@@ -218,7 +226,7 @@ def compile_module(
         search,
         temporaries,
     )
-    run_passes(module, passes, keep_plans)
+    run_passes(module, passes, KeepPlans())
     return Compiled(module=module, planned=planned[0], chip=spec)
 
 
@@ -234,11 +242,13 @@ def compile_model(
     partials: str = "fp32",
     search: str | None = None,
     temporaries: float | None = None,
-    after_pass: AfterPass | None = None,
+    observer: PassObserver | None = None,
 ) -> Compiled:
     """Import the ONNX `model` (a file or a proto) and compile it (`compile_module`)."""
     # before the model is read
     _check_options(chip, planner, emit, precision, partials, search, temporaries)
+    if observer is not None:
+        observer.stage("import")
     return compile_module(
         import_onnx(model),
         chip,
@@ -251,7 +261,7 @@ def compile_model(
         partials,
         search,
         temporaries,
-        after_pass,
+        observer,
     )
 
 
@@ -304,12 +314,14 @@ def run_model(
     timing_only: bool = False,
     search: str | None = None,
     temporaries: float | None = None,
+    observer: PassObserver | None = None,
 ) -> RunResult:
     """Compile and simulate `model_path` (a file, or a model in memory) on `inputs` (default:
     seeded random ones); `check` compares with onnxruntime (run in fp32 whatever the
     precision) within that tolerance (`check_tolerance` gives the default one). `timing_only`
     simulates cycles and SRAM without values (the same report, no outputs; the inputs matter
-    only as a gather's ids), so it cannot `check`."""
+    only as a gather's ids), so it cannot `check`. The `observer` is told the stages:
+    `"import"`, each pass, `"simulate"` and, with `check`, `"check"`."""
     if timing_only and check is not None:
         raise T10Error("a timing-only simulation computes no values to check")
     start = time.perf_counter()
@@ -323,15 +335,20 @@ def run_model(
         partials=partials,
         search=search,
         temporaries=temporaries,
+        observer=observer,
     )
     compiled_at = time.perf_counter()
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)
+    if observer is not None:
+        observer.stage("simulate")
     # the pipeline verified the module after its last pass
     result = simulate(compiled.module, compiled.chip, inputs, timing_only, verified=True)
     simulated_at = time.perf_counter()
     checked = None
     if check is not None:
+        if observer is not None:
+            observer.stage("check")
         model = load_model(model_path) if isinstance(model_path, str) else model_path
         checked = check_against_reference(model, inputs, result.outputs, check)
     report = build_report(

@@ -25,6 +25,7 @@ from t10.common.plans import Estimate, Layout, format_plan, input_layouts, outpu
 from t10.common.tensor_expr import element_bytes, op_name, precision_type
 from t10.driver import compile_model
 from t10.errors import T10Error
+from t10.pass_instrumentation import PassObserver
 from t10.passes.cold_weights import with_cold_weights
 from t10.passes.memory_reconciliation import PlanPoint, model_bytes
 from t10.passes.operators import Operator, operator_tensor_expr, planned_operators
@@ -136,6 +137,7 @@ def explain(
     search: str | None = None,
     temporaries: float | None = None,
     epilogues: bool = True,
+    observer: PassObserver | None = None,
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
@@ -153,7 +155,10 @@ def explain(
         partials=partials,
         search=search,
         temporaries=temporaries,
+        observer=observer,
     )
+    if observer is not None:
+        observer.stage("explain")
     module, spec = compiled.module, compiled.chip
     operators = planned_operators(module)
     target = _find(operators, op)

@@ -1,4 +1,5 @@
-"""What `t10 compile` and `t10-opt` show while passes run: the IR after every pass or after
+"""Watching the passes run: `PassObserver`, what the driver tells as a pipeline runs; and
+`PassInstrumentation`, what `t10 compile` and `t10-opt` show: the IR after every pass or after
 named ones (`--print-ir-after-all`, `--print-ir-after P,...`) and each pass's wall time
 (`--time-passes`), in `mlir-opt`'s formats, on stderr so that the output IR stays clean."""
 
@@ -6,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Protocol
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
@@ -24,6 +25,31 @@ class PassTime:
     verify_seconds: float
 
 
+class PassObserver(Protocol):
+    """Told what the driver does: each stage as it starts (`"import"`, a pass's name,
+    `"simulate"`) and each pass's verified IR and time as it ends."""
+
+    def stage(self, name: str) -> None: ...
+
+    def after_pass(self, p: ModulePass, module: ModuleOp, time: PassTime | None = None) -> None:
+        ...
+
+
+class Observers:
+    """Several `PassObserver`s told the same things, in order."""
+
+    def __init__(self, *observers: PassObserver) -> None:
+        self.observers = observers
+
+    def stage(self, name: str) -> None:
+        for o in self.observers:
+            o.stage(name)
+
+    def after_pass(self, p: ModulePass, module: ModuleOp, time: PassTime | None = None) -> None:
+        for o in self.observers:
+            o.after_pass(p, module, time)
+
+
 @dataclass
 class PassInstrumentation:
     """Prints the IR after the passes named in `print_after` (all of them when `print_all`)
@@ -38,6 +64,9 @@ class PassInstrumentation:
     locations: bool = False
     """Print each op's location (its ONNX nodes)."""
     times: list[PassTime] = field(default_factory=list[PassTime])
+
+    def stage(self, name: str) -> None:
+        pass
 
     def check_names(self, known: Sequence[str], what: str) -> None:
         """Every name of `print_after` is a pass of the pipeline (`known`)."""

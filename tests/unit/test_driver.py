@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 from xdsl.context import Context
@@ -38,19 +38,38 @@ def test_a_pass_that_breaks_the_ir_is_named() -> None:
         run_passes(module, [_ReturnAtTopLevel()])
 
 
+@dataclass
+class Seen:
+    """A `PassObserver` that keeps what it is told."""
+
+    stages: list[str] = field(default_factory=list)
+    ended: list[tuple[str, str]] = field(default_factory=list)
+    times: list[PassTime] = field(default_factory=list)
+
+    def stage(self, name: str) -> None:
+        self.stages.append(name)
+
+    def after_pass(self, p: ModulePass, module: ModuleOp, time: PassTime | None = None) -> None:
+        assert time is not None
+        self.ended.append((p.name, time.name))
+        self.times.append(time)
+
+
 def test_after_pass_sees_every_pass_in_order() -> None:
     passes = pipeline("test-16", "t10", 0.5)
-    seen: list[tuple[str, str]] = []
-    run_passes(import_onnx(mlp()), passes, lambda p, _, t: seen.append((p.name, t.name)))
-    assert seen == [(p.name, p.name) for p in passes]
+    seen = Seen()
+    run_passes(import_onnx(mlp()), passes, seen)
+    assert seen.ended == [(p.name, p.name) for p in passes]
+    assert seen.stages == [p.name for p in passes]
 
 
 def test_pass_times_add_up_to_the_pipeline() -> None:
     """Each pass's time and its verification's are measured apart and cover the run."""
-    times: list[PassTime] = []
+    seen = Seen()
     start = time.perf_counter()
-    run_passes(import_onnx(mlp()), pipeline("test-16", "t10", 0.5), lambda *a: times.append(a[2]))
+    run_passes(import_onnx(mlp()), pipeline("test-16", "t10", 0.5), seen)
     total = time.perf_counter() - start
+    times = seen.times
     assert all(t.seconds > 0 and t.verify_seconds > 0 for t in times)
     assert sum(t.seconds + t.verify_seconds for t in times) <= total
 
