@@ -409,6 +409,13 @@ class T10PlanSearch(ModulePass):
         homes over all the chip's cores (`t10.passes.vgm_plans`; epilogues stay as marked);
         records the plans and moves and returns the model's bytes per core."""
         operators = planned_operators(module)
+        for o in operators:
+            if COLD_ATTR in o.generic.attributes:
+                raise T10Error(
+                    f"operator '{op_name(o.generic)}': '{COLD_ATTR}' does not apply with "
+                    "planner vgm, where every weight already lies in its home over all the "
+                    "cores and is loaded each time its operator runs; remove the attribute"
+                )
         if self.reuse:
             self.search_shared(chip, operators, frontiers)
         cores = chip.cores

@@ -19,11 +19,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("dialects", ("t10.t10_dialects",)),
     ("transforms", ("t10.passes", "t10.lowering", "t10.frontend")),
     ("simulator", ("t10.sim",)),
-    ("driver", ("t10.driver", "t10.report", "t10.reference", "t10.universe", "t10.targets")),
+    ("driver", ("t10.driver", "t10.report", "t10.reference", "t10.universe", "t10.targets",
+                "t10.pass_instrumentation", "t10.explain", "t10.trace", "t10.run_plot")),
     ("tools", ("t10.cli", "t10.opt", "t10.bench", "t10.bench_model", "t10.bench_plans",
                "t10.bench_reconciliation", "t10.bench_models", "t10.bench_ray", "t10.bench_sweep",
                "t10.bench_table", "t10.bench_plots",
-               "t10.bench_scaling", "t10.bench_simulator", "t10.examples")),
+               "t10.bench_scaling", "t10.bench_simulator", "t10.examples", "t10.progress")),
 ]
 
 MAY_IMPORT: dict[str, set[str]] = {

@@ -14,6 +14,7 @@ import numpy as np
 import onnx
 import pytest
 from helpers import chip_file_with_sram
+from xdsl.dialects.builtin import DenseArrayBase, i64
 
 from t10 import driver
 from t10.cli import main
@@ -149,6 +150,17 @@ def test_pinned_plans_are_kept() -> None:
     planned_operators(module)[0].generic.attributes["t10.plan"] = pinned
     driver.compile_module(module, "test-16", "vgm", emit="linalg", fuse=False)
     assert planned_operators(module)[0].generic.attributes["t10.plan"] == pinned
+
+
+def test_a_pinned_cold_mark_is_refused() -> None:
+    """vgm keeps every weight in its home already: a `t10.cold` mark is an error, not
+    silently dropped."""
+    module = import_onnx(models.mlp())
+    generic = planned_operators(module)[0].generic
+    generic.attributes["t10.plan"] = PlanAttr.from_plan(Plan((1, 2, 8)))
+    generic.attributes["t10.cold"] = DenseArrayBase.from_list(i64, [1])
+    with pytest.raises(T10Error, match=r"'t10.cold' does not apply with planner vgm"):
+        driver.compile_module(module, "test-16", "vgm", emit="linalg", fuse=False)
 
 
 def test_cli_runs_the_vgm_planner(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
