@@ -36,8 +36,8 @@ from t10.t10_dialects.rtensor import gather_shape
 
 
 def _view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
-    """Register a lowering of a data-movement op (an integer graph input may pass through)."""
-    return lowering(op_type, attributes=attributes, integer_passthrough=True)
+    """Register a lowering of a data-movement op (it moves integer and bool values exactly)."""
+    return lowering(op_type, attributes=attributes, integers=True)
 
 
 def _ints_input_or_attr(
