@@ -13,7 +13,8 @@ constant, so that views compose (`AffineMap.compose`) and print as MLIR affine m
 ```
 
 `View` composes chains of views (and the zero fill of padded ones) and gathers a viewed
-tensor with numpy (the simulator's); `map_problem` checks a map reads inside its source.
+tensor with numpy (the simulator's); `map_problem` checks a map reads inside its source;
+`affine_fit` finds the map of known gather indices that are affine in their position.
 """
 
 from __future__ import annotations
@@ -103,6 +104,26 @@ def slice_map(source: Shape, starts: Sequence[int], steps: Sequence[int]) -> Aff
 # --------------------------------------------------------------------------------------------
 # Evaluation and checks
 # --------------------------------------------------------------------------------------------
+
+
+def affine_fit(values: np.ndarray, dims: Sequence[int]) -> AffineExpr | None:
+    """``values`` (integers, one per position of their array) as ``c + Σ a_j · d_{dims[j]}``,
+    array axis ``j`` read by loop dim ``dims[j]``, if they are exactly that (known Gather
+    indices that are a view); None otherwise."""
+    origin = (0,) * values.ndim
+    expr = AffineExpr.constant(int(values[origin]) if values.size else 0)
+    fitted = np.full(values.shape, int(values[origin]) if values.size else 0, dtype=np.int64)
+    for axis, dim in enumerate(dims):
+        if values.shape[axis] < 2:
+            continue
+        step = int(values[tuple(1 if a == axis else 0 for a in range(values.ndim))]) - int(
+            values[origin]
+        )
+        if step:
+            expr = expr + AffineExpr.dimension(dim) * step
+            ramp = np.arange(values.shape[axis], dtype=np.int64) * step
+            fitted = fitted + ramp.reshape([-1 if a == axis else 1 for a in range(values.ndim)])
+    return expr if np.array_equal(fitted, values) else None
 
 
 def eval_expr(expr: AffineExpr, dims: Sequence[np.ndarray]) -> np.ndarray:

@@ -51,6 +51,7 @@ from t10.frontend import (
     ops_compile_time,  # noqa: F401
     ops_conv,  # noqa: F401
     ops_elementwise,  # noqa: F401
+    ops_indexing,  # noqa: F401
     ops_logical,  # noqa: F401
     ops_matmul,  # noqa: F401
     ops_passthrough,  # noqa: F401
