@@ -16,13 +16,19 @@ VOCAB = 128  # the Llama exports' vocab_size: token ids are drawn below it
 
 def inputs_for(model: onnx.ModelProto) -> dict[str, np.ndarray]:
     """`random_onnx_inputs` for the float inputs; seeded token ids for the INT64 ones
-    (`input_ids`)."""
+    (`input_ids`), and a mask of mixed 0 / 1 for an INT64 `attention_mask` (random, the
+    second sequence padded, the first key always attended)."""
     inputs = random_onnx_inputs(model)
     rng = np.random.default_rng(0)
     for i in model.graph.input:
         if i.type.tensor_type.elem_type == onnx.TensorProto.INT64:
             shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
-            inputs[i.name] = rng.integers(0, VOCAB, shape, dtype=np.int64)
+            if i.name == "attention_mask":
+                mask = rng.integers(0, 2, shape, dtype=np.int64)
+                mask[:, 0], mask[-1, -4:] = 1, 0
+                inputs[i.name] = mask
+            else:
+                inputs[i.name] = rng.integers(0, VOCAB, shape, dtype=np.int64)
     return inputs
 
 
