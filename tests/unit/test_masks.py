@@ -298,3 +298,30 @@ def test_refusals_name_the_node(
 ) -> None:
     with pytest.raises(T10Error, match=message):
         import_onnx(typed_model(nodes, inputs, ["y"], weights))
+
+
+@pytest.mark.parametrize(("exclusive", "reverse"), [(0, 0), (1, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize(("axis", "shape"), [(1, [3, 5, 4]), (-1, [2, 7]), (0, [6])])
+def test_cumsum_matches_onnxruntime(
+    chip: str, exclusive: int, reverse: int, axis: int, shape: list[int]
+) -> None:
+    """Every direction, an infinite element included (it must not make other sums NaN)."""
+    model = typed_model(
+        [node("CumSum", ["x", "axis"], ["y"], exclusive=exclusive, reverse=reverse)],
+        {"x": (F, shape)},
+        {"y": shape},
+        {"axis": np.array(axis, np.int64)},
+    )
+    x = randn(*shape)
+    x.flat[1] = np.inf
+    run_and_check(model, chip, {"x": x})
+
+
+def test_cumsum_fp16() -> None:
+    model = typed_model(
+        [node("CumSum", ["x", "axis"], ["y"])],
+        {"x": (F, [4, 9])},
+        {"y": [4, 9]},
+        {"axis": np.array(1, np.int64)},
+    )
+    check_fp16(model, "test-16", {"x": fp16_exact(4, 9)})
