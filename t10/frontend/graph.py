@@ -103,9 +103,7 @@ def import_graph(
         (list(block.arg_types), [TensorType(f32, s) for s in result_shapes]),
         Region(block),
         arg_attrs=ArrayAttr(arg_attrs),
-        res_attrs=ArrayAttr(
-            [DictionaryAttr({NAME_ATTR: StringAttr(vi.name)}) for vi in imp.graph.output]
-        ),
+        res_attrs=ArrayAttr([_result_attrs(vi) for vi in imp.graph.output]),
     )
     module = ModuleOp([main])
     module.verify()
@@ -205,11 +203,21 @@ def _check_integer_values(imp: Importer, node: onnx.NodeProto, names: list[str])
             )
 
 
+def _result_attrs(vi: onnx.ValueInfoProto) -> DictionaryAttr:
+    """``t10.name``, and ``t10.onnx_type`` for an integer / bool output (its exact floats are
+    returned as that type)."""
+    attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
+    if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
+        attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
+    return DictionaryAttr(attrs)
+
+
 def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
     tt = vi.type.tensor_type
     if vi.type.WhichOneof("value") not in (None, "tensor_type") or tt.elem_type not in (
         0,
         FLOAT,
+        *INTEGER_TYPES,
     ):
         kind = (
             dtype_name(tt.elem_type)
@@ -217,8 +225,8 @@ def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
             else f"a {vi.type.WhichOneof('value')} value"
         )
         raise imp.error(
-            f"graph output '{vi.name}' has element type {kind}; "
-            "only float32 (FLOAT) tensors are supported"
+            f"graph output '{vi.name}' has element type {kind}; only float32 (FLOAT) tensors, "
+            "and INT64, INT32 and BOOL ones (computed as exact float32 values), are supported"
         )
 
 

@@ -580,7 +580,8 @@ class Importer:
                     "computes non-empty tensors only: an empty value may be a Concat input "
                     "(it adds nothing), a graph output, or make its readers' results empty"
                 )
-            if arr.dtype.kind in "biu" and self.node_op in integer_ops():
+            if arr.dtype.kind in "biu" and (self.node_op in integer_ops() or not self.node_op):
+                # an integer op, or the graph outputs (node_op ""), uses it as exact floats
                 arr = self._exact_float(name, arr)
             if arr.dtype != np.float32:
                 origin = "initializer" if name in self.initializers else "constant"

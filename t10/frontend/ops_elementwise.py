@@ -84,8 +84,13 @@ _GELU_BODIES: dict[bytes, BodyFn] = {b"none": _gelu_erf, b"tanh": _gelu_tanh}
 """Gelu's ``approximate`` attribute → body."""
 
 
+_EXACT_ON_INTEGERS = ("Abs", "Neg", "Relu", "Sign", "Max", "Min")
+"""The ops whose result is one of their inputs (or its negation): exact on integers too."""
+
+
 @lowering("Gelu", attributes={"approximate"})
-@lowering(*_ELEMENTWISE_BODIES)
+@lowering(*_EXACT_ON_INTEGERS, integers=True)
+@lowering(*(op for op in _ELEMENTWISE_BODIES if op not in _EXACT_ON_INTEGERS))
 def lower_elementwise(imp: Importer, node: onnx.NodeProto) -> None:
     """An op of ``_ELEMENTWISE_BODIES`` or Gelu: one generic over the broadcast input shape."""
     define_broadcast(imp, node, [imp.use(n) for n in node.input], _elementwise_body(imp, node))

@@ -12,7 +12,8 @@ def lower_identity(imp: Importer, node: onnx.NodeProto) -> None:
     imp.pass_through(node)
 
 
-@lowering("Dropout", attributes={"seed", "ratio"})  # no-ops in inference
+# integers: its data is float (ONNX); a runtime training_mode or a used mask is refused below
+@lowering("Dropout", attributes={"seed", "ratio"}, integers=True)
 def lower_dropout(imp: Importer, node: onnx.NodeProto) -> None:
     """Inference Dropout is the identity (the ratio is ignored); no training mode, no mask."""
     names = list(node.input)

@@ -469,7 +469,8 @@ def test_integer_input_used_by_compute_is_refused() -> None:
         import_onnx(model)
 
 
-def test_integer_input_as_graph_output_is_refused() -> None:
+def test_integer_graph_output_keeps_its_type(chip: str) -> None:
+    """An INT64 graph output is computed as exact floats and returned as INT64."""
     graph = helper.make_graph(
         [node("Identity", ["ids"], ["out"])],
         "g",
@@ -477,10 +478,10 @@ def test_integer_input_as_graph_output_is_refused() -> None:
         [helper.make_tensor_value_info("out", TensorProto.INT64, [3])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
-    with pytest.raises(
-        T10Error, match=r"graph output 'out' has element type INT64; only float32 \(FLOAT\)"
-    ):
-        import_onnx(model)
+    ids = np.array([-(2**24), 7, 2**24], dtype=np.int64)
+    out = run_and_check(model, chip, {"ids": ids}).result.outputs["out"]
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out, ids)
 
 
 def test_shape_of_integer_input_folds() -> None:

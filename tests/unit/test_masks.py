@@ -255,7 +255,7 @@ def test_runtime_masks_property(
             {"n": (I64, [3])},
             {},
             r"node 'add' \(Add\): it reads the INT64 value 'n' at run time; t10 holds runtime "
-            r"integers and bools as exact float32 values and computes on them only with And, ",
+            r"integers and bools as exact float32 values and computes on them only with Abs, And, ",
         ),
         (
             [node("Cast", ["x"], ["d"], name="c", to=T.DOUBLE), node("Cast", ["d"], ["y"], to=F)],

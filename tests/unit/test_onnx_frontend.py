@@ -614,13 +614,13 @@ def test_non_f32_constant_node() -> None:
                 "Constant",
                 [],
                 ["k"],
-                value=numpy_helper.from_array(np.ones(3, dtype=np.int64), name="k"),
+                value=numpy_helper.from_array(np.ones(3, dtype=np.int8), name="k"),
             ),
         ],
         [],
-        [_vi("k", [3], TensorProto.INT64)],
+        [_vi("k", [3], TensorProto.INT8)],
     )
-    with pytest.raises(T10Error, match="INT64"):
+    with pytest.raises(T10Error, match="graph output 'k' has element type INT8"):
         import_onnx(model)
 
 
@@ -927,5 +927,5 @@ def test_cast_to_float_is_identity_others_are_refused() -> None:
 
     module = check_against_ort(cast_model(TensorProto.FLOAT))
     assert not generics(module)
-    with pytest.raises(T10Error, match=r"'cast' \(Cast\): Cast from FLOAT to FLOAT16 of a runtime value is not"):
+    with pytest.raises(T10Error, match=r"'cast' \(Cast\): Cast from FLOAT to FLOAT16 of a runtime"):
         import_onnx(cast_model(TensorProto.FLOAT16))
