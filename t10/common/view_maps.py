@@ -110,20 +110,21 @@ def affine_fit(values: np.ndarray, dims: Sequence[int]) -> AffineExpr | None:
     """``values`` (integers, one per position of their array) as ``c + Σ a_j · d_{dims[j]}``,
     array axis ``j`` read by loop dim ``dims[j]``, if they are exactly that (known Gather
     indices that are a view); None otherwise."""
-    origin = (0,) * values.ndim
-    expr = AffineExpr.constant(int(values[origin]) if values.size else 0)
-    fitted = np.full(values.shape, int(values[origin]) if values.size else 0, dtype=np.int64)
+    ints = np.asarray(values, dtype=np.int64)
+    if ints.size == 0:
+        return None
+    positions = np.indices(ints.shape, dtype=np.int64)
+    base = int(ints.item(0))
+    expr = AffineExpr.constant(base)
+    fitted = np.full(ints.shape, base, dtype=np.int64)
     for axis, dim in enumerate(dims):
-        if values.shape[axis] < 2:
+        if ints.shape[axis] < 2:
             continue
-        step = int(values[tuple(1 if a == axis else 0 for a in range(values.ndim))]) - int(
-            values[origin]
-        )
+        step = int(np.take(ints, 1, axis=axis).item(0)) - base
         if step:
             expr = expr + AffineExpr.dimension(dim) * step
-            ramp = np.arange(values.shape[axis], dtype=np.int64) * step
-            fitted = fitted + ramp.reshape([-1 if a == axis else 1 for a in range(values.ndim)])
-    return expr if np.array_equal(fitted, values) else None
+            fitted = fitted + positions[axis] * step
+    return expr if np.array_equal(fitted, ints) else None
 
 
 def eval_expr(expr: AffineExpr, dims: Sequence[np.ndarray]) -> np.ndarray:
