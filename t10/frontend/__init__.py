@@ -50,6 +50,7 @@ from xdsl.utils.frontend import Frontend
 from t10.frontend import (
     ops_compile_time,  # noqa: F401
     ops_conv,  # noqa: F401
+    ops_einsum,  # noqa: F401
     ops_elementwise,  # noqa: F401
     ops_indexing,  # noqa: F401
     ops_logical,  # noqa: F401
