@@ -10,6 +10,7 @@ import onnx
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from t10.errors import T10Error
 from t10.frontend.importer import Importer, Shape, lowering, node_attributes
 
 
@@ -24,7 +25,7 @@ def _parse(
     if not arrow:
         out = "".join(sorted(c for c in set(lhs) if lhs.count(c) == 1 and c != ","))
 
-    def refuse(why: str) -> Exception:
+    def refuse(why: str) -> T10Error:
         return imp.node_error(node, f"equation '{equation}': {why}")
 
     if "." in equation:

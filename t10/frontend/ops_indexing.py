@@ -10,6 +10,7 @@ import onnx
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.view_maps import affine_fit
+from t10.errors import T10Error
 from t10.frontend.importer import Importer, checked_axes, node_attributes
 from t10.frontend.ops_views import checked_indices, define_view, view_lowering
 
@@ -24,7 +25,7 @@ def _runtime_indices_refused(imp: Importer, node: onnx.NodeProto) -> None:
         )
 
 
-def _not_affine(imp: Importer, node: onnx.NodeProto, what: str) -> Exception:
+def _not_affine(imp: Importer, node: onnx.NodeProto, what: str) -> T10Error:
     return imp.node_error(
         node,
         f"the {what} are not an affine function of their position (a single index, or evenly "

@@ -80,13 +80,22 @@ def lower_where(imp: Importer, node: onnx.NodeProto) -> None:
 _CAST_TARGETS = (FLOAT, *INTEGER_TYPES)
 
 
+def _nonzero(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """``x != 0`` as 0 / 1, NaN true (unordered), as a C cast to bool."""
+    return bb.flag(bb.cmpf("une", x[0], bb.const(0.0)))
+
+
+def _truncate(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    return bb.trunc(x[0])
+
+
 @lowering("Cast", attributes={"to", "saturate", "round_mode"}, integers=True)  # float8 only
 def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
     """Cast between FLOAT, INT64, INT32 and BOOL of a runtime value. To FLOAT, and between
     integer types, is the identity (integers are held exactly, |x| <= 2**24, so INT64 → INT32
-    never wraps); to BOOL is ``x != 0`` (NaN is true, as in C); FLOAT to an integer type
-    truncates toward zero (exact; a NaN, infinite or out-of-range float, undefined in ONNX,
-    stays as is). Casts of known values are folded."""
+    never wraps); to BOOL is ``x != 0``; FLOAT to an integer type truncates toward zero
+    (exact; a NaN, infinite or out-of-range float, undefined in ONNX, stays as is). Casts of
+    known values are folded."""
     to = int(node_attributes(node)["to"])
     source = imp.elem_type(node.input[0])
     if to not in _CAST_TARGETS:
@@ -96,12 +105,9 @@ def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
             "supported: t10 computes float32, and holds INT64, INT32 and BOOL values as exact "
             "float32 values; it casts only between FLOAT, INT64, INT32 and BOOL",
         )
-    body: BodyFn | None = None
     if to == onnx.TensorProto.BOOL and source != to:
-        body = lambda bb, x: bb.flag(bb.cmpf("une", x[0], bb.const(0.0)))  # noqa: E731
+        define_broadcast(imp, node, [imp.use(node.input[0])], _nonzero)
     elif to in INTEGER_TYPES and source == FLOAT:
-        body = lambda bb, x: bb.trunc(x[0])  # noqa: E731
-    if body is None:
+        define_broadcast(imp, node, [imp.use(node.input[0])], _truncate)
+    else:
         imp.pass_through(node)
-        return
-    define_broadcast(imp, node, [imp.use(node.input[0])], body)
