@@ -22,7 +22,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
-from t10.common.attr_names import INDEX_BOUND_ATTR, NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.attr_names import (
+    FP16_INEXACT_ATTR,
+    INDEX_BOUND_ATTR,
+    NAME_ATTR,
+    ONNX_TYPE_ATTR,
+)
 from t10.errors import T10Error
 from t10.frontend.importer import (
     FLOAT,
@@ -106,6 +111,8 @@ def import_graph(
         res_attrs=ArrayAttr([_result_attrs(vi) for vi in imp.graph.output]),
     )
     module = ModuleOp([main])
+    if imp.fp16_inexact is not None:
+        module.attributes[FP16_INEXACT_ATTR] = StringAttr(imp.fp16_inexact)
     module.verify()
     return module
 

@@ -376,6 +376,7 @@ class Importer:
         self.shapes: dict[str, Shape] = {}
         self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
         self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
+        self.fp16_inexact: str | None = None  # an integer constant fp16 storage would round
         if initializers is None:
             initializers = self.graph.initializer
         self.initializers = {t.name: t for t in initializers}
@@ -609,7 +610,15 @@ class Importer:
                 f"magnitude) is not exact in float32, which t10 computes with (|x| <= 2**24): "
                 "use a smaller constant"
             )
-        return arr.astype(np.float32)
+        values = arr.astype(np.float32)
+        rounded = values.astype(np.float16).astype(np.float32) != values
+        if self.fp16_inexact is None and rounded.any():
+            self.fp16_inexact = (
+                f"{_np_dtype_name(arr.dtype)} constant '{name}' (value "
+                f"{int(arr.reshape(-1)[int(np.argmax(rounded))])}) read by node "
+                f"'{self.node_name}' ({self.node_op or 'graph outputs'})"
+            )
+        return values
 
     def known_ints(self, node: onnx.NodeProto, name: str, role: str) -> list[int]:
         """A known integer input (a shape, axes, starts, ...) as a list."""

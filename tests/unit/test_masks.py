@@ -326,3 +326,26 @@ def test_cumsum_fp16() -> None:
         {"axis": np.array(1, np.int64)},
     )
     check_fp16(model, "test-16", {"x": fp16_exact(4, 9)})
+
+
+def test_integer_constant_beyond_fp16_refuses_fp16_storage() -> None:
+    """A known INT64 value selected into an integer result must stay exact: fp16 storage would
+    round 3001, so fp16 compilation is refused; fp32 computes it."""
+    model = typed_model(
+        [
+            node("Cast", ["x"], ["b"], to=B),
+            node("Where", ["b", "n", "big"], ["w"], name="pick"),
+            node("Cast", ["w"], ["y"], to=F),
+        ],
+        {"x": (F, [2, 3]), "n": (I64, [2, 3])},
+        {"y": [2, 3]},
+        {"big": np.array([3001, 7, 2], np.int64)},
+    )
+    inputs = {"x": np.round(randn(2, 3)), "n": padding_mask((2, 3))}
+    with pytest.raises(
+        T10Error,
+        match=r"fp16 storage would round the INT64 constant 'big' \(value 3001\) read by node "
+        r"'pick' \(Where\), an integer that must stay exact",
+    ):
+        driver.compile_model(model, "test-16", precision="fp16")
+    run_and_check(model, "test-16", inputs)
