@@ -51,8 +51,10 @@ from t10.driver import (
     run_model,
 )
 from t10.errors import T10Error
+from t10.explain import explain, format_explanation, plot_explanation
+from t10.pass_instrumentation import PassInstrumentation
 from t10.passes.plan_search import PLANNERS
-from t10.passes.t10_compile import LEVELS
+from t10.passes.t10_compile import LEVELS, pass_names
 from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
 from t10.report import Tolerance, format_report
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
@@ -221,6 +223,15 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
     if args.output and args.output != "-":
         _check_output_path(args.output, "-o")
+    shown = PassInstrumentation(
+        sys.stderr,
+        frozenset(args.print_ir_after or ()),
+        args.print_ir_after_all,
+        args.time_passes,
+        args.weights,
+        args.print_debuginfo,
+    )
+    shown.check_names(pass_names(args.emit, epilogues=args.epilogues), "--print-ir-after")
     compiled = compile_model(
         args.model,
         args.chip,
@@ -232,10 +243,12 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         partials=args.partials,
         search=args.search,
         temporaries=args.temporaries,
+        after_pass=shown.after_pass,
     )
+    shown.timing_report()
 
     def emit(stream: IO[str]) -> None:
-        print_ir(compiled.module, stream, weights=args.weights)
+        print_ir(compiled.module, stream, args.weights, args.print_debuginfo)
 
     if args.output and args.output != "-":
 
@@ -246,6 +259,32 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         _write(args.output, "-o", write)
     else:
         emit(out)
+    return 0
+
+
+def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
+    _check_planner_options(args)
+    if args.output:
+        _check_output_path(args.output, "-o")
+    found = explain(
+        args.model,
+        args.op,
+        args.chip,
+        args.planner,
+        args.min_utilization,
+        args.precision,
+        args.partials,
+        args.search,
+        args.temporaries,
+        args.epilogues,
+    )
+    format_explanation(found, out)
+    if args.plot or args.output:
+        path = args.output or "explain-" + "".join(
+            c if c.isalnum() or c in "-_." else "_" for c in args.op
+        ) + ".png"
+        plot_explanation(found, path)
+        print(f"\nplot      {path}", file=out)
     return 0
 
 
@@ -500,7 +539,33 @@ def make_parser() -> argparse.ArgumentParser:
                            f"than {ELIDE_LARGER_THAN} elements print as "
                            "dense_resource<__elided__>, which simulates only with "
                            "--timing-only)")
+    comp.add_argument("--print-debuginfo", action="store_true",
+                      help="print each op's location: the ONNX nodes it was made for, as "
+                           "loc(\"node\") or loc(fused[...])")
+    comp.add_argument("--print-ir-after", type=_names(pass_names(), "pass"), metavar="PASS,...",
+                      help="print the IR after these passes to stderr (names as in "
+                           f"t10-opt pipelines: {', '.join(pass_names())})")
+    comp.add_argument("--print-ir-after-all", action="store_true",
+                      help="print the IR after every pass to stderr")
+    comp.add_argument("--time-passes", action="store_true",
+                      help="print each pass's wall time (and the verification's) to stderr")
     comp.set_defaults(handler=_cmd_compile)
+
+    ex = sub.add_parser("explain", help="why an operator got its plan: its frontier, the "
+                        "chosen plan, its layouts and moves",
+                        description="Plan MODEL.onnx as 'run' does and explain one operator's "
+                                    "plan: every plan of its frontier with the model measured "
+                                    "around it (peak bytes per core, cycles), the chosen one "
+                                    "marked and why, its tensors' layouts in words and the "
+                                    "moves into and out of it.")
+    _compile_options(ex)
+    ex.add_argument("--op", required=True, metavar="NAME",
+                    help="the operator: its name in the report, or an ONNX node it computes")
+    ex.add_argument("--plot", action="store_true",
+                    help="also draw the frontier as a PNG (explain-<op>.png in the current "
+                         "directory unless -o)")
+    ex.add_argument("-o", "--output", metavar="FILE.png", help="write the plot to FILE.png")
+    ex.set_defaults(handler=_cmd_explain)
 
     b = sub.add_parser("bench", help="benchmark zoo models under every planner",
                        description="Compile and simulate (timing only) zoo models at several "

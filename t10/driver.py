@@ -31,9 +31,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from t10.common.attr_names import PLANNER_ATTR, PRECISION_ATTR
 from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.locations import failing_op, where_from
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
+from t10.pass_instrumentation import PassTime
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch, check_choice_options
 from t10.reference import reference_outputs
@@ -101,25 +103,38 @@ def make_context() -> Context:
     return ctx
 
 
+AfterPass = Callable[[ModulePass, ModuleOp, PassTime], None]
+"""Called after each pass with the verified IR it produced and its time."""
+
+
 def run_passes(
     module: ModuleOp,
     passes: Sequence[ModulePass],
-    after_pass: Callable[[ModulePass, ModuleOp], None] | None = None,
+    after_pass: AfterPass | None = None,
 ) -> None:
     """Apply `passes` to `module` in order, verifying the IR after each (then calling
     `after_pass`); IR that does not verify is an internal error naming the pass."""
+    started = time.perf_counter()
 
     def callback(previous: ModulePass | None, op: ModuleOp, _next: ModulePass | None) -> None:
+        nonlocal started
         if previous is None:
+            started = time.perf_counter()
             return
+        ran = time.perf_counter()
         try:
             op.verify()
         except VerifyException as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            bad = failing_op(op, e)
+            source = None if bad is None else where_from(bad)
+            at = "" if source is None else f" at {source}"
             raise T10Error(f"internal error: the IR after pass '{previous.name}' does not "
-                           f"verify: {first}") from None
+                           f"verify{at}: {first}") from None
         if after_pass is not None:
-            after_pass(previous, op)
+            seconds = PassTime(previous.name, ran - started, time.perf_counter() - ran)
+            after_pass(previous, op, seconds)
+        started = time.perf_counter()
 
     with collector_paused():
         PassPipeline(tuple(passes), callback).apply(make_context(), module)
@@ -178,15 +193,18 @@ def compile_module(
     partials: str = "fp32",
     search: str | None = None,
     temporaries: float | None = None,
+    after_pass: AfterPass | None = None,
 ) -> Compiled:
     """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
-    down to the `emit` level."""
+    down to the `emit` level (`after_pass`: see `run_passes`)."""
     spec = _check_options(chip, planner, emit, precision, partials, search, temporaries)
     planned: list[ModuleOp] = []
 
-    def keep_plans(p: ModulePass, op: ModuleOp) -> None:
+    def keep_plans(p: ModulePass, op: ModuleOp, seconds: PassTime) -> None:
         if isinstance(p, T10PlanSearch):
             planned.append(op.clone())
+        if after_pass is not None:
+            after_pass(p, op, seconds)
 
     passes = pipeline(
         chip,
@@ -216,6 +234,7 @@ def compile_model(
     partials: str = "fp32",
     search: str | None = None,
     temporaries: float | None = None,
+    after_pass: AfterPass | None = None,
 ) -> Compiled:
     """Import the ONNX `model` (a file or a proto) and compile it (`compile_module`)."""
     # before the model is read
@@ -232,6 +251,7 @@ def compile_model(
         partials,
         search,
         temporaries,
+        after_pass,
     )
 
 

@@ -54,7 +54,9 @@ from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
+from t10.pass_instrumentation import PassInstrumentation
 
 PROG = "t10-opt"
 
@@ -125,6 +127,18 @@ class T10OptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
         arg_parser.add_argument(
+            "--print-ir-after",
+            type=lambda text: [n.strip() for n in text.split(",")],
+            default=[],
+            metavar="PASS,...",
+            help="print the IR after these passes of the pipeline to stderr",
+        )
+        arg_parser.add_argument(
+            "--print-ir-after-all",
+            action="store_true",
+            help="print the IR after every pass of the pipeline to stderr",
+        )
+        arg_parser.add_argument(
             "--debug",
             default=False,
             action="store_true",
@@ -140,6 +154,14 @@ class T10OptMain(xDSLOptMain):
             _instantiate(self.available_passes[spec.name](), spec)
         super().setup_pipeline()
         verify = self.pipeline.callback
+        shown = PassInstrumentation(
+            sys.stderr,
+            frozenset(self.args.print_ir_after),
+            self.args.print_ir_after_all,
+            weights=True,  # as the output IR prints
+            locations=self.args.print_debuginfo,
+        )
+        shown.check_names([p.name for p in self.pipeline.passes], "--print-ir-after")
 
         def callback(
             previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None
@@ -149,6 +171,8 @@ class T10OptMain(xDSLOptMain):
             if verify is not None:
                 verify(previous, module, next_pass)
             chunk.verifying = False
+            if previous is not None:
+                shown.after_pass(previous, module)
             if next_pass is not None:
                 chunk.stage = next_pass.name
 
@@ -245,8 +269,11 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
     if chunk is not None:
         where = chunk.stage
         if isinstance(error, VerifyException) and chunk.verifying and chunk.module:
-            if (op := _failing_op(chunk.module, error)) is not None:
-                message, where = _named(op.name, message), chunk.location(op)
+            if (op := failing_op(chunk.module, error)) is not None:
+                where = chunk.location(op)
+                if where is None:
+                    where = where_from(op)
+                message = _named(op.name, message)
                 if chunk.last_pass is not None:
                     message += f" (in the IR after pass '{chunk.last_pass}')"
         elif (parsed_at := chunk.location()) is not None:
@@ -337,20 +364,6 @@ def _one_line(message: str) -> str:
 def _named(name: str, message: str) -> str:
     """`name: message`, unless the message already starts with the name."""
     return message if message.startswith(name) else f"{name}: {message}"
-
-
-def _failing_op(module: ModuleOp, error: VerifyException) -> Operation | None:
-    """The operation whose own verifier raises `error`'s message (xDSL's exception has no op).
-
-    Walks the ops innermost first, as `Operation.verify` visits them.
-    """
-    for op in module.walk(region_first=True):
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as e:
-            if str(e) == str(error):
-                return op
-    return None
 
 
 def _spec_parse_error(error: ArgSpecParseError) -> str:

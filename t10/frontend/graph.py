@@ -28,6 +28,7 @@ from t10.common.attr_names import (
     NAME_ATTR,
     ONNX_TYPE_ATTR,
 )
+from t10.common.locations import locate
 from t10.errors import T10Error
 from t10.frontend.importer import (
     FLOAT,
@@ -84,7 +85,9 @@ def import_graph(
             continue
         _check_attributes(imp, node)
         _check_integer_values(imp, node, [n for n in node.input if n and not imp.is_known(n)])
+        made = len(imp.ops), len(imp.constants)
         SUPPORTED_OPS[op_key(node)].lower(imp, node)
+        locate([*imp.ops[made[0] :], *imp.constants[made[1] :]], imp.node_name)
         _check_integer_values(imp, node, [n for n in node.output if n in imp.values])
 
     results: list[SSAValue] = []

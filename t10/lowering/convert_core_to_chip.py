@@ -24,6 +24,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from t10.common.locations import Located, locate_by_contents
 from t10.t10_dialects import chip, core
 from t10.t10_dialects.chip import EXCHANGE_OPS
 from t10.t10_dialects.syntax import int_prop
@@ -149,4 +150,5 @@ class ConvertCoreToChip(ModulePass):
     name = "convert-core-to-chip"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FuncToProgram(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(Located(FuncToProgram()), apply_recursively=False).rewrite_module(op)
+        locate_by_contents(o for o in op.walk() if isinstance(o, chip.SuperstepOp))

@@ -51,6 +51,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from t10.common.attr_names import NAME_ATTR
+from t10.common.locations import Located
 from t10.common.plans import Layout, same_placement
 from t10.t10_dialects import core, cshift, rtensor
 from t10.t10_dialects.core import BufferType
@@ -634,7 +635,9 @@ def insert_frees(module: ModuleOp) -> None:
             user = block.find_ancestor_op_in_block(use.operation)
             if user is not None and position(block, user) > position(block, last):
                 last = user
-        Rewriter.insert_op(core.FreeOp.build(operands=[alloc.result]), InsertPoint.after(last))
+        free = core.FreeOp.build(operands=[alloc.result])
+        free.location = alloc.location
+        Rewriter.insert_op(free, InsertPoint.after(last))
 
 
 @dataclass(frozen=True)
@@ -656,7 +659,7 @@ class ConvertCShiftToCore(ModulePass):
         )
         # in program order, once: every producer converts before its users
         PatternRewriteWalker(
-            patterns, apply_recursively=False, walk_regions_first=False
+            Located(patterns), apply_recursively=False, walk_regions_first=False
         ).rewrite_module(op)
         _erase_casts(op)
         insert_frees(op)

@@ -81,6 +81,7 @@ from t10.common.attr_names import (
     STORE_ATTR,
 )
 from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
+from t10.common.locations import Located, fused_location
 from t10.common.plans import Layout, host_layout, input_layouts, output_layout, rounds_partials
 from t10.common.tensor_expr import (
     COMBINER_IDENTITY,
@@ -324,6 +325,8 @@ class GenericToRTensor(RewritePattern):
                 "before convert-linalg-to-rtensor (or pin a plan by hand)"
             )
         epilogue = epilogue_of(op)
+        if epilogue is not None:  # what is made for the operator computes both nodes
+            op.location = fused_location((op.location, epilogue.location))
         fused = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
         expr = at_precision(fused, self.precision, self.partials, f"operator '{op_name(op)}'")
         elem = PRECISIONS[self.precision]
@@ -560,13 +563,13 @@ class ConvertLinalgToRTensor(ModulePass):
         check_partials(precision, partials, f"module attribute '{PARTIALS_ATTR}'")
         gathers = Gathers(_program_cores(op))
         PatternRewriteWalker(
-            GenericToRTensor(precision, partials, gathers), apply_recursively=False
+            Located(GenericToRTensor(precision, partials, gathers)), apply_recursively=False
         ).rewrite_module(op)
         PatternRewriteWalker(
-            MaterializeGather(elem, gathers), apply_recursively=False
+            Located(MaterializeGather(elem, gathers)), apply_recursively=False
         ).rewrite_module(op)
         PatternRewriteWalker(
-            MaterializeView(elem, gathers), apply_recursively=False
+            Located(MaterializeView(elem, gathers)), apply_recursively=False
         ).rewrite_module(op)
         PatternRewriteWalker(EraseUnused(), walk_reverse=True).rewrite_module(op)
 

@@ -18,6 +18,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from t10.common.locations import Located
 from t10.common.plans import OUTPUT, partial_dims, step_sizes
 from t10.common.tensor_expr import TensorExpr, tensor_expr_of
 from t10.t10_dialects import cshift, rtensor
@@ -86,4 +87,5 @@ class ConvertRTensorToCShift(ModulePass):
     name = "convert-rtensor-to-cshift"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GenericToComputeShift(), apply_recursively=False).rewrite_module(op)
+        walker = PatternRewriteWalker(Located(GenericToComputeShift()), apply_recursively=False)
+        walker.rewrite_module(op)

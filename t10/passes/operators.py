@@ -12,9 +12,24 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
 from t10.common.tensor_expr import TensorExpr, at_precision, check_partials, linalg_tensor_expr
+from t10.errors import T10Error
 from t10.passes.memory_reconciliation import Operands
 from t10.passes.plan_search import check_options
 from t10.t10_dialects.rtensor import through_views
+
+_LINALG_OPS_PLANNED = ("linalg.generic", "linalg.yield", "linalg.index")
+"""The linalg ops the plan search understands (docs/DESIGN.md, frontend output contract)."""
+
+
+def check_named_ops(module: ModuleOp, what: str) -> None:
+    """Refuse linalg's named ops (linalg.matmul, linalg.add, ...): the planner sees only
+    `linalg.generic`, and a named op left in place would never be planned or lowered."""
+    for op in module.walk():
+        if op.name.startswith("linalg.") and op.name not in _LINALG_OPS_PLANNED:
+            raise T10Error(
+                f"{what}: '{op.name}' is a named linalg op, which t10 does not plan; run "
+                "xDSL's 'linalg-generalize-named-ops' pass first to make it a linalg.generic"
+            )
 
 
 def check_search_options(

@@ -21,6 +21,23 @@ LEVELS = ("linalg", "rtensor", "cshift", "core", "chip")
 """The IR levels, in order; level i is reached by the first i passes of `pipeline`."""
 
 
+LOWERINGS: tuple[type[ModulePass], ...] = (
+    ConvertLinalgToRTensor,
+    ConvertRTensorToCShift,
+    ConvertCShiftToCore,
+    ConvertCoreToChip,
+)
+"""The conversions, in order: the first i reach level `LEVELS[i]`."""
+
+
+def pass_names(emit: str = "chip", fuse: bool = True, epilogues: bool = True) -> list[str]:
+    """The names of `pipeline`'s passes for these options, in order."""
+    fusion: list[type[ModulePass]] = [T10InlineSplats]
+    if fuse:
+        fusion += [T10FuseElementwise, *([T10FuseEpilogue] if epilogues else [])]
+    return [p.name for p in (*fusion, T10PlanSearch, *LOWERINGS[: LEVELS.index(emit)])]
+
+
 def pipeline(
     chip: str,
     planner: str,
@@ -33,29 +50,26 @@ def pipeline(
     search: str | None = None,
     temporaries: float | None = None,
 ) -> tuple[ModulePass, ...]:
-    """The passes that lower linalg to the `emit` level: one-value constants into element-wise
-    bodies (t10-inline-splats), fusion (unless `fuse` is off:
-    element-wise chains, then, unless `epilogues` is off, contraction epilogues where the
-    cost model says they pay) and planning first (`emit="linalg"` stops after the plan search)."""
+    """The passes that lower linalg to the `emit` level (`pass_names`): one-value constants
+    into element-wise bodies (t10-inline-splats), fusion (unless `fuse` is off: element-wise
+    chains, then, unless `epilogues` is off, contraction epilogues where the cost model says
+    they pay) and planning first (`emit="linalg"` stops after the plan search)."""
     options = {
         "chip": chip,
         "min_utilization": min_utilization,
         "precision": precision,
         "partials": partials,
     }
-    fusion: tuple[ModulePass, ...] = (T10InlineSplats(),)
-    if fuse:
-        fusion += (T10FuseElementwise(),)
-        if epilogues:
-            fusion += (T10FuseEpilogue(**options),)
-    lowering: tuple[ModulePass, ...] = (
-        ConvertLinalgToRTensor(),
-        ConvertRTensorToCShift(),
-        ConvertCShiftToCore(),
-        ConvertCoreToChip(),
-    )
-    plan = T10PlanSearch(planner=planner, search=search, temporaries=temporaries, **options)
-    return (*fusion, plan, *lowering[: LEVELS.index(emit)])
+    made: dict[str, ModulePass] = {
+        T10InlineSplats.name: T10InlineSplats(),
+        T10FuseElementwise.name: T10FuseElementwise(),
+        T10FuseEpilogue.name: T10FuseEpilogue(**options),
+        T10PlanSearch.name: T10PlanSearch(
+            planner=planner, search=search, temporaries=temporaries, **options
+        ),
+        **{p.name: p() for p in LOWERINGS},
+    }
+    return tuple(made[name] for name in pass_names(emit, fuse, epilogues))
 
 
 @dataclass(frozen=True)

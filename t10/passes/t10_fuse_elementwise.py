@@ -36,6 +36,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from t10.common.attr_names import NAME_ATTR, PLAN_ATTR
+from t10.common.locations import Located, fused_location
 from t10.common.tensor_expr import ExprKind, linalg_tensor_expr, op_name
 
 
@@ -127,6 +128,7 @@ class FuseProducer(RewritePattern):
             [r.type for r in op.results],
         )
         fused.attributes[NAME_ATTR] = StringAttr(f"{op_name(producer)}+{op_name(op)}")
+        fused.location = fused_location((producer.location, op.location))
         rewriter.replace(op, fused)
         rewriter.erase(producer)
         init = producer.outputs[0].owner
@@ -151,4 +153,4 @@ class T10FuseElementwise(ModulePass):
     name = "t10-fuse-elementwise"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FuseProducer()).rewrite_module(op)
+        PatternRewriteWalker(Located(FuseProducer())).rewrite_module(op)

@@ -51,6 +51,7 @@ from t10.common import costs
 from t10.common.attr_names import EPILOGUE_ATTR, PLAN_ATTR
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.epilogues import epilogue_problem, mark_epilogue
+from t10.common.locations import Located
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
 from t10.passes.layout_transitions import transition_estimate
@@ -187,5 +188,5 @@ class T10FuseEpilogue(ModulePass):
                 + [Operator(c) for c, _ in pairs]
                 + [Operator(r) for _, r in pairs]
             )
-        walker = PatternRewriteWalker(MarkEpilogue(fusion_costs), apply_recursively=False)
+        walker = PatternRewriteWalker(Located(MarkEpilogue(fusion_costs)), apply_recursively=False)
         walker.rewrite_module(op)

@@ -48,6 +48,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from t10.common.attr_names import EPILOGUE_ATTR, PLAN_ATTR
+from t10.common.locations import Located
 
 
 def splat_value(value: SSAValue) -> FloatAttr | None:
@@ -123,4 +124,4 @@ class T10InlineSplats(ModulePass):
     name = "t10-inline-splats"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(InlineSplatOperands()).rewrite_module(op)
+        PatternRewriteWalker(Located(InlineSplatOperands())).rewrite_module(op)

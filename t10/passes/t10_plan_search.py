@@ -136,6 +136,7 @@ from t10.passes.memory_reconciliation import (
 from t10.passes.operator_frontiers import check_jobs, operator_frontiers
 from t10.passes.operators import (
     Operator,
+    check_named_ops,
     check_search_options,
     operand_roles,
     operator_tensor_expr,
@@ -343,6 +344,7 @@ class T10PlanSearch(ModulePass):
         )
         check_jobs(self.name, self.jobs)
         check_choice_options(self.name, self.planner, self.search, self.temporaries)
+        check_named_ops(op, self.name)
         chip = load_chip(self.chip)
         frontiers = SharedSearch()
         if self.planner == "vgm":

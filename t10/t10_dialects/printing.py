@@ -24,10 +24,16 @@ element)."""
 
 class ElidingPrinter(Printer):
     """A `Printer` that prints dense elements attributes of more than `limit` elements as
-    `dense_resource<__elided__>` (None: prints every one in full)."""
+    `dense_resource<__elided__>` (None: prints every one in full); `locations`: each op's
+    location too (`loc(...)`, as `--print-debuginfo`)."""
 
-    def __init__(self, stream: IO[str] | None = None, limit: int | None = ELIDE_LARGER_THAN):
-        super().__init__(stream=stream)
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        limit: int | None = ELIDE_LARGER_THAN,
+        locations: bool = False,
+    ):
+        super().__init__(stream=stream, print_debuginfo=locations)
         self.limit = limit
 
     def print_attribute(self, attribute: Attribute) -> None:
@@ -40,8 +46,10 @@ class ElidingPrinter(Printer):
         super().print_attribute(printed)
 
 
-def print_ir(op: Operation, stream: IO[str], weights: bool = False) -> None:
+def print_ir(
+    op: Operation, stream: IO[str], weights: bool = False, locations: bool = False
+) -> None:
     """Print `op` to `stream`, eliding dense constants of more than `ELIDE_LARGER_THAN`
-    elements unless `weights`."""
-    ElidingPrinter(stream, None if weights else ELIDE_LARGER_THAN).print_op(op)
+    elements unless `weights`, with each op's location if `locations`."""
+    ElidingPrinter(stream, None if weights else ELIDE_LARGER_THAN, locations).print_op(op)
     stream.write("\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -16,6 +17,7 @@ from t10.driver import compile_model, run_passes
 from t10.errors import T10Error
 from t10.examples.models import mlp
 from t10.frontend import import_onnx
+from t10.pass_instrumentation import PassTime
 from t10.passes.t10_compile import pipeline
 
 
@@ -38,9 +40,19 @@ def test_a_pass_that_breaks_the_ir_is_named() -> None:
 
 def test_after_pass_sees_every_pass_in_order() -> None:
     passes = pipeline("test-16", "t10", 0.5)
-    seen: list[str] = []
-    run_passes(import_onnx(mlp()), passes, lambda p, _: seen.append(p.name))
-    assert seen == [p.name for p in passes]
+    seen: list[tuple[str, str]] = []
+    run_passes(import_onnx(mlp()), passes, lambda p, _, t: seen.append((p.name, t.name)))
+    assert seen == [(p.name, p.name) for p in passes]
+
+
+def test_pass_times_add_up_to_the_pipeline() -> None:
+    """Each pass's time and its verification's are measured apart and cover the run."""
+    times: list[PassTime] = []
+    start = time.perf_counter()
+    run_passes(import_onnx(mlp()), pipeline("test-16", "t10", 0.5), lambda *a: times.append(a[2]))
+    total = time.perf_counter() - start
+    assert all(t.seconds > 0 and t.verify_seconds > 0 for t in times)
+    assert sum(t.seconds + t.verify_seconds for t in times) <= total
 
 
 def test_compile_keeps_the_plans_and_lowers_to_the_chip_level() -> None:

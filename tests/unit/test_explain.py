@@ -1,0 +1,95 @@
+"""`t10 explain`: an operator's frontier, the chosen plan and why."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+
+import pytest
+
+from t10.cli import main
+from t10.common.attr_names import MODEL_BYTES_ATTR
+from t10.driver import compile_model, run_model
+from t10.errors import T10Error
+from t10.examples import zoo
+from t10.examples.models import mlp
+from t10.explain import explain, format_explanation
+
+CHIPS = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "Inputs"
+
+
+@pytest.fixture(scope="module")
+def tight_chip(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """test-16 with 75,000 B per core: the MLP fits, but not with its fastest plans."""
+    spec = json.loads((CHIPS / "test-16-sram60000.json").read_text())
+    spec.update(name="test-16-sram75000", sram_bytes_per_core=75_000)
+    path = tmp_path_factory.mktemp("chips") / "tight.json"
+    path.write_text(json.dumps(spec))
+    return str(path)
+
+
+@pytest.mark.parametrize("op", ["fc1/MatMul", "fc2/Relu", "fc3/Add"])
+def test_the_chosen_plan_is_the_models(tight_chip: str, op: str) -> None:
+    """The chosen alternative is the plan the search recorded, and the model measured around
+    it is the model the search planned: its peak and its estimated cycles."""
+    e = explain(mlp(), op, tight_chip)
+    run = run_model(mlp(), tight_chip, timing_only=True)
+    planned = compile_model(mlp(), tight_chip, emit="linalg").module
+    assert e.chosen.model_bytes == planned.attributes[MODEL_BYTES_ATTR].value.data
+    assert e.chosen.model_cycles == run.report["estimated_total_cycles"]
+    assert e.chosen.model_bytes <= e.sram_bytes
+    assert sum(a.chosen for a in e.alternatives) == 1
+
+
+def test_memory_is_the_reason_when_faster_plans_do_not_fit(tight_chip: str) -> None:
+    e = explain(mlp(), "fc1/MatMul", tight_chip)
+    faster = [a for a in e.alternatives if a.model_cycles < e.chosen.model_cycles]
+    assert faster and all(a.model_bytes > e.sram_bytes for a in faster)
+    assert e.reason().startswith("memory: every plan that would make the model faster needs")
+    assert "75,000 B of SRAM" in e.reason()
+
+
+def test_the_fastest_plan_when_memory_does_not_bind() -> None:
+    e = explain(mlp(), "fc1/MatMul", "test-16")
+    assert e.chosen.point.cycles == min(a.point.cycles for a in e.alternatives)
+    assert e.reason() == "it is the operator's fastest plan, and the model fits with it"
+    text = io.StringIO()
+    format_explanation(e, text)
+    lines = text.getvalue().splitlines()
+    assert lines[0] == ("operator  fc1/MatMul+fc1/Add+fc1/Relu  (ONNX nodes: fc1/MatMul, "
+                        "fc1/Add, fc1/Relu)")
+    assert sum(line.startswith("=> grid [") for line in lines) == 1
+    assert any(line.startswith("  input 1 [256, 512]: ") for line in lines)
+    assert any(line.startswith("  into its reader fc2/MatMul+fc2/Add+fc2/Relu") for line in lines)
+
+
+def test_cli_on_a_bert_base_ffn_matmul(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's case: a BERT-base FFN matmul (sequence 32 to keep it quick), the frontier
+    and the chosen plan printed, the plot written."""
+    model = tmp_path / "bert.onnx"
+    zoo.write("bert-base", model, batch=1, seq=32, layers=1)
+    plot = tmp_path / "fc1.png"
+    code = main(["explain", str(model), "--op", "layer0/mlp/fc1/MatMul", "--precision", "fp16",
+                 "-o", str(plot)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("operator  layer0/mlp/fc1/MatMul")
+    assert "chip      ipu-mk2: 1,472 cores, 638,976 B SRAM per core" in text
+    assert sum(line.startswith("=> grid [") for line in text.splitlines()) == 1
+    assert "\nwhy       " in text and f"plot      {plot}" in text
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("op", "planner", "message"),
+    [
+        ("nosuch", "t10", "no operator is named 'nosuch' or made from an ONNX node"),
+        ("fc1/MatMul", "vgm", "vgm plans each operator on its own"),
+    ],
+)
+def test_bad_requests(op: str, planner: str, message: str) -> None:
+    with pytest.raises(T10Error, match=message):
+        explain(mlp(), op, "test-16", planner)
