@@ -36,6 +36,36 @@ WHY = {
         "with Where/ConstantOfShape: `repeat_kv`'s expand of the 2 kv heads, as for ViT's "
         "cls_token (all inputs constant)"
     ),
+    **{
+        (name, "And"): (
+            "at run time: the padding mask (`attention_mask` cast to BOOL, read per key) and-ed "
+            "with the mask function's other terms (Transformers 5 `masking_utils`), then Where "
+            "gives 0 or the float minimum"
+        )
+        for name in ("hf_bert_ids_mask", "hf_gpt2_ids_mask")
+    },
+    **{
+        (f"{name}.dynamo", "GatherND"): (
+            "`attention_mask[batch, key]` in the padding mask function: known indices affine "
+            "in their position, a view"
+        )
+        for name in ("hf_bert_ids_mask", "hf_gpt2_ids_mask")
+    },
+    **{
+        (f"{name}.torchscript", "Equal"): (
+            "with Where/ConstantOfShape: Expand shapes resolved at run time (all inputs constant)"
+        )
+        for name in ("hf_bert_ids_mask", "hf_gpt2_ids_mask")
+    },
+    ("hf_bert_ids_mask.torchscript", "GatherElements"): (
+        "the `token_type_ids` buffer expanded to the batch (all inputs constant)"
+    ),
+    ("hf_bert_ids_mask.torchscript", "GreaterOrEqual"): (
+        "the mask function's query-position term (all inputs constant)"
+    ),
+    ("hf_gpt2_ids_mask.torchscript", "LessOrEqual"): (
+        "the causal term `key <= query` (all inputs constant)"
+    ),
     ("attn_mha.torchscript", "Mod"): (
         "a Mod of two Constants from the `unflatten` symbolic; this export also computes the "
         "SDPA scale as Shape→Slice→Cast→Sqrt→Div at run time (constant-foldable)"
@@ -57,7 +87,7 @@ def describe(path: Path) -> str:
         shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
         dtype = onnx.helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)
         feeds[i.name] = (
-            rng.integers(0, 128, shape).astype(dtype)
+            rng.integers(0, 2 if i.name == "attention_mask" else 128, shape).astype(dtype)
             if np.issubdtype(dtype, np.integer)
             else rng.standard_normal(shape).astype(dtype)
         )
@@ -96,11 +126,14 @@ to `<file>.data`. HF models use `attn_implementation="eager"` (q·kᵀ / √d, s
 SDPA gives the same op types at these opsets, tried for BertLayer and LlamaModel, scaling q and kᵀ
 by d^-¼ each instead); each is wrapped to take its inputs positionally and return the last hidden
 state only (ViT without its pooler). `hf_bert_layer_mask` takes BertLayer's additive mask `[batch,
-1, 1, seq]` as a float input. Llama is given its causal mask (additive, `[1, 1, 16, 16]`) and
-position ids as constants: left to build them itself it checks the position ids for packed
-sequences with `torch.diff`, which the TorchScript exporter refuses (`aten::diff`), and with a 2-D
-mask the TorchScript export keeps the mask building (LessOrEqual, And, Equal, Where, Flatten,
-Gather) and the rotary tables (Cos, Sin); given both, both exporters fold them into initializers.
+1, 1, seq]` as a float input; `hf_bert_ids_mask` (BertModel) and `hf_gpt2_ids_mask` (GPT2Model)
+take token ids and an INT64 `attention_mask` `[batch, seq]` (fed 0 / 1 here) and build the
+additive mask themselves, at run time (vocab 128, 16 positions). Llama is given its causal mask
+(additive, `[1, 1, 16, 16]`) and position ids as constants: left to build them itself it checks
+the position ids for packed sequences with `torch.diff`, which the TorchScript exporter refuses
+(`aten::diff`), and with a 2-D mask the TorchScript export keeps the mask building (LessOrEqual,
+And, Equal, Where, Flatten, Gather) and the rotary tables (Cos, Sin); given both, both exporters
+fold them into initializers.
 `nn.MultiheadAttention` is exported with autograd on: under `torch.no_grad()` eval mode takes its
 fused fast path, `aten::_native_multi_head_attention`, which the TorchScript exporter refuses. The
 dynamo exporter folds the constant shape arithmetic that TorchScript leaves in (Shape, Mod,

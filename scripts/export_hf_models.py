@@ -1,7 +1,9 @@
 """Exports tiny transformer blocks under tests/unit/data with both torch exporters.
 
-Hugging Face `BertLayer`, `ViTModel` and `LlamaModel` (one layer each) and two hand-written
-`torch.nn` attention blocks, with seeded random weights and tiny configs (hidden 64, 4 heads,
+Hugging Face `BertLayer`, `ViTModel` and `LlamaModel` (one layer each), `BertModel` and
+`GPT2Model` (one layer, vocabulary 128) taking token ids and an INT64 `attention_mask` [batch,
+seq] that the model turns into its additive mask itself, and two hand-written `torch.nn`
+attention blocks, with seeded random weights and tiny configs (hidden 64, 4 heads,
 intermediate 128, sequence 16, batch 2), static shapes. Each goes through the TorchScript
 exporter (`dynamo=False`, opset 17) and the dynamo exporter (`dynamo=True`, opset 18; it writes
 the weights to a `.onnx.data` file beside the model). HF attention is `attn_implementation=
@@ -25,10 +27,19 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from transformers import BertConfig, LlamaConfig, LlamaModel, ViTConfig, ViTModel
+from transformers import (
+    BertConfig,
+    BertModel,
+    GPT2Config,
+    GPT2Model,
+    LlamaConfig,
+    LlamaModel,
+    ViTConfig,
+    ViTModel,
+)
 from transformers.models.bert.modeling_bert import BertLayer
 
-HIDDEN, HEADS, INTER, SEQ, BATCH = 64, 4, 128, 16, 2
+HIDDEN, HEADS, INTER, SEQ, BATCH, VOCAB = 64, 4, 128, 16, 2, 128
 
 
 class AttentionBlock(nn.Module):
@@ -109,6 +120,26 @@ def llama_config(kv_heads: int = HEADS) -> LlamaConfig:
     )
 
 
+def bert_model_config() -> BertConfig:
+    config = bert_config()
+    config.vocab_size, config.max_position_embeddings = VOCAB, SEQ
+    return config
+
+
+def gpt2_config() -> GPT2Config:
+    return GPT2Config(
+        vocab_size=VOCAB,
+        n_positions=SEQ,
+        n_embd=HIDDEN,
+        n_head=HEADS,
+        n_inner=INTER,
+        n_layer=1,
+        bos_token_id=0,
+        eos_token_id=0,
+        attn_implementation="eager",
+    )
+
+
 def vit_config() -> ViTConfig:
     return ViTConfig(
         hidden_size=HIDDEN,
@@ -133,6 +164,13 @@ def additive_mask() -> torch.Tensor:
     return mask
 
 
+def ids_and_mask() -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids, and an attention mask of mixed 0 / 1 (the second sequence padded)."""
+    mask = torch.ones(BATCH, SEQ, dtype=torch.int64)
+    mask[1, SEQ - 5 :] = 0
+    return torch.randint(0, VOCAB, (BATCH, SEQ)), mask
+
+
 def llama(config: LlamaConfig, input_name: str) -> Wrapped:
     """LlamaModel given its causal mask (additive, [1, 1, seq, seq]) and position ids as
     constants. Left to build them itself, it checks the position ids for packed sequences with
@@ -151,6 +189,7 @@ def llama(config: LlamaConfig, input_name: str) -> Wrapped:
 
 # name -> (model factory, input names, example input factory); each factory runs right after
 # torch.manual_seed(0), so a model's weights and examples depend on nothing else.
+IDS_MASK = ("input_ids", "attention_mask")
 Example = tuple[Callable[[], nn.Module], tuple[str, ...], Callable[[], tuple[torch.Tensor, ...]]]
 MODELS: dict[str, Example] = {
     "hf_bert_layer": (
@@ -182,6 +221,16 @@ MODELS: dict[str, Example] = {
         lambda: llama(llama_config(), "input_ids"),
         ("input_ids",),
         lambda: (torch.randint(0, 128, (BATCH, SEQ)),),
+    ),
+    "hf_bert_ids_mask": (
+        lambda: Wrapped(BertModel(bert_model_config(), add_pooling_layer=False), IDS_MASK),
+        IDS_MASK,
+        ids_and_mask,
+    ),
+    "hf_gpt2_ids_mask": (
+        lambda: Wrapped(GPT2Model(gpt2_config()), IDS_MASK, use_cache=False),
+        IDS_MASK,
+        ids_and_mask,
     ),
     "attn_block": (lambda: AttentionBlock(HIDDEN, HEADS), ("x",), lambda: (hidden(),)),
     "attn_mha": (lambda: MhaBlock(HIDDEN, HEADS), ("x",), lambda: (hidden(),)),

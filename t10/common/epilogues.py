@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -49,8 +50,8 @@ def epilogue_problem(contraction: Operation, reader: Operation) -> str | None:
     block = contraction.parent_block()
     for value in epilogue_inputs(contraction, reader):
         owner = value.owner
-        if isinstance(owner, Block):
-            continue
+        if isinstance(owner, Block) or isinstance(owner, arith.ConstantOp):
+            continue  # a constant defined later moves before the contraction when marked
         if owner.parent_block() is not block or not owner.is_before_in_block(contraction):
             return (
                 f"its input defined by '{op_name(owner)}' is computed after "
@@ -119,8 +120,20 @@ def is_epilogue(op: Operation) -> bool:
 
 def mark_epilogue(contraction: Operation, reader: Operation) -> None:
     """Marks `reader` as the epilogue of `contraction` (`t10.epilogue = N`, N the first input
-    that reads it); the operator is named `C+E`."""
+    that reads it); the operator is named `C+E`. A constant input defined after the
+    contraction (a folded weight, placed at its first use) moves before it."""
     index = next(i for i, v in enumerate(reader.operands) if v is contraction.results[0])
+    block = contraction.parent_block()
+    for value in epilogue_inputs(contraction, reader):
+        owner = value.owner
+        if (
+            isinstance(owner, arith.ConstantOp)
+            and block is not None
+            and owner.parent_block() is block
+            and contraction.is_before_in_block(owner)
+        ):
+            owner.detach()
+            block.insert_op_before(owner, contraction)
     reader.attributes[EPILOGUE_ATTR] = IntegerAttr(index, 64)
     contraction.attributes[NAME_ATTR] = StringAttr(f"{op_name(contraction)}+{op_name(reader)}")
 

@@ -230,6 +230,11 @@ ELEMENTWISE_BODY_OPS = (
     math.PowFOp,
     math.AbsFOp,
     math.LogOp,
+    math.CosOp,
+    math.SinOp,
+    math.FloorOp,
+    math.CeilOp,
+    math.TruncOp,
 )
 """The scalar ops an element-wise body may contain (the simulator implements each)."""
 

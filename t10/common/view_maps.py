@@ -13,7 +13,8 @@ constant, so that views compose (`AffineMap.compose`) and print as MLIR affine m
 ```
 
 `View` composes chains of views (and the zero fill of padded ones) and gathers a viewed
-tensor with numpy (the simulator's); `map_problem` checks a map reads inside its source.
+tensor with numpy (the simulator's); `map_problem` checks a map reads inside its source;
+`affine_fit` finds the map of known gather indices that are affine in their position.
 """
 
 from __future__ import annotations
@@ -103,6 +104,27 @@ def slice_map(source: Shape, starts: Sequence[int], steps: Sequence[int]) -> Aff
 # --------------------------------------------------------------------------------------------
 # Evaluation and checks
 # --------------------------------------------------------------------------------------------
+
+
+def affine_fit(values: np.ndarray, dims: Sequence[int]) -> AffineExpr | None:
+    """``values`` (integers, one per position of their array) as ``c + Σ a_j · d_{dims[j]}``,
+    array axis ``j`` read by loop dim ``dims[j]``, if they are exactly that (known Gather
+    indices that are a view); None otherwise."""
+    ints = np.asarray(values, dtype=np.int64)
+    if ints.size == 0:
+        return None
+    positions = np.indices(ints.shape, dtype=np.int64)
+    base = int(ints.item(0))
+    expr = AffineExpr.constant(base)
+    fitted = np.full(ints.shape, base, dtype=np.int64)
+    for axis, dim in enumerate(dims):
+        if ints.shape[axis] < 2:
+            continue
+        step = int(np.take(ints, 1, axis=axis).item(0)) - base
+        if step:
+            expr = expr + AffineExpr.dimension(dim) * step
+            fitted = fitted + positions[axis] * step
+    return expr if np.array_equal(fitted, ints) else None
 
 
 def eval_expr(expr: AffineExpr, dims: Sequence[np.ndarray]) -> np.ndarray:

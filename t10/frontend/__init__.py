@@ -6,9 +6,10 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
 * contractions (MatMul, Gemm, the patch-embedding Conv of ``ops_conv``) have the body
   ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat ``arith.constant`` as ``outs``;
 * element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
-  Gelu, Relu, the Gemm epilogue) are all-parallel generics with a ``tensor.empty`` as ``outs``
-  and numpy broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh,
-  erf, sqrt, powf) where ``arith`` has none (see ``ops_elementwise``).
+  Gelu, Relu, Cos, Sin, Sum, ..., the Gemm epilogue; comparisons, logic, Where and Cast in
+  ``ops_logical``) are all-parallel generics with a ``tensor.empty`` as ``outs`` and numpy
+  broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh, erf, sqrt,
+  powf, cos, sin, ...) where ``arith`` has none (see ``ops_elementwise``).
 
 Static folding: a node whose inputs are all compile-time known (initializers, ``Constant``
 nodes, results of folded nodes, empty values; any input of ``Shape``, since every shape is
@@ -17,14 +18,14 @@ implementation, or numpy where that fails) and its outputs become known constant
 element type. Empty (zero-size) values are known constants too: they have nothing to compute.
 A known float32 constant read by compute becomes an ``arith.constant`` holding the exact bytes
 (one value for a splat); other known constants serve only as attribute-like
-inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identity``, inference
-``Dropout`` and ``Cast`` to float32 are pass-throughs; ``Where`` with a known condition is an
-element-wise ``select``, ``Expand`` a broadcasting identity generic.
+inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identity`` and
+inference ``Dropout`` are pass-throughs; ``Where`` is an element-wise ``select``, ``Expand`` a
+broadcasting identity generic.
 
-INT64 / INT32 / BOOL graph inputs are accepted when every use of them reaches a ``Cast`` to
-FLOAT or the indices of a ``Gather`` (token ids: an ``rtensor.gather``) through the ops
-registered with ``integer_passthrough`` (Identity and the views): they become f32 arguments
-(the exact float of each integer) tagged ``t10.onnx_type``.
+INT64 / INT32 / BOOL runtime values (graph inputs tagged ``t10.onnx_type``, comparison
+results, casts) are held as the exact float32 of each integer; only the ops registered with
+``integers=True`` (views, Identity, Expand, Cast, comparisons, logic, Where; Gather indices
+become an ``rtensor.gather``) read or produce them, as those keep them exact.
 
 Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
 ``importer`` (the importer state, its interface for op lowerings and the op registry),
@@ -49,7 +50,10 @@ from xdsl.utils.frontend import Frontend
 from t10.frontend import (
     ops_compile_time,  # noqa: F401
     ops_conv,  # noqa: F401
+    ops_einsum,  # noqa: F401
     ops_elementwise,  # noqa: F401
+    ops_indexing,  # noqa: F401
+    ops_logical,  # noqa: F401
     ops_matmul,  # noqa: F401
     ops_passthrough,  # noqa: F401
     ops_reductions,  # noqa: F401

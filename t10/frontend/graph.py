@@ -1,7 +1,7 @@
 """Importing a checked, shape-inferred graph: its inputs become the arguments of
-``func.func @main`` (float32, or the exact floats of integer inputs that are only cast to
-FLOAT or index a Gather), each node is folded or lowered by its registered lowering, and the
-graph outputs are returned."""
+``func.func @main`` (float32, or the exact floats of INT64 / INT32 / BOOL inputs), each node is
+folded or lowered by its registered lowering (runtime integer values only by the ops that keep
+them exact), and the graph outputs are returned."""
 
 from __future__ import annotations
 
@@ -22,28 +22,27 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
-from t10.common.attr_names import INDEX_BOUND_ATTR, NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.attr_names import (
+    FP16_INEXACT_ATTR,
+    INDEX_BOUND_ATTR,
+    NAME_ATTR,
+    ONNX_TYPE_ATTR,
+)
 from t10.common.locations import locate
 from t10.errors import T10Error
 from t10.frontend.importer import (
     FLOAT,
+    INTEGER_TYPES,
     SUPPORTED_OPS,
     Importer,
     Shape,
     dtype_name,
-    integer_passthrough_ops,
-    node_attributes,
+    integer_ops,
 )
+from t10.frontend.ops_compile_time import lower_fold_only
 from t10.t10_dialects import rtensor
 
 __all__ = ["check_supported_ops", "import_graph"]
-
-_INTEGER_INPUT_TYPES: dict[int, str] = {
-    onnx.TensorProto.INT64: "int64",
-    onnx.TensorProto.INT32: "int32",
-    onnx.TensorProto.BOOL: "bool",
-}
-"""Integer graph input types (→ ``t10.onnx_type``) accepted when they are only cast to FLOAT."""
 
 
 def import_graph(
@@ -65,7 +64,7 @@ def import_graph(
         arg_names.append(vi.name)
         arg_shapes.append(_static_input_shape(imp, vi, "graph input"))
         attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
-        if (onnx_type := _INTEGER_INPUT_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
+        if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
             attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
         arg_attrs.append(DictionaryAttr(attrs))
 
@@ -85,9 +84,11 @@ def import_graph(
         if imp.fold_empty_results(node):
             continue
         _check_attributes(imp, node)
+        _check_integer_values(imp, node, [n for n in node.input if n and not imp.is_known(n)])
         made = len(imp.ops), len(imp.constants)
         SUPPORTED_OPS[op_key(node)].lower(imp, node)
         locate([*imp.ops[made[0] :], *imp.constants[made[1] :]], imp.node_name)
+        _check_integer_values(imp, node, [n for n in node.output if n in imp.values])
 
     results: list[SSAValue] = []
     result_shapes: list[Shape] = []
@@ -110,11 +111,11 @@ def import_graph(
         (list(block.arg_types), [TensorType(f32, s) for s in result_shapes]),
         Region(block),
         arg_attrs=ArrayAttr(arg_attrs),
-        res_attrs=ArrayAttr(
-            [DictionaryAttr({NAME_ATTR: StringAttr(vi.name)}) for vi in imp.graph.output]
-        ),
+        res_attrs=ArrayAttr([_result_attrs(vi) for vi in imp.graph.output]),
     )
     module = ModuleOp([main])
+    if imp.fp16_inexact is not None:
+        module.attributes[FP16_INEXACT_ATTR] = StringAttr(imp.fp16_inexact)
     module.verify()
     return module
 
@@ -160,12 +161,11 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
             "only tensors are supported"
         )
     tt = vi.type.tensor_type
-    if tt.elem_type in _INTEGER_INPUT_TYPES:
-        _check_integer_input(imp, vi.name, tt.elem_type)
-    elif tt.elem_type != FLOAT:
+    if tt.elem_type != FLOAT and tt.elem_type not in INTEGER_TYPES:
         raise imp.error(
             f"{role} '{vi.name}' has element type {dtype_name(tt.elem_type)}; "
-            "only float32 (FLOAT) tensors are supported"
+            "only float32 (FLOAT) tensors, and INT64, INT32 and BOOL ones (held as exact float32 "
+            "values), are supported"
         )
     if not tt.HasField("shape"):
         raise imp.error(
@@ -193,42 +193,33 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
     return tuple(dims)
 
 
-def _check_integer_input(imp: Importer, name: str, elem_type: int) -> None:
-    """Every use of integer graph input ``name`` must reach a Cast to FLOAT or the indices
-    of a Gather, through ``integer_passthrough_ops()`` (as their data input); ``Shape``
-    reads only its shape."""
-    consumers: dict[str, list[tuple[str, onnx.NodeProto]]] = {}
-    for index, node in enumerate(imp.graph.node):
-        for n in node.input:
-            consumers.setdefault(n, []).append((node.name or f"{node.op_type}_{index}", node))
-    outputs = {vi.name for vi in imp.graph.output}
-    passthrough = integer_passthrough_ops()
-    prefix = f"graph input '{name}' has element type {dtype_name(elem_type)}"
-    fix = (
-        "an integer graph input may only be cast to FLOAT (Cast to=FLOAT) or be the "
-        "indices of a Gather, directly or through "
-        f"{', '.join(sorted(passthrough))}; t10 computes float32 only"
-    )
-    pending = [name]
-    while pending:
-        value = pending.pop()
-        if value in outputs:
-            raise imp.error(f"{prefix}; it reaches graph output '{value}': {fix}")
-        for node_name, node in consumers.get(value, []):
-            is_data = node.input[0] == value
-            if node.op_type in passthrough and is_data:
-                pending.extend(o for o in node.output[:1] if o)
-            elif (
-                node.op_type == "Shape"
-                or (node.op_type == "Cast" and node_attributes(node).get("to") == FLOAT)
-                or (node.op_type == "Gather" and node.input[1] == value and not is_data)
-            ):
-                continue
-            else:
-                via = "" if value == name else f" (as '{value}')"
-                raise imp.error(
-                    f"{prefix}; node '{node_name}' ({node.op_type}) reads it{via}: {fix}"
-                )
+def _check_integer_values(imp: Importer, node: onnx.NodeProto, names: list[str]) -> None:
+    """A node that reads (inputs) or defines (outputs) a runtime INT64 / INT32 / BOOL value
+    among ``names`` must be one of ``integer_ops()``: integers are held as exact floats, which
+    only those keep exact. (A fold-only op refuses the node itself, naming its runtime input.)"""
+    entry = SUPPORTED_OPS[op_key(node)]
+    if entry.integers or entry.lower is lower_fold_only:
+        return
+    for name in names:
+        elem_type = imp.elem_type(name)
+        if elem_type in INTEGER_TYPES:
+            role = "produces" if name in node.output else "reads"
+            raise imp.node_error(
+                node,
+                f"it {role} the {dtype_name(elem_type)} value '{name}' at run time; t10 holds "
+                "runtime integers and bools as exact float32 values and computes on them only "
+                f"with {', '.join(sorted(integer_ops()))} (arithmetic could leave the exact "
+                "range); cast the value to FLOAT first if float arithmetic is meant",
+            )
+
+
+def _result_attrs(vi: onnx.ValueInfoProto) -> DictionaryAttr:
+    """``t10.name``, and ``t10.onnx_type`` for an integer / bool output (its exact floats are
+    returned as that type)."""
+    attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
+    if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
+        attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
+    return DictionaryAttr(attrs)
 
 
 def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
@@ -236,6 +227,7 @@ def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
     if vi.type.WhichOneof("value") not in (None, "tensor_type") or tt.elem_type not in (
         0,
         FLOAT,
+        *INTEGER_TYPES,
     ):
         kind = (
             dtype_name(tt.elem_type)
@@ -243,8 +235,8 @@ def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
             else f"a {vi.type.WhichOneof('value')} value"
         )
         raise imp.error(
-            f"graph output '{vi.name}' has element type {kind}; "
-            "only float32 (FLOAT) tensors are supported"
+            f"graph output '{vi.name}' has element type {kind}; only float32 (FLOAT) tensors, "
+            "and INT64, INT32 and BOOL ones (computed as exact float32 values), are supported"
         )
 
 

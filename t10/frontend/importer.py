@@ -58,7 +58,8 @@ __all__ = [
     "broadcast_shapes",
     "checked_axes",
     "dtype_name",
-    "integer_passthrough_ops",
+    "INTEGER_TYPES",
+    "integer_ops",
     "lowering",
     "node_attributes",
     "node_inputs",
@@ -69,6 +70,18 @@ BodyFn = Callable[["BodyBuilder", Sequence[SSAValue]], SSAValue]
 Lowering = Callable[["Importer", onnx.NodeProto], None]
 
 FLOAT = onnx.TensorProto.FLOAT
+
+INTEGER_TYPES: dict[int, str] = {
+    onnx.TensorProto.INT64: "int64",
+    onnx.TensorProto.INT32: "int32",
+    onnx.TensorProto.BOOL: "bool",
+}
+"""The integer element types a runtime value may have (ONNX type → ``t10.onnx_type``): it is
+held as the exact float32 of each integer; the ops registered with ``integers=True`` keep it
+exact (docs/DESIGN.md, "Frontend output contract")."""
+
+EXACT_INT = 2**24
+"""Integers up to this magnitude are exact in float32."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,9 +95,10 @@ class OpLowering:
     attributes: frozenset[str] | None
     """The attributes the op may carry (others are refused naming the node); None: any (the
     lowering refuses the node whatever its attributes)."""
-    integer_passthrough: bool
-    """Whether an integer graph input may pass through the op (as its data input) on its way
-    to a Cast to FLOAT: the op moves values without computing on them."""
+    integers: bool
+    """Whether the op may read or produce runtime INT64 / INT32 / BOOL values: it moves,
+    selects or compares them, or its result is 0 / 1, so integers held as exact floats stay
+    exact (arithmetic that can grow them past the exact range is refused)."""
 
 
 SUPPORTED_OPS: dict[str, OpLowering] = {}
@@ -93,7 +107,7 @@ SUPPORTED_OPS: dict[str, OpLowering] = {}
 
 
 def lowering(
-    *op_types: str, attributes: Iterable[str] | None = (), integer_passthrough: bool = False
+    *op_types: str, attributes: Iterable[str] | None = (), integers: bool = False
 ) -> Callable[[Lowering], Lowering]:
     """Register the decorated function as the lowering of ``op_types``."""
 
@@ -101,15 +115,15 @@ def lowering(
         accepted = None if attributes is None else frozenset(attributes)
         for op_type in op_types:
             assert op_type not in SUPPORTED_OPS, f"{op_type} has two lowerings"
-            SUPPORTED_OPS[op_type] = OpLowering(lower, accepted, integer_passthrough)
+            SUPPORTED_OPS[op_type] = OpLowering(lower, accepted, integers)
         return lower
 
     return register
 
 
-def integer_passthrough_ops() -> frozenset[str]:
-    """Ops an integer graph input may pass through on its way to a Cast to FLOAT."""
-    return frozenset(op for op, entry in SUPPORTED_OPS.items() if entry.integer_passthrough)
+def integer_ops() -> frozenset[str]:
+    """The ops that may compute on runtime integer / bool values."""
+    return frozenset(op for op, entry in SUPPORTED_OPS.items() if entry.integers)
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,9 +312,32 @@ class BodyBuilder:
     def sqrt(self, a: SSAValue) -> SSAValue:
         return self._add(math.SqrtOp(a))
 
+    def cos(self, a: SSAValue) -> SSAValue:
+        return self._add(math.CosOp(a))
+
+    def sin(self, a: SSAValue) -> SSAValue:
+        return self._add(math.SinOp(a))
+
+    def floor(self, a: SSAValue) -> SSAValue:
+        return self._add(math.FloorOp(a))
+
+    def ceil(self, a: SSAValue) -> SSAValue:
+        return self._add(math.CeilOp(a))
+
+    def trunc(self, a: SSAValue) -> SSAValue:
+        return self._add(math.TruncOp(a))
+
+    def cmpf(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``arith.cmpf`` with ``predicate`` (``oeq``, ``olt``, ``une``, ...), an ``i1``."""
+        return self._add(arith.CmpfOp(a, b, predicate))
+
     def cmpf_one(self, a: SSAValue, b: SSAValue) -> SSAValue:
         """``a != b`` (ordered: false when either is NaN), an ``i1``."""
-        return self._add(arith.CmpfOp(a, b, "one"))
+        return self.cmpf("one", a, b)
+
+    def flag(self, c: SSAValue) -> SSAValue:
+        """The ``i1`` ``c`` as a float 0 / 1."""
+        return self.select(c, self.const(1.0), self.const(0.0))
 
     def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._add(arith.SelectOp(c, a, b))
@@ -339,6 +376,7 @@ class Importer:
         self.shapes: dict[str, Shape] = {}
         self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
         self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
+        self.fp16_inexact: str | None = None  # an integer constant fp16 storage would round
         if initializers is None:
             initializers = self.graph.initializer
         self.initializers = {t.name: t for t in initializers}
@@ -543,6 +581,9 @@ class Importer:
                     "computes non-empty tensors only: an empty value may be a Concat input "
                     "(it adds nothing), a graph output, or make its readers' results empty"
                 )
+            if arr.dtype.kind in "biu" and (self.node_op in integer_ops() or not self.node_op):
+                # an integer op, or the graph outputs (node_op ""), uses it as exact floats
+                arr = self._exact_float(name, arr)
             if arr.dtype != np.float32:
                 origin = "initializer" if name in self.initializers else "constant"
                 user = (
@@ -558,6 +599,26 @@ class Importer:
                 )
             self.add_constant(name, arr, hoist=name in self.initializers)
         return self.values[name], self.shapes[name]
+
+    def _exact_float(self, name: str, arr: np.ndarray) -> np.ndarray:
+        """A known integer / bool constant read by an integer op, as its exact float32."""
+        worst = int(np.max(np.abs(arr.astype(np.float64)), initial=0))
+        if worst > EXACT_INT:
+            raise self.error(
+                f"node '{self.node_name}' ({self.node_op}) computes with the "
+                f"{_np_dtype_name(arr.dtype)} constant '{name}', whose value {worst} (in "
+                f"magnitude) is not exact in float32, which t10 computes with (|x| <= 2**24): "
+                "use a smaller constant"
+            )
+        values = arr.astype(np.float32)
+        rounded = values.astype(np.float16).astype(np.float32) != values
+        if self.fp16_inexact is None and rounded.any():
+            self.fp16_inexact = (
+                f"{_np_dtype_name(arr.dtype)} constant '{name}' (value "
+                f"{int(arr.reshape(-1)[int(np.argmax(rounded))])}) read by node "
+                f"'{self.node_name}' ({self.node_op or 'graph outputs'})"
+            )
+        return values
 
     def known_ints(self, node: onnx.NodeProto, name: str, role: str) -> list[int]:
         """A known integer input (a shape, axes, starts, ...) as a list."""

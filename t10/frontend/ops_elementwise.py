@@ -1,6 +1,6 @@
 """Element-wise ops: each one all-parallel ``linalg.generic`` over the numpy-broadcast shape of
 its inputs, with a ``tensor.empty`` as ``outs`` and a scalar body of ``arith`` ops, and
-``math`` ops (exp, tanh, erf, sqrt, powf) where ``arith`` has none."""
+``math`` ops (exp, tanh, erf, sqrt, powf, cos, sin, floor, ceil) where ``arith`` has none."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from t10.frontend.importer import (
     BodyBuilder,
     BodyFn,
     Importer,
+    Shape,
     broadcast_shapes,
     lowering,
     node_attributes,
@@ -43,6 +44,12 @@ def _gelu_tanh(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
     return _gelu(bb, x[0], bb.tanh(bb.mul(bb.const(_SQRT_2_OVER_PI), inner)))
 
 
+def _sign(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """1 above 0, -1 below, x itself otherwise (±0, NaN), as onnxruntime."""
+    below = bb.select(bb.cmpf("olt", x[0], bb.const(0.0)), bb.const(-1.0), x[0])
+    return bb.select(bb.cmpf("ogt", x[0], bb.const(0.0)), bb.const(1.0), below)
+
+
 _SQRT_HALF = 0.7071067811865476
 _SQRT_2_OVER_PI = 0.7978845608028654
 
@@ -62,8 +69,14 @@ _ELEMENTWISE_BODIES: dict[str, BodyFn] = {
     "Sigmoid": _sigmoid,
     "Abs": lambda bb, x: bb.abs(x[0]),
     "Log": lambda bb, x: bb.log(x[0]),
+    "Cos": lambda bb, x: bb.cos(x[0]),
+    "Sin": lambda bb, x: bb.sin(x[0]),
+    "Floor": lambda bb, x: bb.floor(x[0]),
+    "Ceil": lambda bb, x: bb.ceil(x[0]),
+    "Sign": _sign,
     "Max": lambda bb, x: functools.reduce(bb.max, x),
     "Min": lambda bb, x: functools.reduce(bb.min, x),
+    "Sum": lambda bb, x: functools.reduce(bb.add, x),
 }
 """op_type → the scalar body of its element-wise generic (Gelu: ``_GELU_BODIES``)."""
 
@@ -71,16 +84,27 @@ _GELU_BODIES: dict[bytes, BodyFn] = {b"none": _gelu_erf, b"tanh": _gelu_tanh}
 """Gelu's ``approximate`` attribute → body."""
 
 
+_EXACT_ON_INTEGERS = ("Abs", "Neg", "Relu", "Sign", "Max", "Min")
+"""The ops whose result is one of their inputs (or its negation): exact on integers too."""
+
+
 @lowering("Gelu", attributes={"approximate"})
-@lowering(*_ELEMENTWISE_BODIES)
+@lowering(*_EXACT_ON_INTEGERS, integers=True)
+@lowering(*(op for op in _ELEMENTWISE_BODIES if op not in _EXACT_ON_INTEGERS))
 def lower_elementwise(imp: Importer, node: onnx.NodeProto) -> None:
     """An op of ``_ELEMENTWISE_BODIES`` or Gelu: one generic over the broadcast input shape."""
-    inputs = [imp.use(n) for n in node.input]
+    define_broadcast(imp, node, [imp.use(n) for n in node.input], _elementwise_body(imp, node))
+
+
+def define_broadcast(
+    imp: Importer, node: onnx.NodeProto, inputs: Sequence[tuple[SSAValue, Shape]], body: BodyFn
+) -> None:
+    """Output 0 of ``node``: one element-wise generic of ``body`` over ``inputs`` broadcast
+    (numpy)."""
     out_shape = broadcast_shapes(*(s for _, s in inputs))
     if out_shape is None:
         shapes = " and ".join(str(list(s)) for _, s in inputs)
         raise imp.node_error(node, f"input shapes {shapes} are not broadcast-compatible")
-    body = _elementwise_body(imp, node)
     imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
 
 
@@ -125,30 +149,7 @@ def lower_clip(imp: Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
 
 
-@lowering("Where")
-def lower_where(imp: Importer, node: onnx.NodeProto) -> None:
-    """``select(c != 0, x, y)`` with the known condition as a float32 0/1 input, all three
-    broadcast (numpy)."""
-    cond, x, y = node.input
-    if not imp.is_known(cond):
-        raise imp.node_error(
-            node,
-            f"the condition '{cond}' is computed at run time; t10 supports Where only with a "
-            "compile-time constant condition (e.g. a causal mask built from shapes)",
-        )
-    inputs = [imp.mask(node, cond), imp.use(x), imp.use(y)]
-    out_shape = broadcast_shapes(*(s for _, s in inputs))
-    if out_shape is None:
-        shapes = ", ".join(str(list(s)) for _, s in inputs)
-        raise imp.node_error(node, f"input shapes {shapes} are not broadcast-compatible")
-
-    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
-        return bb.select(bb.cmpf_one(v[0], bb.const(0.0)), v[1], v[2])
-
-    imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
-
-
-@lowering("Expand")
+@lowering("Expand", integers=True)
 def lower_expand(imp: Importer, node: onnx.NodeProto) -> None:
     """Broadcast (numpy) the input to the known shape: an identity generic."""
     x = imp.use(node.input[0])

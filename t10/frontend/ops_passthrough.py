@@ -1,18 +1,19 @@
-"""Ops that pass their input on unchanged: Identity, inference Dropout and Cast to FLOAT."""
+"""Ops that pass their input on unchanged: Identity and inference Dropout."""
 
 from __future__ import annotations
 
 import onnx
 
-from t10.frontend.importer import FLOAT, Importer, dtype_name, lowering, node_attributes
+from t10.frontend.importer import Importer, lowering
 
 
-@lowering("Identity", integer_passthrough=True)
+@lowering("Identity", integers=True)
 def lower_identity(imp: Importer, node: onnx.NodeProto) -> None:
     imp.pass_through(node)
 
 
-@lowering("Dropout", attributes={"seed", "ratio"})  # no-ops in inference
+# integers: its data is float (ONNX); a runtime training_mode or a used mask is refused below
+@lowering("Dropout", attributes={"seed", "ratio"}, integers=True)
 def lower_dropout(imp: Importer, node: onnx.NodeProto) -> None:
     """Inference Dropout is the identity (the ratio is ignored); no training mode, no mask."""
     names = list(node.input)
@@ -33,18 +34,3 @@ def lower_dropout(imp: Importer, node: onnx.NodeProto) -> None:
 
 def _is_constant_false(imp: Importer, name: str) -> bool:
     return imp.is_known(name) and not imp.constant(name).any()
-
-
-@lowering("Cast", attributes={"to", "saturate", "round_mode"})  # no-ops f32 → f32
-def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
-    """Cast to FLOAT of a runtime value (float32, or an integer graph input already held as
-    its exact float32) is the identity; any other target is refused. Casts of known values
-    are folded."""
-    to = int(node_attributes(node)["to"])
-    if to != FLOAT:
-        raise imp.node_error(
-            node,
-            f"Cast from FLOAT to {dtype_name(to)} is not supported: the compiler computes in "
-            "float32 only (Cast from FLOAT to FLOAT is an identity)",
-        )
-    imp.pass_through(node)

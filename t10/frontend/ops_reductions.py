@@ -1,5 +1,5 @@
 """Reductions (ReduceSum, ReduceMean, ReduceMax) and the ops built of reductions and
-element-wise steps (Softmax, LayerNormalization)."""
+element-wise steps (Softmax, LayerNormalization, CumSum)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import onnx
 from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.frontend.importer import (
     BodyBuilder,
@@ -126,3 +127,46 @@ def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
     if outputs[2]:
         inv = imp.elementwise([(std, rshape)], rshape, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6)
         imp.define(outputs[2], inv, rshape)
+
+
+_CUMSUM_KEEPS = {
+    (False, False): np.less_equal,  # out[i] = Σ_{j <= i} x[j]
+    (True, False): np.less,
+    (False, True): np.greater_equal,
+    (True, True): np.greater,
+}
+"""(exclusive, reverse) → which source positions j each output position i sums."""
+
+
+@lowering("CumSum", attributes={"exclusive", "reverse"})
+def lower_cumsum(imp: Importer, node: onnx.NodeProto) -> None:
+    """A sum-reduction over a new last loop j: ``out[.., i, ..] = Σ_j select(keep[i, j],
+    x[.., j, ..], 0)`` with ``keep`` a known 0 / 1 triangle (a constant). The source is read
+    through a view moving the axis to j; a select, not a product with the triangle, so that
+    an infinite x[j] does not make the positions that do not sum it NaN. Cost: element-wise
+    over n² per line (n = the axis length), as the reduction it is."""
+    value, shape = imp.use(node.input[0])
+    axis_values = imp.known_ints(node, node.input[1], "axis")
+    if len(axis_values) != 1:
+        raise imp.node_error(node, f"axis must be one value, got {axis_values}")
+    rank = len(shape)
+    axis = checked_axes(imp, node, axis_values, rank)[0]
+    attrs = node_attributes(node)
+    n = shape[axis]
+    positions = np.arange(n)
+    keeps = _CUMSUM_KEEPS[bool(attrs.get("exclusive", 0)), bool(attrs.get("reverse", 0))]
+    triangle = keeps(positions[None, :], positions[:, None]).astype(np.float32)  # [i, j]
+    lead = (1,) * axis + (n,) + (1,) * (rank - axis - 1)
+    keep = imp.add_constant(f"{node.output[0]}_keep", triangle.reshape(*lead, n), hoist=False)
+    dim = AffineExpr.dimension
+    spread = shape[:axis] + (1,) + shape[axis + 1 :] + (n,)
+    source_map = AffineMap(rank + 1, 0, tuple(dim(rank if d == axis else d) for d in range(rank)))
+    spread_x = imp.view(value, shape, spread, source_map, index=0)
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        return bb.select(bb.cmpf_one(v[0], bb.const(0.0)), v[1], bb.const(0.0))
+
+    total, out_shape = imp.reduction(
+        [(keep, (*lead, n)), (spread_x, spread)], [rank], False, "sum", body, index=1
+    )
+    imp.define(node.output[0], total, out_shape)

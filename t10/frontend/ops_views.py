@@ -1,13 +1,13 @@
 """ONNX data-movement operators → `rtensor.view` ops (see `t10.common.view_maps`).
 
 Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Slice, Split and Gather with constant
-indices move elements without arithmetic (a Gather of runtime indices is an
-`rtensor.gather`, a data-dependent move); Concat adds up its inputs, each padded with zeros
-into place by a view; Pad (constant mode) is a padded view, then a select of its value where
-that is not 0. Each becomes a view, `result[i] = x[map(i)]`; the
-plan search costs it inside the layout transition into each operator that reads it, and the
-conversion to rtensor folds view chains into that transition's relayout. Shapes, axes,
-starts and the like must be compile-time constants.
+indices affine in their position (`view_maps.affine_fit`) move elements without arithmetic
+(a Gather of runtime indices is an `rtensor.gather`, a data-dependent move); Concat adds up
+its inputs, each padded with zeros into place by a view; Pad (constant mode) is a padded
+view, then a select of its value where that is not 0. Each becomes a view,
+`result[i] = x[map(i)]`; the plan search costs it inside the layout transition into each
+operator that reads it, and the conversion to rtensor folds view chains into that
+transition's relayout. Shapes, axes, starts and the like must be compile-time constants.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import IntegerAttr, TensorType, f32, i64
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from t10.common.view_maps import reshape_map, slice_map, transpose_map
+from t10.common.view_maps import affine_fit, reshape_map, slice_map, transpose_map
 from t10.frontend.importer import (
     BodyBuilder,
     Importer,
@@ -35,9 +35,9 @@ from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import gather_shape
 
 
-def _view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
-    """Register a lowering of a data-movement op (an integer graph input may pass through)."""
-    return lowering(op_type, attributes=attributes, integer_passthrough=True)
+def view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
+    """Register a lowering of a data-movement op (it moves integer and bool values exactly)."""
+    return lowering(op_type, attributes=attributes, integers=True)
 
 
 def _ints_input_or_attr(
@@ -51,7 +51,7 @@ def _ints_input_or_attr(
     return None if value is None else [int(v) for v in value]
 
 
-def _define_view(
+def define_view(
     imp: Importer, node: onnx.NodeProto, shape: Shape, view: AffineMap, out: int = 0
 ) -> None:
     value, source = imp.use(node.input[0])
@@ -71,20 +71,20 @@ def _reshape_to(imp: Importer, node: onnx.NodeProto, shape: Shape) -> None:
         raise imp.node_error(
             node, f"cannot reshape {list(source)} ({prod(source)} elements) to {list(shape)}"
         )
-    _define_view(imp, node, shape, reshape_map(source, shape))
+    define_view(imp, node, shape, reshape_map(source, shape))
 
 
-@_view_lowering("Transpose", {"perm"})
+@view_lowering("Transpose", {"perm"})
 def lower_transpose(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     rank = len(source)
     perm = [int(p) for p in node_attributes(node).get("perm", list(range(rank))[::-1])]
     if sorted(perm) != list(range(rank)):
         raise imp.node_error(node, f"perm {perm} is not a permutation of the {rank} axes")
-    _define_view(imp, node, tuple(source[p] for p in perm), transpose_map(perm))
+    define_view(imp, node, tuple(source[p] for p in perm), transpose_map(perm))
 
 
-@_view_lowering("Reshape", {"allowzero"})
+@view_lowering("Reshape", {"allowzero"})
 def lower_reshape(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     requested = imp.known_ints(node, node.input[1], "shape")
@@ -105,7 +105,7 @@ def lower_reshape(imp: Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, tuple(dims))
 
 
-@_view_lowering("Flatten", {"axis"})
+@view_lowering("Flatten", {"axis"})
 def lower_flatten(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     axis = int(node_attributes(node).get("axis", 1))
@@ -115,7 +115,7 @@ def lower_flatten(imp: Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, (prod(source[:axis]), prod(source[axis:])))
 
 
-@_view_lowering("Squeeze", {"axes"})
+@view_lowering("Squeeze", {"axes"})
 def lower_squeeze(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     given = _ints_input_or_attr(imp, node, 1, "axes")
@@ -130,7 +130,7 @@ def lower_squeeze(imp: Importer, node: onnx.NodeProto) -> None:
     _reshape_to(imp, node, tuple(s for d, s in enumerate(source) if d not in axes))
 
 
-@_view_lowering("Unsqueeze", {"axes"})
+@view_lowering("Unsqueeze", {"axes"})
 def lower_unsqueeze(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     given = _ints_input_or_attr(imp, node, 1, "axes")
@@ -164,10 +164,10 @@ def _slice_view(
     if 0 in shape:
         imp.define_empty(node.output[out], tuple(shape))
         return
-    _define_view(imp, node, tuple(shape), slice_map(source, starts, steps), out)
+    define_view(imp, node, tuple(shape), slice_map(source, starts, steps), out)
 
 
-@_view_lowering("Slice", {"starts", "ends", "axes"})
+@view_lowering("Slice", {"starts", "ends", "axes"})
 def lower_slice(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     if len(node.input) >= 3:  # opset 10+: inputs
@@ -194,7 +194,7 @@ def lower_slice(imp: Importer, node: onnx.NodeProto) -> None:
     _slice_view(imp, node, bounds)
 
 
-@_view_lowering("Split", {"axis", "split", "num_outputs"})
+@view_lowering("Split", {"axis", "split", "num_outputs"})
 def lower_split(imp: Importer, node: onnx.NodeProto) -> None:
     _, source = imp.use(node.input[0])
     attrs = node_attributes(node)
@@ -215,12 +215,13 @@ def lower_split(imp: Importer, node: onnx.NodeProto) -> None:
         start += size
 
 
-@_view_lowering("Gather", {"axis"})
+@view_lowering("Gather", {"axis"})
 def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
-    """Gather of constant indices from a runtime tensor: a scalar index drops the axis; a
-    1-D arithmetic progression of indices is a strided slice. Other constant index sets are
-    refused. Runtime indices (token ids into an embedding table: an integer graph input,
-    possibly through views) become an `rtensor.gather`."""
+    """Gather of constant indices from a runtime tensor: indices affine in their position (a
+    scalar index drops the axis; a run is a strided slice; ``[[0..15], [16..31]]`` reads a
+    flattened [2, 16]) are a view, other constant index sets are refused. Runtime indices
+    (token ids into an embedding table: an integer graph input, possibly through views)
+    become an `rtensor.gather`."""
     table, source = imp.use(node.input[0])
     axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", 0))], len(source))[0]
     if not imp.is_known(node.input[1]):
@@ -238,34 +239,35 @@ def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
         imp.emit(gather)
         imp.define(node.output[0], gather.results[0], shape)
         return
-    indices = np.asarray(imp.known_input(node, node.input[1], "indices"), dtype=np.int64)
-    size = source[axis]
-    if ((indices < -size) | (indices >= size)).any():
-        raise imp.node_error(node, f"indices {indices.tolist()} are out of range for size {size}")
-    indices = indices % size
-    flat = indices.reshape(-1)
-    steps = np.diff(flat)
-    if indices.ndim > 1 or (len(flat) > 1 and (steps != steps[0]).any()):
+    raw = imp.known_input(node, node.input[1], "indices")
+    indices = checked_indices(imp, node, raw, source[axis])
+    k = indices.ndim
+    picked = affine_fit(indices, range(axis, axis + k))
+    if picked is None:
         raise imp.node_error(
             node,
-            f"indices {indices.tolist()} along axis {axis} are not a single index or an evenly "
-            "spaced run; only those Gathers are views (general index tensors are not supported)",
+            f"indices {indices.tolist()} along axis {axis} are not an affine function of their "
+            "position (a single index, an evenly spaced run, or such runs along each index "
+            "axis); only those Gathers of known indices are views",
         )
-    step = int(steps[0]) if len(flat) > 1 else 1
     dim = AffineExpr.dimension
-    first = int(flat[0])
-    if indices.ndim == 0:  # the axis disappears: result dims after it shift down by one
-        exprs = [dim(d) if d < axis else dim(d - 1) for d in range(len(source))]
-        exprs[axis] = AffineExpr.constant(first)
-        shape = source[:axis] + source[axis + 1 :]
-    else:
-        exprs = [dim(d) for d in range(len(source))]
-        exprs[axis] = dim(axis) * step + first
-        shape = source[:axis] + (len(flat),) + source[axis + 1 :]
-    _define_view(imp, node, shape, AffineMap(len(shape), 0, tuple(exprs)))
+    exprs = [dim(d) for d in range(axis)] + [picked]
+    exprs += [dim(d - 1 + k) for d in range(axis + 1, len(source))]
+    shape = source[:axis] + indices.shape + source[axis + 1 :]
+    define_view(imp, node, shape, AffineMap(len(shape), 0, tuple(exprs)))
 
 
-@_view_lowering("Concat", {"axis"})
+def checked_indices(
+    imp: Importer, node: onnx.NodeProto, indices: np.ndarray, size: int
+) -> np.ndarray:
+    """Known indices into an axis of ``size``, in range and made non-negative."""
+    indices = np.asarray(indices, dtype=np.int64)
+    if ((indices < -size) | (indices >= size)).any():
+        raise imp.node_error(node, f"indices {indices.tolist()} are out of range for size {size}")
+    return indices % size
+
+
+@view_lowering("Concat", {"axis"})
 def lower_concat(imp: Importer, node: onnx.NodeProto) -> None:
     """Each input padded with zeros into the result (a padded view), then summed by one
     element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0). Empty inputs
@@ -339,7 +341,7 @@ def _pad_value(imp: Importer, node: onnx.NodeProto) -> float:
     return float(value)
 
 
-@_view_lowering("Pad", {"mode", "pads", "value"})
+@view_lowering("Pad", {"mode", "pads", "value"})
 def lower_pad(imp: Importer, node: onnx.NodeProto) -> None:
     """Pad in constant mode: `result[i] = x[i - before]`, a (padded) view that also crops
     (negative amounts). The zero fill of a padded view is the padding for a constant 0; any

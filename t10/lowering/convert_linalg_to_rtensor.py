@@ -34,7 +34,9 @@ names (f32 when absent). An operator whose plan accumulates partial sums wider t
 storage (`rounds_partials`: fp16 storage with the module's `t10.partials` fp32, the default)
 produces an accumulator of the partials' type, which an `rtensor.relayout` labelled with the
 operator rounds into the storage type in place (same layout); with `t10.partials` equal to
-the storage precision the operator accumulates in its output directly.
+the storage precision the operator accumulates in its output directly. A module whose
+frontend found an integer constant that fp16 would round (`t10.fp16_inexact`) is refused at
+fp16.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from xdsl.rewriter import InsertPoint
 
 from t10.common.attr_names import (
     ESTIMATE_ATTR,
+    FP16_INEXACT_ATTR,
     GATHER_ATTR,
     HOME_CORES_ATTR,
     PARTIALS_ATTR,
@@ -550,6 +553,12 @@ class ConvertLinalgToRTensor(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         precision = _module_string(op, PRECISION_ATTR)
         elem = precision_type(precision, f"module attribute '{PRECISION_ATTR}'")
+        inexact = op.attributes.get(FP16_INEXACT_ATTR)
+        if precision == "fp16" and isinstance(inexact, StringAttr):
+            raise T10Error(
+                f"fp16 storage would round the {inexact.data}, an integer that must stay "
+                "exact (fp16 holds every integer with |x| <= 2048); compile with --precision fp32"
+            )
         partials = _module_string(op, PARTIALS_ATTR)
         check_partials(precision, partials, f"module attribute '{PARTIALS_ATTR}'")
         gathers = Gathers(_program_cores(op))

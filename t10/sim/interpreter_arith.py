@@ -146,6 +146,11 @@ MATH_FUNCTIONS: dict[type[Operation], Callable[..., Any]] = {
     math.PowFOp: np.power,
     math.AbsFOp: np.abs,
     math.LogOp: np.log,
+    math.CosOp: np.cos,
+    math.SinOp: np.sin,
+    math.FloorOp: np.floor,
+    math.CeilOp: np.ceil,
+    math.TruncOp: np.trunc,
 }
 """The `math` ops of element-wise kernel bodies, on float32 arrays (float32 in, float32 out)."""
 

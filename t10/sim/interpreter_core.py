@@ -11,13 +11,15 @@ from math import ceil, prod
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DictionaryAttr, StringAttr, TensorType
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, register_impls
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from t10.common import costs, exchange
+from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.plans import Layout, kernel_cycles
 from t10.common.tensor_expr import (
     COMBINER_IDENTITY,
@@ -525,6 +527,8 @@ class CoreFunctions(InterpreterFunctions):
             buffer.drop_values()
             return ()
         host = np.asarray(host, np.float32)
+        if buffer.data.dtype == np.float16:
+            _check_exact_integers(op.source, host)
         self.state.note_overflow(what, host, buffer.data.dtype)
         buffer.writable()[: layout.cores] = exchange.distribute(layout, host)
         return ()
@@ -715,6 +719,30 @@ class CoreFunctions(InterpreterFunctions):
         step.compute_cycles += costs.elementwise_cycles(self.state.chip, copied)
         step.use_cores(max(table_l.cores, ids_l.cores, dst.cores))
         return ()
+
+
+def _check_exact_integers(source: SSAValue, values: np.ndarray) -> None:
+    """An integer / bool input (an argument tagged `t10.onnx_type`) stored in fp16 must be
+    exact there (every integer with |x| <= 2048 is; larger ones only some): a comparison or a
+    selection on a rounded integer would be silently wrong."""
+    if not isinstance(source, BlockArgument) or not isinstance(
+        main := source.block.parent_op(), func.FuncOp
+    ):
+        return
+    attrs = main.arg_attrs.data[source.index] if main.arg_attrs else None
+    onnx_type = attrs.data.get(ONNX_TYPE_ATTR) if isinstance(attrs, DictionaryAttr) else None
+    if not isinstance(onnx_type, StringAttr):
+        return
+    lost = values.astype(np.float16).astype(np.float32) != values
+    if lost.any():
+        name = attrs.data.get(NAME_ATTR) if isinstance(attrs, DictionaryAttr) else None
+        label = name.data if isinstance(name, StringAttr) else f"input{source.index}"
+        at = tuple(int(i) for i in np.argwhere(lost)[0])
+        raise T10Error(
+            f"input '{label}' ({onnx_type.data}): value {int(values[at])} at index {list(at)} "
+            "is not exact in fp16 storage (integers with |x| <= 2048 are); t10 computes "
+            "integers exactly or not at all: simulate with --precision fp32"
+        )
 
 
 def _check_exchange(

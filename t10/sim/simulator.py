@@ -190,7 +190,11 @@ def simulate(
         name = current.op.name if current.op is not None else "?"
         raise T10Error(f"the simulator cannot run '{name}'") from None
     names = _attr_names(main.res_attrs, len(results), "output")
-    outputs = {name: np.asarray(value) for name, value in zip(names, results, strict=True)}
+    types = _attr_strings(main.res_attrs, len(results), ONNX_TYPE_ATTR)
+    outputs = {  # integer / bool outputs: exact floats, returned as the model's type
+        name: np.asarray(value) if onnx_type is None else np.asarray(value).astype(onnx_type)
+        for name, value, onnx_type in zip(names, results, types, strict=True)
+    }
     if timing_only:
         outputs = {}
     return SimResult(outputs=outputs, report=report.build(state))

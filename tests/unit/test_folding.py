@@ -108,17 +108,16 @@ def test_non_foldable_op_is_listed_as_unsupported() -> None:
 def test_fold_only_op_on_a_runtime_value() -> None:
     model = typed_model(
         [
-            node("Equal", ["x", "zero"], ["c"], name="eq"),
-            node("Where", ["c", "x", "zero"], ["y"], name="where"),
+            node("ConstantOfShape", ["s"], ["c"], name="cos"),
+            node("Add", ["c", "x"], ["y"]),
         ],
-        {"x": (TensorProto.FLOAT, [4, 3])},
+        {"x": (TensorProto.FLOAT, [4, 3]), "s": (TensorProto.INT64, [2])},
         ["y"],
-        {"zero": np.zeros(1, dtype=np.float32)},
     )
     with pytest.raises(
         T10Error,
-        match=r"node 'eq' \(Equal\): the result needs a runtime value, which t10 does not "
-        r"compute: input 'x' is computed at run time",
+        match=r"node 'cos' \(ConstantOfShape\): the result needs a runtime value, which t10 "
+        r"does not compute: input 's' is computed at run time",
     ):
         import_onnx(model)
 
@@ -396,19 +395,6 @@ def test_where_broadcasts_all_three_inputs(chip: str) -> None:
     assert np.isnan(outputs["y"][0, 0])
 
 
-def test_where_with_runtime_condition_is_refused() -> None:
-    model = typed_model(
-        [node("Where", ["c", "x", "x"], ["y"], name="where")],
-        {"c": (TensorProto.BOOL, [3]), "x": (TensorProto.FLOAT, [3])},
-        ["y"],
-    )
-    with pytest.raises(
-        T10Error,
-        match=r"graph input 'c' has element type BOOL; node 'where' \(Where\) reads it",
-    ):
-        import_onnx(model)
-
-
 @pytest.mark.parametrize(
     ("in_shape", "shape"), [([3, 1], [2, 3, 4]), ([1, 5], [4, 1]), ([2, 3], [1, 1])]
 )
@@ -477,26 +463,14 @@ def test_integer_input_used_by_compute_is_refused() -> None:
     )
     with pytest.raises(
         T10Error,
-        match=r"graph input 'ids' has element type INT64; node 'pow' \(Pow\) reads it "
-        r"\(as 'i'\): an integer graph input may only be cast to FLOAT",
+        match=r"node 'pow' \(Pow\): it reads the INT64 value 'i' at run time; t10 holds "
+        r"runtime integers and bools as exact float32 values",
     ):
         import_onnx(model)
 
 
-def test_integer_input_cast_to_another_integer_is_refused() -> None:
-    model = typed_model(
-        [
-            node("Cast", ["ids"], ["i"], name="cast", to=TensorProto.INT32),
-            node("Cast", ["i"], ["y"], to=TensorProto.FLOAT),
-        ],
-        {"ids": (TensorProto.INT64, [3])},
-        ["y"],
-    )
-    with pytest.raises(T10Error, match=r"node 'cast' \(Cast\) reads it"):
-        import_onnx(model)
-
-
-def test_integer_input_as_graph_output_is_refused() -> None:
+def test_integer_graph_output_keeps_its_type(chip: str) -> None:
+    """An INT64 graph output is computed as exact floats and returned as INT64."""
     graph = helper.make_graph(
         [node("Identity", ["ids"], ["out"])],
         "g",
@@ -504,10 +478,10 @@ def test_integer_input_as_graph_output_is_refused() -> None:
         [helper.make_tensor_value_info("out", TensorProto.INT64, [3])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
-    with pytest.raises(
-        T10Error, match=r"graph input 'ids' has element type INT64; it reaches graph output 'out'"
-    ):
-        import_onnx(model)
+    ids = np.array([-(2**24), 7, 2**24], dtype=np.int64)
+    out = run_and_check(model, chip, {"ids": ids}).result.outputs["out"]
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out, ids)
 
 
 def test_shape_of_integer_input_folds() -> None:

@@ -1,7 +1,8 @@
 """Issue 3's acceptance models: ONNX exports of Hugging Face `BertLayer`, `ViTModel` (1 layer)
 and `LlamaModel` (1 layer), and of hand-written `torch.nn` attention blocks, through both torch
 exporters (scripts/export_hf_models.py; tests/unit/data/EXPORTS.md lists their op types),
-compiled, simulated and checked against onnxruntime on both chips."""
+compiled, simulated and checked against onnxruntime on both chips; and (issue 14) BertModel and
+GPT2Model building their masks at run time from an INT64 `attention_mask`, also in fp16."""
 
 from __future__ import annotations
 
@@ -10,19 +11,27 @@ import onnx
 import pytest
 from helpers import DATA, TRANSFORMER_PREFIXES, random_onnx_inputs, run_and_check
 
+from t10 import driver
+
 EXPORTS = sorted(p.name for p in DATA.glob("*.onnx") if p.name.startswith(TRANSFORMER_PREFIXES))
 VOCAB = 128  # the Llama exports' vocab_size: token ids are drawn below it
 
 
 def inputs_for(model: onnx.ModelProto) -> dict[str, np.ndarray]:
     """`random_onnx_inputs` for the float inputs; seeded token ids for the INT64 ones
-    (`input_ids`)."""
+    (`input_ids`), and a mask of mixed 0 / 1 for an INT64 `attention_mask` (random, the
+    second sequence padded, the first key always attended)."""
     inputs = random_onnx_inputs(model)
     rng = np.random.default_rng(0)
     for i in model.graph.input:
         if i.type.tensor_type.elem_type == onnx.TensorProto.INT64:
             shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
-            inputs[i.name] = rng.integers(0, VOCAB, shape, dtype=np.int64)
+            if i.name == "attention_mask":
+                mask = rng.integers(0, 2, shape, dtype=np.int64)
+                mask[:, 0], mask[-1, -4:] = 1, 0
+                inputs[i.name] = mask
+            else:
+                inputs[i.name] = rng.integers(0, VOCAB, shape, dtype=np.int64)
     return inputs
 
 
@@ -41,3 +50,21 @@ def test_hf_exports_match_onnxruntime(name: str, chip: str) -> None:
     path = DATA / name
     model = onnx.load(path)
     run_and_check(path, chip, inputs_for(model), fuse=False)
+
+
+@pytest.mark.parametrize(
+    "name", ["hf_bert_ids_mask.dynamo.onnx", "hf_gpt2_ids_mask.torchscript.onnx"]
+)
+def test_runtime_masks_in_fp16(name: str) -> None:
+    """The INT64 mask is exact in fp16 storage; the float minimum the models mask with is
+    stored as -inf (a warning), which softmax turns into the same zeros."""
+    path = DATA / name
+    result = driver.run_model(
+        str(path),
+        "test-16",
+        inputs=inputs_for(onnx.load(path)),
+        precision="fp16",
+        check=driver.CHECK_TOLERANCES["fp16"],
+    )
+    assert result.check is not None and result.check.passed, result.check
+    assert any("fp16 overflow" in w for w in result.report["warnings"])

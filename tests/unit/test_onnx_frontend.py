@@ -531,10 +531,10 @@ def test_mlp_generic_names() -> None:
 def test_unsupported_ops_listed_together() -> None:
     model = make_model(
         [
-            helper.make_node("Cos", ["x"], ["t1"]),
+            helper.make_node("Acos", ["x"], ["t1"]),
             helper.make_node("Hardmax", ["t1"], ["s"]),
             helper.make_node("Relu", ["s"], ["r"]),
-            helper.make_node("Cos", ["r"], ["y"]),
+            helper.make_node("Acos", ["r"], ["y"]),
         ],
         [_vi("x", [2, 3])],
         [_vi("y", [2, 3])],
@@ -543,7 +543,7 @@ def test_unsupported_ops_listed_together() -> None:
     with pytest.raises(T10Error) as info:
         import_onnx(model)
     msg = str(info.value)
-    assert "unsupported ONNX operators in model 'x.onnx': Cos (2), Hardmax (1)" in msg
+    assert "unsupported ONNX operators in model 'x.onnx': Acos (2), Hardmax (1)" in msg
     assert f"supported: {', '.join(sorted(SUPPORTED_OPS))}" in msg
     assert {"MatMul", "Softmax", "Transpose", "Concat", "Gather", "Conv"} <= SUPPORTED_OPS.keys()
 
@@ -614,13 +614,13 @@ def test_non_f32_constant_node() -> None:
                 "Constant",
                 [],
                 ["k"],
-                value=numpy_helper.from_array(np.ones(3, dtype=np.int64), name="k"),
+                value=numpy_helper.from_array(np.ones(3, dtype=np.int8), name="k"),
             ),
         ],
         [],
-        [_vi("k", [3], TensorProto.INT64)],
+        [_vi("k", [3], TensorProto.INT8)],
     )
-    with pytest.raises(T10Error, match="INT64"):
+    with pytest.raises(T10Error, match="graph output 'k' has element type INT8"):
         import_onnx(model)
 
 
@@ -927,5 +927,5 @@ def test_cast_to_float_is_identity_others_are_refused() -> None:
 
     module = check_against_ort(cast_model(TensorProto.FLOAT))
     assert not generics(module)
-    with pytest.raises(T10Error, match=r"'cast' \(Cast\): Cast from FLOAT to FLOAT16 is not"):
+    with pytest.raises(T10Error, match=r"'cast' \(Cast\): Cast from FLOAT to FLOAT16 of a runtime"):
         import_onnx(cast_model(TensorProto.FLOAT16))

@@ -1,0 +1,113 @@
+"""Comparisons, logic, Where and Cast on runtime values (masks and selections).
+
+Runtime values are float32; INT64 / INT32 / BOOL values are held as the exact float of each
+integer (``importer.INTEGER_TYPES``). A comparison or logical op is an element-wise generic
+whose result is a float 0 / 1 (``select(cmpf p a b, 1.0, 0.0)``); logic reads only bools, which
+are always 0 / 1, so Not is ``1 - x``, And ``min``, Or ``max``, Xor ``a != b``. Where selects
+``x`` where the condition is not 0. Every op here keeps integers exact: its result is 0 / 1,
+one of its inputs, or (a Cast of a float to an integer) the truncation of a float, which is
+exact in float32 and in fp16 (a float with |x| >= 2**23 in f32, 2**10 in fp16, is already an
+integer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import onnx
+from xdsl.ir import SSAValue
+
+from t10.frontend.importer import (
+    FLOAT,
+    INTEGER_TYPES,
+    BodyBuilder,
+    BodyFn,
+    Importer,
+    dtype_name,
+    lowering,
+    node_attributes,
+)
+from t10.frontend.ops_elementwise import define_broadcast
+
+_COMPARISONS: dict[str, str] = {
+    "Equal": "oeq",
+    "Less": "olt",
+    "LessOrEqual": "ole",
+    "Greater": "ogt",
+    "GreaterOrEqual": "oge",
+}
+"""op_type → the ``arith.cmpf`` predicate (ordered: false on NaN, as onnxruntime)."""
+
+_LOGIC: dict[str, BodyFn] = {
+    "Not": lambda bb, x: bb.sub(bb.const(1.0), x[0]),
+    "And": lambda bb, x: bb.min(x[0], x[1]),
+    "Or": lambda bb, x: bb.max(x[0], x[1]),
+    "Xor": lambda bb, x: bb.flag(bb.cmpf_one(x[0], x[1])),
+}
+"""op_type → the body on 0 / 1 operands."""
+
+
+@lowering(*_COMPARISONS, integers=True)
+def lower_comparison(imp: Importer, node: onnx.NodeProto) -> None:
+    """``a <op> b`` as a float 0 / 1, the inputs broadcast (numpy)."""
+    predicate = _COMPARISONS[node.op_type]
+
+    def body(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+        return bb.flag(bb.cmpf(predicate, x[0], x[1]))
+
+    define_broadcast(imp, node, [imp.use(n) for n in node.input], body)
+
+
+@lowering(*_LOGIC, integers=True)
+def lower_logic(imp: Importer, node: onnx.NodeProto) -> None:
+    """Logic on bools (0 / 1), the inputs broadcast (numpy)."""
+    define_broadcast(imp, node, [imp.use(n) for n in node.input], _LOGIC[node.op_type])
+
+
+@lowering("Where", integers=True)
+def lower_where(imp: Importer, node: onnx.NodeProto) -> None:
+    """``select(c != 0, x, y)``, all three broadcast (numpy); a known condition is a float32
+    0 / 1 constant (``Importer.mask``), a runtime one a bool value."""
+    cond, x, y = node.input
+    condition = imp.mask(node, cond) if imp.is_known(cond) else imp.use(cond)
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        return bb.select(bb.cmpf_one(v[0], bb.const(0.0)), v[1], v[2])
+
+    define_broadcast(imp, node, [condition, imp.use(x), imp.use(y)], body)
+
+
+_CAST_TARGETS = (FLOAT, *INTEGER_TYPES)
+
+
+def _nonzero(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    """``x != 0`` as 0 / 1, NaN true (unordered), as a C cast to bool."""
+    return bb.flag(bb.cmpf("une", x[0], bb.const(0.0)))
+
+
+def _truncate(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+    return bb.trunc(x[0])
+
+
+@lowering("Cast", attributes={"to", "saturate", "round_mode"}, integers=True)  # float8 only
+def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
+    """Cast between FLOAT, INT64, INT32 and BOOL of a runtime value. To FLOAT, and between
+    integer types, is the identity (integers are held exactly, |x| <= 2**24, so INT64 → INT32
+    never wraps); to BOOL is ``x != 0``; FLOAT to an integer type truncates toward zero
+    (exact; a NaN, infinite or out-of-range float, undefined in ONNX, stays as is). Casts of
+    known values are folded."""
+    to = int(node_attributes(node)["to"])
+    source = imp.elem_type(node.input[0])
+    if to not in _CAST_TARGETS:
+        raise imp.node_error(
+            node,
+            f"Cast from {dtype_name(source)} to {dtype_name(to)} of a runtime value is not "
+            "supported: t10 computes float32, and holds INT64, INT32 and BOOL values as exact "
+            "float32 values; it casts only between FLOAT, INT64, INT32 and BOOL",
+        )
+    if to == onnx.TensorProto.BOOL and source != to:
+        define_broadcast(imp, node, [imp.use(node.input[0])], _nonzero)
+    elif to in INTEGER_TYPES and source == FLOAT:
+        define_broadcast(imp, node, [imp.use(node.input[0])], _truncate)
+    else:
+        imp.pass_through(node)
