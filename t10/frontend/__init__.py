@@ -47,6 +47,7 @@ from xdsl.utils.frontend import Frontend
 
 # Each ops_* module registers its lowerings in importer.SUPPORTED_OPS when imported.
 from t10.frontend import (
+    ops_batchnorm,  # noqa: F401
     ops_compile_time,  # noqa: F401
     ops_conv,  # noqa: F401
     ops_elementwise,  # noqa: F401

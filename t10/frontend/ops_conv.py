@@ -26,6 +26,7 @@ what is supported.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import count
 from math import prod
 
@@ -35,7 +36,9 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.view_maps import reshape_map, transpose_map
+from t10.errors import T10Error
 from t10.frontend.importer import Importer, Shape, lowering, node_attributes, node_inputs
+from t10.frontend.ops_batchnorm import batch_norm_affine
 from t10.frontend.windows import ints, windows
 
 SUPPORTED_CONV = (
@@ -77,9 +80,12 @@ def _check_shapes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> in
     return group
 
 
-def _weight_matrices(imp: Importer, node: onnx.NodeProto, name: str, group: int) -> SSAValue:
-    """The weight [O, Cg, k...] as G [K, Og] matrices: a [G, K, Og] float32 constant, or
-    [K, O] when G = 1 (made once per weight and group count)."""
+def _weight_matrices(
+    imp: Importer, node: onnx.NodeProto, name: str, group: int, fold: _Fold | None
+) -> SSAValue:
+    """The weight [O, Cg, k...] (each output channel scaled by a folded BatchNormalization's
+    `a`) as G [K, Og] matrices: a [G, K, Og] float32 constant, or [K, O] when G = 1 (made
+    once per weight, group count and fold)."""
     if not imp.is_known(name):
         raise imp.node_error(
             node,
@@ -87,6 +93,7 @@ def _weight_matrices(imp: Importer, node: onnx.NodeProto, name: str, group: int)
             f"node); {SUPPORTED_CONV}",
         )
     key = f"{name}/as_patch_matrix" + (f"_g{group}" if group > 1 else "")
+    key += f"/{fold.node.output[0]}_folded" if fold else ""
     if key not in imp.values:
         w = imp.constant(name)
         if w.dtype != np.float32:
@@ -94,11 +101,46 @@ def _weight_matrices(imp: Importer, node: onnx.NodeProto, name: str, group: int)
                 node,
                 f"weight '{name}' has element type {w.dtype}; t10 computes float32 (FLOAT) only",
             )
+        if fold:
+            w = (w * fold.scale.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
         out_channels = w.shape[0]
         grouped = w.reshape(group, out_channels // group, -1).transpose(0, 2, 1)
         matrix = np.ascontiguousarray(grouped if group > 1 else grouped[0])
         imp.add_constant(key, matrix, hoist=name in imp.initializers)
     return imp.values[key]
+
+
+@dataclass(frozen=True)
+class _Fold:
+    """A BatchNormalization folded into the Conv whose output it alone reads."""
+
+    node: onnx.NodeProto
+    scale: np.ndarray
+    shift: np.ndarray
+
+
+def _batch_norm_to_fold(imp: Importer, node: onnx.NodeProto, y_shape: Shape) -> _Fold | None:
+    """The BatchNormalization that is the only reader of the Conv's output (not a graph
+    output), when its parameters and the Conv's bias are known."""
+    y = node.output[0]
+    readers = [n for n in imp.graph.node if y in n.input]
+    if (
+        len(readers) != 1
+        or readers[0].op_type != "BatchNormalization"
+        or readers[0].domain not in ("", "ai.onnx")
+        or list(readers[0].input).count(y) != 1
+        or readers[0].input[0] != y
+        or any(vi.name == y for vi in imp.graph.output)
+    ):
+        return None
+    names = node_inputs(node)
+    if len(names) > 2 and not imp.is_known(names[2]):
+        return None
+    try:
+        scale, shift = batch_norm_affine(imp, readers[0], y_shape)
+    except T10Error:  # not foldable: its own lowering refuses it, naming it
+        return None
+    return _Fold(readers[0], scale, shift)
 
 
 @lowering(
@@ -111,10 +153,16 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     w_shape = imp.shape_of(names[1])
     group = _check_shapes(imp, node, x_shape, w_shape)
     win = windows(imp, node, x_shape[2:], w_shape[2:])
-    weight = _weight_matrices(imp, node, names[1], group)
+    fold = _batch_norm_to_fold(imp, node, (x_shape[0], w_shape[0], *win.out))
+    weight = _weight_matrices(imp, node, names[1], group, fold)
     bias = imp.use(names[2]) if len(names) > 2 else None
     n, channels = x_shape[:2]
     out_channels = w_shape[0]
+    if fold:
+        known = imp.constant(names[2]).astype(np.float64) if bias else 0.0
+        folded = (known * fold.scale + fold.shift).astype(np.float32)
+        name = f"{fold.node.output[0]}_folded_bias"
+        bias = imp.add_constant(name, folded, hoist=True), folded.shape
     if bias is not None and bias[1] != (out_channels,):
         raise imp.node_error(
             node,
@@ -157,13 +205,15 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     if bias is not None:
         b, b_shape = bias
         if g:
-            b_shape, b = (group, 1, og), imp.view(
-                b, b_shape, (group, 1, og), reshape_map(b_shape, (group, 1, og)), next(index)
-            )
-        y = imp.elementwise([(y, out), (b, b_shape)], out, lambda bb, v: bb.add(v[0], v[1]), next(index))
+            per_group = (group, 1, og)
+            b = imp.view(b, b_shape, per_group, reshape_map(b_shape, per_group), next(index))
+            b_shape = per_group
+        y = imp.elementwise(
+            [(y, out), (b, b_shape)], out, lambda bb, v: bb.add(v[0], v[1]), next(index)
+        )
     perm = (*range(lead), lead + 1, lead)
     moved = tuple(out[p] for p in perm)
     y = imp.view(y, out, moved, transpose_map(perm), next(index))
     result = (n, out_channels, *win.out)
     y = imp.view(y, moved, result, reshape_map(moved, result), next(index))
-    imp.define(node.output[0], y, result)
+    imp.define(fold.node.output[0] if fold else node.output[0], y, result)
