@@ -43,6 +43,12 @@ def _pool_windows(imp: Importer, node: onnx.NodeProto) -> tuple[SSAValue, Window
             f"the input {list(shape)}",
         )
     win = windows(imp, node, shape[2:], tuple(kernel), ceil_mode=bool(attrs.get("ceil_mode", 0)))
+    if any(p >= k for p, k in zip((*win.before, *win.after), kernel * 2, strict=True)):
+        raise imp.node_error(
+            node,
+            f"pads before {list(win.before)} and after {list(win.after)} must be smaller than "
+            f"kernel_shape {kernel}: a window of padding only has no maximum or average",
+        )
     rank = len(kernel)
     viewed = (*shape[:2], *win.out, *win.kernel)
     dim = AffineExpr.dimension

@@ -354,16 +354,32 @@ compile time. A Gather's `indices` stay runtime inputs: a Gather of runtime indi
 `rtensor.gather` (token ids)."""
 
 
+WEIGHT_OPERANDS = {"Conv": (1,), "BatchNormalization": (1, 2, 3, 4)}
+"""Operand positions (per op type) that t10 needs at compile time and exported models hold as
+initializers (a Conv's weight, a BatchNormalization's scale, bias and statistics): the harness
+freezes the graph inputs read there too."""
+
+
+def _weight_inputs(model: onnx.ModelProto) -> set[str]:
+    return {
+        node.input[i]
+        for node in model.graph.node
+        for i in WEIGHT_OPERANDS.get(_op_key(node), ())
+        if i < len(node.input)
+    }
+
+
 def _freeze_parameters(
     model: onnx.ModelProto, inputs: Sequence[object]
 ) -> tuple[onnx.ModelProto, list[object]]:
-    """`model` with its parameter inputs turned into initializers of the given values, and
-    the remaining inputs."""
+    """`model` with its parameter and weight inputs turned into initializers of the given
+    values, and the remaining inputs."""
     graph_inputs = [i for i in model.graph.input if i.name not in _initializers(model)]
+    weights = _weight_inputs(model)
     frozen = {
         vi.name: _array(value)
         for vi, value in zip(graph_inputs, inputs, strict=True)
-        if PARAMETER_INPUTS.get(vi.name) == vi.type.tensor_type.elem_type
+        if PARAMETER_INPUTS.get(vi.name) == vi.type.tensor_type.elem_type or vi.name in weights
     }
     if not frozen:
         return model, list(inputs)
