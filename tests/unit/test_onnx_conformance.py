@@ -42,11 +42,13 @@ MIN_PASSED: dict[str, int] = {
     "Max": 4,
     "Min": 4,
     "Add": 4,
+    "AveragePool": 20,
+    "BatchNormalization": 2,  # the other two train (training_mode 1)
     "Cast": 0,  # every case casts to or from another element type
     "Concat": 34,
     "Constant": 17,  # many cases give axes, shapes, ... as Constant nodes (folded)
     "ConstantOfShape": 0,  # every case takes the shape as a runtime graph input
-    "Conv": 0,  # every case pads or overlaps its windows (and takes W as a runtime input)
+    "Conv": 9,  # W frozen (WEIGHT_OPERANDS); ConvInteger is not supported
     "Div": 19,
     "Dropout": 4,
     "Equal": 0,  # every case compares runtime graph inputs
@@ -57,9 +59,13 @@ MIN_PASSED: dict[str, int] = {
     "Gelu": 4,
     "Gather": 13,  # runtime indices (rtensor.gather) and constant ones in rotary embeddings
     "Gemm": 11,
+    "GlobalAveragePool": 2,
+    "GlobalMaxPool": 2,
     "Identity": 2,
     "LayerNormalization": 19,
+    "LRN": 2,
     "MatMul": 7,
+    "MaxPool": 16,  # the others return Indices or pool UINT8
     "Mul": 3,
     "Neg": 2,
     "Pad": 0,  # every case takes the pads as a runtime graph input or pads INT32 tensors
@@ -162,14 +168,6 @@ def _integer_input(name: str, dtype: str, op: str) -> str:
 _DROPOUT_MASK = r"the mask output 'z' is used; only inference Dropout"
 _TRAINING_MODE = "graph input 't' has element type BOOL;"  # training_mode is a runtime input
 
-_PATCH_CONV_ONLY = "is not supported; t10 supports Conv only as a patch embedding"
-
-
-def _conv(attribute: str) -> str:
-    """A Conv case refused for `attribute` (the first one outside the patchify convolution)."""
-    return rf"node 'Conv_0' \(Conv\): attribute {attribute} .*{_PATCH_CONV_ONLY}"
-
-
 EXPECTED_UNSUPPORTED: dict[str, str] = {
     **{
         f"test_{op}_{suffix}": f"graph input 'x' has element type {dtype}; only float32"
@@ -239,17 +237,17 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     },
     "test_reduce_max_bool_inputs": "graph input 'data' has element type BOOL;",
     "test_reduce_max_empty_set_bool": "graph input 'data' has element type BOOL;",
-    "test_basic_conv_with_padding": _conv(r"pads \[1, 1, 1, 1\]"),
-    "test_basic_conv_without_padding": _conv(r"strides \[1, 1\] with kernel_shape \[3, 3\]"),
-    "test_conv_with_strides_padding": _conv(r"pads \[1, 1, 1, 1\]"),
-    "test_conv_with_strides_no_padding": _conv(r"strides \[2, 2\] with kernel_shape \[3, 3\]"),
-    "test_conv_with_strides_and_asymmetric_padding": _conv(r"pads \[1, 0, 1, 0\]"),
-    "test_conv_with_autopad_same": _conv("auto_pad=SAME_LOWER"),
     **{
-        f"test_causal_conv_with_state_{case}_expanded": r"node 'Conv_4' \(Conv\): a 1-D "
-        "convolution .* is not supported"
-        for case in ("decode_step", "with_bias_and_past_state", "with_past_state")
+        f"test_batchnorm_{case}_training_mode": r"node 'BatchNormalization_0' "
+        r"\(BatchNormalization\): attribute training_mode=1 is not supported; t10 supports "
+        "BatchNormalization in inference mode"
+        for case in ("example", "epsilon")
     },
+    "test_maxpool_2d_uint8": "graph input 'x' has element type UINT8;",
+    "test_maxpool_with_argmax_2d_precomputed_pads": r"node 'MaxPool_0' \(MaxPool\): the "
+    "Indices output 'z' is not supported",
+    "test_maxpool_with_argmax_2d_precomputed_strides": r"node 'MaxPool_0' \(MaxPool\): "
+    r"attribute storage_order=1 \(column-major Indices\) is not supported",
     "test_where_long_example": _integer_input("x", "INT64", "Where"),
     **{
         f"test_{case}": _integer_input("pads", "INT64", "Pad")
@@ -279,8 +277,8 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
 }
 """Case name → regex its `T10Error` message must match: the cases outside what the compiler
 supports (non-float32 element types, integer graph inputs used other than by a Cast to FLOAT,
-non-tensor values, Dropout training mode or mask, Convs other than a patch
-embedding (padding, overlapping windows), and runtime shapes,
+non-tensor values, Dropout training mode or mask, BatchNormalization training mode, MaxPool
+Indices, and runtime shapes,
 conditions and the other inputs of ops that t10 evaluates only at compile time)."""
 
 
@@ -324,15 +322,21 @@ def _compile(model: onnx.ModelProto) -> ModuleOp:
     return compile_model(model, CHIP).module
 
 
+ROUNDED_CASES = {"test_averagepool_2d_ceil_last_window_starts_on_pad": 5e-5}
+"""Cases whose expected outputs are written rounded (here to 4 decimals; onnxruntime computes
+what t10 does): their absolute tolerance is half the last written digit."""
+
+
 def _mismatch(
     model: onnx.ModelProto, outputs: dict[str, np.ndarray], expected: Sequence[object]
 ) -> str | None:
     """Why the simulated outputs differ from the expected ones (None when they agree)."""
+    atol = ROUNDED_CASES.get(model.graph.name, ATOL)
     for vi, want in zip(model.graph.output, map(_array, expected), strict=True):
         if want.dtype != np.float32:
             return f"output '{vi.name}' is expected as {want.dtype}, the compiler made float32"
         try:
-            np.testing.assert_allclose(outputs[vi.name], want, rtol=RTOL, atol=ATOL)
+            np.testing.assert_allclose(outputs[vi.name], want, rtol=RTOL, atol=atol)
         except AssertionError as e:
             return f"output '{vi.name}': {e}"
     return None
