@@ -491,7 +491,11 @@ def test_resnet50_has_the_torchvision_topology() -> None:
     counts = Counter(n.op_type for n in model.graph.node)
     assert counts["Conv"] == counts["BatchNormalization"] == 53
     assert counts["Add"] == 16 and counts["MaxPool"] == counts["GlobalAveragePool"] == 1
-    strides = {n.name: list(n.attribute[1].ints) for n in model.graph.node if n.op_type == "Conv"}
+    strides = {
+        n.name: next(list(a.ints) for a in n.attribute if a.name == "strides")
+        for n in model.graph.node
+        if n.op_type == "Conv"
+    }
     assert strides["layer2/0/conv2/Conv"] == [2, 2]  # v1.5: the stride in the 3x3 conv
     assert strides["layer2/0/conv1/Conv"] == [1, 1]
     small = ZOO["resnet50"].build(2, 32, layers=2)
@@ -505,10 +509,11 @@ def test_resnet50_has_the_torchvision_topology() -> None:
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_resnet50_compiles_simulates_and_matches_onnxruntime(precision: str) -> None:
     """The stem, the first stage (3 blocks, the first with a downsample) and the first block
-    of the second (stride 2) on a 32x32 image on test-16, against onnxruntime."""
+    of the second (stride 2) on a 32x32 image on test-16 (10 classes), against onnxruntime."""
     from t10.driver import CHECK_TOLERANCES, run_model
 
-    model = ZOO["resnet50"].build(1, 32, layers=4)
+    model = ZOO["resnet50"].build(1, 32, layers=4,
+                                  config=replace(ZOO["resnet50"].config, labels=10))
     result = run_model(model, chip="test-16", check=CHECK_TOLERANCES[precision],
                        precision=precision)
     assert result.check is not None and result.check.passed, result.check
