@@ -3,7 +3,7 @@
 See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes one or more
 ``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
 
-* contractions (MatMul, Gemm, the patch-embedding Conv of ``ops_conv``) have the body
+* contractions (MatMul, Gemm, the im2col Conv of ``ops_conv``) have the body
   ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat ``arith.constant`` as ``outs``;
 * element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
   Gelu, Relu, the Gemm epilogue) are all-parallel generics with a ``tensor.empty`` as ``outs``
