@@ -155,20 +155,21 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     win = windows(imp, node, x_shape[2:], w_shape[2:])
     fold = _batch_norm_to_fold(imp, node, (x_shape[0], w_shape[0], *win.out))
     weight = _weight_matrices(imp, node, names[1], group, fold)
-    bias = imp.use(names[2]) if len(names) > 2 else None
     n, channels = x_shape[:2]
     out_channels = w_shape[0]
+    has_bias = len(names) > 2
+    if has_bias and (b_shape := imp.shape_of(names[2])) != (out_channels,):
+        raise imp.node_error(
+            node,
+            f"bias B has shape {list(b_shape)}; it must be [{out_channels}] (one per output "
+            "channel)",
+        )
+    bias = imp.use(names[2]) if has_bias and not fold else None
     if fold:
-        known = imp.constant(names[2]).astype(np.float64) if bias else 0.0
+        known = imp.constant(names[2]).astype(np.float64) if has_bias else 0.0
         folded = (known * fold.scale + fold.shift).astype(np.float32)
         name = f"{fold.node.output[0]}_folded_bias"
         bias = imp.add_constant(name, folded, hoist=True), folded.shape
-    if bias is not None and bias[1] != (out_channels,):
-        raise imp.node_error(
-            node,
-            f"bias B has shape {list(bias[1])}; it must be [{out_channels}] (one per output "
-            "channel)",
-        )
     rank = len(win.size)
     cg, og = channels // group, out_channels // group
     g = (group,) if group > 1 else ()  # the group dim, present only for G > 1

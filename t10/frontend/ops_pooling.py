@@ -155,11 +155,12 @@ def lower_lrn(imp: Importer, node: onnx.NodeProto) -> None:
     x, shape = imp.use(node.input[0])
     attrs = node_attributes(node)
     size = int(attrs["size"])
-    if len(shape) < 2 or size < 1:
+    if len(shape) < 2 or size < 1 or size % 2 == 0:
         raise imp.node_error(
             node,
             f"size={size} over input shape {list(shape)} is not supported; t10 supports LRN "
-            "of a positive size over an input [N, C, ...]",
+            "of an odd size over an input [N, C, ...] (onnxruntime refuses even sizes, whose "
+            "window is off centre)",
         )
     alpha, beta = float(attrs.get("alpha", 1e-4)), float(attrs.get("beta", 0.75))
     bias = float(attrs.get("bias", 1.0))

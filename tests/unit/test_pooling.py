@@ -166,8 +166,13 @@ def _with_indices(model: onnx.ModelProto) -> onnx.ModelProto:
             r"node 'pool' \(AveragePool\): pads before \[1, 1\] and after \[3, 1\] must be "
             r"smaller than kernel_shape \[3, 3\]",
         ),
+        (
+            pool_model("LRN", (1, 4, 2, 2), size=2),
+            r"node 'pool' \(LRN\): size=2 over input shape \[1, 4, 2, 2\] is not supported; "
+            "t10 supports LRN of an odd size",
+        ),
     ],
-    ids=["indices", "storage_order", "pads"],
+    ids=["indices", "storage_order", "pads", "LRN even size"],
 )
 def test_bad_pools_are_clear_errors(model: onnx.ModelProto, message: str) -> None:
     with pytest.raises(T10Error, match=message):
