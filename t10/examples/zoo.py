@@ -848,8 +848,10 @@ def format_list() -> str:
             text += " (hidden states)"
             if m.takes_token_ids_option:
                 text += f"; --token-ids: {_inputs_text(m, token_ids=True)}"
-        rows.append((m.name, f"1-{cfg.layers}", str(cfg.hidden), str(cfg.heads),
-                     str(cfg.intermediate), text))
+        elif cfg.family == "resnet":
+            text += " (layers: bottleneck blocks)"
+        rows.append((m.name, f"1-{cfg.layers}", str(cfg.hidden), str(cfg.heads or "-"),
+                     str(cfg.intermediate or "-"), text))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines = []
     for r in rows:
@@ -860,7 +862,8 @@ def format_list() -> str:
     lines += [f"{m.name.ljust(widths[0])}  {m.description}" for m in ZOO.values()]
     lines += [
         "",
-        "defaults: --batch 1, --seq 128 (ViT: 197 tokens = --image-size 224), --layers 1, "
+        "defaults: --batch 1, --seq 128 (ViT: 197 tokens = --image-size 224; resnet50: the "
+        "image side, 224), --layers 1, "
         "--seed 0; float32, opset 17, static shapes; weights over 1 GiB go to FILE.onnx.data "
         "(docs/zoo.md)",
     ]
