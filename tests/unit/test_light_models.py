@@ -2,7 +2,9 @@
 one-value ConstantOfShape weights replaced by seeded random ones and converted to opset 13,
 compiled for ipu-mk2, simulated and checked against onnxruntime.
 
-squeezenet runs by default (about 35 s here); the others take minutes each:
+squeezenet runs by default (about 35 s here); the others pass too, in (on this 2-core machine)
+alexnet 36 s, zfnet512 48 s, inception_v1 122 s, inception_v2 126 s, densenet121 152 s and
+vgg19 188 s:
 
     T10_LIGHT_MODELS=all .venv/bin/pytest -q tests/unit/test_light_models.py
     T10_LIGHT_MODELS=bvlc_alexnet,inception_v1 .venv/bin/pytest -q tests/unit/test_light_models.py
