@@ -1,4 +1,4 @@
-"""The built-in transformer model zoo (``t10.examples.zoo``).
+"""The built-in model zoo (``t10.examples.zoo``): the transformers and resnet50.
 
 Every model is checked by the ONNX checker and run by onnxruntime at its published dimensions
 with a short sequence (seq 8; ViT 5 tokens = a 32×32 image), except that llama2-7b — whose one
