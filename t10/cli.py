@@ -618,7 +618,7 @@ def make_parser() -> argparse.ArgumentParser:
     bench.add_arguments(bm)
     bm.set_defaults(handler=_cmd_bench_matmuls)
 
-    z = sub.add_parser("zoo", help="write a built-in transformer model (BERT, ViT, Llama 2, OPT)",
+    z = sub.add_parser("zoo", help="write a built-in model (BERT, ViT, Llama 2, OPT, ResNet-50)",
                        description="Write a seeded float32 ONNX model of the zoo (published "
                                    "dimensions, static shapes; docs/zoo.md), or list them.")
     z.add_argument("name", nargs="?", metavar="NAME", help="the model (see --list)")
@@ -628,7 +628,8 @@ def make_parser() -> argparse.ArgumentParser:
     z.add_argument("--seq", type=int, default=None,
                    help="sequence length (default 128; ViT: tokens incl. CLS, default 197)")
     z.add_argument("--image-size", type=int, default=None, metavar="N",
-                   help="ViT only: image side in pixels, a multiple of 16 (default 224)")
+                   help="ViT and resnet50: image side in pixels (ViT: a multiple of 16; "
+                        "default 224)")
     z.add_argument("--layers", type=int, default=1,
                    help="how many layers, up to the published count (default 1)")
     z.add_argument("--seed", type=int, default=0, help="seed of the weights (default 0)")

@@ -1,6 +1,6 @@
-"""Built-in transformer model zoo: seeded ONNX models built with ``onnx.helper`` (no torch).
+"""Built-in model zoo: seeded ONNX models built with ``onnx.helper`` (no torch).
 
-Six models with their published dimensions (``docs/zoo.md`` gives the sources):
+Seven models with their published dimensions (``docs/zoo.md`` gives the sources):
 
 - ``bert-base``, ``bert-large``: BERT encoders — token, position and segment embeddings,
   post-LayerNorm layers (attention, GELU MLP), tanh pooler; inputs ``input_ids``,
@@ -14,6 +14,13 @@ Six models with their published dimensions (``docs/zoo.md`` gives the sources):
 - ``opt-1.3b``: OPT decoder layers — learned positions (offset 2), pre-LayerNorm, causal
   attention, ReLU MLP, final LayerNorm; input ``hidden_states`` or, with ``token_ids=True``,
   ``input_ids`` gathered from the 50272×2048 token table.
+
+- ``resnet50``: torchvision's ResNet-50 (v1.5: the stride in the 3×3 convolution) as its
+  exporter emits it — Conv (no bias) → BatchNormalization → Relu, max pool, 16 bottleneck
+  blocks (``layers``: the first 1..16), GlobalAveragePool → Flatten → Gemm; input
+  ``pixel_values`` of side ``seq`` (default 224). Conv weights follow torchvision's Kaiming
+  normal (fan out); the BatchNormalization parameters are 1 + N(0, 0.02²) (scale, variance)
+  and N(0, 0.02²) (bias, mean).
 
 Every model is float32, opset 17, static shapes, structured as the PyTorch exporters emit it
 (attention: MatMul Q/K/V + Reshape + Transpose to heads, batched MatMul, scaling, mask Add,
@@ -77,7 +84,7 @@ _MIN_EXTERNAL = 1024  # smaller tensors stay inside the model file
 class ZooConfig:
     """The architecture of one model family member (published figures; see docs/zoo.md)."""
 
-    family: str  # "bert" | "vit" | "llama" | "opt"
+    family: str  # "bert" | "vit" | "llama" | "opt" | "resnet"
     hidden: int
     heads: int
     intermediate: int
@@ -119,9 +126,11 @@ class ZooModel:
     def seq_for_image(self, image_size: int) -> int:
         """ViT: the token count (patches + CLS) of a square image of side ``image_size``."""
         cfg = self.config
+        if cfg.family == "resnet":
+            return image_size
         if cfg.family != "vit":
-            raise T10Error(f"{self.name}: --image-size applies to the ViT models only; "
-                           "use --seq")
+            raise T10Error(f"{self.name}: --image-size applies to the ViT and ResNet models "
+                           "only; use --seq")
         if image_size < 1 or image_size % cfg.patch:
             raise T10Error(f"{self.name}: --image-size must be a positive multiple of the "
                            f"patch size {cfg.patch}, got {image_size}")
@@ -138,8 +147,8 @@ class ZooModel:
         if cfg.family == "bert":
             return [(n, "int64", (b, s))
                     for n in ("input_ids", "token_type_ids", "attention_mask")]
-        if cfg.family == "vit":
-            side = _image_side(cfg, s)
+        if cfg.family in ("vit", "resnet"):
+            side = s if cfg.family == "resnet" else _image_side(cfg, s)
             return [("pixel_values", "float32", (b, cfg.channels, side, side))]
         if token_ids:
             return [("input_ids", "int64", (b, s))]
@@ -230,6 +239,9 @@ class ZooModel:
                     f"{self.name}: --seq {seq} is not a ViT token count: (image side / "
                     f"{cfg.patch})² patches + 1 CLS token, e.g. 5 (image 32), 50 (image 112), "
                     f"197 (image 224); or pass --image-size")
+        elif cfg.family == "resnet" and seq < 32:
+            raise T10Error(f"{self.name}: --seq (the image side) must be at least 32 (the "
+                           f"stride of the last stage), got {seq}")
         elif cfg.max_positions and seq > cfg.max_positions:
             raise T10Error(f"{self.name}: --seq must be at most {cfg.max_positions} (its "
                            f"maximum position count), got {seq}")
@@ -251,6 +263,9 @@ def _layer_params(cfg: ZooConfig) -> int:
 def _image_side(cfg: ZooConfig, seq: int) -> int:
     return math.isqrt(max(seq - 1, 0)) * cfg.patch
 
+
+_RESNET50_BLOCKS = (3, 4, 6, 3)
+"""Bottleneck blocks per stage (widths 64, 128, 256, 512; expansion 4)."""
 
 _DTYPES = {"int64": TensorProto.INT64, "float32": TensorProto.FLOAT}
 
@@ -301,6 +316,14 @@ ZOO: dict[str, ZooModel] = {
             "ReLU MLP, final LayerNorm; hidden-state input (--token-ids: token ids)",
             ZooConfig(family="opt", hidden=2048, heads=32, intermediate=8192, layers=24,
                       eps=1e-5, vocab=50272, max_positions=2048, position_offset=2),
+        ),
+        ZooModel(
+            "resnet50",
+            "ResNet-50 v1.5 (torchvision): Conv/BatchNormalization/Relu stem and max pool, "
+            "bottleneck blocks, global average pool, 1000-class head",
+            ZooConfig(family="resnet", hidden=2048, heads=0, intermediate=0,
+                      layers=sum(_RESNET50_BLOCKS), eps=1e-5, labels=1000),
+            default_seq=224,
         ),
     ]
 }
@@ -688,7 +711,63 @@ def _decoder(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
     return [("last_hidden_state", (b, s, h))]
 
 
+def _conv_bn(g: _Graph, prefix: str, bn: str, x: str, fan_in: int, fan_out: int,
+             kernel: int, stride: int = 1, relu: bool = True) -> str:
+    """torchvision's Conv2d (bias=False, padding kernel // 2) → BatchNorm2d (→ ReLU)."""
+    weight = f"{_dotted(prefix)}.weight"
+    shape = (fan_out, fan_in, kernel, kernel)
+
+    def make() -> np.ndarray:
+        rng = np.random.default_rng([g.seed, zlib.crc32(weight.encode())])
+        std = math.sqrt(2.0 / (fan_out * kernel * kernel))  # kaiming_normal_, mode="fan_out"
+        return (rng.standard_normal(shape) * std).astype(np.float32)
+
+    g.inits.append(g.sink.weight(weight, shape, make))
+    pad = kernel // 2
+    y = g.op("Conv", [x, weight], f"{prefix}/Conv", kernel_shape=[kernel, kernel],
+             strides=[stride, stride], pads=[pad] * 4)
+    params = [
+        g.param(f"{_dotted(bn)}.{name}", (fan_out,), kind)
+        for name, kind in (("weight", "scale"), ("bias", "normal"), ("running_mean", "normal"),
+                           ("running_var", "scale"))
+    ]
+    y = g.op("BatchNormalization", [y, *params], f"{bn}/BatchNormalization",
+             epsilon=g.cfg.eps)
+    return g.op("Relu", [y], f"{bn}/Relu") if relu else y
+
+
+def _bottleneck(g: _Graph, prefix: str, x: str, fan_in: int, width: int, stride: int) -> str:
+    y = _conv_bn(g, f"{prefix}/conv1", f"{prefix}/bn1", x, fan_in, width, 1)
+    y = _conv_bn(g, f"{prefix}/conv2", f"{prefix}/bn2", y, width, width, 3, stride)
+    y = _conv_bn(g, f"{prefix}/conv3", f"{prefix}/bn3", y, width, 4 * width, 1, relu=False)
+    if stride != 1 or fan_in != 4 * width:
+        x = _conv_bn(g, f"{prefix}/downsample/0", f"{prefix}/downsample/1", x, fan_in,
+                     4 * width, 1, stride, relu=False)
+    y = g.op("Add", [y, x], f"{prefix}/Add")
+    return g.op("Relu", [y], f"{prefix}/Relu")
+
+
+def _resnet(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
+    cfg = g.cfg
+    x = _conv_bn(g, "conv1", "bn1", "pixel_values", cfg.channels, 64, 7, 2)
+    x = g.op("MaxPool", [x], "maxpool/MaxPool", kernel_shape=[3, 3], strides=[2, 2],
+             pads=[1, 1, 1, 1])
+    fan_in, block = 64, 0
+    for stage, blocks in enumerate(_RESNET50_BLOCKS):
+        width = 64 << stage
+        for i in range(min(blocks, layers - block)):
+            stride = 2 if stage > 0 and i == 0 else 1
+            x = _bottleneck(g, f"layer{stage + 1}/{i}", x, fan_in, width, stride)
+            fan_in = 4 * width
+        block += blocks
+    x = g.op("GlobalAveragePool", [x], "avgpool/GlobalAveragePool")
+    x = g.op("Flatten", [x], "Flatten", axis=1)
+    _gemm_head(g, "fc", x, fan_in, cfg.labels, output="logits")
+    return [("logits", (g.batch, cfg.labels))]
+
+
 _BUILDERS: dict[str, Callable[[_Graph, int, bool], _Outputs]] = {
+    "resnet": _resnet,
     "bert": _bert,
     "vit": _vit,
     "llama": _decoder,
@@ -769,8 +848,10 @@ def format_list() -> str:
             text += " (hidden states)"
             if m.takes_token_ids_option:
                 text += f"; --token-ids: {_inputs_text(m, token_ids=True)}"
-        rows.append((m.name, f"1-{cfg.layers}", str(cfg.hidden), str(cfg.heads),
-                     str(cfg.intermediate), text))
+        elif cfg.family == "resnet":
+            text += " (layers: bottleneck blocks)"
+        rows.append((m.name, f"1-{cfg.layers}", str(cfg.hidden), str(cfg.heads or "-"),
+                     str(cfg.intermediate or "-"), text))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     lines = []
     for r in rows:
@@ -781,7 +862,8 @@ def format_list() -> str:
     lines += [f"{m.name.ljust(widths[0])}  {m.description}" for m in ZOO.values()]
     lines += [
         "",
-        "defaults: --batch 1, --seq 128 (ViT: 197 tokens = --image-size 224), --layers 1, "
+        "defaults: --batch 1, --seq 128 (ViT: 197 tokens = --image-size 224; resnet50: the "
+        "image side, 224), --layers 1, "
         "--seed 0; float32, opset 17, static shapes; weights over 1 GiB go to FILE.onnx.data "
         "(docs/zoo.md)",
     ]

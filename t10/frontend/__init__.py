@@ -3,7 +3,7 @@
 See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes one or more
 ``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
 
-* contractions (MatMul, Gemm, the patch-embedding Conv of ``ops_conv``) have the body
+* contractions (MatMul, Gemm, the im2col Conv of ``ops_conv``) have the body
   ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat ``arith.constant`` as ``outs``;
 * element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
   Gelu, Relu, Cos, Sin, Sum, ..., the Gemm epilogue; comparisons, logic, Where and Cast in
@@ -48,6 +48,7 @@ from xdsl.utils.frontend import Frontend
 
 # Each ops_* module registers its lowerings in importer.SUPPORTED_OPS when imported.
 from t10.frontend import (
+    ops_batchnorm,  # noqa: F401
     ops_compile_time,  # noqa: F401
     ops_conv,  # noqa: F401
     ops_einsum,  # noqa: F401
@@ -56,6 +57,7 @@ from t10.frontend import (
     ops_logical,  # noqa: F401
     ops_matmul,  # noqa: F401
     ops_passthrough,  # noqa: F401
+    ops_pooling,  # noqa: F401
     ops_reductions,  # noqa: F401
     ops_views,  # noqa: F401
 )

@@ -1,118 +1,99 @@
-"""ONNX ``Conv`` as a patch embedding (ViT's patchify): views, one contraction, a bias add.
+"""ONNX ``Conv`` as an im2col: a window view, one contraction, a bias add, views back.
 
-Only the convolution whose windows tile the image without overlap or gaps is supported: 2-D
-(NCHW), ``kernel_shape == strides``, no padding (``pads`` all 0, ``auto_pad`` NOTSET or
-VALID), ``dilations`` 1, ``group`` 1, a compile-time constant weight ``[O, C, kh, kw]`` and an
-optional bias ``[O]``. With ``Ho = H // kh`` and ``Wo = W // kw`` it becomes
+Any number of spatial dims (``x`` is ``[N, C, S_1..S_s]``), ``pads`` / ``auto_pad``,
+``strides``, ``dilations`` and ``group`` G (grouped and depthwise), a compile-time constant
+weight ``[O, C/G, k_1..k_s]`` and an optional bias ``[O]``. With ``Cg = C/G``, ``Og = O/G``,
+``P = ∏ out_i`` and ``K = Cg·∏ k_i`` it becomes
 
 ```
-x [N, C, H, W]
-  (Slice view to [N, C, Ho·kh, Wo·kw] when kh ∤ H or kw ∤ W: ONNX drops the last rows/columns)
-  → Reshape view   [N, C, Ho, kh, Wo, kw]
-  → Transpose view [N, Ho, Wo, C, kh, kw]
-  → Reshape view   [N, Ho·Wo, C·kh·kw]                  (the patches)
-  → contraction with the weight as a [C·kh·kw, O] constant (reshaped at compile time)
-  → element-wise bias add, [O] broadcast                  [N, Ho·Wo, O]
-  → Reshape view   [N, Ho, Wo, O]
-  → Transpose view [N, O, Ho, Wo]
+x [N, C, S...]
+  → window view     [N, G, out_1..out_s, Cg, k_1..k_s]   (n, g, o.., c, r..) →
+                    (n, g·Cg + c, o_i·stride_i + r_i·dilation_i − pad_i)  (padded: zero fill)
+  → reshape view    [N, G, P, K]                          (the patches: im2col)
+  → contraction with the weight as a [G, K, Og] constant (reshaped at compile time)
+  → element-wise bias add, [G, 1, Og] broadcast           [N, G, P, Og]
+  → transpose view  [N, G, Og, P] → reshape view [N, O, out_1..out_s]
 ```
 
-The views are ``rtensor.view`` ops (see ``ops_views``); the plan search costs
-them inside the relayouts into their readers. Any other Conv is one ``T10Error`` naming the
-node, the attribute and what is supported.
+(the G dims are left out when G = 1). The window view composes with the reshape and the
+relayout into the contraction reads the input through both: that relayout is the im2col /
+halo movement, and its result holds each input element once per window reading it (∏ k_i /
+∏ stride_i times for overlapping windows), the extra memory of this formulation. The views
+are ``rtensor.view`` ops (see ``ops_views``); the plan search costs them inside the relayouts
+into their readers. Anything else is one ``T10Error`` naming the node, the attribute and
+what is supported.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import count
-from typing import Any
+from math import prod
 
 import numpy as np
 import onnx
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from t10.common.view_maps import reshape_map, slice_map, transpose_map
+from t10.common.view_maps import reshape_map, transpose_map
 from t10.errors import T10Error
-from t10.frontend.importer import Importer, Shape, lowering, node_attributes
+from t10.frontend.importer import Importer, Shape, lowering, node_attributes, node_inputs
+from t10.frontend.ops_batchnorm import batch_norm_affine
+from t10.frontend.windows import ints, windows
 
 SUPPORTED_CONV = (
-    "t10 supports Conv only as a patch embedding: 2-D (NCHW input), kernel_shape == strides, "
-    "no padding (pads all 0, auto_pad NOTSET or VALID), dilations 1, group 1, and a "
-    "compile-time constant weight (an initializer)"
+    "t10 supports Conv with an input [N, C, spatial...] of at least one spatial dim, a "
+    "compile-time constant float32 weight [O, C/group, kernel...] (an initializer), an "
+    "optional bias [O], and any pads, auto_pad, strides, dilations and group dividing C and O"
 )
 
 
-def _ints(value: Any) -> list[int]:
-    return [int(v) for v in value]
-
-
-def _refuse(imp: Importer, node: onnx.NodeProto, what: str) -> T10Error:
-    """The one error of an unsupported Conv: what it has, then what t10 supports."""
-    return imp.node_error(node, f"{what} is not supported; {SUPPORTED_CONV}")
-
-
-def _patch_sizes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> tuple[int, int]:
-    """(kh, kw) after checking the attributes describe a patchify convolution."""
-
-    def refuse(what: str) -> T10Error:
-        return _refuse(imp, node, what)
-
+def _check_shapes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> int:
+    """The group count, after checking the shapes and attributes agree."""
     attrs = node_attributes(node)
-    if len(x) != 4 or len(w) != 4:
-        spatial = len(x) - 2
-        raise refuse(f"a {spatial}-D convolution (input shape {list(x)}, weight shape {list(w)})")
+    if len(x) < 3 or len(w) != len(x):
+        raise imp.node_error(
+            node,
+            f"input shape {list(x)} with weight shape {list(w)} is not supported; "
+            f"{SUPPORTED_CONV}",
+        )
     group = int(attrs.get("group", 1))
-    if group != 1:
-        raise refuse(f"attribute group={group} (a grouped convolution)")
-    kernel = tuple(w[2:])
-    if "kernel_shape" in attrs and tuple(_ints(attrs["kernel_shape"])) != kernel:
+    channels, out_channels = x[1], w[0]
+    if group < 1 or channels % group or out_channels % group:
         raise imp.node_error(
             node,
-            f"attribute kernel_shape {_ints(attrs['kernel_shape'])} differs from the weight's "
-            f"spatial shape {list(kernel)} (weight shape {list(w)})",
+            f"attribute group={group} does not divide the {channels} input and "
+            f"{out_channels} output channels; {SUPPORTED_CONV}",
         )
-    dilations = _ints(attrs.get("dilations", [1, 1]))
-    if any(d != 1 for d in dilations):
-        raise refuse(f"attribute dilations {dilations}")
-    auto_pad = attrs.get("auto_pad", b"NOTSET")
-    auto_pad = auto_pad.decode(errors="replace") if isinstance(auto_pad, bytes) else auto_pad
-    if auto_pad not in ("NOTSET", "VALID"):
-        raise refuse(f"attribute auto_pad={auto_pad} (it pads the input)")
-    pads = _ints(attrs.get("pads", [0, 0, 0, 0]))
-    if any(p != 0 for p in pads):
-        raise refuse(f"attribute pads {pads}")
-    strides = _ints(attrs.get("strides", [1, 1]))
-    if tuple(strides) != kernel:
-        raise refuse(
-            f"attribute strides {strides} with kernel_shape {list(kernel)} (windows that "
-            "overlap or leave gaps)"
-        )
-    if w[1] != x[1]:
+    if w[1] * group != channels:
         raise imp.node_error(
             node,
-            f"the weight {list(w)} expects {w[1]} input channels but the input {list(x)} has "
-            f"{x[1]}",
+            f"the weight {list(w)} expects {w[1]}·group = {w[1] * group} input channels (group "
+            f"{group}) but the input {list(x)} has {channels}",
         )
-    kh, kw = kernel
-    if x[2] < kh or x[3] < kw:
+    if "kernel_shape" in attrs and tuple(ints(attrs["kernel_shape"])) != tuple(w[2:]):
         raise imp.node_error(
             node,
-            f"the image {list(x[2:])} is smaller than the kernel {list(kernel)}: the result "
-            "would be empty",
+            f"attribute kernel_shape {ints(attrs['kernel_shape'])} differs from the weight's "
+            f"spatial shape {list(w[2:])} (weight shape {list(w)})",
         )
-    return kh, kw
+    return group
 
 
-def _weight_matrix(imp: Importer, node: onnx.NodeProto, name: str) -> SSAValue:
-    """The weight [O, C, kh, kw] as a [C·kh·kw, O] float32 constant (made once per weight)."""
+def _weight_matrices(
+    imp: Importer, node: onnx.NodeProto, name: str, group: int, fold: _Fold | None
+) -> SSAValue:
+    """The weight [O, Cg, k...] (each output channel scaled by a folded BatchNormalization's
+    `a`) as G [K, Og] matrices: a [G, K, Og] float32 constant, or [K, O] when G = 1 (made
+    once per weight, group count and fold)."""
     if not imp.is_known(name):
-        raise _refuse(
-            imp,
+        raise imp.node_error(
             node,
-            f"weight '{name}' computed at run time (a graph input or the result of a node)",
+            f"weight '{name}' is computed at run time (a graph input or the result of a "
+            f"node); {SUPPORTED_CONV}",
         )
-    key = f"{name}/as_patch_matrix"
+    key = f"{name}/as_patch_matrix" + (f"_g{group}" if group > 1 else "")
+    key += f"/{fold.node.output[0]}_folded" if fold else ""
     if key not in imp.values:
         w = imp.constant(name)
         if w.dtype != np.float32:
@@ -120,9 +101,46 @@ def _weight_matrix(imp: Importer, node: onnx.NodeProto, name: str) -> SSAValue:
                 node,
                 f"weight '{name}' has element type {w.dtype}; t10 computes float32 (FLOAT) only",
             )
-        matrix = np.ascontiguousarray(w.reshape(w.shape[0], -1).T)
+        if fold:
+            w = (w * fold.scale.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
+        out_channels = w.shape[0]
+        grouped = w.reshape(group, out_channels // group, -1).transpose(0, 2, 1)
+        matrix = np.ascontiguousarray(grouped if group > 1 else grouped[0])
         imp.add_constant(key, matrix, hoist=name in imp.initializers)
     return imp.values[key]
+
+
+@dataclass(frozen=True)
+class _Fold:
+    """A BatchNormalization folded into the Conv whose output it alone reads."""
+
+    node: onnx.NodeProto
+    scale: np.ndarray
+    shift: np.ndarray
+
+
+def _batch_norm_to_fold(imp: Importer, node: onnx.NodeProto, y_shape: Shape) -> _Fold | None:
+    """The BatchNormalization that is the only reader of the Conv's output (not a graph
+    output), when its parameters and the Conv's bias are known."""
+    y = node.output[0]
+    readers = [n for n in imp.graph.node if y in n.input]
+    if (
+        len(readers) != 1
+        or readers[0].op_type != "BatchNormalization"
+        or readers[0].domain not in ("", "ai.onnx")
+        or list(readers[0].input).count(y) != 1
+        or readers[0].input[0] != y
+        or any(vi.name == y for vi in imp.graph.output)
+    ):
+        return None
+    names = node_inputs(node)
+    if len(names) > 2 and not imp.is_known(names[2]):
+        return None
+    try:
+        scale, shift = batch_norm_affine(imp, readers[0], y_shape)
+    except T10Error:  # not foldable: its own lowering refuses it, naming it
+        return None
+    return _Fold(readers[0], scale, shift)
 
 
 @lowering(
@@ -130,56 +148,73 @@ def _weight_matrix(imp: Importer, node: onnx.NodeProto, name: str) -> SSAValue:
     attributes={"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"},
 )
 def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
-    names = list(node.input)
+    names = node_inputs(node)
     x, x_shape = imp.use(names[0])
     w_shape = imp.shape_of(names[1])
-    kh, kw = _patch_sizes(imp, node, x_shape, w_shape)
-    weight = _weight_matrix(imp, node, names[1])
-    bias = imp.use(names[2]) if len(names) > 2 and names[2] else None
-    n, c, h, w = x_shape
+    group = _check_shapes(imp, node, x_shape, w_shape)
+    win = windows(imp, node, x_shape[2:], w_shape[2:])
+    fold = _batch_norm_to_fold(imp, node, (x_shape[0], w_shape[0], *win.out))
+    weight = _weight_matrices(imp, node, names[1], group, fold)
+    n, channels = x_shape[:2]
     out_channels = w_shape[0]
-    if bias is not None and bias[1] != (out_channels,):
+    has_bias = len(names) > 2
+    if has_bias and (b_shape := imp.shape_of(names[2])) != (out_channels,):
         raise imp.node_error(
             node,
-            f"bias B has shape {list(bias[1])}; it must be [{out_channels}] (one per output "
+            f"bias B has shape {list(b_shape)}; it must be [{out_channels}] (one per output "
             "channel)",
         )
-    ho, wo = h // kh, w // kw
-    patches, k = ho * wo, c * kh * kw
+    bias = imp.use(names[2]) if has_bias and not fold else None
+    if fold:
+        known = imp.constant(names[2]).astype(np.float64) if has_bias else 0.0
+        folded = (known * fold.scale + fold.shift).astype(np.float32)
+        name = f"{fold.node.output[0]}_folded_bias"
+        bias = imp.add_constant(name, folded, hoist=True), folded.shape
+    rank = len(win.size)
+    cg, og = channels // group, out_channels // group
+    g = (group,) if group > 1 else ()  # the group dim, present only for G > 1
+    lead = 1 + len(g)  # n (and g)
     index = count()  # the labels <node>:0, :1, ... of the views and generics, in order
+    dim = AffineExpr.dimension
 
-    def view(value: SSAValue, source: Shape, shape: Shape, index_map: AffineMap) -> SSAValue:
-        return imp.view(value, source, shape, index_map, next(index))
+    # the window view [N, (G,) out..., Cg, k...]
+    windowed = (n, *g, *win.out, cg, *win.kernel)
+    out_dims = range(lead, lead + rank)
+    channel = dim(1) * cg + dim(lead + rank) if g else dim(lead + rank)
+    reads = win.read(out_dims, range(lead + rank + 1, len(windowed)))
+    padded = win.inside() is not None  # some window reads the zero padding
+    window_map = AffineMap(len(windowed), 0, (dim(0), channel, *reads))
+    x = imp.view(x, x_shape, windowed, window_map, next(index), padded)
+    patches, k = prod(win.out), cg * prod(win.kernel)
+    rows = (n, *g, patches, k)
+    x = imp.view(x, windowed, rows, reshape_map(windowed, rows), next(index))
 
-    if (ho * kh, wo * kw) != (h, w):  # ONNX floors: the rows and columns past the last patch
-        cropped = (n, c, ho * kh, wo * kw)
-        x = view(x, x_shape, cropped, slice_map(x_shape, [0] * 4, [1] * 4))
-        x_shape = cropped
-    split = (n, c, ho, kh, wo, kw)
-    x = view(x, x_shape, split, reshape_map(x_shape, split))
-    perm = (0, 2, 4, 1, 3, 5)
-    grouped = tuple(split[p] for p in perm)
-    x = view(x, split, grouped, transpose_map(perm))
-    rows = (n, patches, k)
-    x = view(x, grouped, rows, reshape_map(grouped, rows))
-
-    dim = AffineExpr.dimension  # loops: batch, patch, output channel, reduction
-    out: Shape = (n, patches, out_channels)
+    # loops: n, (g,) patch, output channel, reduction
+    par = [dim(i) for i in range(lead + 2)]
+    red = dim(lead + 2)
+    out: Shape = (n, *g, patches, og)
     y = imp.contraction(
         x,
-        [dim(0), dim(1), dim(3)],
+        [*par[:-1], red],
         weight,
-        [dim(3), dim(2)],
-        [dim(0), dim(1), dim(2)],
+        [*par[1:lead], red, par[-1]],
+        par,
         out,
-        3,
+        lead + 2,
         next(index),
     )
     if bias is not None:
-        y = imp.elementwise([(y, out), bias], out, lambda bb, v: bb.add(v[0], v[1]), next(index))
-    image = (n, ho, wo, out_channels)
-    y = view(y, out, image, reshape_map(out, image))
-    perm = (0, 3, 1, 2)
-    result = tuple(image[p] for p in perm)
-    y = view(y, image, result, transpose_map(perm))
-    imp.define(node.output[0], y, result)
+        b, b_shape = bias
+        if g:
+            per_group = (group, 1, og)
+            b = imp.view(b, b_shape, per_group, reshape_map(b_shape, per_group), next(index))
+            b_shape = per_group
+        y = imp.elementwise(
+            [(y, out), (b, b_shape)], out, lambda bb, v: bb.add(v[0], v[1]), next(index)
+        )
+    perm = (*range(lead), lead + 1, lead)
+    moved = tuple(out[p] for p in perm)
+    y = imp.view(y, out, moved, transpose_map(perm), next(index))
+    result = (n, out_channels, *win.out)
+    y = imp.view(y, moved, result, reshape_map(moved, result), next(index))
+    imp.define(fold.node.output[0] if fold else node.output[0], y, result)

@@ -1,4 +1,4 @@
-"""The built-in transformer model zoo (``t10.examples.zoo``).
+"""The built-in model zoo (``t10.examples.zoo``): the transformers and resnet50.
 
 Every model is checked by the ONNX checker and run by onnxruntime at its published dimensions
 with a short sequence (seq 8; ViT 5 tokens = a 32×32 image), except that llama2-7b — whose one
@@ -11,6 +11,7 @@ compared with an independent numpy implementation of each architecture at small 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def _layer_nodes(model: onnx.ModelProto, i: int) -> list[onnx.NodeProto]:
 
 
 def test_registry_has_the_published_dimensions() -> None:
-    assert list(ZOO) == NAMES
+    assert list(ZOO) == [*NAMES, "resnet50"]
     for name, (layers, hidden, heads, inter, vocab) in PUBLISHED.items():
         cfg = ZOO[name].config
         assert (cfg.layers, cfg.hidden, cfg.heads, cfg.intermediate, cfg.vocab) == (
@@ -432,7 +433,8 @@ def test_unknown_name_and_image_size() -> None:
     assert ZOO["vit-base"].seq_for_image(32) == 5
     with pytest.raises(T10Error, match="multiple of the patch size 16"):
         ZOO["vit-base"].seq_for_image(100)
-    with pytest.raises(T10Error, match="ViT models only"):
+    assert ZOO["resnet50"].seq_for_image(160) == 160
+    with pytest.raises(T10Error, match="ViT and ResNet models only"):
         ZOO["bert-base"].seq_for_image(224)
 
 
@@ -477,6 +479,44 @@ def test_compiles_simulates_and_matches_onnxruntime(
     assert result.check is not None and result.check.passed, result.check
     assert all(np.isfinite(v).all() for v in result.outputs.values())
     assert result.report["total_cycles"] > 0
+
+
+# ------------------------------------------------------------------------------- resnet50
+
+
+def test_resnet50_has_the_torchvision_topology() -> None:
+    """53 Conv + BatchNormalization pairs (the stem, 3 per bottleneck block, 4 downsamples),
+    16 residual Adds, ImageNet logits; valid, statically shaped, finite in onnxruntime."""
+    model, _ = ZOO["resnet50"].build_shapes_only(2, 64, layers=16)
+    counts = Counter(n.op_type for n in model.graph.node)
+    assert counts["Conv"] == counts["BatchNormalization"] == 53
+    assert counts["Add"] == 16 and counts["MaxPool"] == counts["GlobalAveragePool"] == 1
+    strides = {
+        n.name: next(list(a.ints) for a in n.attribute if a.name == "strides")
+        for n in model.graph.node
+        if n.op_type == "Conv"
+    }
+    assert strides["layer2/0/conv2/Conv"] == [2, 2]  # v1.5: the stride in the 3x3 conv
+    assert strides["layer2/0/conv1/Conv"] == [1, 1]
+    small = ZOO["resnet50"].build(2, 32, layers=2)
+    onnx.checker.check_model(small, full_check=True)
+    out = _run(small, _feeds(small))["logits"]
+    assert out.shape == (2, 1000) and np.isfinite(out).all()
+    with pytest.raises(T10Error, match=r"--seq \(the image side\) must be at least 32"):
+        ZOO["resnet50"].build(1, 16)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_resnet50_compiles_simulates_and_matches_onnxruntime(precision: str) -> None:
+    """The stem, the first stage (3 blocks, the first with a downsample) and the first block
+    of the second (stride 2) on a 32x32 image on test-16 (10 classes), against onnxruntime."""
+    from t10.driver import CHECK_TOLERANCES, run_model
+
+    model = ZOO["resnet50"].build(1, 32, layers=4,
+                                  config=replace(ZOO["resnet50"].config, labels=10))
+    result = run_model(model, chip="test-16", check=CHECK_TOLERANCES[precision],
+                       precision=precision)
+    assert result.check is not None and result.check.passed, result.check
 
 
 # ------------------------------------------------------------------------------ t10 zoo CLI
@@ -545,7 +585,8 @@ def test_cli_writes_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         (["zoo", "vit-base", "--seq", "100", "-o", "x.onnx"], 1, "is not a ViT token count"),
         (["zoo", "vit-base", "--seq", "5", "--image-size", "32", "-o", "x.onnx"], 1,
          "either --seq or --image-size"),
-        (["zoo", "bert-base", "--image-size", "224", "-o", "x.onnx"], 1, "ViT models only"),
+        (["zoo", "bert-base", "--image-size", "224", "-o", "x.onnx"], 1,
+         "ViT and ResNet models only"),
         (["zoo", "llama2-7b", "--token-ids", "-o", "x.onnx"], 1,
          "--token-ids applies only to opt-1.3b"),
     ],

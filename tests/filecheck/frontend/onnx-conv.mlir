@@ -4,43 +4,44 @@
 // RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
 // RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
 
-// A patchify Conv (kernel_shape == strides = [4, 4], no padding) of a [1, 2, 9, 8] image: the
-// weight [3, 2, 4, 4] becomes a [C·kh·kw, O] = [32, 3] constant at compile time.
-// CHECK:      %w_as_patch_matrix = arith.constant dense<{{.*}}> : tensor<32x3xf32>
+// A grouped Conv (G = 2, 3x3 kernel, stride 2, pads 1) of a [1, 4, 5, 4] image as an im2col:
+// the weight [4, 2, 3, 3] becomes G [C/G·kh·kw, O/G] = [2, 18, 2] matrices at compile time.
+// CHECK:      %w_as_patch_matrix_g2 = arith.constant dense<{{.*}}> : tensor<2x18x2xf32>
 // CHECK-NEXT: %b = arith.constant
 
-// ONNX floors 9 / 4: a Slice-like view drops the last row; then the views cut the image into
-// patches: split H and W into (patch, offset), move the patch indices first, flatten to
-// [N, patches, C·kh·kw].
-// CHECK-NEXT: %0 = rtensor.view "patchify:0" %x map affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)> : tensor<1x2x9x8xf32> -> tensor<1x2x8x8xf32>
-// CHECK-NEXT: %1 = rtensor.view "patchify:1" %0 map affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d1, ((d2 * 4) + d3), ((d4 * 4) + d5))> : tensor<1x2x8x8xf32> -> tensor<1x2x2x4x2x4xf32>
-// CHECK-NEXT: %2 = rtensor.view "patchify:2" %1 map affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1, d4, d2, d5)> : tensor<1x2x2x4x2x4xf32> -> tensor<1x2x2x2x4x4xf32>
-// CHECK-NEXT: %3 = rtensor.view "patchify:3" %2 map affine_map<(d0, d1, d2) -> (0, (d1 floordiv 2), (d1 mod 2), (d2 floordiv 16), ((d2 floordiv 4) mod 4), (d2 mod 4))> : tensor<1x2x2x2x4x4xf32> -> tensor<1x4x32xf32>
+// The window view [N, G, Ho, Wo, C/G, kh, kw]: (n, g, oh, ow, c, rh, rw) reads
+// (n, g·2 + c, oh·2 + rh - 1, ow·2 + rw - 1), zero outside the image (padded); then the patches
+// [N, G, Ho·Wo, C/G·kh·kw].
+// CHECK-NEXT: %0 = rtensor.view "conv:0" %x map affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, ((d1 * 2) + d4), (((d2 * 2) + d5) + -1), (((d3 * 2) + d6) + -1))> padded : tensor<1x4x5x4xf32> -> tensor<1x2x3x2x2x3x3xf32>
+// CHECK-NEXT: %1 = rtensor.view "conv:1" %0 map affine_map<(d0, d1, d2, d3) -> (0, d1, (d2 floordiv 2), (d2 mod 2), (d3 floordiv 9), ((d3 floordiv 3) mod 3), (d3 mod 3))> : tensor<1x2x3x2x2x3x3xf32> -> tensor<1x2x6x18xf32>
 
-// One contraction of the patches with the weight matrix (batch, patch, channel; k reduced) ...
-// CHECK-NEXT: %4 = arith.constant dense<0.000000e+00> : tensor<1x4x3xf32>
-// CHECK-NEXT: %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%3, %w_as_patch_matrix : tensor<1x4x32xf32>, tensor<32x3xf32>) outs(%4 : tensor<1x4x3xf32>) attrs = {t10.name = "patchify:4"} {
+// One contraction, the group a batch loop of both operands (n, g, patch, o; k reduced) ...
+// CHECK-NEXT: %2 = arith.constant dense<0.000000e+00> : tensor<1x2x6x2xf32>
+// CHECK-NEXT: %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%1, %w_as_patch_matrix_g2 : tensor<1x2x6x18xf32>, tensor<2x18x2xf32>) outs(%2 : tensor<1x2x6x2xf32>) attrs = {t10.name = "conv:2"} {
 // CHECK:        arith.mulf
 // CHECK-NEXT:   arith.addf
-// CHECK:      } -> tensor<1x4x3xf32>
+// CHECK:      } -> tensor<1x2x6x2xf32>
 
-// ... the bias added per output channel ...
-// CHECK:      %{{.*}} = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%5, %b : tensor<1x4x3xf32>, tensor<3xf32>) {{.*}} {t10.name = "patchify:5"}
+// ... the bias [O] viewed as [G, 1, O/G] and added ...
+// CHECK-NEXT: %9 = rtensor.view "conv:3" %b map affine_map<(d0, d1, d2) -> (((d0 * 2) + d2))> : tensor<4xf32> -> tensor<2x1x2xf32>
+// CHECK:      linalg.generic {{.*}} ins(%3, %9 : tensor<1x2x6x2xf32>, tensor<2x1x2xf32>) {{.*}} {t10.name = "conv:4"}
 
 // ... and views back to NCHW.
-// CHECK:      rtensor.view "patchify:6" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, ((d1 * 2) + d2), d3)> : tensor<1x4x3xf32> -> tensor<1x2x2x3xf32>
-// CHECK-NEXT: %y = rtensor.view "patchify:7" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)> : tensor<1x2x2x3xf32> -> tensor<1x3x2x2xf32>
-// CHECK-NEXT: func.return %y : tensor<1x3x2x2xf32>
+// CHECK:      rtensor.view "conv:5" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)> : tensor<1x2x6x2xf32> -> tensor<1x2x2x6xf32>
+// CHECK-NEXT: %y = rtensor.view "conv:6" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, (d1 floordiv 2), (d1 mod 2), ((d2 * 2) + d3))> : tensor<1x2x2x6xf32> -> tensor<1x4x3x2xf32>
+// CHECK-NEXT: func.return %y : tensor<1x4x3x2xf32>
 
-// The four views in front of the contraction fold into one relayout of the image with the
-// composed map; the two after the bias add into the relayout that returns the result.
-// RTENSOR:     rtensor.relayout "patchify:4/relayout" %{{.*}} map affine_map<(d0, d1, d2) -> (0, (d2 floordiv 16), (((d1 floordiv 2) * 4) + ((d2 floordiv 4) mod 4)), (((d1 mod 2) * 4) + (d2 mod 4)))>
-// RTENSOR:     rtensor.generic "patchify:4"
-// RTENSOR:     rtensor.generic "patchify:5"
-// RTENSOR:     rtensor.relayout "patchify:7/relayout" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, ((d2 * 2) + d3), d1)>
+// The window and patch views fold into one relayout of the image into the contraction's layout
+// (the im2col / halo movement, costed by the plan search): the composed map, and the guard that
+// zero-fills the padding (its reads outside [1, 4, 5, 4]).
+// RTENSOR:     rtensor.relayout "conv:2/relayout" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, ((d1 * 2) + (d3 floordiv 9)), ((((d2 floordiv 2) * 2) + ((d3 floordiv 3) mod 3)) + -1), ((((d2 mod 2) * 2) + (d3 mod 3)) + -1))> guard affine_map<(d0, d1, d2, d3) -> (0, ((d1 * 2) + (d3 floordiv 9)), ((((d2 floordiv 2) * 2) + ((d3 floordiv 3) mod 3)) + -1), ((((d2 mod 2) * 2) + (d3 mod 3)) + -1))> in [1, 4, 5, 4] {estimate = #rtensor.estimate<{{.*}}>} : !rtensor.tensor<1x4x5x4xf32, {{.*}}> -> !rtensor.tensor<1x2x6x18xf32,
+// RTENSOR:     rtensor.generic "conv:2"
+// RTENSOR:     rtensor.relayout "conv:4/relayout" %{{.*}} map affine_map<(d0, d1, d2) -> (((d0 * 2) + d2))>
+// RTENSOR:     rtensor.generic "conv:4"
+// RTENSOR:     rtensor.relayout "conv:6/relayout" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, (d1 floordiv 2), ((d2 * 2) + d3), (d1 mod 2))>
 // RTENSOR-NOT: rtensor.view
 
-// t10-compile runs the bias add as the contraction's epilogue (t10-fuse-epilogue).
-// SIM: patchify:4+patchify:5/relayout  relayout
-// SIM: patchify:4+patchify:5           contraction
-// SIM: patchify:7/relayout  relayout
+// The simulator runs the window relayout as an exchange before the contraction.
+// SIM: conv:2/relayout  relayout
+// SIM: conv:2           contraction
+// SIM: conv:6/relayout  relayout
