@@ -64,13 +64,14 @@ DEFAULT_LAYERS: dict[str, int] = {
     "opt-1.3b": 2,
     "llama2-7b": 1,
     "resnet50": 16,
+    "nerf": 8,
 }
 """Layers per model when `--layers` is not given: a few layers, so that a sweep over every
 batch finishes in minutes per model on a small machine (identical layers plan alike, so the
 cycles grow about linearly with depth); Llama 2 7B's 32 layers need 13 GB of fp16 weights,
 against the IPU MK2's 0.9 GB of SRAM: one layer (405 MB in fp16) is what fits. ResNet-50's
 blocks differ from stage to stage, so it runs whole (16 blocks, 51 MB of fp16 weights; its
-planning takes minutes per batch: docs/zoo.md)."""
+planning takes minutes per batch: docs/zoo.md). NeRF runs its whole 8-layer MLP."""
 
 MAX_BATCH = 128
 """The default batches double from 1 up to at most this."""

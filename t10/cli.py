@@ -618,15 +618,18 @@ def make_parser() -> argparse.ArgumentParser:
     bench.add_arguments(bm)
     bm.set_defaults(handler=_cmd_bench_matmuls)
 
-    z = sub.add_parser("zoo", help="write a built-in model (BERT, ViT, Llama 2, OPT, ResNet-50)",
+    z = sub.add_parser("zoo", help="write a built-in model (BERT, ViT, Llama 2, OPT, ResNet-50, "
+                                   "NeRF)",
                        description="Write a seeded float32 ONNX model of the zoo (published "
                                    "dimensions, static shapes; docs/zoo.md), or list them.")
     z.add_argument("name", nargs="?", metavar="NAME", help="the model (see --list)")
     z.add_argument("--list", action="store_true",
                    help="list the models: layers, dimensions, default inputs")
-    z.add_argument("--batch", type=int, default=None, help="batch size (default 1)")
+    z.add_argument("--batch", type=int, default=None,
+                   help="batch size (default 1; nerf: rays, default 64)")
     z.add_argument("--seq", type=int, default=None,
-                   help="sequence length (default 128; ViT: tokens incl. CLS, default 197)")
+                   help="sequence length (default 128; ViT: tokens incl. CLS, default 197; "
+                        "nerf: samples per ray, default 64)")
     z.add_argument("--image-size", type=int, default=None, metavar="N",
                    help="ViT and resnet50: image side in pixels (ViT: a multiple of 16; "
                         "default 224)")

@@ -84,7 +84,7 @@ _MIN_EXTERNAL = 1024  # smaller tensors stay inside the model file
 class ZooConfig:
     """The architecture of one model family member (published figures; see docs/zoo.md)."""
 
-    family: str  # "bert" | "vit" | "llama" | "opt" | "resnet"
+    family: str  # "bert" | "vit" | "llama" | "opt" | "resnet" | "nerf"
     hidden: int
     heads: int
     intermediate: int
@@ -98,6 +98,8 @@ class ZooConfig:
     labels: int = 0  # ViT classifier classes
     rope_theta: float = 0.0  # Llama rotary base
     position_offset: int = 0  # OPT learned positions start at this row
+    frequencies: int = 0  # NeRF: positional-encoding frequencies of a point
+    direction_frequencies: int = 0  # NeRF: ... of a viewing direction
 
     @property
     def head_dim(self) -> int:
@@ -150,6 +152,8 @@ class ZooModel:
         if cfg.family in ("vit", "resnet"):
             side = s if cfg.family == "resnet" else _image_side(cfg, s)
             return [("pixel_values", "float32", (b, cfg.channels, side, side))]
+        if cfg.family == "nerf":
+            return [(n, "float32", (b, s, 3)) for n in ("positions", "directions")]
         if token_ids:
             return [("input_ids", "int64", (b, s))]
         return [("hidden_states", "float32", (b, s, cfg.hidden))]
@@ -324,6 +328,17 @@ ZOO: dict[str, ZooModel] = {
             ZooConfig(family="resnet", hidden=2048, heads=0, intermediate=0,
                       layers=sum(_RESNET50_BLOCKS), eps=1e-5, labels=1000),
             default_seq=224,
+        ),
+        ZooModel(
+            "nerf",
+            "NeRF MLP (Mildenhall et al.): sin/cos positional encoding of points (10 "
+            "frequencies) and view directions (4) inside the model, 8 ReLU layers of 256 "
+            "with the encoded point joined again before the 5th, density and colour heads; "
+            "batch = rays, seq = samples per ray",
+            ZooConfig(family="nerf", hidden=256, heads=0, intermediate=128, layers=8, eps=0.0,
+                      frequencies=10, direction_frequencies=4),
+            default_batch=64,
+            default_seq=64,
         ),
     ]
 }
@@ -766,7 +781,45 @@ def _resnet(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
     return [("logits", (g.batch, cfg.labels))]
 
 
+def _encoding(g: _Graph, prefix: str, x: str, frequencies: int) -> tuple[str, int]:
+    """NeRF's positional encoding of `x` [b, s, 3], computed in the model: `x` and, for
+    k < `frequencies`, sin(2^k π x) and cos(2^k π x); returns it and its width."""
+    b, s = g.batch, g.seq
+    scales = g.const(f"{_dotted(prefix)}.scales",
+                     (np.pi * 2.0 ** np.arange(frequencies)).astype(np.float32).reshape(-1, 1))
+    at = g.op("Unsqueeze", [x, g.ints("axis_2", [2])], f"{prefix}/Unsqueeze")
+    # each function scales x itself (as nerf-pytorch's `fn(x * freq)` exports): [b, s, f, 3]
+    sin = g.op("Sin", [g.op("Mul", [at, scales], f"{prefix}/Mul")], f"{prefix}/Sin")
+    cos = g.op("Cos", [g.op("Mul", [at, scales], f"{prefix}/Mul_1")], f"{prefix}/Cos")
+    both = g.op("Concat", [sin, cos], f"{prefix}/Concat", axis=2)
+    width = 6 * frequencies
+    flat = g.op("Reshape", [both, g.ints(f"{_dotted(prefix)}.shape", [b, s, width])],
+                f"{prefix}/Reshape")
+    return g.op("Concat", [x, flat], f"{prefix}/Concat_1", axis=2), 3 + width
+
+
+def _nerf(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
+    cfg, b, s, h = g.cfg, g.batch, g.seq, g.cfg.hidden
+    points, width = _encoding(g, "encode_points", "positions", cfg.frequencies)
+    dirs, dir_width = _encoding(g, "encode_directions", "directions", cfg.direction_frequencies)
+    x, fan_in = points, width
+    for i in range(layers):
+        if i == 4:  # the skip: the encoded point joins the trunk again
+            x = g.op("Concat", [x, points], f"trunk/{i}/Concat", axis=2)
+            fan_in += width
+        x = g.op("Relu", [_linear(g, f"trunk/{i}", x, fan_in, h)], f"trunk/{i}/Relu")
+        fan_in = h
+    _linear(g, "sigma", x, h, 1, output="sigma")
+    feature = _linear(g, "feature", x, h, h)
+    x = g.op("Concat", [feature, dirs], "rgb/Concat", axis=2)
+    x = g.op("Relu", [_linear(g, "rgb/0", x, h + dir_width, cfg.intermediate)], "rgb/0/Relu")
+    rgb = _linear(g, "rgb/1", x, cfg.intermediate, 3)
+    g.op("Sigmoid", [rgb], "rgb/Sigmoid", output="rgb")
+    return [("rgb", (b, s, 3)), ("sigma", (b, s, 1))]
+
+
 _BUILDERS: dict[str, Callable[[_Graph, int, bool], _Outputs]] = {
+    "nerf": _nerf,
     "resnet": _resnet,
     "bert": _bert,
     "vit": _vit,
@@ -850,6 +903,8 @@ def format_list() -> str:
                 text += f"; --token-ids: {_inputs_text(m, token_ids=True)}"
         elif cfg.family == "resnet":
             text += " (layers: bottleneck blocks)"
+        elif cfg.family == "nerf":
+            text += " (rays, samples per ray; layers: the trunk's)"
         rows.append((m.name, f"1-{cfg.layers}", str(cfg.hidden), str(cfg.heads or "-"),
                      str(cfg.intermediate or "-"), text))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
@@ -863,7 +918,7 @@ def format_list() -> str:
     lines += [
         "",
         "defaults: --batch 1, --seq 128 (ViT: 197 tokens = --image-size 224; resnet50: the "
-        "image side, 224), --layers 1, "
+        "image side, 224; nerf: 64 rays of 64 samples), --layers 1, "
         "--seed 0; float32, opset 17, static shapes; weights over 1 GiB go to FILE.onnx.data "
         "(docs/zoo.md)",
     ]

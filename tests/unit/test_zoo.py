@@ -111,7 +111,7 @@ def _layer_nodes(model: onnx.ModelProto, i: int) -> list[onnx.NodeProto]:
 
 
 def test_registry_has_the_published_dimensions() -> None:
-    assert list(ZOO) == [*NAMES, "resnet50"]
+    assert list(ZOO) == [*NAMES, "resnet50", "nerf"]
     for name, (layers, hidden, heads, inter, vocab) in PUBLISHED.items():
         cfg = ZOO[name].config
         assert (cfg.layers, cfg.hidden, cfg.heads, cfg.intermediate, cfg.vocab) == (
@@ -516,6 +516,42 @@ def test_resnet50_compiles_simulates_and_matches_onnxruntime(precision: str) -> 
                                   config=replace(ZOO["resnet50"].config, labels=10))
     result = run_model(model, chip="test-16", check=CHECK_TOLERANCES[precision],
                        precision=precision)
+    assert result.check is not None and result.check.passed, result.check
+
+
+# ----------------------------------------------------------------------------------- nerf
+
+
+def test_nerf_has_the_encoding_and_the_skip_inside() -> None:
+    """Points and directions are encoded in the model (sin and cos of 2^k π x: 10 and 4
+    frequencies, 63 and 27 features), 8 ReLU layers of 256 with the encoded point joined
+    again before the 5th, a density and a colour head."""
+    model = ZOO["nerf"].build(2, 4, layers=8)
+    onnx.checker.check_model(model, full_check=True)
+    counts = Counter(n.op_type for n in model.graph.node)
+    assert counts["Sin"] == counts["Cos"] == 2 and counts["Relu"] == 9
+    weights = {t.name: tuple(t.dims) for t in model.graph.initializer}
+    assert weights["trunk.0.weight"] == (63, 256)
+    assert weights["trunk.4.weight"] == (256 + 63, 256)
+    assert weights["rgb.0.weight"] == (256 + 27, 128)
+    assert weights["sigma.weight"] == (256, 1)
+    scales = numpy_helper.to_array(
+        next(t for t in model.graph.initializer if t.name == "encode_points.scales"))
+    np.testing.assert_allclose(scales.ravel(), np.pi * 2.0 ** np.arange(10), rtol=1e-7)
+    outs = _run(model, _feeds(model))
+    assert outs["rgb"].shape == (2, 4, 3) and outs["sigma"].shape == (2, 4, 1)
+    assert ((outs["rgb"] > 0) & (outs["rgb"] < 1)).all()
+    assert not any(n.name.endswith("Concat") and n.name.startswith("trunk/")
+                   for n in ZOO["nerf"].build(2, 4, layers=4).graph.node)
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_nerf_compiles_simulates_and_matches_onnxruntime(chip: str, precision: str) -> None:
+    from t10.driver import CHECK_TOLERANCES, run_model
+
+    model = ZOO["nerf"].build(4, 16, layers=8)
+    result = run_model(model, chip=chip, check=CHECK_TOLERANCES[precision], precision=precision)
     assert result.check is not None and result.check.passed, result.check
 
 
