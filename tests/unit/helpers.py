@@ -237,3 +237,44 @@ def random_liveness(rng: random.Random, n: int) -> Liveness:
         held=((rng.randrange(n), n, rng.randint(1, 30)),) if rng.random() < 0.3 else (),
         returned=returned,
     )
+
+
+def with_random_weights(
+    model: onnx.ModelProto, seed: int = 0, opset: int | None = None
+) -> onnx.ModelProto:
+    """`model` with each ConstantOfShape weight (as the onnx package's `light_*` models and
+    our weightless exports ship them) an initializer of seeded random values: He normal for
+    the weights of Conv / Gemm (fan in: all dims but the first), positive variances and
+    scales near one for BatchNormalization, N(0, 0.1²) for everything else; converted to
+    `opset` if given."""
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    graph = model.graph
+    inits = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    role: dict[str, str] = {}
+    for node in graph.node:
+        if node.op_type == "BatchNormalization":
+            role.update({node.input[1]: "scale", node.input[4]: "variance"})
+    rng = np.random.default_rng(seed)
+    made = []
+    for node in [n for n in graph.node if n.op_type == "ConstantOfShape"]:
+        shape = tuple(int(d) for d in inits[node.input[0]])
+        name = node.output[0]
+        if role.get(name) in ("scale", "variance"):
+            value = 1.0 + 0.1 * np.abs(rng.standard_normal(shape))
+        elif len(shape) >= 2:
+            value = rng.standard_normal(shape) * np.sqrt(2.0 / np.prod(shape[1:]))
+        else:
+            value = 0.1 * rng.standard_normal(shape)
+        made.append(numpy_helper.from_array(value.astype(np.float32), name))
+        graph.node.remove(node)
+    used = {i for n in graph.node for i in n.input}
+    unread = {t.name for t in graph.initializer if t.name not in used}  # the weights' shapes
+    kept_inits = [t for t in graph.initializer if t.name not in unread]
+    del graph.initializer[:]
+    graph.initializer.extend([*kept_inits, *made])
+    names = {t.name for t in made} | unread
+    kept = [i for i in graph.input if i.name not in names]
+    del graph.input[:]
+    graph.input.extend(kept)
+    model.ir_version = max(model.ir_version, 4)  # initializers need not be graph inputs
+    return model if opset is None else onnx.version_converter.convert_version(model, opset)
