@@ -2,6 +2,9 @@
 // RUN: t10-opt %t.onnx | filecheck %s
 // RUN: t10-opt %t.onnx | t10-opt | filecheck %s
 // RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor' | filecheck %s --check-prefix=RTENSOR
+// RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor,convert-rtensor-to-cshift' | filecheck %s --check-prefix=CSHIFT
+// RUN: t10-opt %t.onnx -p 't10-plan-search{chip=test-16},convert-linalg-to-rtensor,convert-rtensor-to-cshift,convert-cshift-to-core' | filecheck %s --check-prefix=CORE
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' | filecheck %s --check-prefix=CHIP
 // RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16}' -t t10-sim | filecheck %s --check-prefix=SIM
 
 // A grouped Conv (G = 2, 3x3 kernel, stride 2, pads 1) of a [1, 4, 5, 4] image as an im2col:
@@ -40,6 +43,21 @@
 // RTENSOR:     rtensor.generic "conv:4"
 // RTENSOR:     rtensor.relayout "conv:6/relayout" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, (d1 floordiv 2), ((d2 * 2) + d3), (d1 mod 2))>
 // RTENSOR-NOT: rtensor.view
+
+// The window (halo) relayout at each lower level: cshift keeps it as an rtensor.relayout with
+// its map and guard; core makes it one core.relayout from the input's layout into the
+// contraction's, through the same map (each core receives its windows, halo included); chip
+// gives it a superstep whose exchange phase it is, before the contraction's.
+// CSHIFT:      rtensor.relayout "conv:2/relayout" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (0, ((d1 * 2) + (d3 floordiv 9)), {{.*}} guard affine_map<{{.*}}> in [1, 4, 5, 4]
+// CSHIFT:      cshift.compute_shift "conv:2"(%{{.*}}, %{{.*}}) steps 1
+// CORE:        %[[WIN:.*]] = core.alloc "conv:2/relayout" on 16 : !core.buffer<1x1x3x5xf32>
+// CORE-NEXT:   core.relayout "conv:2/relayout" %{{.*}} to %[[WIN]] of tensor<1x4x5x4xf32> layouts <{{.*}}> -> <grid [1, 2, 2, 1, 4] axes [-, d1, d2, d4] tile [1, 1, 3, 5]> view affine_map<(d0, d1, d2, d3) -> (0, ((d1 * 2) + (d3 floordiv 9)), {{.*}} guard
+// CORE:        core.kernel "conv:2" {{.*}} ins(%[[WIN]],
+// CHIP:        chip.superstep "conv:2/relayout" {
+// CHIP-NEXT:   } exchange {
+// CHIP-NEXT:     core.relayout "conv:2/relayout"
+// CHIP:        chip.superstep "conv:2" {
+// CHIP-NEXT:     core.kernel "conv:2"
 
 // The simulator runs the window relayout as an exchange before the contraction.
 // SIM: conv:2/relayout  relayout
