@@ -210,8 +210,9 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             temporaries=args.temporaries,
             observer=progress,
         )
+    report_json = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
     if args.json:
-        print(json.dumps(_json_safe(result.report), indent=2, allow_nan=False), file=out)
+        out.write(report_json)
     else:
         print(format_report(result.report), file=out)
     if args.trace or args.plot:
@@ -224,8 +225,8 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.outputs:
         _write(args.outputs, "--outputs", lambda p: _save_npz(p, result.outputs))
     if args.report:
-        text = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
-        _write(args.report, "--report", lambda p: Path(p).write_text(text, encoding="utf-8"))
+        _write(args.report, "--report",
+               lambda p: Path(p).write_text(report_json, encoding="utf-8"))
     if result.check is not None and not result.check.passed:
         failed = ", ".join(
             f"'{name}'" + (f" ({o['problem']})" if "problem" in o else "")

@@ -25,6 +25,7 @@ from t10.common.plans import Estimate, Layout, format_plan, input_layouts, outpu
 from t10.common.tensor_expr import element_bytes, op_name, precision_type
 from t10.driver import compile_model
 from t10.errors import T10Error
+from t10.figures import new_figure, save_figure
 from t10.pass_instrumentation import PassObserver
 from t10.passes.cold_weights import with_cold_weights
 from t10.passes.memory_reconciliation import PlanPoint, model_bytes
@@ -266,12 +267,7 @@ def _cycles(est: Estimate | None) -> str:
 def plot_explanation(e: Explanation, path: str) -> None:
     """A PNG at `path`: the frontier (bytes per core against cycles) with the chosen plan
     marked, each plan's model (peak and cycles), and the SRAM per core."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise T10Error("--plot needs matplotlib, not installed: pip install "
-                       "'t10-xdsl[bench]'") from None
-    fig = Figure(figsize=(7, 4.5))
+    fig = new_figure(7, 4.5)
     ax = fig.subplots()
     points = [a.point for a in e.alternatives]
     ax.plot([p.estimate.sram_bytes for p in points], [p.cycles for p in points], "o-",
@@ -288,8 +284,4 @@ def plot_explanation(e: Explanation, path: str) -> None:
     ax.set_ylabel("cycles")
     ax.set_title(e.operator if len(e.operator) <= 60 else e.operator[:57] + "...")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except OSError as err:
-        raise T10Error(f"cannot write the plot '{path}': {err.strerror or err}") from None
+    save_figure(fig, path, 110)

@@ -70,10 +70,10 @@ class PassInstrumentation:
 
     def check_names(self, known: Sequence[str], what: str) -> None:
         """Every name of `print_after` is a pass of the pipeline (`known`)."""
-        for name in sorted(self.print_after - set(known)):
-            raise T10Error(
-                f"{what}: '{name}' is not a pass of the pipeline (its passes: {', '.join(known)})"
-            )
+        unknown = sorted(self.print_after - set(known))
+        if unknown:
+            raise T10Error(f"{what}: '{unknown[0]}' is not a pass of the pipeline (its passes: "
+                           f"{', '.join(known)})")
 
     def after_pass(self, p: ModulePass, module: ModuleOp, time: PassTime | None = None) -> None:
         """Called with the IR `p` produced (and its `time`, where it was measured)."""

@@ -8,7 +8,7 @@ exchange and sync cycles; and the SRAM in use per core over the run, superstep b
 from __future__ import annotations
 
 from t10.common.chip_spec import ChipSpec
-from t10.errors import T10Error
+from t10.figures import new_figure, save_figure
 from t10.sim.interpreter_chip import SimReport
 
 TOP = 20
@@ -16,11 +16,6 @@ TOP = 20
 
 
 def plot_run(sim: SimReport, chip: ChipSpec, path: str, title: str) -> None:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise T10Error("--plot needs matplotlib, not installed: pip install "
-                       "'t10-xdsl[bench]'") from None
     ops = sorted(sim.ops, key=lambda o: o.cycles, reverse=True)
     shown = ops[:TOP]
     rest = ops[TOP:]
@@ -35,7 +30,7 @@ def plot_run(sim: SimReport, chip: ChipSpec, path: str, title: str) -> None:
         phases["compute"].append(sum(o.compute_cycles for o in rest))
         phases["exchange"].append(sum(o.exchange_cycles for o in rest))
         phases["sync"].append(sum(o.sync_cycles for o in rest))
-    fig = Figure(figsize=(10, 4 + 0.28 * len(names)))
+    fig = new_figure(10, 4 + 0.28 * len(names))
     top, bottom = fig.subplots(2, 1, height_ratios=[max(3, 0.28 * len(names)), 3])
     ys = list(range(len(names)))[::-1]
     left = [0] * len(names)
@@ -61,8 +56,4 @@ def plot_run(sim: SimReport, chip: ChipSpec, path: str, title: str) -> None:
     bottom.set_xlabel("cycles")
     bottom.set_ylabel("bytes per core")
     bottom.legend(fontsize=8)
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=100)
-    except OSError as err:
-        raise T10Error(f"cannot write the plot '{path}': {err.strerror or err}") from None
+    save_figure(fig, path, 100)

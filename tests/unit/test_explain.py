@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-import json
 import pathlib
 
 import pytest
+from helpers import chip_file_with_sram
 
 from t10.cli import main
 from t10.common.attr_names import MODEL_BYTES_ATTR
@@ -16,17 +16,11 @@ from t10.examples import zoo
 from t10.examples.models import mlp
 from t10.explain import explain, format_explanation
 
-CHIPS = pathlib.Path(__file__).parents[1] / "filecheck" / "transforms" / "Inputs"
-
 
 @pytest.fixture(scope="module")
 def tight_chip(tmp_path_factory: pytest.TempPathFactory) -> str:
     """test-16 with 75,000 B per core: the MLP fits, but not with its fastest plans."""
-    spec = json.loads((CHIPS / "test-16-sram60000.json").read_text())
-    spec.update(name="test-16-sram75000", sram_bytes_per_core=75_000)
-    path = tmp_path_factory.mktemp("chips") / "tight.json"
-    path.write_text(json.dumps(spec))
-    return str(path)
+    return chip_file_with_sram(75_000, tmp_path_factory.mktemp("chips"))
 
 
 @pytest.mark.parametrize("op", ["fc1/MatMul", "fc2/Relu", "fc3/Add"])
