@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import ceil, lcm, prod
 
@@ -360,6 +360,14 @@ class _Frontier:
             return False
         return self.cycles[i] < cycles or (self.cycles[i] == cycles and self.bytes[i] < nbytes)
 
+    def fewest_beating_bytes(self, nbytes: int, cycles: int) -> int | None:
+        """The fewest bytes of a point with at most `nbytes` bytes and `cycles` cycles (None:
+        there is none). Any (b, c) with b above it and c >= `cycles` is beaten."""
+        i = bisect.bisect_right(self.bytes, nbytes) - 1
+        # cycles descend along the points: the first with at most `cycles`
+        m = bisect.bisect_left(self.cycles, -cycles, key=lambda c: -c)
+        return self.bytes[m] if m <= i else None
+
     def add(self, plan: Plan, est: Estimate) -> None:
         b, c = est.sram_bytes, est.cycles
         if self.beaten(b, c):
@@ -406,32 +414,41 @@ def check_options(what: str, planner: str, min_utilization: float) -> None:
 class _Bound:
     """Lower bounds on the (bytes, cycles) of every completion of a partial rotation set in
     `_Search.rotation_sets`: `held` elements of the decided readers (`rotated`, or `plain`
-    when whole),
-    `after[j]` the least of the readers from j on, then the fixed inputs and the output
-    (`fixed` = (other inputs' bytes, the output's least bytes, element bytes)); cycles from
-    `cycles` plus a sync per step beyond the first, every level having 2 steps or more."""
+    when whole), `after[j]` the least of the readers from j on, then the fixed inputs
+    (`others` bytes) and the output (`out_bytes`, the least of staying whole and rotating);
+    cycles from `cycles` plus a sync per step beyond the first, every level having 2 steps
+    or more. A complete set's steps are known, and so are its kernels (`extra_kernel`:
+    what its steps' kernels cost beyond the tile's one): `whole_beaten` bounds it with its
+    output whole (`whole`: the output's bytes and the spatial plan's cycles),
+    `output_beaten` with its output rotating (`output`)."""
 
     def __init__(
         self,
         frontier: _Frontier,
         rotated: Callable[[int, int, int], int],
+        level_tiles: list[int],
         plain: list[int],
         after: list[int],
         fixed: tuple[int, int, int],
         cycles: int,
         sync: int,
-        levels: int,
         rate: tuple[int, int],
+        extra_kernel: Callable[[tuple[int, ...]], int],
+        whole: tuple[int, int],
+        output: _OutputBound | None,
     ) -> None:
         self.frontier = frontier
         self.rotated = rotated
+        self.level_tiles = level_tiles
         self.after = after
         self.others, self.out_bytes, self.eb = fixed
         self.cycles = cycles
         self.sync = sync
-        self.levels = levels
         self.plain = plain
         self.rate_num, self.rate_den = rate
+        self.extra_kernel = extra_kernel
+        self.whole_bytes, self.whole_cycles = whole
+        self.output = output
 
     def beaten(
         self, j: int, steps: tuple[int, ...], held: int, moving: tuple[int, ...]
@@ -439,12 +456,84 @@ class _Bound:
         """A tensor of `local` elements rotating along a level of N >= s steps shifts a chunk
         of at least local / N elements at least N - 1 times: (s - 1) / s of its bytes."""
         nbytes = (held + self.after[j]) * self.eb + self.others + self.out_bytes
-        cycles, total = self.cycles, 1
+        return self.frontier.beaten(nbytes, self.shifting(self.cycles, steps, moving))
+
+    def next_pieces(
+        self,
+        j: int,
+        steps: tuple[int, ...],
+        held: int,
+        moving: tuple[int, ...],
+        reader: tuple[int, int, int],
+    ) -> int:
+        """The next pieces worth trying after `reader` = (input, level, p) was beaten: as p
+        grows, the reader holds no more elements, and the level's steps lcm(s, p) >= max(s,
+        p) only add cycles; so every larger p is beaten too until the reader's elements fall
+        to the fewest bytes of a point that beats its cycles with steps max(s, p). `j`,
+        `steps`, `held` and `moving`: the child's, but for the reader's own elements in
+        `held` and its level's steps."""
+        i, level, p = reader
+        low = (*steps[:level], max(steps[level], p), *steps[level + 1 :])
+        rest = self.after[j] * self.eb + self.others + self.out_bytes
+        nbytes = (held + self.rotated(i, level, p)) * self.eb + rest
+        fewest = self.frontier.fewest_beating_bytes(nbytes, self.shifting(self.cycles, low, moving))
+        if fewest is None:
+            return p + 1
+        tile = self.level_tiles[level]
+        per_chunk = self.plain[i] // tile * self.eb  # rotated = per_chunk * (ceil(t/p) + 1)
+        if per_chunk == 0:
+            return tile + 1  # its bytes never change
+        chunks = (fewest - rest - held * self.eb) // per_chunk - 1  # ceil(t / p') <= chunks
+        if chunks < 1:
+            return tile + 1
+        return max(p + 1, -(-tile // chunks))
+
+    def shifting(self, cycles: int, steps: tuple[int, ...], moving: tuple[int, ...]) -> int:
+        """`cycles` plus the least exchange of the readers' `moving` elements and a sync per
+        step beyond the first (2 steps or more per level)."""
+        total = 1
         for n, elements in zip(steps, moving, strict=False):
             n = max(n, 2)
             total *= n
             cycles += self.rate_num * elements * self.eb * (n - 1) // (self.rate_den * n)
-        return self.frontier.beaten(nbytes, cycles + (total - 1) * self.sync)
+        return cycles + (total - 1) * self.sync
+
+    def whole_beaten(self, steps: tuple[int, ...], held: int, moving: tuple[int, ...]) -> bool:
+        """Whether the frontier beats the plan of a complete set of readers whose output
+        stays whole."""
+        nbytes = held * self.eb + self.others + self.whole_bytes
+        cycles = self.whole_cycles + self.extra_kernel(steps)
+        return self.frontier.beaten(nbytes, self.shifting(cycles, steps, moving))
+
+    def output_beaten(
+        self, steps: tuple[int, ...], held: int, moving: tuple[int, ...], pieces: int
+    ) -> bool:
+        """Whether the frontier beats the plan of a complete set of readers whose output
+        also rotates in `pieces` along the first level of `steps`: the output holds a window
+        of at least its tile / t * (ceil(t / pieces) + 1) elements of a level tile t (and as
+        many wide partials), from `out_floor`, and shifts a chunk of at least its tile /
+        steps[0] partials steps[0] - 1 times."""
+        out = self.output
+        assert out is not None
+        local = out.tile // out.level_tile * (-(-out.level_tile // pieces) + 1)
+        nbytes = held * self.eb + self.others + local * out.bytes_per_element
+        first = steps[0]
+        shift = -(-self.rate_num * (out.tile // first * out.acc_bytes) // self.rate_den)
+        cycles = out.cycles + self.extra_kernel(steps) + (first - 1) * shift
+        return self.frontier.beaten(nbytes, self.shifting(cycles, steps, moving))
+
+
+@dataclass(frozen=True)
+class _OutputBound:
+    """What `_Bound.output_beaten` knows of a rotating output: its unpadded `tile`, the
+    first level's tile, the bytes per element of its window (with wide partials), the
+    bytes per element it shifts, and `out_floor`."""
+
+    tile: int
+    level_tile: int
+    bytes_per_element: int
+    acc_bytes: int
+    cycles: int
 
 
 class _Search:
@@ -472,12 +561,23 @@ class _Search:
         ]
         self.frontier = _Frontier()
         self._groups: dict[tuple, tuple[int, ...] | None] = {}
+        self._pieces: dict[tuple[int, int], list[int]] = {}
 
     # ---- factor realisation
 
     def hi(self, d: int, lo: int) -> int:
         """The largest factor of d with the tile of candidate `lo`."""
         return self._hi[d][lo]
+
+    def pieces(self, lo: int, hi: int) -> list[int]:
+        """The pieces p >= 2 a ring dim with factors lo..hi (one tile) can rotate in: those
+        with a multiple among the factors, ascending (cached)."""
+        key = (lo, hi)
+        found = self._pieces.get(key)
+        if found is None:
+            found = [p for p in range(2, hi + 1) if -(-lo // p) * p <= hi]
+            self._pieces[key] = found
+        return found
 
     def tiles(self, lows: tuple[int, ...]) -> list[int]:
         return [-(-s // f) for s, f in zip(self.sizes, lows, strict=True)]
@@ -726,7 +826,7 @@ class _Search:
         all-reduce's buffer) and rotating. Cycles: the spatial plan's (or `out_floor` while
         the output may rotate) plus a sync per extra step, each level having 2 steps or
         more."""
-        eb, levels = self.fast.eb, len(dims)
+        eb = self.fast.eb
         level_tiles = [tiles[x] for x in dims]
         plain = [rest * prod(t**w for t, w in zip(level_tiles, powers, strict=True))
                  for rest, powers in split]
@@ -747,19 +847,32 @@ class _Search:
         out_tile = self.out_tile(tiles)
         out_bytes = (out_tile + moved) * eb
         cycles = floor_cycles
+        whole = (out_bytes, floor_cycles)
+        output = None
         if out_ring is not None:
             pmax = self.hi(out_ring, lows[out_ring])
             out_local = out_tile // level_tiles[0] * (-(-level_tiles[0] // pmax) + 1)
             wide = self.fast.partial_bytes if self.fast.wide_partials else 0
             out_bytes = min(out_bytes, out_local * (eb + wide))
             cycles = min(cycles, out_floor)
+            acc_bytes = self.fast.partial_bytes if self.fast.wide_partials else eb
+            output = _OutputBound(out_tile, level_tiles[0], eb + wide, acc_bytes, out_floor)
+        whole_kernel = self.fast.kernel(tiles)
+
+        def extra_kernel(steps: tuple[int, ...]) -> int:
+            """What the kernels of `steps` steps cost beyond the tile's one (as `rotating`)."""
+            step_tiles = list(tiles)
+            for x, n in zip(dims, steps, strict=True):
+                step_tiles[x] = -(-tiles[x] // n)
+            return prod(steps) * self.fast.kernel(step_tiles) - whole_kernel
+
         # both floors count the tile's kernel once; the steps' kernels add up to no less
         # than its floor (`FastEstimator.kernel_floor`)
-        cycles -= self.fast.kernel(tiles) - self.fast.kernel_floor(tiles)
-        sync = self.fast.sync
+        cycles -= whole_kernel - self.fast.kernel_floor(tiles)
         return _Bound(
-            self.frontier, rotated, plain, after, (fixed * eb, out_bytes, eb), cycles, sync,
-            levels, (self.fast.exchange.a, self.fast.exchange.den),
+            self.frontier, rotated, level_tiles, plain, after, (fixed * eb, out_bytes, eb), cycles,
+            self.fast.sync, (self.fast.exchange.a, self.fast.exchange.den), extra_kernel,
+            whole, output,
         )
 
     @staticmethod
@@ -801,13 +914,18 @@ class _Search:
             acc: tuple[tuple[int, int, int, int], ...],
             held: int = 0,
             moving: tuple[int, ...] = (0, 0),
+            checked: bool = False,
         ) -> None:
             """`held`: the least elements the readers before j hold, `moving`: the elements
-            of those that rotate along each level, unpadded (see `_Bound`)."""
-            if bound is not None and bound.beaten(j, steps, held, moving):
+            of those that rotate along each level, unpadded (see `_Bound`); `checked`: the
+            bound is known not to rule them out."""
+            if not checked and bound is not None and bound.beaten(j, steps, held, moving):
                 return
             if j == len(readers):
-                if all(n > 1 for n in steps):  # something rotates along every level
+                # something rotates along every level
+                if all(n > 1 for n in steps) and (
+                    bound is None or not bound.whole_beaten(steps, held, moving)
+                ):
                     found.append((acc, steps))
                 if out_ring is None or out_ring in rings or not all(n > 1 for n in steps[1:]):
                     return
@@ -815,7 +933,9 @@ class _Search:
                 for p in range(max(2, lo), min(hi, level_tiles[0]) + 1):
                     first = lcm(steps[0], p)
                     if first <= level_tiles[0] and used // lo * p <= self.cores:
-                        found.append(((*acc, (OUTPUT, out_ring, p, 0)), (first, *steps[1:])))
+                        out_steps = (first, *steps[1:])
+                        if bound is None or not bound.output_beaten(out_steps, held, moving, p):
+                            found.append(((*acc, (OUTPUT, out_ring, p, 0)), out_steps))
                 return
             i, its_levels = readers[j]
             whole = 0 if bound is None else bound.plain[i]
@@ -826,23 +946,37 @@ class _Search:
                         continue
                     lo, hi = lows[g], self.hi(g, lows[g])
                     rings.add(g)
-                    for p in range(2, min(hi, level_tiles[level]) + 1):
-                        f = -(-lo // p) * p
+                    pieces = self.pieces(lo, hi)
+                    end = bisect.bisect_right(pieces, level_tiles[level])
+                    now_moving = (*moving[:level], moving[level] + whole, *moving[level + 1 :])
+                    k = 0
+                    while k < end:
+                        p = pieces[k]
+                        k += 1
                         new_steps = lcm(steps[level], p)
-                        now_used = used // lo * f
-                        if f <= hi and new_steps <= level_tiles[level] and now_used <= self.cores:
-                            more = (*steps[:level], new_steps, *steps[level + 1 :])
-                            least = 0 if bound is None else bound.rotated(i, level, p)
-                            now_moving = list(moving)
-                            now_moving[level] += whole
-                            rec(
-                                j + 1,
-                                now_used,
-                                more,
-                                (*acc, (i, g, p, level)),
-                                held + least,
-                                tuple(now_moving),
-                            )
+                        now_used = used // lo * (-(-lo // p) * p)
+                        if new_steps > level_tiles[level] or now_used > self.cores:
+                            continue
+                        more = (*steps[:level], new_steps, *steps[level + 1 :])
+                        if bound is None:
+                            rec(j + 1, now_used, more, (*acc, (i, g, p, level)))
+                            continue
+                        now_held = held + bound.rotated(i, level, p)
+                        # the child's own first check, made here: most children fail it,
+                        # and so do the larger pieces after them (`next_pieces`)
+                        if bound.beaten(j + 1, more, now_held, now_moving):
+                            after = bound.next_pieces(j + 1, steps, held, now_moving, (i, level, p))
+                            k = bisect.bisect_left(pieces, after, k, end)
+                            continue
+                        rec(
+                            j + 1,
+                            now_used,
+                            more,
+                            (*acc, (i, g, p, level)),
+                            now_held,
+                            now_moving,
+                            checked=True,
+                        )
                     rings.discard(g)
 
         rec(0, prod(lows), (1,) * levels, ())
