@@ -31,11 +31,11 @@ from t10.passes.cold_weights import with_cold_weights
 from t10.passes.memory_reconciliation import PlanPoint, model_bytes
 from t10.passes.operators import Operator, operator_tensor_expr, planned_operators
 from t10.passes.t10_plan_search import (
-    SearchResult,
     SharedSearch,
     T10PlanSearch,
     dataflow_edges,
     model_liveness,
+    with_shared_moves,
 )
 
 
@@ -195,16 +195,24 @@ def explain(
     liveness = model_liveness(module, operators, elem)
     edges = dataflow_edges(operators)
     readers = sorted({e.consumer for e in edges if e.producer == target})
-    base = SearchResult(spec, exprs, chosen, edges, liveness, {}, False)
-    fixed = base.total_cycles - sum(_moves(base, i) for i in (target, *readers))
-    fixed -= chosen[target].estimate.cycles
+    base = with_shared_moves(spec, exprs, chosen, edges, liveness, False).costed()
     alternatives = []
     for point in points:
         placed = [*chosen[:target], point, *chosen[target + 1 :]]
-        result = SearchResult(spec, exprs, placed, edges, liveness, {}, False)
-        cycles = fixed + point.estimate.cycles + sum(_moves(result, i) for i in (target, *readers))
+        result = with_shared_moves(spec, exprs, placed, edges, liveness, False)
+        # the moves into the other operators are the base's: neither their producers' plans
+        # nor the moves they share changed
+        changed = {k for k in {*base.reused, *result.reused}
+                   if base.reused.get(k) != result.reused.get(k)}
+        kept = set(base.known) - {target, *readers} - changed
+        result.known.update({k: base.known[k] for k in kept})
         alternatives.append(
-            Alternative(point, model_bytes(placed, liveness), cycles, point == chosen[target])
+            Alternative(
+                point,
+                model_bytes(placed, result.liveness),
+                result.total_cycles,
+                point == chosen[target],
+            )
         )
     expr, plan = exprs[target], chosen[target].plan
     names = [f"input {k}" for k in range(expr.own_inputs)]
@@ -224,10 +232,6 @@ def explain(
         moves_in=base.transitions(target)[0],
         moves_out=tuple((op_name(operators[i].generic), base.transitions(i)[0]) for i in readers),
     )
-
-
-def _moves(result: SearchResult, i: int) -> int:
-    return sum(e.cycles for e in result.transitions(i) if e is not None)
 
 
 def format_explanation(e: Explanation, stream: IO[str]) -> None:

@@ -504,19 +504,7 @@ class T10PlanSearch(ModulePass):
     ) -> SearchResult:
         """`chosen` after the transition sweep, with the shared moves that still fit."""
         chosen, squeezed = reduce_transitions(chip, exprs, options, chosen, edges, liveness)
-        plans = [point.plan for point in chosen]
-        moves = shared_moves(exprs, plans, edges)
-        shares = affordable_shares(chip, chosen, liveness, moves)
-        # memory binds where the fastest plans, a cheaper transition or a shared move do not fit
-        memory_binds = too_big or squeezed or len(shares) < len(moves)
-        liveness = dataclasses.replace(
-            liveness, held=tuple((m.first, m.last, m.nbytes) for m in shares)
-        )
-        reused: dict[int, list[int]] = {}
-        for move in shares:
-            for consumer, operand in move.readers[1:]:
-                reused.setdefault(consumer, []).append(operand)
-        return SearchResult(chip, exprs, chosen, edges, liveness, reused, memory_binds)
+        return with_shared_moves(chip, exprs, chosen, edges, liveness, too_big or squeezed)
 
     def search_shared(
         self, chip: ChipSpec, operators: list[Operator], frontiers: SharedSearch
@@ -635,6 +623,30 @@ def spatial_options(options: list[OpOptions]) -> list[OpOptions] | None:
     if all(a is b for a, b in zip(narrowed, options, strict=True)):
         return None
     return narrowed
+
+
+def with_shared_moves(
+    chip: ChipSpec,
+    exprs: list[TensorExpr],
+    chosen: list[PlanPoint],
+    edges: list[Edge],
+    liveness: Liveness,
+    memory_binds: bool,
+) -> SearchResult:
+    """The result of `chosen`: with the moves its readers could share (`shared_moves`) that
+    still fit (`affordable_shares`), each made once and held for its later readers. Memory
+    binds if it did already, or a shared move does not fit."""
+    moves = shared_moves(exprs, [point.plan for point in chosen], edges)
+    shares = affordable_shares(chip, chosen, liveness, moves)
+    liveness = dataclasses.replace(
+        liveness, held=tuple((m.first, m.last, m.nbytes) for m in shares)
+    )
+    reused: dict[int, list[int]] = {}
+    for move in shares:
+        for consumer, operand in move.readers[1:]:
+            reused.setdefault(consumer, []).append(operand)
+    binds = memory_binds or len(shares) < len(moves)
+    return SearchResult(chip, exprs, chosen, edges, liveness, reused, binds)
 
 
 def affordable_shares(
