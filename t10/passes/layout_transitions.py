@@ -256,6 +256,7 @@ def reduce_transitions(
 
 
 SWEEPS = 3
+"""At most this many sweeps of `reduce_transitions`."""
 
 
 def cheapest(
@@ -283,7 +284,6 @@ def cheapest(
             break
         cheaper = not fits[k] and cost(candidates[k]) < best[0]
     return candidates[best[2]], cheaper
-"""At most this many sweeps of `reduce_transitions`."""
 
 
 def transitions_into(
