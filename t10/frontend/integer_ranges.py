@@ -6,7 +6,7 @@ under ``--precision fp16``). The contract (docs/DESIGN.md, "Integer values"):
 - Every runtime integer value has a ``Range``: an ``Interval`` [lo, hi] proven at import, or
   ``Unknown`` with the reason (a graph input; the truncation of a float). Bools and comparison
   results are [0, 1], a known constant its values' hull; moves (views, Identity, Expand,
-  Concat, Where) keep (join) their inputs' ranges.
+  Concat, Pad, Where, Gather) keep (join) their inputs' ranges.
 - Each op that may read or produce runtime integers is registered with a ``RangeRule``
   (``importer.lowering(..., integers=rule)``): the ranges of its outputs, and ``computed``,
   an interval holding every new value its lowering computes (results and partial sums), or
