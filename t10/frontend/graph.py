@@ -95,7 +95,7 @@ def import_graph(
         outputs = _integer_values(imp, [n for n in node.output if n in imp.values])
         _check_integer_values(imp, node, outputs)
         if (rule := SUPPORTED_OPS[op_key(node)].integers) is not None and (inputs or outputs):
-            integer_ranges.check_node(imp, node, rule, outputs)
+            integer_ranges.check_node(imp, node, rule(imp, node), outputs)
 
     results: list[SSAValue] = []
     result_shapes: list[Shape] = []

@@ -42,7 +42,7 @@ from t10.common.tensor_expr import COMBINER_IDENTITY
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
 from t10.frontend.folding import BROADCAST_FOLDS, MAX_FOLDED_ELEMENTS, evaluate, may_fold
-from t10.frontend.integer_ranges import BOOL, EXACT_F32, Interval, Range, RangeRule, Unknown
+from t10.frontend.integer_ranges import BOOL, EXACT_F32, Interval, Range, Ranges, Unknown
 from t10.frontend.loading import CONVERT_TO_OPSET, first_lines
 from t10.t10_dialects import rtensor
 
@@ -54,6 +54,7 @@ __all__ = [
     "Importer",
     "Lowering",
     "OpLowering",
+    "RangeRule",
     "Shape",
     "broadcast_exprs",
     "broadcast_shapes",
@@ -69,6 +70,8 @@ __all__ = [
 Shape = tuple[int, ...]
 BodyFn = Callable[["BodyBuilder", Sequence[SSAValue]], SSAValue]
 Lowering = Callable[["Importer", onnx.NodeProto], None]
+RangeRule = Callable[["Importer", onnx.NodeProto], Ranges]
+"""An op's rule of the integer range analysis (``integer_ranges``): what it proves of a node."""
 
 FLOAT = onnx.TensorProto.FLOAT
 

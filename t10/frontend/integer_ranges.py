@@ -7,11 +7,12 @@ under ``--precision fp16``). The contract (docs/DESIGN.md, "Integer values"):
   ``Unknown`` with the reason (a graph input; the truncation of a float). Bools and comparison
   results are [0, 1], a known constant its values' hull; moves (views, Identity, Expand,
   Concat, Pad, Where, Gather) keep (join) their inputs' ranges.
-- Each op that may read or produce runtime integers is registered with a ``RangeRule``
-  (``importer.lowering(..., integers=rule)``): the ranges of its outputs, and ``computed``,
-  an interval holding every new value its lowering computes (results and partial sums), or
-  None when it only moves, selects or compares values (their results are inputs, their
-  negations, 0 / 1 or truncated floats: exact whatever the range).
+- Each op that may read or produce runtime integers is registered with a range rule
+  (``importer.lowering(..., integers=rule)``, an ``importer.RangeRule``) giving its
+  ``Ranges``: its outputs' ranges, and ``computed``, an interval holding every new value its
+  lowering computes (results and partial sums), or None when it only moves, selects or
+  compares values (their results are inputs, their negations, 0 / 1 or truncated floats:
+  exact whatever the range).
 - ``check_node`` enforces it: ``computed`` must be proven and within ``EXACT_F32`` (else the
   node is refused naming it, the op, the range and the fix); beyond ``EXACT_F16`` the module
   is marked ``t10.fp16_inexact`` (``Importer.mark_fp16_inexact``, as for a known integer
@@ -27,12 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import onnx
 
-if TYPE_CHECKING:
-    from t10.frontend.importer import Importer
+from t10.errors import T10Error
 
 __all__ = [
     "BOOL",
@@ -40,7 +40,7 @@ __all__ = [
     "EXACT_F32",
     "Interval",
     "Range",
-    "RangeRule",
+    "RangeContext",
     "Ranges",
     "Unknown",
     "check_node",
@@ -123,7 +123,19 @@ class Ranges:
     computed: Range | None = None
 
 
-RangeRule = Callable[["Importer", onnx.NodeProto], Ranges]
+class RangeContext(Protocol):
+    """What the analysis reads and records through: the importer (``importer.Importer``; its
+    ``RangeRule``s take it)."""
+
+    node_name: str
+    ranges: dict[str, Range]
+    """The ranges of the runtime integer values defined so far."""
+
+    def range_of(self, name: str) -> Range: ...
+
+    def node_error(self, node: onnx.NodeProto, msg: str) -> T10Error: ...
+
+    def mark_fp16_inexact(self, what: str) -> None: ...
 
 
 def lift(f: Callable[..., Interval], *ranges: Range) -> Range:
@@ -139,16 +151,15 @@ def hull(*intervals: Interval) -> Interval:
     return Interval(min(i.lo for i in intervals), max(i.hi for i in intervals))
 
 
-def keeps_input(imp: Importer, node: onnx.NodeProto) -> Ranges:
+def keeps_input(imp: RangeContext, node: onnx.NodeProto) -> Ranges:
     """A move: every output holds values of input 0."""
     return Ranges((imp.range_of(node.input[0]),) * len(node.output))
 
 
-def check_node(imp: Importer, node: onnx.NodeProto, rule: RangeRule, outputs: list[str]) -> None:
-    """The contract for a node whose op has the range rule ``rule`` and that reads or
-    produces runtime integers: the values it computes must be proven exact in float32 (and
+def check_node(imp: RangeContext, node: onnx.NodeProto, ranges: Ranges, outputs: list[str]) -> None:
+    """The contract for a node that reads or produces runtime integers, ``ranges`` what its
+    op's range rule proves of it: the values it computes must be proven exact in float32 (and
     else mark the module fp16-inexact); records the ranges of its integer ``outputs``."""
-    ranges = rule(imp, node)
     computed = ranges.computed
     if isinstance(computed, Unknown):
         raise imp.node_error(

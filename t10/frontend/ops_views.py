@@ -26,12 +26,13 @@ from t10.frontend.importer import (
     BodyBuilder,
     Importer,
     Lowering,
+    RangeRule,
     Shape,
     checked_axes,
     lowering,
     node_attributes,
 )
-from t10.frontend.integer_ranges import Interval, RangeRule, Ranges, hull, keeps_input, lift
+from t10.frontend.integer_ranges import Interval, Ranges, hull, keeps_input, lift
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import gather_shape
 

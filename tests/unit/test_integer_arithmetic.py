@@ -260,8 +260,8 @@ def proven_ranges() -> Iterator[dict[str, Range]]:
     ranges: dict[str, Range] = {}
     check = integer_ranges.check_node
 
-    def spy(imp, node, rule, outputs):  # noqa: ANN001, ANN202
-        check(imp, node, rule, outputs)
+    def spy(imp, node, proven, outputs):  # noqa: ANN001, ANN202
+        check(imp, node, proven, outputs)
         ranges.update({n: imp.ranges[n] for n in outputs})
 
     with mock.patch.object(integer_ranges, "check_node", spy):
