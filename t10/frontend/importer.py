@@ -38,11 +38,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.attr_names import NAME_ATTR
-from t10.common.tensor_expr import COMBINER_IDENTITY
+from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F32
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
 from t10.frontend.folding import BROADCAST_FOLDS, MAX_FOLDED_ELEMENTS, evaluate, may_fold
-from t10.frontend.integer_ranges import BOOL, EXACT_F32, Interval, Range, Ranges, Unknown
+from t10.frontend.integer_ranges import BOOL, Interval, Range, Ranges, Unknown
 from t10.frontend.loading import CONVERT_TO_OPSET, first_lines
 from t10.t10_dialects import rtensor
 

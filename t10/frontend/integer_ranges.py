@@ -32,12 +32,11 @@ from typing import Protocol
 
 import onnx
 
+from t10.common.tensor_expr import EXACT_F16, EXACT_F32
 from t10.errors import T10Error
 
 __all__ = [
     "BOOL",
-    "EXACT_F16",
-    "EXACT_F32",
     "Interval",
     "Range",
     "RangeContext",
@@ -48,13 +47,6 @@ __all__ = [
     "keeps_input",
     "lift",
 ]
-
-EXACT_F32 = 2**24
-"""Every integer with |x| <= this is exact in float32."""
-
-EXACT_F16 = 2**11
-"""Every integer with |x| <= this is exact in fp16."""
-
 
 @dataclass(frozen=True)
 class Interval:
