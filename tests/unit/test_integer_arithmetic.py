@@ -13,7 +13,7 @@ import numpy as np
 import onnx
 import pytest
 from helpers import randn, run_and_check
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
@@ -249,6 +249,16 @@ def test_integer_div_is_refused_by_name() -> None:
         import_onnx(model)
 
 
+def test_sums_bound_partial_sums_of_either_sign() -> None:
+    """k elements of [a, b] sum to k·[a, b]: with mixed signs every partial sum of n elements
+    lies within n times each bound (the sum of magnitudes), not within the total's range."""
+    assert Interval(-3, 5).sums(0, 4) == Interval(-12, 20)
+    assert Interval(2, 5).sums(1, 4) == Interval(2, 20)
+    assert Interval(-5, -2).sums(0, 3) == Interval(-15, 0)
+    assert Interval(-2, 3) * Interval(-4, 1) == Interval(-12, 8)
+    assert Interval(-2, 3).abs() == Interval(0, 3)
+
+
 # --------------------------------------------------------------------------------------------
 # Property: the analysis is sound
 # --------------------------------------------------------------------------------------------
@@ -280,23 +290,12 @@ step = st.one_of(
 )
 
 
-@given(
-    rows=st.integers(1, 3),
-    cols=st.integers(1, 6),
-    bounds=st.tuples(st.integers(-20, 20), st.integers(-20, 20)).map(sorted),
-    steps=st.lists(step, min_size=1, max_size=4),
-    seed=st.integers(0, 2**16),
-)
-def test_proven_ranges_hold_onnxruntime_values(
-    rows: int,
-    cols: int,
-    bounds: list[int],
-    steps: list[tuple[str, int, int]],
-    seed: int,
-) -> None:
+def integer_chain(
+    rows: int, cols: int, bounds: list[int], steps: list[tuple[str, int, int]], seed: int
+) -> tuple[onnx.ModelProto, list[str]]:
     """A runtime INT64 value of a known interval (a Where between two constants of it), then
-    random integer ops (an operand of a binary op: an earlier value), every value an output:
-    onnxruntime's values lie in the proven intervals, for random conditions."""
+    random integer ops (an operand of a binary op: an earlier value); every value an output
+    (the model, the value names)."""
     rng = np.random.default_rng(seed)
     lo, hi = bounds
     weights = {
@@ -321,6 +320,25 @@ def test_proven_ranges_hold_onnxruntime_values(
             nodes.append(node(op, [x, axis], [out], exclusive=exclusive, reverse=reverse))
         values.append(out)
     model = int_model(nodes, {"b": (B, [rows, cols])}, dict.fromkeys(values, I64), weights)
+    return model, values
+
+
+chains = {
+    "rows": st.integers(1, 3),
+    "cols": st.integers(1, 6),
+    "bounds": st.tuples(st.integers(-20, 20), st.integers(-20, 20)).map(sorted),
+    "steps": st.lists(step, min_size=1, max_size=4),
+    "seed": st.integers(0, 2**16),
+}
+
+
+@given(**chains)
+def test_proven_ranges_hold_onnxruntime_values(
+    rows: int, cols: int, bounds: list[int], steps: list[tuple[str, int, int]], seed: int
+) -> None:
+    """onnxruntime's values of an ``integer_chain`` lie in the proven intervals, for random
+    conditions (the analysis is sound)."""
+    model, values = integer_chain(rows, cols, bounds, steps, seed)
     with proven_ranges() as ranges:
         try:
             import_onnx(model)
@@ -334,3 +352,32 @@ def test_proven_ranges_hold_onnxruntime_values(
                 proven = ranges[name]
                 assert isinstance(proven, Interval), (name, proven)
                 assert proven.lo <= got.min() and got.max() <= proven.hi, (name, proven, got)
+
+
+@given(**chains)
+def test_integer_chains_equal_onnxruntime(
+    rows: int, cols: int, bounds: list[int], steps: list[tuple[str, int, int]], seed: int
+) -> None:
+    """t10's values of an ``integer_chain`` equal onnxruntime's, in fp32 and in fp16 storage
+    (which refuses the model exactly when a proven range leaves fp16's exact integers)."""
+    model, values = integer_chain(rows, cols, bounds, steps, seed)
+    with proven_ranges() as ranges:
+        try:
+            import_onnx(model)
+        except T10Error:
+            event("beyond float32")
+            return  # refused (test_proven_ranges_hold_onnxruntime_values)
+    feeds = {"b": booleans(rows, cols, seed=seed)}
+    want = reference_session(model).run(values, feeds)
+    beyond_fp16 = any(isinstance(r, Interval) and r.magnitude > 2048 for r in ranges.values())
+    for precision in ("fp32", "fp16"):
+        try:
+            result = driver.run_model(model, "test-16", inputs=feeds, precision=precision)
+        except T10Error as e:
+            assert precision == "fp16" and beyond_fp16, e
+            assert "fp16 storage would round the integers computed by node" in str(e)
+            event("fp16 refused")
+            continue
+        assert precision == "fp32" or not beyond_fp16
+        for name, expected in zip(values, want, strict=True):
+            np.testing.assert_array_equal(result.outputs[name], expected, err_msg=name)
