@@ -6,7 +6,9 @@ runtime value and its shape) or ``imp.known_input`` / ``imp.known_ints`` (compil
 constants: shapes, axes), builds ops with ``imp.elementwise``, ``imp.reduction``,
 ``imp.contraction`` and ``imp.view`` (scalar bodies through a ``BodyBuilder``), or
 ``imp.emit`` for any other op, and names each result with ``imp.define(name, value, shape)``.
-Errors are ``imp.node_error(node, message)``.
+Errors are ``imp.node_error(node, message)``. An op that may compute on runtime integers is
+registered with ``integers=rule``, its ``RangeRule`` (``integer_ranges``), which reads its
+inputs' proven ranges with ``imp.range_of(name)``.
 """
 
 from __future__ import annotations
