@@ -42,14 +42,14 @@ WHY = {
             "with the mask function's other terms (Transformers 5 `masking_utils`), then Where "
             "gives 0 or the float minimum"
         )
-        for name in ("hf_bert_ids_mask", "hf_gpt2_ids_mask")
+        for name in ("hf_bert_ids_mask", "hf_gpt2_ids_mask", "hf_roberta_ids_mask")
     },
     **{
         (f"{name}.dynamo", "GatherND"): (
             "`attention_mask[batch, key]` in the padding mask function: known indices affine "
             "in their position, a view"
         )
-        for name in ("hf_bert_ids_mask", "hf_gpt2_ids_mask")
+        for name in ("hf_bert_ids_mask", "hf_gpt2_ids_mask", "hf_roberta_ids_mask")
     },
     **{
         (f"{name}.torchscript", "Equal"): (
@@ -59,6 +59,22 @@ WHY = {
     },
     ("hf_bert_ids_mask.torchscript", "GatherElements"): (
         "the `token_type_ids` buffer expanded to the batch (all inputs constant)"
+    ),
+    ("hf_roberta_ids_mask.dynamo", "Equal"): (
+        "`input_ids == 1` (the padding id) at run time, for the position ids"
+    ),
+    ("hf_roberta_ids_mask.torchscript", "Equal"): (
+        "`input_ids == 1` (the padding id) at run time, for the position ids; and with "
+        "Where/ConstantOfShape: Expand shapes resolved at run time (all inputs constant)"
+    ),
+    ("hf_roberta_ids_mask", "Not"): "the non-padding mask `input_ids != 1`, at run time",
+    ("hf_roberta_ids_mask", "CumSum"): (
+        "the position ids `cumsum(mask, 1) * mask + 1` of the runtime non-padding mask: integer "
+        "arithmetic on a runtime INT64 value, exact by the frontend's range analysis (proven "
+        "in [1, 17])"
+    ),
+    ("hf_roberta_ids_mask.torchscript", "GreaterOrEqual"): (
+        "the mask function's query-position term (all inputs constant)"
     ),
     ("hf_bert_ids_mask.torchscript", "GreaterOrEqual"): (
         "the mask function's query-position term (all inputs constant)"
@@ -87,7 +103,7 @@ def describe(path: Path) -> str:
         shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
         dtype = onnx.helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)
         feeds[i.name] = (
-            rng.integers(0, 2 if i.name == "attention_mask" else 128, shape).astype(dtype)
+            rng.integers(0, 2 if i.name == "attention_mask" else 100, shape).astype(dtype)
             if np.issubdtype(dtype, np.integer)
             else rng.standard_normal(shape).astype(dtype)
         )
@@ -115,7 +131,8 @@ HEADER = """# Transformer-block ONNX exports (issue 3)
 
 Made by `scripts/export_hf_models.py` (versions in its docstring; reruns are byte-identical),
 described by `scripts/describe_exports.py` (regenerate this file with it). Every file ran in
-onnxruntime on seeded random inputs (token ids below the vocab of 128) with finite outputs.
+onnxruntime on seeded random inputs (token ids below 100, the smallest vocab) with finite
+outputs.
 Tested by `tests/unit/test_hf_exports.py`, in the default test run: every file on test-16 and
 ipu-mk2 against onnxruntime.
 
@@ -128,7 +145,12 @@ by d^-¼ each instead); each is wrapped to take its inputs positionally and retu
 state only (ViT without its pooler). `hf_bert_layer_mask` takes BertLayer's additive mask `[batch,
 1, 1, seq]` as a float input; `hf_bert_ids_mask` (BertModel) and `hf_gpt2_ids_mask` (GPT2Model)
 take token ids and an INT64 `attention_mask` `[batch, seq]` (fed 0 / 1 here) and build the
-additive mask themselves, at run time (vocab 128, 16 positions). Llama is given its causal mask
+additive mask themselves, at run time (vocab 128, 16 positions); so does `hf_roberta_ids_mask`
+(RobertaModel: hidden 32, 2 layers, 2 heads, intermediate 64, vocab 100, 40 positions), which
+also computes its position ids from the token ids at run time (padding id 1: `cumsum(ids != 1)
+* (ids != 1) + 1`, integer arithmetic on INT64 values) and is given its token type ids (zeros) as
+a constant: left to make them it gathers its `token_type_ids` buffer by those runtime position
+ids (GatherElements of runtime indices, not lowered). Llama is given its causal mask
 (additive, `[1, 1, 16, 16]`) and position ids as constants: left to build them itself it checks
 the position ids for packed sequences with `torch.diff`, which the TorchScript exporter refuses
 (`aten::diff`), and with a 2-D mask the TorchScript export keeps the mask building (LessOrEqual,

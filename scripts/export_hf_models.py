@@ -34,12 +34,15 @@ from transformers import (
     GPT2Model,
     LlamaConfig,
     LlamaModel,
+    RobertaConfig,
+    RobertaModel,
     ViTConfig,
     ViTModel,
 )
 from transformers.models.bert.modeling_bert import BertLayer
 
 HIDDEN, HEADS, INTER, SEQ, BATCH, VOCAB = 64, 4, 128, 16, 2, 128
+ROBERTA_VOCAB = 100
 
 
 class AttentionBlock(nn.Module):
@@ -140,6 +143,23 @@ def gpt2_config() -> GPT2Config:
     )
 
 
+def roberta_config() -> RobertaConfig:
+    """Smaller than the others (hidden 32, 2 layers, 2 heads, vocabulary 100, 40 positions):
+    RobertaModel computes its position ids from the token ids at run time (padding id 1:
+    ``cumsum(ids != 1) * (ids != 1) + 1``), integer arithmetic on a runtime INT64 value. It is
+    given its token type ids (zeros) as a constant: left to make them, it gathers its
+    ``token_type_ids`` buffer by those position ids (GatherElements of runtime indices)."""
+    return RobertaConfig(
+        vocab_size=ROBERTA_VOCAB,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        max_position_embeddings=40,
+        attn_implementation="eager",
+    )
+
+
 def vit_config() -> ViTConfig:
     return ViTConfig(
         hidden_size=HIDDEN,
@@ -169,6 +189,15 @@ def ids_and_mask() -> tuple[torch.Tensor, torch.Tensor]:
     mask = torch.ones(BATCH, SEQ, dtype=torch.int64)
     mask[1, SEQ - 5 :] = 0
     return torch.randint(0, VOCAB, (BATCH, SEQ)), mask
+
+
+def roberta_ids_and_mask() -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids below RoBERTa's vocabulary, the padding id 1 where the second sequence is
+    padded, and its attention mask."""
+    ids, mask = ids_and_mask()
+    ids = ids % ROBERTA_VOCAB
+    ids[mask == 0] = 1
+    return ids, mask
 
 
 def llama(config: LlamaConfig, input_name: str) -> Wrapped:
@@ -231,6 +260,15 @@ MODELS: dict[str, Example] = {
         lambda: Wrapped(GPT2Model(gpt2_config()), IDS_MASK, use_cache=False),
         IDS_MASK,
         ids_and_mask,
+    ),
+    "hf_roberta_ids_mask": (
+        lambda: Wrapped(
+            RobertaModel(roberta_config(), add_pooling_layer=False),
+            IDS_MASK,
+            token_type_ids=torch.zeros(BATCH, SEQ, dtype=torch.int64),
+        ),
+        IDS_MASK,
+        roberta_ids_and_mask,
     ),
     "attn_block": (lambda: AttentionBlock(HIDDEN, HEADS), ("x",), lambda: (hidden(),)),
     "attn_mha": (lambda: MhaBlock(HIDDEN, HEADS), ("x",), lambda: (hidden(),)),

@@ -179,6 +179,12 @@ def element_bytes(type_: Attribute, what: str) -> int:
 PRECISIONS: dict[str, Attribute] = {"fp32": Float32Type(), "fp16": Float16Type()}
 """Storage precision -> the element type of distributed tensors and core buffers."""
 
+EXACT_F32 = 2**24
+"""Every integer with |x| <= this is exact in float32 (runtime integers are held as floats)."""
+
+EXACT_F16 = 2**11
+"""Every integer with |x| <= this is exact in fp16."""
+
 
 def precision_type(precision: str, what: str, kind: str = "precision") -> Attribute:
     """The element type of `precision` (a T10Error names the valid ones; `kind` names the

@@ -23,12 +23,15 @@ inference ``Dropout`` are pass-throughs; ``Where`` is an element-wise ``select``
 broadcasting identity generic.
 
 INT64 / INT32 / BOOL runtime values (graph inputs tagged ``t10.onnx_type``, comparison
-results, casts) are held as the exact float32 of each integer; only the ops registered with
-``integers=True`` (views, Identity, Expand, Cast, comparisons, logic, Where; Gather indices
-become an ``rtensor.gather``) read or produce them, as those keep them exact.
+results, casts) are held as the exact float32 of each integer; only the ops registered with a
+range rule (``integers=``: views, Identity, Expand, Cast, comparisons, logic, Where, and the
+arithmetic Add, Sub, Mul, Neg, Abs, Max, Min, CumSum, ReduceSum / ReduceMax / ReduceMin; Gather
+indices become an ``rtensor.gather``) read or produce them: ``integer_ranges`` proves every
+value they compute exact (its static range analysis).
 
 Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
 ``importer`` (the importer state, its interface for op lowerings and the op registry),
+``integer_ranges`` (the range analysis of runtime integers),
 ``graph`` (the walk over the graph: arguments, nodes, results) and one ``ops_*`` module per
 kind of op; a new op is one function registered with
 ``@importer.lowering`` in the module of its kind (imported below).

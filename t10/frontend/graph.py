@@ -30,6 +30,7 @@ from t10.common.attr_names import (
 )
 from t10.common.locations import locate
 from t10.errors import T10Error
+from t10.frontend import integer_ranges
 from t10.frontend.importer import (
     FLOAT,
     INTEGER_TYPES,
@@ -74,6 +75,8 @@ def import_graph(
             imp.define_empty(name, shape)  # the argument stays, unread
         else:
             imp.define(name, arg, shape)
+            if imp.elem_type(name) in INTEGER_TYPES:
+                imp.ranges[name] = integer_ranges.Unknown(f"input '{name}'")
 
     for index, node in enumerate(imp.graph.node):
         imp.node_name = node.name or f"{node.op_type}_{index}"
@@ -84,11 +87,15 @@ def import_graph(
         if imp.fold_empty_results(node):
             continue
         _check_attributes(imp, node)
-        _check_integer_values(imp, node, [n for n in node.input if n and not imp.is_known(n)])
+        inputs = _integer_values(imp, [n for n in node.input if n and not imp.is_known(n)])
+        _check_integer_values(imp, node, inputs)
         made = len(imp.ops), len(imp.constants)
         SUPPORTED_OPS[op_key(node)].lower(imp, node)
         locate([*imp.ops[made[0] :], *imp.constants[made[1] :]], imp.node_name)
-        _check_integer_values(imp, node, [n for n in node.output if n in imp.values])
+        outputs = _integer_values(imp, [n for n in node.output if n in imp.values])
+        _check_integer_values(imp, node, outputs)
+        if (rule := SUPPORTED_OPS[op_key(node)].integers) is not None and (inputs or outputs):
+            integer_ranges.check_node(imp, node, rule(imp, node), outputs)
 
     results: list[SSAValue] = []
     result_shapes: list[Shape] = []
@@ -193,24 +200,27 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
     return tuple(dims)
 
 
+def _integer_values(imp: Importer, names: list[str]) -> list[str]:
+    """The INT64 / INT32 / BOOL values among ``names``."""
+    return [n for n in names if imp.elem_type(n) in INTEGER_TYPES]
+
+
 def _check_integer_values(imp: Importer, node: onnx.NodeProto, names: list[str]) -> None:
-    """A node that reads (inputs) or defines (outputs) a runtime INT64 / INT32 / BOOL value
-    among ``names`` must be one of ``integer_ops()``: integers are held as exact floats, which
-    only those keep exact. (A fold-only op refuses the node itself, naming its runtime input.)"""
+    """A node that reads (inputs) or defines (outputs) the runtime integer values ``names``
+    must be one of ``integer_ops()``, which have a range rule (``integer_ranges``): integers
+    are held as exact floats. (A fold-only op refuses the node itself, naming its runtime
+    input.)"""
     entry = SUPPORTED_OPS[op_key(node)]
-    if entry.integers or entry.lower is lower_fold_only:
+    if not names or entry.integers is not None or entry.lower is lower_fold_only:
         return
-    for name in names:
-        elem_type = imp.elem_type(name)
-        if elem_type in INTEGER_TYPES:
-            role = "produces" if name in node.output else "reads"
-            raise imp.node_error(
-                node,
-                f"it {role} the {dtype_name(elem_type)} value '{name}' at run time; t10 holds "
-                "runtime integers and bools as exact float32 values and computes on them only "
-                f"with {', '.join(sorted(integer_ops()))} (arithmetic could leave the exact "
-                "range); cast the value to FLOAT first if float arithmetic is meant",
-            )
+    role = "produces" if names[0] in node.output else "reads"
+    raise imp.node_error(
+        node,
+        f"it {role} the {dtype_name(imp.elem_type(names[0]))} value '{names[0]}' at run time; "
+        "t10 holds runtime integers and bools as exact float32 values and computes on them "
+        f"only with {', '.join(sorted(integer_ops()))} (whose results stay exact in a proven "
+        "range); cast the value to FLOAT first if float arithmetic is meant",
+    )
 
 
 def _result_attrs(vi: onnx.ValueInfoProto) -> DictionaryAttr:

@@ -6,7 +6,9 @@ runtime value and its shape) or ``imp.known_input`` / ``imp.known_ints`` (compil
 constants: shapes, axes), builds ops with ``imp.elementwise``, ``imp.reduction``,
 ``imp.contraction`` and ``imp.view`` (scalar bodies through a ``BodyBuilder``), or
 ``imp.emit`` for any other op, and names each result with ``imp.define(name, value, shape)``.
-Errors are ``imp.node_error(node, message)``.
+Errors are ``imp.node_error(node, message)``. An op that may compute on runtime integers is
+registered with ``integers=rule``, its ``RangeRule`` (``integer_ranges``), which reads its
+inputs' proven ranges with ``imp.range_of(name)``.
 """
 
 from __future__ import annotations
@@ -38,10 +40,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.attr_names import NAME_ATTR
-from t10.common.tensor_expr import COMBINER_IDENTITY
+from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F32
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
 from t10.frontend.folding import BROADCAST_FOLDS, MAX_FOLDED_ELEMENTS, evaluate, may_fold
+from t10.frontend.integer_ranges import BOOL, Interval, Range, Ranges, Unknown
 from t10.frontend.loading import CONVERT_TO_OPSET, first_lines
 from t10.t10_dialects import rtensor
 
@@ -53,6 +56,7 @@ __all__ = [
     "Importer",
     "Lowering",
     "OpLowering",
+    "RangeRule",
     "Shape",
     "broadcast_exprs",
     "broadcast_shapes",
@@ -68,6 +72,8 @@ __all__ = [
 Shape = tuple[int, ...]
 BodyFn = Callable[["BodyBuilder", Sequence[SSAValue]], SSAValue]
 Lowering = Callable[["Importer", onnx.NodeProto], None]
+RangeRule = Callable[["Importer", onnx.NodeProto], Ranges]
+"""An op's rule of the integer range analysis (``integer_ranges``): what it proves of a node."""
 
 FLOAT = onnx.TensorProto.FLOAT
 
@@ -77,11 +83,8 @@ INTEGER_TYPES: dict[int, str] = {
     onnx.TensorProto.BOOL: "bool",
 }
 """The integer element types a runtime value may have (ONNX type → ``t10.onnx_type``): it is
-held as the exact float32 of each integer; the ops registered with ``integers=True`` keep it
-exact (docs/DESIGN.md, "Frontend output contract")."""
-
-EXACT_INT = 2**24
-"""Integers up to this magnitude are exact in float32."""
+held as the exact float32 of each integer; the ops registered with a range rule keep it exact
+(``integer_ranges``; docs/DESIGN.md, "Frontend output contract")."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,10 +98,9 @@ class OpLowering:
     attributes: frozenset[str] | None
     """The attributes the op may carry (others are refused naming the node); None: any (the
     lowering refuses the node whatever its attributes)."""
-    integers: bool
-    """Whether the op may read or produce runtime INT64 / INT32 / BOOL values: it moves,
-    selects or compares them, or its result is 0 / 1, so integers held as exact floats stay
-    exact (arithmetic that can grow them past the exact range is refused)."""
+    integers: RangeRule | None
+    """How the op maps the proven ranges of runtime INT64 / INT32 / BOOL values
+    (``integer_ranges``); None: it may not read or produce them."""
 
 
 SUPPORTED_OPS: dict[str, OpLowering] = {}
@@ -107,9 +109,10 @@ SUPPORTED_OPS: dict[str, OpLowering] = {}
 
 
 def lowering(
-    *op_types: str, attributes: Iterable[str] | None = (), integers: bool = False
+    *op_types: str, attributes: Iterable[str] | None = (), integers: RangeRule | None = None
 ) -> Callable[[Lowering], Lowering]:
-    """Register the decorated function as the lowering of ``op_types``."""
+    """Register the decorated function as the lowering of ``op_types``; ``integers``: its
+    range rule, if it may compute on runtime integers (``integer_ranges``)."""
 
     def register(lower: Lowering) -> Lowering:
         accepted = None if attributes is None else frozenset(attributes)
@@ -123,7 +126,7 @@ def lowering(
 
 def integer_ops() -> frozenset[str]:
     """The ops that may compute on runtime integer / bool values."""
-    return frozenset(op for op, entry in SUPPORTED_OPS.items() if entry.integers)
+    return frozenset(op for op, entry in SUPPORTED_OPS.items() if entry.integers is not None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,7 +379,8 @@ class Importer:
         self.shapes: dict[str, Shape] = {}
         self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
         self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
-        self.fp16_inexact: str | None = None  # an integer constant fp16 storage would round
+        self.fp16_inexact: str | None = None  # integers fp16 storage would round
+        self.ranges: dict[str, Range] = {}  # runtime integer values' ranges (integer_ranges)
         if initializers is None:
             initializers = self.graph.initializer
         self.initializers = {t.name: t for t in initializers}
@@ -603,7 +607,7 @@ class Importer:
     def _exact_float(self, name: str, arr: np.ndarray) -> np.ndarray:
         """A known integer / bool constant read by an integer op, as its exact float32."""
         worst = int(np.max(np.abs(arr.astype(np.float64)), initial=0))
-        if worst > EXACT_INT:
+        if worst > EXACT_F32:
             raise self.error(
                 f"node '{self.node_name}' ({self.node_op}) computes with the "
                 f"{_np_dtype_name(arr.dtype)} constant '{name}', whose value {worst} (in "
@@ -611,14 +615,35 @@ class Importer:
                 "use a smaller constant"
             )
         values = arr.astype(np.float32)
-        rounded = values.astype(np.float16).astype(np.float32) != values
-        if self.fp16_inexact is None and rounded.any():
-            self.fp16_inexact = (
+        with np.errstate(over="ignore"):  # beyond fp16's range: inf, rounded too
+            rounded = values.astype(np.float16).astype(np.float32) != values
+        if rounded.any():
+            self.mark_fp16_inexact(
                 f"{_np_dtype_name(arr.dtype)} constant '{name}' (value "
                 f"{int(arr.reshape(-1)[int(np.argmax(rounded))])}) read by node "
                 f"'{self.node_name}' ({self.node_op or 'graph outputs'})"
             )
         return values
+
+    def mark_fp16_inexact(self, what: str) -> None:
+        """Integers that must stay exact and fp16 storage would round (the first found is
+        named in the ``t10.fp16_inexact`` module attribute, which fp16 compilation refuses)."""
+        if self.fp16_inexact is None:
+            self.fp16_inexact = what
+
+    def range_of(self, name: str) -> Range:
+        """The proven range of value ``name``: [0, 1] for a bool, a known integer constant's
+        hull, the recorded range of a runtime integer (``integer_ranges``)."""
+        if self.elem_type(name) == onnx.TensorProto.BOOL:
+            return BOOL
+        if not self.is_known(name):
+            return self.ranges.get(
+                name, Unknown(f"the {dtype_name(self.elem_type(name))} '{name}'")
+            )
+        arr = self.constant(name)
+        if arr.dtype.kind not in "biu":
+            return Unknown(f"the {_np_dtype_name(arr.dtype)} constant '{name}'")
+        return Interval(int(arr.min()), int(arr.max())) if arr.size else Interval(0, 0)
 
     def known_ints(self, node: onnx.NodeProto, name: str, role: str) -> list[int]:
         """A known integer input (a shape, axes, starts, ...) as a list."""

@@ -1,12 +1,16 @@
 """Element-wise ops: each one all-parallel ``linalg.generic`` over the numpy-broadcast shape of
 its inputs, with a ``tensor.empty`` as ``outs`` and a scalar body of ``arith`` ops, and
-``math`` ops (exp, tanh, erf, sqrt, powf, cos, sin, floor, ceil) where ``arith`` has none."""
+``math`` ops (exp, tanh, erf, sqrt, powf, cos, sin, floor, ceil) where ``arith`` has none.
+Add, Sub, Mul, Neg, Abs, Relu, Sign, Max and Min (ONNX types them for integers too; Sum
+only for floats) also compute on runtime integers, by
+the same float bodies, exact within their proven ranges (``integer_ranges``)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 import onnx
 from xdsl.ir import SSAValue
 
@@ -19,6 +23,7 @@ from t10.frontend.importer import (
     lowering,
     node_attributes,
 )
+from t10.frontend.integer_ranges import Interval, Ranges, keeps_input, lift
 
 
 def _sigmoid(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
@@ -84,13 +89,36 @@ _GELU_BODIES: dict[bytes, BodyFn] = {b"none": _gelu_erf, b"tanh": _gelu_tanh}
 """Gelu's ``approximate`` attribute → body."""
 
 
-_EXACT_ON_INTEGERS = ("Abs", "Neg", "Relu", "Sign", "Max", "Min")
-"""The ops whose result is one of their inputs (or its negation): exact on integers too."""
+def _sign_range(x: Interval) -> Interval:
+    return Interval(int(np.sign(x.lo)), int(np.sign(x.hi)))
+
+
+IntervalFn = Callable[..., Interval]
+
+_INTEGER_RANGES: dict[str, tuple[IntervalFn, IntervalFn | None]] = {
+    "Add": (Interval.__add__, Interval.__add__),
+    "Sub": (Interval.__sub__, Interval.__sub__),
+    "Mul": (Interval.__mul__, Interval.__mul__),
+    "Neg": (Interval.__neg__, None),
+    "Abs": (Interval.abs, None),
+    "Relu": (lambda x: x.maximum(Interval(0, 0)), None),
+    "Sign": (_sign_range, None),
+    "Max": (lambda *x: functools.reduce(Interval.maximum, x), None),
+    "Min": (lambda *x: functools.reduce(Interval.minimum, x), None),
+}
+"""op_type → the range of its result and of the new values it computes from its inputs'
+ranges (None: it computes none, its result is an input, its negation, or -1 / 0 / 1)."""
+
+
+def _integer_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    result, computed = _INTEGER_RANGES[node.op_type]
+    ranges = [imp.range_of(n) for n in node.input]
+    return Ranges((lift(result, *ranges),), None if computed is None else lift(computed, *ranges))
 
 
 @lowering("Gelu", attributes={"approximate"})
-@lowering(*_EXACT_ON_INTEGERS, integers=True)
-@lowering(*(op for op in _ELEMENTWISE_BODIES if op not in _EXACT_ON_INTEGERS))
+@lowering(*_INTEGER_RANGES, integers=_integer_ranges)
+@lowering(*(op for op in _ELEMENTWISE_BODIES if op not in _INTEGER_RANGES))
 def lower_elementwise(imp: Importer, node: onnx.NodeProto) -> None:
     """An op of ``_ELEMENTWISE_BODIES`` or Gelu: one generic over the broadcast input shape."""
     define_broadcast(imp, node, [imp.use(n) for n in node.input], _elementwise_body(imp, node))
@@ -149,7 +177,7 @@ def lower_clip(imp: Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
 
 
-@lowering("Expand", integers=True)
+@lowering("Expand", integers=keeps_input)
 def lower_expand(imp: Importer, node: onnx.NodeProto) -> None:
     """Broadcast (numpy) the input to the known shape: an identity generic."""
     x = imp.use(node.input[0])

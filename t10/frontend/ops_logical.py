@@ -27,6 +27,7 @@ from t10.frontend.importer import (
     lowering,
     node_attributes,
 )
+from t10.frontend.integer_ranges import BOOL, Ranges, Unknown, hull, lift
 from t10.frontend.ops_elementwise import define_broadcast
 
 _COMPARISONS: dict[str, str] = {
@@ -47,7 +48,11 @@ _LOGIC: dict[str, BodyFn] = {
 """op_type → the body on 0 / 1 operands."""
 
 
-@lowering(*_COMPARISONS, integers=True)
+def _boolean(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    return Ranges((BOOL,))
+
+
+@lowering(*_COMPARISONS, integers=_boolean)
 def lower_comparison(imp: Importer, node: onnx.NodeProto) -> None:
     """``a <op> b`` as a float 0 / 1, the inputs broadcast (numpy)."""
     predicate = _COMPARISONS[node.op_type]
@@ -58,13 +63,17 @@ def lower_comparison(imp: Importer, node: onnx.NodeProto) -> None:
     define_broadcast(imp, node, [imp.use(n) for n in node.input], body)
 
 
-@lowering(*_LOGIC, integers=True)
+@lowering(*_LOGIC, integers=_boolean)
 def lower_logic(imp: Importer, node: onnx.NodeProto) -> None:
     """Logic on bools (0 / 1), the inputs broadcast (numpy)."""
     define_broadcast(imp, node, [imp.use(n) for n in node.input], _LOGIC[node.op_type])
 
 
-@lowering("Where", integers=True)
+def _where_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    return Ranges((lift(hull, imp.range_of(node.input[1]), imp.range_of(node.input[2])),))
+
+
+@lowering("Where", integers=_where_ranges)
 def lower_where(imp: Importer, node: onnx.NodeProto) -> None:
     """``select(c != 0, x, y)``, all three broadcast (numpy); a known condition is a float32
     0 / 1 constant (``Importer.mask``), a runtime one a bool value."""
@@ -89,7 +98,18 @@ def _truncate(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
     return bb.trunc(x[0])
 
 
-@lowering("Cast", attributes={"to", "saturate", "round_mode"}, integers=True)  # float8 only
+def _cast_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    """To BOOL: [0, 1]; from FLOAT: a truncated float, of unknown range; else the input's."""
+    to = int(node_attributes(node)["to"])
+    if to == onnx.TensorProto.BOOL:
+        return Ranges((BOOL,))
+    if imp.elem_type(node.input[0]) == FLOAT:
+        return Ranges((Unknown(f"'{node.output[0]}' (a float truncated by Cast)"),))
+    return Ranges((imp.range_of(node.input[0]),))
+
+
+# saturate and round_mode concern float8 targets only
+@lowering("Cast", attributes={"to", "saturate", "round_mode"}, integers=_cast_ranges)
 def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
     """Cast between FLOAT, INT64, INT32 and BOOL of a runtime value. To FLOAT, and between
     integer types, is the identity (integers are held exactly, |x| <= 2**24, so INT64 → INT32

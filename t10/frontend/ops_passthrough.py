@@ -5,15 +5,21 @@ from __future__ import annotations
 import onnx
 
 from t10.frontend.importer import Importer, lowering
+from t10.frontend.integer_ranges import BOOL, Ranges, keeps_input
 
 
-@lowering("Identity", integers=True)
+def _dropout_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    """The data (float, by ONNX) passes on; the mask is a bool."""
+    return Ranges((imp.range_of(node.input[0]), BOOL)[: len(node.output)])
+
+
+@lowering("Identity", integers=keeps_input)
 def lower_identity(imp: Importer, node: onnx.NodeProto) -> None:
     imp.pass_through(node)
 
 
-# integers: its data is float (ONNX); a runtime training_mode or a used mask is refused below
-@lowering("Dropout", attributes={"seed", "ratio"}, integers=True)
+# integers: its mask is a bool (its data is float, by ONNX); a used mask is refused below
+@lowering("Dropout", attributes={"seed", "ratio"}, integers=_dropout_ranges)
 def lower_dropout(imp: Importer, node: onnx.NodeProto) -> None:
     """Inference Dropout is the identity (the ratio is ignored); no training mode, no mask."""
     names = list(node.input)

@@ -1,9 +1,12 @@
-"""Reductions (ReduceSum, ReduceMean, ReduceMax) and the ops built of reductions and
-element-wise steps (Softmax, LayerNormalization, CumSum)."""
+"""Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin) and the ops built of reductions
+and element-wise steps (Softmax, LayerNormalization, CumSum). ReduceSum, ReduceMax, ReduceMin
+and CumSum also compute on runtime integers, exact within their proven ranges
+(``integer_ranges``: a sum of n elements, and each of its partial sums, in any order)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 
 import numpy as np
 import onnx
@@ -19,6 +22,7 @@ from t10.frontend.importer import (
     node_attributes,
     node_inputs,
 )
+from t10.frontend.integer_ranges import Ranges, lift
 
 
 def _reduce_axes(imp: Importer, node: onnx.NodeProto, rank: int) -> list[int]:
@@ -35,12 +39,33 @@ def _reduce_axes(imp: Importer, node: onnx.NodeProto, rank: int) -> list[int]:
     return sorted(checked_axes(imp, node, axes, rank))
 
 
-_REDUCE_COMBINERS = {"ReduceSum": "sum", "ReduceMean": "sum", "ReduceMax": "max"}
+_REDUCE_COMBINERS = {
+    "ReduceSum": "sum",
+    "ReduceMean": "sum",
+    "ReduceMax": "max",
+    "ReduceMin": "min",
+}
+_REDUCE_ATTRIBUTES = {"axes", "keepdims", "noop_with_empty_axes"}
 
 
-@lowering(*_REDUCE_COMBINERS, attributes={"axes", "keepdims", "noop_with_empty_axes"})
+def _reduce_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    """ReduceMax / ReduceMin select an element; ReduceSum sums n, through partial sums of 0
+    to n elements."""
+    x = imp.range_of(node.input[0])
+    if node.op_type != "ReduceSum":
+        return Ranges((x,))
+    shape = imp.shape_of(node.input[0])
+    n = prod(shape[a] for a in _reduce_axes(imp, node, len(shape)))
+    return Ranges((lift(lambda i: i.sums(n, n), x),), lift(lambda i: i.sums(0, n), x))
+
+
+@lowering(
+    "ReduceSum", "ReduceMax", "ReduceMin", attributes=_REDUCE_ATTRIBUTES, integers=_reduce_ranges
+)
+@lowering("ReduceMean", attributes=_REDUCE_ATTRIBUTES)
 def lower_reduce(imp: Importer, node: onnx.NodeProto) -> None:
-    """ReduceSum / ReduceMax: one reduction generic; ReduceMean: a sum, then a scale."""
+    """ReduceSum / ReduceMax / ReduceMin: one reduction generic; ReduceMean: a sum, then a
+    scale."""
     x = imp.use(node.input[0])
     axes = _reduce_axes(imp, node, len(x[1]))
     if not axes:
@@ -138,7 +163,25 @@ _CUMSUM_KEEPS = {
 """(exclusive, reverse) → which source positions j each output position i sums."""
 
 
-@lowering("CumSum", attributes={"exclusive", "reverse"})
+def _cumsum_axis(imp: Importer, node: onnx.NodeProto, rank: int) -> int:
+    axis_values = imp.known_ints(node, node.input[1], "axis")
+    if len(axis_values) != 1:
+        raise imp.node_error(node, f"axis must be one value, got {axis_values}")
+    return checked_axes(imp, node, axis_values, rank)[0]
+
+
+def _cumsum_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    """Each result sums 1 to n elements (exclusive: 0 to n - 1), n the axis length; the
+    reduction's partial sums 0 to n."""
+    shape = imp.shape_of(node.input[0])
+    n = shape[_cumsum_axis(imp, node, len(shape))]
+    exclusive = int(bool(node_attributes(node).get("exclusive", 0)))
+    x = imp.range_of(node.input[0])
+    result = lift(lambda i: i.sums(1 - exclusive, n - exclusive), x)
+    return Ranges((result,), lift(lambda i: i.sums(0, n), x))
+
+
+@lowering("CumSum", attributes={"exclusive", "reverse"}, integers=_cumsum_ranges)
 def lower_cumsum(imp: Importer, node: onnx.NodeProto) -> None:
     """A sum-reduction over a new last loop j: ``out[.., i, ..] = Σ_j select(keep[i, j],
     x[.., j, ..], 0)`` with ``keep`` a known 0 / 1 triangle (a constant). The source is read
@@ -146,11 +189,8 @@ def lower_cumsum(imp: Importer, node: onnx.NodeProto) -> None:
     an infinite x[j] does not make the positions that do not sum it NaN. Cost: element-wise
     over n² per line (n = the axis length), as the reduction it is."""
     value, shape = imp.use(node.input[0])
-    axis_values = imp.known_ints(node, node.input[1], "axis")
-    if len(axis_values) != 1:
-        raise imp.node_error(node, f"axis must be one value, got {axis_values}")
     rank = len(shape)
-    axis = checked_axes(imp, node, axis_values, rank)[0]
+    axis = _cumsum_axis(imp, node, rank)
     attrs = node_attributes(node)
     n = shape[axis]
     positions = np.arange(n)

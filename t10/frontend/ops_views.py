@@ -26,18 +26,23 @@ from t10.frontend.importer import (
     BodyBuilder,
     Importer,
     Lowering,
+    RangeRule,
     Shape,
     checked_axes,
     lowering,
     node_attributes,
 )
+from t10.frontend.integer_ranges import Interval, Ranges, hull, keeps_input, lift
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import gather_shape
 
 
-def view_lowering(op_type: str, attributes: Iterable[str] = ()) -> Callable[[Lowering], Lowering]:
-    """Register a lowering of a data-movement op (it moves integer and bool values exactly)."""
-    return lowering(op_type, attributes=attributes, integers=True)
+def view_lowering(
+    op_type: str, attributes: Iterable[str] = (), integers: RangeRule = keeps_input
+) -> Callable[[Lowering], Lowering]:
+    """Register a lowering of a data-movement op (it moves integer and bool values exactly;
+    ``integers``: its range rule, by default its results hold values of input 0)."""
+    return lowering(op_type, attributes=attributes, integers=integers)
 
 
 def _ints_input_or_attr(
@@ -267,7 +272,11 @@ def checked_indices(
     return indices % size
 
 
-@view_lowering("Concat", {"axis"})
+def _concat_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    return Ranges((lift(hull, *(imp.range_of(n) for n in node.input)),))
+
+
+@view_lowering("Concat", {"axis"}, _concat_ranges)
 def lower_concat(imp: Importer, node: onnx.NodeProto) -> None:
     """Each input padded with zeros into the result (a padded view), then summed by one
     element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0). Empty inputs
@@ -341,7 +350,13 @@ def _pad_value(imp: Importer, node: onnx.NodeProto) -> float:
     return float(value)
 
 
-@view_lowering("Pad", {"mode", "pads", "value"})
+def _pad_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    """The input's values and the padding constant (an integer for an integer input)."""
+    fill = int(_pad_value(imp, node))
+    return Ranges((lift(hull, imp.range_of(node.input[0]), Interval(fill, fill)),))
+
+
+@view_lowering("Pad", {"mode", "pads", "value"}, _pad_ranges)
 def lower_pad(imp: Importer, node: onnx.NodeProto) -> None:
     """Pad in constant mode: `result[i] = x[i - before]`, a (padded) view that also crops
     (negative amounts). The zero fill of a padded view is the padding for a constant 0; any

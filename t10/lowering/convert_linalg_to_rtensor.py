@@ -556,7 +556,7 @@ class ConvertLinalgToRTensor(ModulePass):
         inexact = op.attributes.get(FP16_INEXACT_ATTR)
         if precision == "fp16" and isinstance(inexact, StringAttr):
             raise T10Error(
-                f"fp16 storage would round the {inexact.data}, an integer that must stay "
+                f"fp16 storage would round the {inexact.data}: integers that must stay "
                 "exact (fp16 holds every integer with |x| <= 2048); compile with --precision fp32"
             )
         partials = _module_string(op, PARTIALS_ATTR)

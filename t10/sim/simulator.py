@@ -29,6 +29,7 @@ from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.chip_spec import ChipSpec
+from t10.common.tensor_expr import EXACT_F32
 from t10.errors import T10Error
 from t10.sim.interpreter_arith import (
     ArithFunctions,
@@ -122,19 +123,15 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
     return [_as_float32(name, np.asarray(inputs[name])) for name in names]
 
 
-_EXACT_INT = 2**24
-"""Integers up to this magnitude are exact in float32."""
-
-
 def _as_float32(name: str, value: np.ndarray) -> np.ndarray:
     """The float32 value of an input; integer inputs must be exactly representable."""
     if value.dtype.kind in "iu" and value.size:
         worst = int(np.max(np.abs(value.astype(np.float64))))
-        if worst > _EXACT_INT:
+        if worst > EXACT_F32:
             raise T10Error(
                 f"input '{name}': integer value {worst} (in magnitude) is not exactly "
                 f"representable in float32, which t10 computes with (|x| <= 2**24 = "
-                f"{_EXACT_INT})"
+                f"{EXACT_F32})"
             )
     return value.astype(np.float32)
 

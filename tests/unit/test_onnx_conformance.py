@@ -48,7 +48,7 @@ MIN_PASSED: dict[str, int] = {
     "ConstantOfShape": 0,  # every case takes the shape as a runtime graph input
     "Conv": 9,  # W frozen (WEIGHT_OPERANDS); ConvInteger is not supported
     "Cos": 2,
-    "CumSum": 0,  # every case is DOUBLE, or INT32 (integer arithmetic is refused)
+    "CumSum": 0,  # every case is DOUBLE, or INT32 of an unknown range (a graph input)
     "Div": 50,
     "Dropout": 4,
     "Einsum": 0,  # every case is DOUBLE or BFLOAT16 (test_einsum.py runs their forms)
@@ -81,8 +81,9 @@ MIN_PASSED: dict[str, int] = {
     "Pow": 6,
     "Range": 2,
     "Reciprocal": 2,
-    "ReduceMax": 38,
+    "ReduceMax": 39,
     "ReduceMean": 12,
+    "ReduceMin": 10,
     "ReduceSum": 63,
     "Relu": 1,
     "Reshape": 35,
@@ -185,6 +186,15 @@ def _integer_value(name: str, dtype: str, op: str) -> str:
     )
 
 
+def _unknown_range(node: str, value: str) -> str:
+    """Integer arithmetic on a value whose range is not proven (a graph input)."""
+    op = node.split("_")[0]
+    return (
+        f"node '{node}' \\({op}\\): integer {op} needs proven ranges of its inputs to stay "
+        f"exact, but the range of {value} is unknown"
+    )
+
+
 def _runtime_parameter(op: str, role: str, name: str) -> str:
     return f"node '{op}_0' \\({op}\\): {role} '{name}' must be a compile-time constant"
 
@@ -259,7 +269,6 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     "test_range_float16_type_positive_delta": "graph input 'start' has element type FLOAT16;",
     "test_range_bfloat16_type_positive_delta": "graph input 'start' has element type BFLOAT16;",
     "test_range_int32_type_negative_delta": _fold_only("Range", "start"),
-    "test_reduce_max_bool_inputs": _integer_value("data", "BOOL", "ReduceMax_0"),
     **{
         f"test_batchnorm_{case}_training_mode": r"node 'BatchNormalization_0' "
         r"\(BatchNormalization\): attribute training_mode=1 is not supported; t10 supports "
@@ -311,8 +320,8 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
             "2d_negative_axis",
         )
     },
-    "test_cumsum_1d_int32_exclusive": _integer_value("x", "INT32", "CumSum_0"),
-    "test_cumsum_2d_int32": _integer_value("x", "INT32", "CumSum_0"),
+    "test_cumsum_1d_int32_exclusive": _unknown_range("CumSum_0", "input 'x'"),
+    "test_cumsum_2d_int32": _unknown_range("CumSum_0", "input 'x'"),
     **{
         f"test_gather_elements_{c}": _runtime_indices("GatherElements")
         for c in ("0", "1", "negative_indices")
@@ -341,8 +350,8 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
             "NCd1d2d3d4d5_none_no_weight",
         )
     },
-    **{  # with ignore_index: the target minus the index, integer arithmetic
-        f"test_nllloss_{case}_expanded": r"node 'Sub_5' \(Sub\): it reads the INT64 value"
+    **{  # with ignore_index: the target minus the index, integer arithmetic on a graph input
+        f"test_nllloss_{case}_expanded": _unknown_range("Sub_5", "input 'target'")
         for case in (
             "NCd1_ii",
             "NCd1_mean_weight_negative_ii",
@@ -366,9 +375,10 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
 }
 """Case name → regex its `T10Error` message must match: the cases outside what the compiler
 supports (element types other than FLOAT, INT64, INT32 and BOOL, integer arithmetic on
-runtime values, runtime indices of GatherND / GatherElements, non-tensor values, Dropout
-training mode or mask, BatchNormalization training mode, MaxPool Indices, and
-runtime shapes and the other inputs of ops that t10 evaluates only at compile time)."""
+runtime values of unknown range, integer Div and Pow, runtime indices of GatherND /
+GatherElements, non-tensor values, Dropout training mode or mask, BatchNormalization
+training mode, MaxPool Indices, and runtime shapes and the other inputs of ops that t10
+evaluates only at compile time)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -451,10 +461,10 @@ compile time. A Gather's `indices` stay runtime inputs: a Gather of runtime indi
 `rtensor.gather` (token ids)."""
 
 
-WEIGHT_OPERANDS = {"Conv": (1,), "BatchNormalization": (1, 2, 3, 4)}
+WEIGHT_OPERANDS = {"Conv": (1,), "BatchNormalization": (1, 2, 3, 4), "CumSum": (1,)}
 """Operand positions (per op type) that t10 needs at compile time and exported models hold as
-initializers (a Conv's weight, a BatchNormalization's scale, bias and statistics): the harness
-freezes the graph inputs read there too."""
+initializers (a Conv's weight, a BatchNormalization's scale, bias and statistics, a CumSum's
+axis): the harness freezes the graph inputs read there too."""
 
 
 def _weight_inputs(model: onnx.ModelProto) -> set[str]:
