@@ -131,6 +131,28 @@ def op_key(node: onnx.NodeProto) -> str:
     return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
 
 
+_DATA_DEPENDENT_SHAPE = "its result's shape depends on the values; t10 compiles static shapes"
+_CONTROL_FLOW = (
+    "control flow; t10 compiles straight-line graphs (export with loops unrolled and "
+    "branches fixed)"
+)
+WHY_UNSUPPORTED = {
+    "TopK": "it selects by sorting values at run time; t10's moves follow layouts fixed at "
+    "compile time (a Gather reads runtime positions, nothing sorts)",
+    "ScatterElements": "it writes to positions known only at run time; t10's moves write only "
+    "where the plans place data",
+    "ScatterND": "it writes to positions known only at run time; t10's moves write only where "
+    "the plans place data",
+    "NonZero": _DATA_DEPENDENT_SHAPE,
+    "Unique": _DATA_DEPENDENT_SHAPE,
+    "Compress": _DATA_DEPENDENT_SHAPE,
+    "Loop": _CONTROL_FLOW,
+    "If": _CONTROL_FLOW,
+    "Scan": _CONTROL_FLOW,
+}
+"""Why t10's design refuses these operators (said beside them in the error)."""
+
+
 def check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) -> None:
     """Every node that is not folded needs a lowering."""
     counts = Counter(
@@ -139,7 +161,10 @@ def check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) -
         if i not in foldable and op_key(n) not in SUPPORTED_OPS
     )
     if counts:
-        found = ", ".join(f"{op} ({c})" for op, c in sorted(counts.items()))
+        found = ", ".join(
+            f"{op} ({c}{': ' + WHY_UNSUPPORTED[op] if op in WHY_UNSUPPORTED else ''})"
+            for op, c in sorted(counts.items())
+        )
         raise T10Error(
             f"unsupported ONNX operators in model '{name}': {found}; "
             f"supported: {', '.join(sorted(SUPPORTED_OPS))}"

@@ -548,6 +548,28 @@ def test_unsupported_ops_listed_together() -> None:
     assert {"MatMul", "Softmax", "Transpose", "Concat", "Gather", "Conv"} <= SUPPORTED_OPS.keys()
 
 
+def test_ops_refused_by_design_say_why() -> None:
+    """TopK and ScatterElements (mixture-of-experts routing) are refused with the reason."""
+    model = make_model(
+        [
+            helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1),
+            helper.make_node("ScatterElements", ["x", "i", "v"], ["y"], axis=1),
+        ],
+        [_vi("x", [4, 8])],
+        [_vi("y", [4, 8])],
+        [("k", np.array([2], dtype=np.int64))],
+    )
+    model.graph.name = "moe.onnx"
+    with pytest.raises(T10Error) as info:
+        import_onnx(model)
+    assert str(info.value).startswith(
+        "unsupported ONNX operators in model 'moe.onnx': ScatterElements (1: it writes to "
+        "positions known only at run time; t10's moves write only where the plans place "
+        "data), TopK (1: it selects by sorting values at run time; t10's moves follow layouts "
+        "fixed at compile time (a Gather reads runtime positions, nothing sorts)); supported: "
+    )
+
+
 def test_unsupported_op_names_file(tmp_path) -> None:
     model = make_model(
         [
