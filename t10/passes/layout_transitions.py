@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
-from math import ceil, prod
+from math import ceil
 
 import numpy as np
 from xdsl.ir.affine import (
@@ -28,6 +28,7 @@ from xdsl.ir.affine import (
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.exchange import element_move, gather_traffic, relayout_traffic
+from t10.common.gathers import GatherKind
 from t10.common.plans import (
     Estimate,
     Layout,
@@ -96,8 +97,7 @@ def transition_estimate(
 def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec) -> int:
     """Cycles bound used while searching: every core receives its whole buffer and the ids
     it reads, copies its buffer into place, plus one sync."""
-    local = dst.local_shape()
-    ids = prod(local[spec.axis : spec.axis + len(spec.ids)])
+    ids = spec.kind.ids_read(dst.local_shape(), spec.ids)
     received = dst.local_elements() * elem_bytes + ids * IDS_BYTES
     return (
         costs.elementwise_cycles(chip, dst.local_elements())
@@ -109,17 +109,17 @@ def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec)
 def gather_estimate(
     chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec, cores: int
 ) -> Estimate:
-    """The gather's cost for ids drawn uniformly (seeded) below the table's axis size, with
+    """The gather's cost for ids drawn uniformly (seeded) below the sizes they index, with
     table and ids placed by `host_layout` over `cores` as the lowering places them: the
     simulator's own traffic count on a typical set of ids. Skewed ids (many readers of one
     row) cost more; the simulator measures the ids it is given."""
-    sample = np.random.default_rng(0).integers(0, spec.table[spec.axis], spec.ids)
+    sample = spec.kind.sample(spec.table, spec.ids)
     busiest, copied = gather_traffic(
         host_layout(spec.table, cores),
         host_layout(spec.ids, cores),
         dst,
         sample,
-        spec.axis,
+        spec.kind,
         elem_bytes,
         IDS_BYTES,
     )
@@ -137,9 +137,9 @@ IDS_BYTES = 4
 
 @dataclass(frozen=True)
 class GatherSpec:
-    """A gather of runtime ids: the gathered axis, the table's and the ids' shapes."""
+    """A gather of runtime ids: its kind, the table's and the ids' shapes."""
 
-    axis: int
+    kind: GatherKind
     table: tuple[int, ...]
     ids: tuple[int, ...]
 

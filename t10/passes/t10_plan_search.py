@@ -755,9 +755,7 @@ def dataflow_edges(operators: list[Operator]) -> list[Edge]:
             producer = index.get(id(source.owner))
             if isinstance(source.owner, GatherOp):
                 table, ids, _ = source.owner.tensors()
-                spec = GatherSpec(
-                    source.owner.axis.value.data, table.get_shape(), ids.get_shape()
-                )
+                spec = GatherSpec(source.owner.kind(), table.get_shape(), ids.get_shape())
                 edges.append(Edge(None, i, k, gather=spec))
             elif producer is not None:
                 edges.append(Edge(producer, i, k, view))

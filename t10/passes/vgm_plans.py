@@ -102,7 +102,7 @@ def loads_and_gathers(
         source, view = through_views(value)
         if isinstance(source.owner, GatherOp):
             table, ids, _ = source.owner.tensors()
-            spec = GatherSpec(source.owner.axis.value.data, table.get_shape(), ids.get_shape())
+            spec = GatherSpec(source.owner.kind(), table.get_shape(), ids.get_shape())
             gathers.append((k, spec))
         else:
             assert isinstance(source.type, TensorType)
