@@ -110,7 +110,7 @@ class GatherKind:
         if bad.any():
             at = tuple(int(i) for i in np.argwhere(bad)[0])
             value, s = ids[at], int(size[at])
-            shown = int(value) if value == round(value) else float(value)
+            shown = int(value) if np.isfinite(value) and value == round(value) else float(value)
             axis = self.n + at[-1] if self.mode == "nd" else self.n
             raise T10Error(
                 f"{what}: id {shown} (at ids index {list(at)}) is out of range for axis {axis} "

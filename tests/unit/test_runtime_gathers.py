@@ -271,3 +271,31 @@ def test_random_runtime_gathers_match_onnxruntime(
     )
     np.testing.assert_array_equal(_brute_force(kind, x, idx % limits), want)
     run(model, x, idx)
+
+
+@pytest.mark.parametrize(
+    ("kind", "ids", "message"),
+    [
+        (GatherKind("rows", 1), [[0.0, 2.5]], r"id 2.5 \(at ids index \[0, 1\]\) is out of range"),
+        (GatherKind("rows", 1), [[np.nan, 0.0]], r"id nan \(at ids index \[0, 0\]\)"),
+        (GatherKind("nd", 0), [[1.0, 4.0]], r"id 4 .* for axis 1 of 't' \(size 4\)"),
+        (GatherKind("nd", 1), [[3.0], [-5.0], [0.0]], r"id -5 \(at ids index \[1, 0\]\) .* axis 1"),
+        (GatherKind("elements", 0), [[-4.0, 0.0]], r"id -4 .* for axis 0 of 't' \(size 3\)"),
+    ],
+)
+def test_ids_are_integers_within_the_dims_they_index(
+    kind: GatherKind, ids: list[list[float]], message: str
+) -> None:
+    """Non-integer (NaN included) and out-of-range ids are errors naming the id, never a
+    wrapped or truncated index; in range, negative ids count from the end of their dim."""
+    table = (3, 4)
+    with pytest.raises(T10Error, match=message):
+        kind.checked("g", np.array(ids), table, "t")
+    fine = np.array(ids)
+    fine[~np.isfinite(fine)] = 0
+    limits = np.broadcast_to(
+        kind.limits(table) if kind.mode != "nd" else kind.limits(table)[: fine.shape[-1]],
+        fine.shape,
+    )
+    fine = np.clip(np.round(fine), -limits, limits - 1)
+    np.testing.assert_array_equal(kind.checked("g", fine, table, "t"), fine % limits)
