@@ -27,12 +27,20 @@ CHIP = "test-16"
 
 
 def gather_model(
-    op: str, data: tuple[int, ...], ids: tuple[int, ...], returned: bool = True, **attrs: int
+    op: str,
+    data: tuple[int, ...],
+    ids: tuple[int, ...],
+    returned: bool = True,
+    squared: bool = False,
+    **attrs: int,
 ) -> onnx.ModelProto:
     """`op` (Gather, GatherND or GatherElements) of runtime INT64 `idx` from the FLOAT input
-    `x`, read by an Add (`y = g + g`) and, if `returned`, a graph output too."""
-    nodes = [
-        helper.make_node(op, ["x", "idx"], ["g"], **attrs),
+    `x` (`squared`: from `x * x`, an operator's output on chip), read by an Add (`y = g + g`)
+    and, if `returned`, a graph output too."""
+    table = "x2" if squared else "x"
+    nodes = [helper.make_node("Mul", ["x", "x"], ["x2"])] if squared else []
+    nodes += [
+        helper.make_node(op, [table, "idx"], ["g"], **attrs),
         helper.make_node("Add", ["g", "g"], ["y"]),
     ]
     graph = helper.make_graph(
@@ -53,12 +61,18 @@ def gather_model(
 
 
 def run(
-    model: onnx.ModelProto, x: np.ndarray, idx: np.ndarray, precision: str = "fp32"
+    model: onnx.ModelProto,
+    x: np.ndarray,
+    idx: np.ndarray,
+    precision: str = "fp32",
+    chip: str = CHIP,
+    planner: str = "t10",
 ) -> driver.RunResult:
-    """Compiled for test-16, simulated, and checked against onnxruntime."""
+    """Compiled (for test-16 by default), simulated, and checked against onnxruntime."""
     result = driver.run_model(
         model,
-        CHIP,
+        chip,
+        planner=planner,
         inputs={"x": x, "idx": idx},
         precision=precision,
         check=driver.check_tolerance(precision),
@@ -160,15 +174,26 @@ def test_an_out_of_range_index_is_a_runtime_error_naming_the_node(
         ("GatherElements", {"axis": 1}, (4, 6, 5), GatherKind("elements", 1)),
     ],
 )
+@pytest.mark.parametrize(
+    ("planner", "squared"), [("t10", False), ("t10", True), ("vgm", False), ("vgm", True)]
+)
 def test_a_gather_of_the_sampled_ids_costs_what_the_plan_search_estimated(
-    op: str, attrs: dict[str, int], ids: tuple[int, ...], kind: GatherKind
+    op: str,
+    attrs: dict[str, int],
+    ids: tuple[int, ...],
+    kind: GatherKind,
+    planner: str,
+    squared: bool,
+    chip: str,
 ) -> None:
     """The estimate is the simulator's own count on the ids the plan search samples
-    (`GatherKind.sample`): fed those ids, the reader's gather runs exactly as estimated."""
+    (`GatherKind.sample`): fed those ids, the reader's gather runs exactly as estimated,
+    from a host table or (`squared`) from an operator's output, gathered where it lies."""
     data = (4, 12, 5)
     x = np.random.default_rng(0).standard_normal(data).astype(np.float32)
     idx = kind.sample(data, ids).astype(np.int64)
-    result = run(gather_model(op, data, ids, returned=False, **attrs), x, idx)
+    model = gather_model(op, data, ids, returned=False, squared=squared, **attrs)
+    result = run(model, x, idx, chip=chip, planner=planner)
     (gather,) = [o for o in result.report["ops"] if o["kind"] == "gather"]
     assert gather["cycles"] == gather["estimated_cycles"] > 0
     assert result.report["estimated_total_cycles"] == result.report["total_cycles"]
@@ -299,3 +324,72 @@ def test_ids_are_integers_within_the_dims_they_index(
     )
     fine = np.clip(np.round(fine), -limits, limits - 1)
     np.testing.assert_array_equal(kind.checked("g", fine, table, "t"), fine % limits)
+
+
+def _placed_model(variant: str) -> onnx.ModelProto:
+    """A GatherElements (axis 0) of `idx` [6, 5] from `x` [12, 5], its ids or its result
+    passing views or operators on the way: `viewed-ids` (ids through an Unsqueeze, shared by
+    two gathers read by two operators: the first places them), `ids-on-chip` (ids computed
+    by an Abs), `viewed-gather` (the reader reads the gather through a Transpose)."""
+    node = helper.make_node
+    ids, nodes, data, ids_shape = "idx", [], [12, 5], [6, 5]
+    if variant == "viewed-ids":
+        data, ids_shape = [1, 12, 5], [6, 5]
+        nodes.append(node("Unsqueeze", ["idx", "zero"], ["ids"]))
+        ids = "ids"
+    elif variant == "ids-on-chip":
+        nodes.append(node("Abs", ["idx"], ["ids"]))
+        ids = "ids"
+    axis = 1 if variant == "viewed-ids" else 0
+    nodes.append(node("GatherElements", ["x", ids], ["g"], axis=axis))
+    read = "g"
+    if variant == "viewed-gather":
+        nodes.append(node("Transpose", ["g"], ["gt"], perm=[1, 0]))
+        read = "gt"
+    nodes.append(node("Add", [read, read], ["y"]))
+    outputs = ["y"]
+    if variant == "viewed-ids":
+        nodes += [
+            node("GatherElements", ["x2", ids], ["h"], axis=1),
+            node("Mul", ["h", "h"], ["z"]),
+        ]
+        outputs.append("z")
+    inputs = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, data),
+        helper.make_tensor_value_info("idx", TensorProto.INT64, ids_shape),
+    ]
+    inits = [onnx.numpy_helper.from_array(np.array([0], np.int64), "zero")]
+    if variant == "viewed-ids":
+        x2 = np.random.default_rng(3).standard_normal(data).astype(np.float32)
+        inits.append(onnx.numpy_helper.from_array(x2, "x2"))
+    graph = helper.make_graph(
+        nodes,
+        "placed",
+        inputs,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    return model
+
+
+@pytest.mark.parametrize("planner", ["t10", "vgm"])
+@pytest.mark.parametrize("variant", ["viewed-ids", "ids-on-chip", "viewed-gather"])
+def test_the_moves_around_a_gather_cost_what_the_plan_search_estimated(
+    variant: str, planner: str, chip: str
+) -> None:
+    """Ids placed through views (once, by the first reader's gather), ids computed on chip
+    (gathered where they lie), a gather read through views (made in `host_layout`, then
+    relayouted): every gather and relayout row, and the model, run as estimated."""
+    model = _placed_model(variant)
+    data = tuple(d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim)
+    kind = GatherKind("elements", len(data) - 2)
+    idx = kind.sample(data, (1, 6, 5) if len(data) == 3 else (6, 5)).reshape(6, 5)
+    x = np.random.default_rng(0).standard_normal(data).astype(np.float32)
+    result = run(model, x, idx.astype(np.int64), chip=chip, planner=planner)
+    moves = [o for o in result.report["ops"] if o["kind"] in ("gather", "relayout")]
+    assert any(o["kind"] == "gather" for o in moves)
+    for o in moves:
+        assert o["cycles"] == o["estimated_cycles"], o["name"]
+    assert result.report["estimated_total_cycles"] == result.report["total_cycles"]

@@ -266,12 +266,12 @@ func.func @main(%ids: tensor<2x2xf32> {t10.name = "ids"}) -> (tensor<2xf32> {t10
 
 // CHECK-LABEL: func.func @main(%ids
 // CHECK:         %[[TABLE:.*]] = rtensor.distribute %table
-// CHECK:         %[[READ:.*]] = rtensor.gather "neg/gather" %[[TABLE]][%{{.*}}] nd batch_dims 0 {estimate = #rtensor.estimate<cycles = 422, compute = 301, exchange = 3, sync = 118, bytes = 4>} : ({{.*}}) -> !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>
+// CHECK-NEXT:    %[[RET:.*]] = rtensor.gather "choose/gather" %[[TABLE]][%{{.*}}] elements axis 0 : ({{.*}}) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 2]>>
+// CHECK-NEXT:    %el = rtensor.collect %[[RET]]
+// CHECK-NEXT:    %[[READ:.*]] = rtensor.gather "neg/gather" %[[TABLE]][%{{.*}}] nd batch_dims 0 {estimate = #rtensor.estimate<cycles = 422, compute = 301, exchange = 3, sync = 118, bytes = 4>} : ({{.*}}) -> !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>
 // CHECK-NEXT:    %y = rtensor.generic "neg"(%[[READ]])
-// CHECK:         %[[RET:.*]] = rtensor.gather "choose/gather" %[[TABLE]][%{{.*}}] elements axis 0 : ({{.*}}) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 2]>>
-// CHECK-NEXT:    %z = rtensor.collect %[[RET]]
 // CHECK-NOT:     rtensor.gather
-// CHECK:         func.return %{{.*}}, %z
+// CHECK:         func.return %{{.*}}, %el
 
 // -----
 
