@@ -79,7 +79,7 @@ class InputSpec:
     onnx_type: str | None = None
     index_bound: int = 2
     """Random integer inputs are drawn in [0, index_bound): 2 (a 0/1 mask) unless the input
-    indexes a Gather (`t10.index_bound`, the gathered axis' size: token ids)."""
+    indexes a gather (`t10.index_bound`, the size of the dim its ids index: token ids)."""
 
 
 def _main_func(module: ModuleOp) -> func.FuncOp | None:

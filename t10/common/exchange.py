@@ -30,6 +30,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from t10.common.gathers import GatherKind
 from t10.common.plans import Layout
 from t10.common.view_maps import View, eval_expr
 from t10.errors import T10Error
@@ -614,43 +615,21 @@ class _ElementHolding(_Holding):
 # --------------------------------------------------------------------------------------------
 
 
-def gather_sources(
-    table: Sequence[int], index: Array, axis: int
-) -> tuple[Array, Array]:
-    """The row-major table element and ids element that every element of
-    `Gather(table, ids, axis)` reads (`index`: the ids in [0, table[axis]))."""
-    rank = len(table) - 1 + index.ndim
-    strides = [prod(table[k + 1 :]) for k in range(len(table))]
-
-    def along(values: Array, first: int) -> Array:
-        return np.reshape(values, (1,) * first + values.shape + (1,) * (rank - first - values.ndim))
-
-    flat = along(index.astype(np.int64) * strides[axis], axis)
-    for k, size in enumerate(table):
-        if k != axis:
-            at = k if k < axis else k - 1 + index.ndim
-            flat = flat + along(np.arange(size, dtype=np.int64) * strides[k], at)
-    shape = (*table[:axis], *index.shape, *table[axis + 1 :])
-    ids = along(np.reshape(np.arange(index.size, dtype=np.int64), index.shape), axis)
-    return np.broadcast_to(flat, shape), np.broadcast_to(ids, shape)
-
-
 def gather_traffic(
     table: Layout,
     ids: Layout,
     dst: Layout,
     index: Array,
-    axis: int,
+    kind: GatherKind,
     table_bytes: int,
     ids_bytes: int,
 ) -> tuple[int, int]:
     """The busiest core's exchanged bytes (sent or received) and most elements copied into
-    place of `Gather(table, ids, axis)` into `dst` (`index`: the ids in [0, table[axis]))."""
-    table_at, ids_at = gather_sources(table.shape, index, axis)
-    moves = [
-        (element_move(table, dst, table_at), table_bytes),
-        (element_move(ids, dst, ids_at), ids_bytes),
-    ]
+    place of the gather `kind` of `index` (ids in [0, size)) from `table` into `dst` (a
+    GatherND reads q ids per element)."""
+    table_at, ids_at = kind.sources(table.shape, index)
+    moves = [(element_move(table, dst, table_at), table_bytes)]
+    moves += [(element_move(ids, dst, at), ids_bytes) for at in ids_at]
     n = max(len(m.sent) for m, _ in moves)
     sent, received = np.zeros(n), np.zeros(n)
     for move, eb in moves:

@@ -292,14 +292,19 @@ def _check_output_shape(imp: Importer, vi: onnx.ValueInfoProto, shape: Shape) ->
 
 
 def _index_bounds(block: Block) -> dict[int, int]:
-    """Function arguments that (through views) index a Gather: argument index → the size of
-    the gathered axis (ids must lie below it; `t10 run` draws random ids there)."""
+    """Function arguments that (through views) index a gather: argument index → the size of
+    the dim they index (the smallest, for the tuples of a GatherND; ids must lie below it;
+    `t10 run` draws random ids there)."""
     bounds: dict[int, int] = {}
     for op in block.ops:
         if isinstance(op, rtensor.GatherOp):
             source, _ = rtensor.through_views(op.ids)
-            table = op.table.type
+            table, ids = op.table.type, op.ids.type
             if isinstance(source, BlockArgument) and isinstance(table, TensorType):
-                size = table.get_shape()[op.axis.value.data]
+                assert isinstance(ids, TensorType)
+                limits = op.kind().limits(table.get_shape())
+                if not isinstance(limits, int):  # GatherND: the tuple's components
+                    limits = int(limits[: ids.get_shape()[-1]].min())
+                size = limits
                 bounds[source.index] = min(size, bounds.get(source.index, size))
     return bounds

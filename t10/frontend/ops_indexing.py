@@ -1,28 +1,20 @@
-"""Index-driven data movement that is a view: Tile (``i mod size``), and GatherND /
-GatherElements of known indices that are affine in their position (``view_maps.affine_fit``,
-as for Gather in ``ops_views``): e.g. the ``mask[batch, key]`` GatherND the dynamo exporter
-makes of Hugging Face's mask functions. Known indices of any other pattern are refused;
-runtime indices are not supported (Gather's are: ``rtensor.gather``)."""
+"""Index-driven data movement: Tile (``i mod size``), and GatherND / GatherElements of known
+indices that are affine in their position (``view_maps.affine_fit``, as for Gather in
+``ops_views``) as views: e.g. the ``mask[batch, key]`` GatherND the dynamo exporter makes of
+Hugging Face's mask functions; known indices of any other pattern are refused. Runtime indices
+are a gather of runtime ids, as for Gather (``rtensor.gather ... nd batch_dims B`` / ``elements
+axis A``)."""
 
 from __future__ import annotations
 
 import onnx
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from t10.common.gathers import GatherKind
 from t10.common.view_maps import affine_fit
 from t10.errors import T10Error
 from t10.frontend.importer import Importer, checked_axes, node_attributes
-from t10.frontend.ops_views import checked_indices, define_view, view_lowering
-
-
-def _runtime_indices_refused(imp: Importer, node: onnx.NodeProto) -> None:
-    if not imp.is_known(node.input[1]):
-        raise imp.node_error(
-            node,
-            f"the indices '{node.input[1]}' are computed at run time; t10 supports "
-            f"{node.op_type} only with compile-time constant indices (a runtime gather is "
-            "supported for Gather)",
-        )
+from t10.frontend.ops_views import checked_indices, define_view, runtime_gather, view_lowering
 
 
 def _not_affine(imp: Importer, node: onnx.NodeProto, what: str) -> T10Error:
@@ -39,8 +31,10 @@ def lower_gather_nd(imp: Importer, node: onnx.NodeProto) -> None:
     """``out[i, rest] = data[batch(i), idx[i][0], ..., idx[i][k-1], rest]``: each index
     component an affine expression of the output's index dims."""
     _, source = imp.use(node.input[0])
-    _runtime_indices_refused(imp, node)
     batch = int(node_attributes(node).get("batch_dims", 0))
+    if not imp.is_known(node.input[1]):
+        runtime_gather(imp, node, GatherKind("nd", batch))
+        return
     raw = imp.known_input(node, node.input[1], "indices")
     k = raw.shape[-1]
     lead = raw.ndim - 1  # the output's index dims
@@ -61,8 +55,10 @@ def lower_gather_nd(imp: Importer, node: onnx.NodeProto) -> None:
 def lower_gather_elements(imp: Importer, node: onnx.NodeProto) -> None:
     """``out[i] = data[i with axis replaced by idx[i]]``."""
     _, source = imp.use(node.input[0])
-    _runtime_indices_refused(imp, node)
     axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", 0))], len(source))[0]
+    if not imp.is_known(node.input[1]):
+        runtime_gather(imp, node, GatherKind("elements", axis))
+        return
     raw = imp.known_input(node, node.input[1], "indices")
     indices = checked_indices(imp, node, raw, source[axis])
     fitted = affine_fit(indices, range(indices.ndim))

@@ -17,10 +17,11 @@ from math import prod
 
 import numpy as np
 import onnx
-from xdsl.dialects.builtin import IntegerAttr, TensorType, f32, i64
+from xdsl.dialects.builtin import TensorType, f32
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from t10.common.gathers import GatherKind
 from t10.common.view_maps import affine_fit, reshape_map, slice_map, transpose_map
 from t10.frontend.importer import (
     BodyBuilder,
@@ -34,7 +35,6 @@ from t10.frontend.importer import (
 )
 from t10.frontend.integer_ranges import Interval, Ranges, hull, keeps_input, lift
 from t10.t10_dialects import rtensor
-from t10.t10_dialects.rtensor import gather_shape
 
 
 def view_lowering(
@@ -220,6 +220,34 @@ def lower_split(imp: Importer, node: onnx.NodeProto) -> None:
         start += size
 
 
+def runtime_gather(imp: Importer, node: onnx.NodeProto, kind: GatherKind) -> None:
+    """A gather of runtime indices (`node`'s input 1: token ids into an embedding table, an
+    integer graph input, possibly through views) from input 0: an `rtensor.gather` of `kind`
+    (`t10.common.gathers`)."""
+    table, source = imp.use(node.input[0])
+    ids, ids_shape = imp.use(node.input[1])
+    if not ids_shape:
+        raise imp.node_error(
+            node, "runtime indices must have rank >= 1 (a scalar index is not supported)"
+        )
+    problem = kind.problem(source, ids_shape)
+    if problem is not None:
+        raise imp.node_error(node, f"runtime indices {list(ids_shape)}: {problem}")
+    shape = kind.shape(source, ids_shape)
+    if not shape:
+        raise imp.node_error(
+            node,
+            "the result is a rank-0 (scalar) tensor; runtime gathers to scalars are not supported",
+        )
+    gather = rtensor.GatherOp.create(
+        operands=[table, ids],
+        result_types=[TensorType(f32, shape)],
+        properties={"label": imp.generic_name(None), **rtensor.gather_kind_properties(kind)},
+    )
+    imp.emit(gather)
+    imp.define(node.output[0], gather.results[0], shape)
+
+
 @view_lowering("Gather", {"axis"})
 def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
     """Gather of constant indices from a runtime tensor: indices affine in their position (a
@@ -230,19 +258,7 @@ def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
     table, source = imp.use(node.input[0])
     axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", 0))], len(source))[0]
     if not imp.is_known(node.input[1]):
-        ids, ids_shape = imp.use(node.input[1])
-        if not ids_shape:
-            raise imp.node_error(
-                node, "runtime indices must have rank >= 1 (a scalar index is not supported)"
-            )
-        shape = gather_shape(source, ids_shape, axis)
-        gather = rtensor.GatherOp.create(
-            operands=[table, ids],
-            result_types=[TensorType(f32, shape)],
-            properties={"label": imp.generic_name(None), "axis": IntegerAttr(axis, i64)},
-        )
-        imp.emit(gather)
-        imp.define(node.output[0], gather.results[0], shape)
+        runtime_gather(imp, node, GatherKind("rows", axis))
         return
     raw = imp.known_input(node, node.input[1], "indices")
     indices = checked_indices(imp, node, raw, source[axis])

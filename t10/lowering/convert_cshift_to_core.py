@@ -502,7 +502,7 @@ class GatherToCore(RewritePattern):
             operands=[_buffer_of(op.table), _buffer_of(op.ids), alloc.result],
             properties={
                 "label": op.label,
-                "axis": op.axis,
+                **rtensor.gather_kind_properties(op.kind()),
                 "table_tensor": table.tensor,
                 "ids_tensor": ids.tensor,
                 "tensor": dst.tensor,

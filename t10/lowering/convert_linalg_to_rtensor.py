@@ -217,12 +217,16 @@ def _gather(
     cores, placed = gathers.cores, gathers.placed
     table = _placed(op.table, cores, wanted.tensor.get_element_type(), label, rewriter, placed)
     ids = _placed(op.ids, cores, f32, label, rewriter, placed)  # integers stay exact
-    properties: dict[str, Attribute] = {"label": StringAttr(label), "axis": op.axis}
+    properties: dict[str, Attribute] = {
+        "label": StringAttr(label),
+        **rtensor.gather_kind_properties(op.kind()),
+    }
     if estimate is not None:
         properties["estimate"] = estimate
     gather = rtensor.GatherOp.create(
         operands=[table, ids], result_types=[wanted], properties=properties
     )
+    gather.location = op.location  # the ONNX gather node, which its runtime errors name
     rewriter.insert(gather)
     return gather.results[0]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
-from math import ceil, prod
+from math import ceil
 
 import numpy as np
 from xdsl.ir.affine import (
@@ -28,6 +28,7 @@ from xdsl.ir.affine import (
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.exchange import element_move, gather_traffic, relayout_traffic
+from t10.common.gathers import GatherKind
 from t10.common.plans import (
     Estimate,
     Layout,
@@ -96,8 +97,7 @@ def transition_estimate(
 def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec) -> int:
     """Cycles bound used while searching: every core receives its whole buffer and the ids
     it reads, copies its buffer into place, plus one sync."""
-    local = dst.local_shape()
-    ids = prod(local[spec.axis : spec.axis + len(spec.ids)])
+    ids = spec.kind.ids_read(dst.local_shape(), spec.ids)
     received = dst.local_elements() * elem_bytes + ids * IDS_BYTES
     return (
         costs.elementwise_cycles(chip, dst.local_elements())
@@ -107,19 +107,26 @@ def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec)
 
 
 def gather_estimate(
-    chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec, cores: int
+    chip: ChipSpec,
+    dst: Layout,
+    elem_bytes: int,
+    spec: GatherSpec,
+    cores: int,
+    table: Layout | None = None,
+    ids: Layout | None = None,
 ) -> Estimate:
-    """The gather's cost for ids drawn uniformly (seeded) below the table's axis size, with
-    table and ids placed by `host_layout` over `cores` as the lowering places them: the
-    simulator's own traffic count on a typical set of ids. Skewed ids (many readers of one
-    row) cost more; the simulator measures the ids it is given."""
-    sample = np.random.default_rng(0).integers(0, spec.table[spec.axis], spec.ids)
+    """The gather's cost for ids drawn uniformly (seeded) below the sizes they index, with
+    table and ids placed by `host_layout` over `cores` as the lowering places host values
+    (`table`, `ids`: an operator's output read as it is, in that operator's output layout):
+    the simulator's own traffic count on a typical set of ids. Skewed ids (many readers of
+    one row) cost more; the simulator measures the ids it is given."""
+    sample = spec.kind.sample(spec.table, spec.ids)
     busiest, copied = gather_traffic(
-        host_layout(spec.table, cores),
-        host_layout(spec.ids, cores),
+        host_layout(spec.table, cores) if table is None else table,
+        host_layout(spec.ids, cores) if ids is None else ids,
         dst,
         sample,
-        spec.axis,
+        spec.kind,
         elem_bytes,
         IDS_BYTES,
     )
@@ -136,12 +143,28 @@ IDS_BYTES = 4
 
 
 @dataclass(frozen=True)
-class GatherSpec:
-    """A gather of runtime ids: the gathered axis, the table's and the ids' shapes."""
+class GatherOperand:
+    """Where a gather's table or ids come from, as convert-linalg-to-rtensor places them:
+    `producer`'s output (None: a host value, placed by `host_layout` over the program's
+    cores) read as it is, or, through `view` (its source of shape `source`), relayouted into
+    `host_layout` over the program's cores, by the first reader's gather (`places`)."""
 
-    axis: int
+    producer: int | None = None
+    view: View | None = None
+    source: tuple[int, ...] = ()
+    places: bool = False
+
+
+@dataclass(frozen=True)
+class GatherSpec:
+    """A gather of runtime ids: its kind, the table's and the ids' shapes, and where they come
+    from (default: host values)."""
+
+    kind: GatherKind
     table: tuple[int, ...]
     ids: tuple[int, ...]
+    table_from: GatherOperand = GatherOperand()
+    ids_from: GatherOperand = GatherOperand()
 
 
 @dataclass(frozen=True)
@@ -149,8 +172,9 @@ class Edge:
     """Input `operand` of operator `consumer` is the output of operator `producer`, read
     through `view` when the value passes views on its way (`producer` None: the views read
     a function argument of shape `source_shape`, placed as `host_layout` gives). With
-    `gather`, the input is a gather of runtime ids (`producer` None, no
-    view), costed by `gather_estimate`."""
+    `gather`, the input is a gather of runtime ids (`producer` None), costed by
+    `gather_estimate` (`gathers_into`); read through `view`, it is made in `host_layout` over
+    the program's cores, then relayouted through the view (a transition, `transitions_into`)."""
 
     producer: int | None
     consumer: int
@@ -296,13 +320,23 @@ def transitions_into(
 ) -> Estimate | None:
     """The summed estimate of the transitions into `consumer`'s inputs (None: there are
     none), but those into the `reused` inputs (moved by an earlier operator, `SharedMove`);
-    gathers are costed apart (`gathers_into`)."""
+    gathers are costed apart (`gathers_into`), but for the move of one read through views
+    from where it is made (`host_layout` over the program's cores)."""
+    cores = max(p.cores for p in plans)
+
+    def layouts(e: Edge) -> tuple[Layout, Layout]:
+        if e.gather is None:
+            return edge_layouts(exprs, plans, e)
+        made = e.gather.kind.shape(e.gather.table, e.gather.ids)
+        dst = input_layouts(exprs[consumer], plans[consumer])[e.operand]
+        return host_layout(made, cores), dst
+
     found = [
-        transition_estimate(
-            chip, *edge_layouts(exprs, plans, e), exprs[consumer].elem_bytes, e.view
-        )
+        transition_estimate(chip, *layouts(e), exprs[consumer].elem_bytes, e.view)
         for e in edges
-        if e.consumer == consumer and e.gather is None and e.operand not in reused
+        if e.consumer == consumer
+        and (e.gather is None or e.view is not None)
+        and e.operand not in reused
     ]
     return summed([e for e in found if e.cycles])
 
@@ -362,18 +396,52 @@ def gathers_into(
     """The summed estimate of the gathers of runtime ids into `consumer` (None: there are
     none); table and ids lie on the program's cores, the most any plan uses."""
     cores = max(p.cores for p in plans)
-    found = [
-        gather_estimate(
-            chip,
-            input_layouts(exprs[consumer], plans[consumer])[e.operand],
-            exprs[consumer].elem_bytes,
-            e.gather,
-            cores,
-        )
-        for e in edges
-        if e.consumer == consumer and e.gather is not None
-    ]
+
+    def source(operand: GatherOperand, shape: tuple[int, ...]) -> Layout:
+        p = operand.producer
+        return host_layout(shape, cores) if p is None else output_layout(exprs[p], plans[p])
+
+    found: list[Estimate] = []
+    for e in edges:
+        if e.consumer == consumer and e.gather is not None:
+            dst = input_layouts(exprs[consumer], plans[consumer])[e.operand]
+            viewed = e.view is not None
+            eb = exprs[consumer].elem_bytes
+            found += gather_moves(chip, e.gather, dst, viewed, eb, cores, source)
     return summed(found)
+
+
+def gather_moves(
+    chip: ChipSpec,
+    spec: GatherSpec,
+    dst: Layout,
+    viewed: bool,
+    elem_bytes: int,
+    cores: int,
+    source: Callable[[GatherOperand, tuple[int, ...]], Layout],
+) -> list[Estimate]:
+    """The supersteps of a gather into `dst` (`viewed`: its reader reads it through views,
+    so it is made in `host_layout` over `cores` instead), as convert-linalg-to-rtensor makes
+    them under the gather's label: the relayouts of a viewed table or ids into `host_layout`
+    over `cores` that this gather makes (`GatherOperand.places`), then the gather
+    (`gather_estimate`). `source`: the layout a table or ids (of the given shape) lies in."""
+    moves: list[Estimate] = []
+    read: list[Layout] = []
+    for operand, shape, eb in (
+        (spec.table_from, spec.table, elem_bytes),
+        (spec.ids_from, spec.ids, IDS_BYTES),
+    ):
+        if operand.view is None:
+            read.append(source(operand, shape))
+            continue
+        read.append(host_layout(shape, cores))
+        if operand.places:
+            src = source(operand, operand.source)
+            moves.append(transition_estimate(chip, src, read[-1], eb, operand.view))
+    if viewed:
+        dst = host_layout(spec.kind.shape(spec.table, spec.ids), cores)
+    moves.append(gather_estimate(chip, dst, elem_bytes, spec, cores, *read))
+    return [m for m in moves if m.cycles]
 
 
 def summed(moves: Sequence[Estimate]) -> Estimate | None:

@@ -111,7 +111,6 @@ from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
-    GatherSpec,
     SharedMove,
     gathers_into,
     reduce_transitions,
@@ -147,6 +146,7 @@ from t10.passes.vgm_plans import (
     HomeLiveness,
     VgmOperator,
     choose_vgm,
+    gather_spec,
     host_home_bytes,
     loads_and_gathers,
     vgm_model_bytes,
@@ -426,8 +426,9 @@ class T10PlanSearch(ModulePass):
         homes = HomeLiveness.of(
             exprs, liveness, cores, resident + liveness.program_long_bytes(cores)
         )
+        placed: set[int] = set()  # viewed gather tables and ids, placed by their first reader
         ops = [
-            VgmOperator(e, self.options(chip, o, e, frontiers), *loads_and_gathers(o))
+            VgmOperator(e, self.options(chip, o, e, frontiers), *loads_and_gathers(o, placed))
             for o, e in zip(operators, exprs, strict=True)
         ]
         chosen = choose_vgm(chip, ops, homes, cores)
@@ -749,16 +750,14 @@ def dataflow_edges(operators: list[Operator]) -> list[Edge]:
     which inputs are gathers of runtime ids."""
     index = operator_index(operators)
     edges = []
+    placed: set[int] = set()  # viewed gather tables and ids, placed by their first reader
     for i, operator in enumerate(operators):
         for k, value in enumerate(operator.inputs):
             source, view = through_views(value)
             producer = index.get(id(source.owner))
             if isinstance(source.owner, GatherOp):
-                table, ids, _ = source.owner.tensors()
-                spec = GatherSpec(
-                    source.owner.axis.value.data, table.get_shape(), ids.get_shape()
-                )
-                edges.append(Edge(None, i, k, gather=spec))
+                spec = gather_spec(source.owner, placed, lambda v: index.get(id(v.owner)))
+                edges.append(Edge(None, i, k, view, gather=spec))
             elif producer is not None:
                 edges.append(Edge(producer, i, k, view))
             elif view is not None:

@@ -19,14 +19,14 @@ is live beside an operator is known before any plan is chosen.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block
+from xdsl.ir import Block, SSAValue
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
@@ -43,9 +43,10 @@ from t10.common.tensor_expr import Access, TensorExpr
 from t10.common.view_maps import View
 from t10.errors import DoesNotFit
 from t10.passes.layout_transitions import (
+    GatherOperand,
     GatherSpec,
     aligned_plan,
-    gather_estimate,
+    gather_moves,
     summed,
     transition_estimate,
 )
@@ -92,18 +93,42 @@ class VgmPoint:
         return self.estimate.cycles + sum(m.cycles for m in moves if m is not None)
 
 
+def gather_spec(
+    gather: GatherOp, placed: set[int], producer_of: Callable[[SSAValue], int | None]
+) -> GatherSpec:
+    """The gather's spec for the plan search: its kind and shapes, and where its table and
+    ids come from (`producer_of`: the operator whose output a value is); a viewed table or
+    ids is placed by the first gather that reads it (`placed`: those placed so far, in
+    program order, as convert-linalg-to-rtensor places them)."""
+    table, ids, _ = gather.tensors()
+    operands: list[GatherOperand] = []
+    for operand in (gather.table, gather.ids):
+        origin, view = through_views(operand)
+        places = view is not None and id(operand) not in placed
+        if view is not None:
+            placed.add(id(operand))
+        assert isinstance(origin.type, TensorType)
+        shape = tuple(origin.type.get_shape())
+        operands.append(GatherOperand(producer_of(origin), view, shape, places))
+    return GatherSpec(gather.kind(), table.get_shape(), ids.get_shape(), *operands)
+
+
 def loads_and_gathers(
-    operator: Operator,
+    operator: Operator, placed: set[int] | None = None
 ) -> tuple[tuple[Load, ...], tuple[tuple[int, GatherSpec], ...]]:
     """What `operator` loads from homes, and the gathers of runtime ids it reads (made
-    straight into its layout from the table and ids in theirs)."""
+    straight into its layout from the table and ids in their homes; a gather read through
+    views is made in its home, then loaded through them). `placed`: see `gather_spec`
+    (default: none yet)."""
+    placed = set() if placed is None else placed
     loads, gathers = [], []
     for k, value in enumerate(operator.inputs):
         source, view = through_views(value)
         if isinstance(source.owner, GatherOp):
-            table, ids, _ = source.owner.tensors()
-            spec = GatherSpec(source.owner.axis.value.data, table.get_shape(), ids.get_shape())
+            spec = gather_spec(source.owner, placed, lambda _: None)  # outputs are in homes
             gathers.append((k, spec))
+            if view is not None:
+                loads.append(Load(k, spec.kind.shape(spec.table, spec.ids), view))
         else:
             assert isinstance(source.type, TensorType)
             loads.append(Load(k, tuple(source.type.get_shape()), view))
@@ -161,6 +186,7 @@ class MoveCosts:
     cores: int
     """The cores the homes (and the gathers' tables and ids) lie over."""
     known: dict[tuple[object, ...], Estimate] = field(default_factory=dict)
+    gathered: dict[tuple[object, ...], list[Estimate]] = field(default_factory=dict)
 
     def moves(self, op: VgmOperator, plan: Plan) -> list[tuple[Layout, Layout, View | None]]:
         """(source, destination, view) of the loads of `op` under `plan`, then its store's."""
@@ -183,7 +209,12 @@ class MoveCosts:
         eb = op.expr.elem_bytes
         *loads, store = [self.move(*m, eb) for m in self.moves(op, plan)]
         ins = input_layouts(op.expr, plan)
-        gathers = [self.gather(ins[k], eb, spec) for k, spec in op.gathers]
+        viewed = {load.operand for load in op.loads}
+        gathers = [
+            move
+            for k, spec in op.gathers
+            for move in self.gather(ins[k], k in viewed, eb, spec)
+        ]
         return VgmPoint(plan, est, summed([e for e in loads if e.cycles]), summed(gathers), store)
 
     def move(self, src: Layout, dst: Layout, view: View | None, elem_bytes: int) -> Estimate:
@@ -192,11 +223,17 @@ class MoveCosts:
             self.known[key] = transition_estimate(self.chip, src, dst, elem_bytes, view)
         return self.known[key]
 
-    def gather(self, dst: Layout, elem_bytes: int, spec: GatherSpec) -> Estimate:
-        key = (dst, elem_bytes, spec)
-        if key not in self.known:
-            self.known[key] = gather_estimate(self.chip, dst, elem_bytes, spec, self.cores)
-        return self.known[key]
+    def gather(
+        self, dst: Layout, viewed: bool, elem_bytes: int, spec: GatherSpec
+    ) -> list[Estimate]:
+        """The gather's supersteps (`gather_moves`), its table and ids in their homes."""
+        key = (dst, viewed, elem_bytes, spec)
+        if key not in self.gathered:
+            self.gathered[key] = gather_moves(
+                self.chip, spec, dst, viewed, elem_bytes, self.cores,
+                lambda _, shape: host_layout(shape, self.cores),
+            )
+        return self.gathered[key]
 
 
 def candidates(chip: ChipSpec, op: VgmOperator, cores: int) -> list[tuple[Plan, Estimate]]:

@@ -20,6 +20,7 @@ from xdsl.ir.affine import AffineDimExpr
 
 from t10.common import costs, exchange
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.locations import naming_node
 from t10.common.plans import Layout, kernel_cycles
 from t10.common.tensor_expr import (
     COMBINER_IDENTITY,
@@ -704,16 +705,19 @@ class CoreFunctions(InterpreterFunctions):
             raise T10Error(f"{what}: its ids are computed on chip, and their values decide the "
                            "gather's traffic: simulate without --timing-only")
         ids = exchange.collect(ids_l, ids_buf.data, what).astype(np.float64)
-        axis = op.axis.value.data
-        index = _checked_ids(what, ids, table_l.shape[axis], axis, table_buf.label)
+        kind = op.kind()
+        try:
+            index = kind.checked(what, ids, table_l.shape, table_buf.label)
+        except T10Error as error:
+            raise naming_node(error, op) from None
         if has_values(table_buf.data):
             table = exchange.collect(table_l, table_buf.data, what)
-            taken = np.take(table, index, axis=axis)
+            taken = kind.take(table, index)
             target.writable()[: dst.cores] = exchange.distribute(dst, taken)
         else:  # timing-only mode
             target.drop_values()
         busiest, copied = exchange.gather_traffic(
-            table_l, ids_l, dst, index, axis, table_buf.elem_bytes, ids_buf.elem_bytes
+            table_l, ids_l, dst, index, kind, table_buf.elem_bytes, ids_buf.elem_bytes
         )
         step.add_exchange(self.state.chip, busiest)
         step.compute_cycles += costs.elementwise_cycles(self.state.chip, copied)
@@ -760,18 +764,3 @@ def _check_exchange(
     buffer.check_usable(what, layout.cores)
     step.receive(what, buffer, Region(layout.cores))
     buffer.mark_written(layout.cores)
-
-
-def _checked_ids(what: str, ids: np.ndarray, size: int, axis: int, table: str) -> np.ndarray:
-    """The ids (exact floats of integers) as int64 indices in [0, size): negative ids count
-    from the end (ONNX); any other id is an error naming it."""
-    bad = (ids < -size) | (ids >= size) | (ids != np.round(ids))
-    if bad.any():
-        at = tuple(int(i) for i in np.argwhere(bad)[0])
-        value = ids[at]
-        shown = int(value) if value == round(value) else float(value)
-        raise T10Error(
-            f"{what}: id {shown} (at ids index {list(at)}) is out of range for axis {axis} of "
-            f"'{table}' (size {size}): ids must be integers in [{-size}, {size})"
-        )
-    return ids.astype(np.int64) % size

@@ -64,9 +64,10 @@ from t10.common import plans
 from t10.common.plans import Layout
 from t10.common.view_maps import View, map_problem
 from t10.t10_dialects.rtensor import (
+    GATHER_KIND_FORMAT,
+    GatherKindOp,
     LayoutAttr,
     check_guard,
-    gather_shape,
     layout_problem,
     print_shaped,
     tensor_type,
@@ -734,18 +735,18 @@ class RelayoutOp(BufferLayoutOp):
 
 
 @irdl_op_definition
-class GatherOp(BufferLayoutOp):
-    """A data-dependent exchange (`rtensor.gather`): fills `target` (laid out as `dst_layout`,
-    holding the tensor `tensor`) with `table[.., ids[..], ..]` along `axis`, from `table` and
-    `ids` (laid out as `table_layout` and `ids_layout`, holding `table_tensor` and
-    `ids_tensor`; ids are the exact floats of integers, negative ones count from the end)."""
+class GatherOp(BufferLayoutOp, GatherKindOp):
+    """A data-dependent exchange (`rtensor.gather`, the same kinds): fills `target` (laid out
+    as `dst_layout`, holding the tensor `tensor`) with what the gather of `ids` from `table`
+    reads (`t10.common.gathers`), from `table` and `ids` (laid out as `table_layout` and
+    `ids_layout`, holding `table_tensor` and `ids_tensor`; ids are the exact floats of
+    integers, negative ones count from the end)."""
 
     name = "core.gather"
     label = prop_def(StringAttr)
     table = operand_def(BufferType)
     ids = operand_def(BufferType)
     target = operand_def(BufferType)
-    axis = prop_def(IntegerAttr[I64])
     table_tensor = prop_def(TensorType)
     ids_tensor = prop_def(TensorType)
     tensor = prop_def(TensorType)
@@ -753,23 +754,21 @@ class GatherOp(BufferLayoutOp):
     ids_layout = prop_def(LayoutAttr)
     dst_layout = prop_def(LayoutAttr)
     assembly_format = (
-        "$label $table `[` $ids `]` `to` $target `axis` $axis `of` $table_tensor `[` "
+        f"$label $table `[` $ids `]` `to` $target {GATHER_KIND_FORMAT} `of` $table_tensor `[` "
         "$ids_tensor `]` `->` $tensor `layouts` $table_layout `,` $ids_layout `->` $dst_layout "
         "attr-dict `:` type($table) `,` type($ids) `,` type($target)"
     )
 
     def verify_(self) -> None:
         table, ids = self.table_tensor.get_shape(), self.ids_tensor.get_shape()
-        axis = self.axis.value.data
-        if not 0 <= axis < len(table) or not ids:
+        kind = self.kind()
+        problem = kind.problem(table, ids)
+        if problem is not None:
+            raise VerifyException(f"core.gather: {problem}")
+        if tuple(self.tensor.get_shape()) != kind.shape(table, ids):
             raise VerifyException(
-                f"core.gather: axis {axis} must be a dim of the table {list(table)} and the ids "
-                "must have rank >= 1"
-            )
-        if tuple(self.tensor.get_shape()) != gather_shape(table, ids, axis):
-            raise VerifyException(
-                f"core.gather: gathering {self.ids_tensor} from {self.table_tensor} along axis "
-                f"{axis} does not give {self.tensor}"
+                f"core.gather: gathering {self.ids_tensor} from {self.table_tensor} ({kind}) "
+                f"does not give {self.tensor}"
             )
         check_buffer_layout(self.name, self.table, self.table_layout, self.table_tensor)
         check_buffer_layout(self.name, self.ids, self.ids_layout, self.ids_tensor)

@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     f16,
     f32,
+    i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.ir import (
@@ -76,6 +77,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from t10.common.gathers import GatherKind
 from t10.common.plans import (
     OUTPUT,
     Layout,
@@ -688,19 +690,49 @@ class ViewOp(IRDLOperation):
         )
 
 
-def gather_shape(
-    table: Sequence[int], ids: Sequence[int], axis: int
-) -> tuple[int, ...]:
-    """The shape of ONNX `Gather(table, ids, axis)`: the table's dims with dim `axis`
-    replaced by the ids' dims."""
-    return (*table[:axis], *ids, *table[axis + 1 :])
+GATHER_KIND_FORMAT = "(`elements` $elements^)? (`axis` $axis^)? (`nd` `batch_dims` $batch_dims^)?"
+"""How a gather's kind reads (`t10.common.gathers`): `axis A` (ONNX Gather), `elements axis
+A` (GatherElements), `nd batch_dims B` (GatherND)."""
+
+
+class GatherKindOp(IRDLOperation):
+    """The kind of a gather of runtime ids (`rtensor.gather`, `core.gather`): exactly one of
+    `axis` (with `elements`: a GatherElements) and `batch_dims` (a GatherND)."""
+
+    axis = opt_prop_def(IntegerAttr[I64])
+    batch_dims = opt_prop_def(IntegerAttr[I64])
+    elements = opt_prop_def(UnitAttr)
+
+    def kind(self) -> GatherKind:
+        """The kind (a VerifyException when the properties name none or two)."""
+        if (self.axis is None) == (self.batch_dims is None):
+            raise VerifyException(f"{self.name}: give exactly one of axis and nd batch_dims")
+        if self.batch_dims is not None:
+            if self.elements is not None:
+                raise VerifyException(f"{self.name}: elements gathers along an axis, not nd")
+            return GatherKind("nd", self.batch_dims.value.data)
+        assert self.axis is not None
+        mode = "elements" if self.elements is not None else "rows"
+        return GatherKind(mode, self.axis.value.data)
+
+
+def gather_kind_properties(kind: GatherKind) -> dict[str, Attribute]:
+    """The properties that spell `kind` on a gather op."""
+    if kind.mode == "nd":
+        return {"batch_dims": IntegerAttr(kind.n, i64)}
+    props: dict[str, Attribute] = {"axis": IntegerAttr(kind.n, i64)}
+    if kind.mode == "elements":
+        props["elements"] = UnitAttr()
+    return props
 
 
 @irdl_op_definition
-class GatherOp(IRDLOperation):
-    """A data-dependent move, ONNX `Gather` of runtime indices (token ids into an embedding
-    table): `result[i.., j.., k..] = table[i.., ids[j..], k..]` with `j` at dim `axis`;
-    negative ids count from the end of the axis, out-of-range ids are a runtime error.
+class GatherOp(GatherKindOp):
+    """A data-dependent move, an ONNX gather of runtime indices (token ids into an embedding
+    table; `t10.common.gathers` says what each kind reads): `axis A` is `Gather`
+    (`result[i.., j.., k..] = table[i.., ids[j..], k..]` with `j` at dim A), `elements axis A`
+    `GatherElements`, `nd batch_dims B` `GatherND`. Negative ids count from the end of the dim
+    they index, out-of-range ids are a runtime error.
 
     Before planning (builtin tensors) it is not planned: like a view, the plan search costs it
     as the transition into each operator that reads it, an upper bound since the ids are only
@@ -712,13 +744,12 @@ class GatherOp(IRDLOperation):
     label = prop_def(StringAttr)
     table = operand_def(TensorType | RTensorType)
     ids = operand_def(TensorType | RTensorType)
-    axis = prop_def(IntegerAttr[I64])
     result = result_def(TensorType | RTensorType)
     estimate = opt_prop_def(EstimateAttr)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
-        "$label $table `[` $ids `]` `axis` $axis attr-dict `:` `(` type($table) `,` "
+        f"$label $table `[` $ids `]` {GATHER_KIND_FORMAT} attr-dict `:` `(` type($table) `,` "
         "type($ids) `)` `->` type($result)"
     )
 
@@ -738,15 +769,14 @@ class GatherOp(IRDLOperation):
                 "rtensor.gather: table, ids and result are all host tensors or all distributed"
             )
         table, ids, result = self.tensors()
-        axis, rank = self.axis.value.data, len(table.get_shape())
-        if not 0 <= axis < rank:
-            raise VerifyException(f"rtensor.gather: axis {axis} is not a dim of {table}")
-        if not ids.get_shape():
-            raise VerifyException("rtensor.gather: ids must have rank >= 1")
-        want = gather_shape(table.get_shape(), ids.get_shape(), axis)
+        kind = self.kind()
+        problem = kind.problem(table.get_shape(), ids.get_shape())
+        if problem is not None:
+            raise VerifyException(f"rtensor.gather: {problem}")
+        want = kind.shape(table.get_shape(), ids.get_shape())
         if tuple(result.get_shape()) != want:
             raise VerifyException(
-                f"rtensor.gather: gathering {ids} from {table} along axis {axis} gives shape "
+                f"rtensor.gather: gathering {ids} from {table} ({kind}) gives shape "
                 f"{list(want)}, not {result}"
             )
         if result.get_element_type() != table.get_element_type():

@@ -11,7 +11,8 @@ from helpers import assert_brute_force_move, holdings
 from onnx import TensorProto, helper, numpy_helper
 
 from t10.common.chip_spec import load_chip
-from t10.common.exchange import element_move, gather_sources
+from t10.common.exchange import element_move
+from t10.common.gathers import GatherKind
 from t10.common.plans import Layout
 from t10.driver import compile_model
 from t10.errors import T10Error
@@ -122,7 +123,7 @@ def test_gather_traffic_counts_what_each_core_lacks(
     table: Layout, ids: Layout, dst: Layout
 ) -> None:
     index = np.array([[5, 5, 0], [7, 2, 5]])
-    table_at, ids_at = gather_sources(table.shape, index, 0)
+    table_at, (ids_at,) = GatherKind("rows", 0).sources(table.shape, index)
     for src, sources in ((table, table_at), (ids, ids_at)):
         move = element_move(src, dst, sources)
         held = holdings(src, None, src.shape)
@@ -150,7 +151,8 @@ def test_simulated_gather_bytes_are_the_brute_force_busiest_core() -> None:
     out = holdings(dst, None, dst.shape)
     n = max(lay.cores for lay in layouts)
     sent, received = np.zeros(n), np.zeros(n)
-    for src, sources in zip((table, ids_l), gather_sources(table.shape, index, 0), strict=True):
+    table_at, (ids_at,) = GatherKind("rows", 0).sources(table.shape, index)
+    for src, sources in ((table, table_at), (ids_l, ids_at)):
         flat = np.asarray(sources).reshape(-1)
         held = holdings(src, None, src.shape)
         holders = {e: sum(e in h for h in held) for e in range(int(np.prod(src.shape)))}

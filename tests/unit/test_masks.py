@@ -271,10 +271,11 @@ def test_runtime_masks_property(
             r"node 'eq' \(Equal\) computes with the INT64 constant 'big', whose value 16777217",
         ),
         (
-            [node("GatherND", ["x", "i"], ["y"], name="nd")],
-            {"x": (F, [3, 4]), "i": (I64, [2, 1])},
+            [node("GatherElements", ["x", "i"], ["y"], name="ge")],
+            {"x": (F, [3, 4]), "i": (I64, [4, 5])},
             {},
-            r"node 'nd' \(GatherND\): the indices 'i' are computed at run time",
+            r"node 'ge' \(GatherElements\): runtime indices \[4, 5\]: dim 1 of the ids \[4, 5\] "
+            r"exceeds the table's \[3, 4\] \(only the gathered axis 0 may\)",
         ),
         (
             [node("GatherND", ["x", "i"], ["y"], name="nd")],
@@ -289,7 +290,14 @@ def test_runtime_masks_property(
             r"node 'tile' \(Tile\): repeats 'r' must be a compile-time constant",
         ),
     ],
-    ids=["int-add", "cast-double", "int-constant-2^24", "runtime-nd", "nd-not-affine", "tile"],
+    ids=[
+        "int-add",
+        "cast-double",
+        "int-constant-2^24",
+        "runtime-elements-shape",
+        "nd-not-affine",
+        "tile",
+    ],
 )
 def test_refusals_name_the_node(
     nodes: list[onnx.NodeProto],

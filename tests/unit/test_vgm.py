@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import DenseArrayBase, i64
 from t10 import driver
 from t10.cli import main
 from t10.common.chip_spec import load_chip
+from t10.common.gathers import GatherKind
 from t10.common.plans import Plan, host_layout, input_layouts
 from t10.errors import T10Error
 from t10.examples import models, zoo
@@ -90,6 +91,25 @@ def test_bert_matches_onnxruntime_and_its_estimates(chip: str) -> None:
     )
     assert run.check is not None and run.check.passed
     _check_run(run.report, gathers_exact=False)
+
+
+def test_bert_gathers_of_the_sampled_ids_run_as_estimated(chip: str) -> None:
+    """Fed the token and segment ids the plan search samples (`GatherKind.sample`), the
+    gathers run exactly as estimated too, and so does the whole model."""
+    model = _bert()
+    tables = {t.name: tuple(t.dims) for t in model.graph.initializer}
+    inputs = _bert_inputs()
+    for name, table in (
+        ("input_ids", "embeddings.word.weight"),
+        ("token_type_ids", "embeddings.token_type.weight"),
+    ):
+        inputs[name] = GatherKind("rows", 0).sample(tables[table], inputs[name].shape)
+    run = driver.run_model(
+        model, chip, planner="vgm", inputs=inputs, check=driver.check_tolerance("fp32")
+    )
+    assert run.check is not None and run.check.passed
+    _check_run(run.report)
+    assert any(op["kind"] == "gather" for op in run.report["ops"])
 
 
 def test_bert_in_fp16_runs_as_estimated() -> None:

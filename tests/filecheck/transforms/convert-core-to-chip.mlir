@@ -261,6 +261,28 @@ func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10
 
 // -----
 
+// So is a GatherElements (any kind of gather).
+func.func @main(%ids: tensor<2x2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}) {
+  %0 = core.alloc "ids" on 2 : !core.buffer<1x2xf32>
+  core.load %ids into %0 layout <grid [2] axes [d0, -] tile [1, 2]> : tensor<2x2xf32>, !core.buffer<1x2xf32>
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %1 = core.alloc "choose/in0" on 4 : !core.buffer<1x2xf32>
+  core.load %table into %1 layout <grid [4] axes [d0, -] tile [1, 2]> : tensor<4x2xf32>, !core.buffer<1x2xf32>
+  %2 = core.alloc "choose" on 2 : !core.buffer<1x2xf32>
+  core.gather "choose" %1[%0] to %2 elements axis 0 of tensor<4x2xf32>[tensor<2x2xf32>] -> tensor<2x2xf32> layouts <grid [4] axes [d0, -] tile [1, 2]>, <grid [2] axes [d0, -] tile [1, 2]> -> <grid [2] axes [d0, -] tile [1, 2]> : !core.buffer<1x2xf32>, !core.buffer<1x2xf32>, !core.buffer<1x2xf32>
+  %y = core.store %2 layout <grid [2] axes [d0, -] tile [1, 2]> : !core.buffer<1x2xf32> -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids: tensor<2x2xf32>
+// CHECK-NEXT:    %[[PROG:.*]] = chip.program "main" on 4 -> tensor<2x2xf32> {
+// CHECK:           chip.superstep "choose" {
+// CHECK-NEXT:      } exchange {
+// CHECK-NEXT:        core.gather "choose" %{{.*}}[%{{.*}}] to %{{.*}} elements axis 0 of tensor<4x2xf32>[tensor<2x2xf32>] -> tensor<2x2xf32>
+// CHECK-NEXT:      }
+
+// -----
+
 // An output-rotating operator (k on a ring of 2 cores, n in 4 steps): every step but the
 // last is a superstep whose compute phase runs the kernel (adding into the output's slot)
 // and whose exchange phase shifts the output's partial chunk; the last step's superstep

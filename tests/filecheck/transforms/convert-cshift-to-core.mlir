@@ -177,6 +177,22 @@ func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10
 
 // -----
 
+// A GatherND (and any kind of gather) becomes a core.gather of its kind.
+func.func @main(%ids: tensor<2x1xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}) {
+  %0 = rtensor.distribute %ids : tensor<2x1xf32> -> !rtensor.tensor<2x1xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 1]>>
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %1 = rtensor.distribute %table : tensor<4x2xf32> -> !rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>
+  %2 = rtensor.gather "pick" %1[%0] nd batch_dims 0 : (!rtensor.tensor<4x2xf32, #rtensor.layout<grid [4] axes [d0, -] tile [1, 2]>>, !rtensor.tensor<2x1xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 1]>>) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>>
+  %y = rtensor.collect %2 : !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2, 2] axes [d0, d1] tile [1, 1]>> -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids: tensor<2x1xf32>
+// CHECK:         %[[OUT:.*]] = core.alloc "pick" on 4 : !core.buffer<1x1xf32>
+// CHECK-NEXT:    core.gather "pick" %{{.*}}[%{{.*}}] to %[[OUT]] nd batch_dims 0 of tensor<4x2xf32>[tensor<2x1xf32>] -> tensor<2x2xf32> layouts <grid [4] axes [d0, -] tile [1, 2]>, <grid [2] axes [d0, -] tile [1, 1]> -> <grid [2, 2] axes [d0, d1] tile [1, 1]> : !core.buffer<1x2xf32>, !core.buffer<1x1xf32>, !core.buffer<1x1xf32>
+
+// -----
+
 // An output-rotating plan (k split over a ring of 2 cores, n split over 2 cores and cut in
 // 4 steps of 1): the output buffer holds its window of 2 chunks plus 1 slot (2x3). At step
 // t, u = o + t (o = 2·(x[2] mod 2) mod 4): the kernel reads w at chunk k = u mod 4 and adds

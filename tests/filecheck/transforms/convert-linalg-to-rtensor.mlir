@@ -249,6 +249,32 @@ func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10
 
 // -----
 
+// A GatherND and a GatherElements of runtime ids are made where they are read the same way,
+// keeping their kind.
+func.func @main(%ids: tensor<2x2xf32> {t10.name = "ids"}) -> (tensor<2xf32> {t10.name = "y"}, tensor<2x2xf32> {t10.name = "z"}) {
+  %table = arith.constant dense<1.000000e+00> : tensor<4x2xf32>
+  %nd = rtensor.gather "pick" %table[%ids] nd batch_dims 0 : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<2xf32>
+  %el = rtensor.gather "choose" %table[%ids] elements axis 0 : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %0 = tensor.empty() : tensor<2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%nd : tensor<2xf32>) outs(%0 : tensor<2xf32>) attrs = {t10.name = "neg", t10.plan = #rtensor.plan<grid [2]>, t10.gather = #rtensor.estimate<cycles = 422, compute = 301, exchange = 3, sync = 118, bytes = 4>} {
+  ^bb0(%1: f32, %2: f32):
+    %3 = arith.negf %1 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2xf32>
+  func.return %y, %el : tensor<2xf32>, tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @main(%ids
+// CHECK:         %[[TABLE:.*]] = rtensor.distribute %table
+// CHECK-NEXT:    %[[RET:.*]] = rtensor.gather "choose/gather" %[[TABLE]][%{{.*}}] elements axis 0 : ({{.*}}) -> !rtensor.tensor<2x2xf32, #rtensor.layout<grid [2] axes [d0, -] tile [1, 2]>>
+// CHECK-NEXT:    %el = rtensor.collect %[[RET]]
+// CHECK-NEXT:    %[[READ:.*]] = rtensor.gather "neg/gather" %[[TABLE]][%{{.*}}] nd batch_dims 0 {estimate = #rtensor.estimate<cycles = 422, compute = 301, exchange = 3, sync = 118, bytes = 4>} : ({{.*}}) -> !rtensor.tensor<2xf32, #rtensor.layout<grid [2] axes [d0] tile [1]>>
+// CHECK-NEXT:    %y = rtensor.generic "neg"(%[[READ]])
+// CHECK-NOT:     rtensor.gather
+// CHECK:         func.return %{{.*}}, %el
+
+// -----
+
 // A gather read through a view is made in host_layout, then moved into its reader's layout
 // by a relayout carrying the view's map.
 func.func @main(%ids: tensor<2xf32> {t10.name = "ids"}) -> (tensor<2x2xf32> {t10.name = "y"}) {

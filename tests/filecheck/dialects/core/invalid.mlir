@@ -393,3 +393,24 @@ core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) 
 %y = core.store %o layout <grid [1, 2, 2] axes [-, d1] tile [2, 4]> : !core.buffer<2x4xf32> -> tensor<2x8xf32>
 
 // CHECK: Operation does not verify: core.kernel 'mm': an origin is only for a rotating output, but core.store lays out buffer 'mm' as #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4]>
+
+// -----
+
+// A core.gather's result is what its kind gives (GatherND: the ids' dims but the last, then
+// the table's dims after the indexed ones).
+%t = core.alloc "table" on 4 : !core.buffer<2x4xf32>
+%i = core.alloc "ids" on 2 : !core.buffer<1x1xf32>
+%o = core.alloc "out" on 2 : !core.buffer<1x1xf32>
+core.gather "g" %t[%i] to %o nd batch_dims 0 of tensor<8x4xf32>[tensor<2x1xf32>] -> tensor<2x1xf32> layouts <grid [4] axes [d0, -] tile [2, 4]>, <grid [2] axes [d0, -] tile [1, 1]> -> <grid [2] axes [d0, -] tile [1, 1]> : !core.buffer<2x4xf32>, !core.buffer<1x1xf32>, !core.buffer<1x1xf32>
+
+// CHECK: Operation does not verify: core.gather: gathering tensor<2x1xf32> from tensor<8x4xf32> (nd batch_dims 0) does not give tensor<2x1xf32>
+
+// -----
+
+// GatherElements ids have the table's rank.
+%t = core.alloc "table" on 4 : !core.buffer<2x4xf32>
+%i = core.alloc "ids" on 2 : !core.buffer<1xf32>
+%o = core.alloc "out" on 2 : !core.buffer<1xf32>
+core.gather "g" %t[%i] to %o elements axis 1 of tensor<8x4xf32>[tensor<2xf32>] -> tensor<2xf32> layouts <grid [4] axes [d0, -] tile [2, 4]>, <grid [2] axes [d0] tile [1]> -> <grid [2] axes [d0] tile [1]> : !core.buffer<2x4xf32>, !core.buffer<1xf32>, !core.buffer<1xf32>
+
+// CHECK: Operation does not verify: core.gather: the ids [2] must have the table's rank 2
