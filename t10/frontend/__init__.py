@@ -54,6 +54,7 @@ from t10.frontend import (
     ops_batchnorm,  # noqa: F401
     ops_compile_time,  # noqa: F401
     ops_conv,  # noqa: F401
+    ops_conv_transpose,  # noqa: F401
     ops_einsum,  # noqa: F401
     ops_elementwise,  # noqa: F401
     ops_indexing,  # noqa: F401

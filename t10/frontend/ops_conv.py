@@ -26,6 +26,7 @@ what is supported.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import count
 from math import prod
@@ -39,7 +40,7 @@ from t10.common.view_maps import reshape_map, transpose_map
 from t10.errors import T10Error
 from t10.frontend.importer import Importer, Shape, lowering, node_attributes, node_inputs
 from t10.frontend.ops_batchnorm import batch_norm_affine
-from t10.frontend.windows import ints, windows
+from t10.frontend.windows import Windows, ints, windows
 
 SUPPORTED_CONV = (
     "t10 supports Conv with an input [N, C, spatial...] of at least one spatial dim, a "
@@ -80,33 +81,45 @@ def _check_shapes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> in
     return group
 
 
-def _weight_matrices(
-    imp: Importer, node: onnx.NodeProto, name: str, group: int, fold: _Fold | None
-) -> SSAValue:
-    """The weight [O, Cg, k...] (each output channel scaled by a folded BatchNormalization's
-    `a`) as G [K, Og] matrices: a [G, K, Og] float32 constant, or [K, O] when G = 1 (made
-    once per weight, group count and fold)."""
+def known_float32_weight(
+    imp: Importer, node: onnx.NodeProto, name: str, supported: str
+) -> np.ndarray:
+    """The compile-time constant float32 weight `name`; refuses any other naming `supported`."""
     if not imp.is_known(name):
         raise imp.node_error(
             node,
             f"weight '{name}' is computed at run time (a graph input or the result of a "
-            f"node); {SUPPORTED_CONV}",
+            f"node); {supported}",
         )
+    w = imp.constant(name)
+    if w.dtype != np.float32:
+        raise imp.node_error(
+            node,
+            f"weight '{name}' has element type {w.dtype}; t10 computes float32 (FLOAT) only",
+        )
+    return w
+
+
+def patch_matrices(w: np.ndarray, group: int) -> np.ndarray:
+    """A Conv weight [O, Cg, k...] as G [K, Og] matrices: [G, K, Og], or [K, O] when G = 1."""
+    out_channels = w.shape[0]
+    grouped = w.reshape(group, out_channels // group, -1).transpose(0, 2, 1)
+    return np.ascontiguousarray(grouped if group > 1 else grouped[0])
+
+
+def _weight_matrices(
+    imp: Importer, node: onnx.NodeProto, name: str, group: int, fold: _Fold | None
+) -> SSAValue:
+    """The weight [O, Cg, k...] (each output channel scaled by a folded BatchNormalization's
+    `a`) as its `patch_matrices`, a float32 constant (made once per weight, group count and
+    fold)."""
+    w = known_float32_weight(imp, node, name, SUPPORTED_CONV)
     key = f"{name}/as_patch_matrix" + (f"_g{group}" if group > 1 else "")
     key += f"/{fold.node.output[0]}_folded" if fold else ""
     if key not in imp.values:
-        w = imp.constant(name)
-        if w.dtype != np.float32:
-            raise imp.node_error(
-                node,
-                f"weight '{name}' has element type {w.dtype}; t10 computes float32 (FLOAT) only",
-            )
         if fold:
             w = (w * fold.scale.reshape(-1, *[1] * (w.ndim - 1))).astype(np.float32)
-        out_channels = w.shape[0]
-        grouped = w.reshape(group, out_channels // group, -1).transpose(0, 2, 1)
-        matrix = np.ascontiguousarray(grouped if group > 1 else grouped[0])
-        imp.add_constant(key, matrix, hoist=name in imp.initializers)
+        imp.add_constant(key, patch_matrices(w, group), hoist=name in imp.initializers)
     return imp.values[key]
 
 
@@ -155,7 +168,7 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     win = windows(imp, node, x_shape[2:], w_shape[2:])
     fold = _batch_norm_to_fold(imp, node, (x_shape[0], w_shape[0], *win.out))
     weight = _weight_matrices(imp, node, names[1], group, fold)
-    n, channels = x_shape[:2]
+    n = x_shape[0]
     out_channels = w_shape[0]
     has_bias = len(names) > 2
     if has_bias and (b_shape := imp.shape_of(names[2])) != (out_channels,):
@@ -170,11 +183,32 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
         folded = (known * fold.scale + fold.shift).astype(np.float32)
         name = f"{fold.node.output[0]}_folded_bias"
         bias = imp.add_constant(name, folded, hoist=True), folded.shape
+    result = (n, out_channels, *win.out)
+    y = im2col(imp, x, x_shape, win, weight, group, out_channels, bias, count(), result)
+    imp.define(fold.node.output[0] if fold else node.output[0], y, result)
+
+
+def im2col(
+    imp: Importer,
+    x: SSAValue,
+    x_shape: Shape,
+    win: Windows,
+    weight: SSAValue,
+    group: int,
+    out_channels: int,
+    bias: tuple[SSAValue, Shape] | None,
+    index: Iterator[int],
+    result: Shape,
+) -> SSAValue:
+    """The Conv of `x` [N, C, S...] over the windows `win` with the `patch_matrices` constant
+    `weight` and an optional bias [O]: the window view, the patches, one contraction, the
+    bias add and the views back to `result` (the [N, O, out...] elements in that order, in
+    any shape). `index` numbers the views and generics (labels <node>:i)."""
+    n, channels = x_shape[:2]
     rank = len(win.size)
     cg, og = channels // group, out_channels // group
     g = (group,) if group > 1 else ()  # the group dim, present only for G > 1
     lead = 1 + len(g)  # n (and g)
-    index = count()  # the labels <node>:0, :1, ... of the views and generics, in order
     dim = AffineExpr.dimension
 
     # the window view [N, (G,) out..., Cg, k...]
@@ -215,6 +249,4 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     perm = (*range(lead), lead + 1, lead)
     moved = tuple(out[p] for p in perm)
     y = imp.view(y, out, moved, transpose_map(perm), next(index))
-    result = (n, out_channels, *win.out)
-    y = imp.view(y, moved, result, reshape_map(moved, result), next(index))
-    imp.define(fold.node.output[0] if fold else node.output[0], y, result)
+    return imp.view(y, moved, result, reshape_map(moved, result), next(index))
