@@ -32,9 +32,14 @@ over the full [N, O, T·s...] result, which reads s^D times the output's element
 (``group`` G, the weight [C, O/G, k...]) are the Conv's groups.
 
 Output size per dim (ONNX): ``s·(n − 1) + output_padding + (K − 1)·d + 1 − p_begin − p_end``;
-with ``output_shape`` (or ``auto_pad`` SAME_UPPER / SAME_LOWER, output_shape ``n·s``) the pads
-are derived from its total padding, SAME_UPPER putting the smaller half first (ONNX's
-reference: floor halves, so a negative total padding extends the end).
+with ``output_shape`` (or ``auto_pad`` SAME_UPPER / SAME_LOWER: ``n·s``) the pads are derived
+from the total padding ``natural − output``, SAME_UPPER putting the smaller half first. A
+negative total padding (an output_shape past the natural size) extends the end with bias-only
+positions, as onnxruntime does (the spec's split would also pad the beginning negatively when
+the total is −2 or less; ONNX's reference refuses most such shapes). SAME never pads
+negatively: when ``n·s`` exceeds the natural size the
+output keeps the natural size, as onnxruntime and ONNX shape inference do (the spec's text and
+its reference implementation would give ``n·s``).
 """
 
 from __future__ import annotations
@@ -169,11 +174,14 @@ def _attributes(
                     f"attribute output_shape {ints(attrs['output_shape'])} must have {rank} "
                     "positive entries (one per spatial dim)",
                 )
-        else:
-            out = [n * s for n, s in zip(size, strides, strict=True)]
-        total = [m - o for m, o in zip(natural, out, strict=True)]
+            total = [m - o for m, o in zip(natural, out, strict=True)]
+        else:  # SAME: n·s, but never past the natural size (as onnxruntime and ONNX's shape
+            # inference do; the spec's reference implementation would pad negatively instead)
+            total = [max(0, m - n * s) for m, n, s in zip(natural, size, strides, strict=True)]
+            out = [m - t for m, t in zip(natural, total, strict=True)]
         upper = auto_pad == "SAME_UPPER"
-        before = [t // 2 if upper else t - t // 2 for t in total]
+        # a negative total padding (an output_shape past the natural size) extends the end
+        before = [0 if t < 0 else t // 2 if upper else t - t // 2 for t in total]
     else:
         pads = per_dim("pads", 0, 2 * rank, 0) if auto_pad == "NOTSET" else [0] * 2 * rank
         before = pads[:rank]

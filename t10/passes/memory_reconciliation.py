@@ -109,10 +109,15 @@ class PlanPoint:
     transitions are bounded while choosing; the chosen plan's are recorded exactly)."""
     home_bytes: int = 0
     """The cold weights' homes (resident, not part of the estimate)."""
+    viewed_bytes: int = 0
+    """The weights it reads through views, placed by `host_layout` (resident, not part of the
+    estimate, which holds their copies moved into its layouts as inputs)."""
 
     @property
     def transient_bytes(self) -> int:
-        return self.estimate.sram_bytes - (self.resident_bytes - self.home_bytes)
+        return self.estimate.sram_bytes - (
+            self.resident_bytes - self.home_bytes - self.viewed_bytes
+        )
 
     @property
     def cycles(self) -> int:
@@ -149,10 +154,11 @@ def plan_point(
         ) * eb
 
     homes = placed({i: expr.inputs[i].shape for i in cold})
+    viewed = placed(operands.viewed_constants)
     return PlanPoint(
         plan,
         est,
-        resident_bytes(expr, plan, hot) + placed(operands.viewed_constants) + homes,
+        resident_bytes(expr, plan, hot) + viewed + homes,
         output_bytes=output_layout(expr, plan).local_elements() * eb,
         input_bytes=sum(lay.local_elements() for i, lay in enumerate(layouts) if i not in hot)
         * eb,
@@ -161,6 +167,7 @@ def plan_point(
         cold=cold,
         expand_cycles=expand_cycles,
         home_bytes=homes,
+        viewed_bytes=viewed,
     )
 
 
