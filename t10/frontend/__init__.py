@@ -3,8 +3,9 @@
 See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes one or more
 ``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
 
-* contractions (MatMul, Gemm, the im2col Conv of ``ops_conv``) have the body
-  ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat ``arith.constant`` as ``outs``;
+* contractions (MatMul, Gemm, the im2col Conv of ``ops_conv`` and of each ConvTranspose
+  phase) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat
+  ``arith.constant`` as ``outs``;
 * element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
   Gelu, Relu, Cos, Sin, Sum, ..., the Gemm epilogue; comparisons, logic, Where and Cast in
   ``ops_logical``) are all-parallel generics with a ``tensor.empty`` as ``outs`` and numpy

@@ -20,7 +20,8 @@ relayout into the contraction reads the input through both: that relayout is the
 halo movement, and its result holds each input element once per window reading it (∏ k_i /
 ∏ stride_i times for overlapping windows), the extra memory of this formulation. The views
 are ``rtensor.view`` ops (see ``ops_views``); the plan search costs them inside the relayouts
-into their readers. Anything else is one ``T10Error`` naming the node, the attribute and
+into their readers. ``im2col`` builds this chain (after the weight) for ConvTranspose's phases
+too (``ops_conv_transpose``). Anything else is one ``T10Error`` naming the node, the attribute and
 what is supported.
 """
 

@@ -47,6 +47,7 @@ MIN_PASSED: dict[str, int] = {
     "Constant": 66,  # many cases give axes, shapes, ... as Constant nodes (folded)
     "ConstantOfShape": 0,  # every case takes the shape as a runtime graph input
     "Conv": 9,  # W frozen (WEIGHT_OPERANDS); ConvInteger is not supported
+    "ConvTranspose": 11,  # W frozen (WEIGHT_OPERANDS)
     "Cos": 2,
     "CumSum": 0,  # every case is DOUBLE, or INT32 of an unknown range (a graph input)
     "Div": 50,
@@ -447,10 +448,15 @@ compile time. A Gather's `indices` stay runtime inputs: a Gather of runtime indi
 `rtensor.gather` (token ids)."""
 
 
-WEIGHT_OPERANDS = {"Conv": (1,), "BatchNormalization": (1, 2, 3, 4), "CumSum": (1,)}
+WEIGHT_OPERANDS = {
+    "Conv": (1,),
+    "ConvTranspose": (1,),
+    "BatchNormalization": (1, 2, 3, 4),
+    "CumSum": (1,),
+}
 """Operand positions (per op type) that t10 needs at compile time and exported models hold as
-initializers (a Conv's weight, a BatchNormalization's scale, bias and statistics, a CumSum's
-axis): the harness freezes the graph inputs read there too."""
+initializers (a Conv's or ConvTranspose's weight, a BatchNormalization's scale, bias and
+statistics, a CumSum's axis): the harness freezes the graph inputs read there too."""
 
 
 def _weight_inputs(model: onnx.ModelProto) -> set[str]:
