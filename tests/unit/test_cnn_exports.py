@@ -1,7 +1,8 @@
 """Convolutional networks as torch exports them (scripts/export_cnn_models.py): torchvision's
-resnet18, mobilenet_v2 and efficientnet_b0 and a 1-D convolutional audio encoder, through the
-TorchScript and dynamo exporters, weights stored as ConstantOfShape nodes of their shapes and
-given seeded random values here, checked against onnxruntime on ipu-mk2."""
+resnet18, mobilenet_v2 and efficientnet_b0, a 1-D convolutional audio encoder and a
+ConvTranspose2d image decoder, through the TorchScript and dynamo exporters, weights stored as
+ConstantOfShape nodes of their shapes and given seeded random values here, checked against
+onnxruntime on ipu-mk2."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ float32 reassociation alone moves the logits that much; onnxruntime's own optimi
 unoptimised runs of mobilenet_v2 and resnet18 differ by 1.3e-5 and 2.6e-6 of the rms."""
 
 DATA = Path(__file__).parent / "data" / "cnn"
-MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "conv1d_encoder"]
+MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "conv1d_encoder", "convt_decoder"]
 
 
 def test_every_export_is_here() -> None:
