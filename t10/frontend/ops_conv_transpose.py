@@ -24,12 +24,14 @@ A phase with no taps (when gcd(s, d) > 1, or s > K) contributes only the bias an
 out of the sum. With all strides 1 there is one phase, a Conv with the flipped kernel, and no
 interleave.
 
-Cost, honestly: s_1·..·s_D contractions (each with ∏T patches, of the same total
-multiply-adds as the direct scatter but as several smaller operators, each with its own plan
-and syncs), one window view per phase that reads x again (the phases' windows overlap the
-same input elements: x is moved once per phase, not once), and a sum of s^D padded views
-over the full [N, O, T·s...] result, which reads s^D times the output's elements. Groups
-(``group`` G, the weight [C, O/G, k...]) are the Conv's groups.
+Cost, honestly: ∏ s_i contractions (phase a has ∏T patches of Cg·∏J_a, and ∏J_a over the
+phases adds up to ∏K: about the direct scatter's multiply-adds, up to the cropped and
+padded edge positions, but as several smaller operators, each with its own plan, relayouts
+and syncs); one window view per phase, each reading x again (the phases' windows overlap the
+same input elements: x is moved once per phase, and the im2cols hold ∏K copies of it in
+all); and a sum of the ∏ s_i padded views over the whole [N, O, T·s...] result, reading
+∏ s_i times the output's elements (plus the bias). Groups (``group`` G, the weight
+[C, O/G, k...]) are the Conv's groups.
 
 Output size per dim (ONNX): ``s·(n − 1) + output_padding + (K − 1)·d + 1 − p_begin − p_end``;
 with ``output_shape`` (or ``auto_pad`` SAME_UPPER / SAME_LOWER: ``n·s``) the pads are derived
@@ -37,9 +39,9 @@ from the total padding ``natural − output``, SAME_UPPER putting the smaller ha
 negative total padding (an output_shape past the natural size) extends the end with bias-only
 positions, as onnxruntime does (the spec's split would also pad the beginning negatively when
 the total is −2 or less; ONNX's reference refuses most such shapes). SAME never pads
-negatively: when ``n·s`` exceeds the natural size the
-output keeps the natural size, as onnxruntime and ONNX shape inference do (the spec's text and
-its reference implementation would give ``n·s``).
+negatively: when ``n·s`` exceeds the natural size the output keeps the natural size, as
+onnxruntime and ONNX shape inference do (the spec's text and its reference implementation
+would give ``n·s``).
 """
 
 from __future__ import annotations
@@ -76,12 +78,12 @@ SUPPORTED_CONV_TRANSPOSE = (
 
 @dataclass(frozen=True)
 class _Phase:
-    """The taps of output phase `a` of one spatial dim: kernel taps `taps` (ascending) read
-    x at `t + offset - r·step` for the r-th."""
+    """Output phase `a` of one spatial dim: its kernel taps `taps` (ascending), flipped as
+    the window, whose position r (tap ``taps[-1 - r]``) reads x at ``t + first + r·step``."""
 
     taps: tuple[int, ...]
-    first: int  # offset of the last tap, (a + p − taps[-1]·d) / s: window position r = 0
-    step: int  # δ, the offset step between taps
+    first: int  # the offset of the last tap, (a + p − taps[-1]·d) / s
+    step: int  # δ = d / gcd(s, d), the offset step between consecutive taps
 
 
 @dataclass(frozen=True)
