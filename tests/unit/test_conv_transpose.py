@@ -144,11 +144,13 @@ def _conv_transposes(draw: st.DrawFn) -> tuple[onnx.ModelProto, str]:
         attrs["output_padding"] = [draw(st.integers(0, s - 1)) for s in strides]
         pads = [draw(st.integers(0, max(0, (m - 1) // 2))) for m in natural * 2]
         attrs["pads"] = pads
-    elif mode == "output_shape":  # up to stride - 1 past the natural size (negative pads;
-        # below it, ONNX 1.23's shape inference can drop a spatial dim: x [1, 2, 4], kernel 1,
-        # dilation 2 and output_shape [2] is inferred [1, 2], a declared-shape error)
+    elif mode == "output_shape":  # from 3 below the natural size (positive pads) to
+        # stride - 1 past it (negative ones), never below the input size: there ONNX 1.23's
+        # shape inference drops the spatial dim (x [1, 2, 4], kernel 1 and output_shape [2]
+        # is inferred [1, 2], a declared-shape error)
         attrs["output_shape"] = [
-            draw(st.integers(m, m + s - 1)) for m, s in zip(natural, strides, strict=True)
+            draw(st.integers(max(n, m - 3), m + s - 1))
+            for n, m, s in zip(size, natural, strides, strict=True)
         ]
     else:
         attrs["auto_pad"] = mode
@@ -265,6 +267,18 @@ _SUPPORTED = r"t10 supports ConvTranspose with an input \[N, C, spatial...\]"
 )
 def test_bad_conv_transposes_are_clear_errors(model: onnx.ModelProto, message: str) -> None:
     with pytest.raises(T10Error, match=message):
+        import_onnx(model)
+
+
+def test_an_output_shape_below_the_input_size_meets_onnx_shape_inference() -> None:
+    """ONNX 1.23's shape inference drops the spatial dim of an output_shape entry below the
+    input's size ([1, 2, 4] to output_shape [2] is inferred [1, 2]); onnxruntime and t10
+    compute [1, 2, 2], so the declared graph output refuses it, naming both shapes."""
+    model = conv_transpose_model((1, 2, 4), 2, (1,), dilations=[2], output_shape=[2])
+    with pytest.raises(
+        T10Error,
+        match=r"graph output 'y' is declared with shape \[1, 2\] but computes shape \[1, 2, 2\]",
+    ):
         import_onnx(model)
 
 
