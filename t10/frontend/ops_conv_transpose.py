@@ -201,17 +201,13 @@ def _attributes(
 
 
 def _phase_weight(
-    imp: Importer,
-    name: str,
-    w: np.ndarray,
-    group: int,
-    phase: tuple[int, ...],
-    taps: list[tuple[int, ...]],
+    imp: Importer, name: str, w: np.ndarray, group: int, taps: list[tuple[int, ...]]
 ) -> SSAValue:
-    """The taps of `phase` (flipped) as a Conv weight [O, Cg, J...], as `patch_matrices`."""
-    key = f"{name}/convtranspose_phase_{'_'.join(map(str, phase))}" + (
-        f"_g{group}" if group > 1 else ""
-    )
+    """The kernel taps `taps` of a phase (per spatial dim, flipped) as a Conv weight
+    [O, Cg, J...], as `patch_matrices`: made once per weight, tap sets and group count (the
+    phases of ConvTransposes sharing a weight share their tap sets' constants)."""
+    tap_sets = "x".join("-".join(map(str, t)) for t in taps)
+    key = f"{name}/convtranspose_taps_{tap_sets}" + (f"_g{group}" if group > 1 else "")
     if key not in imp.values:
         sub = w[np.ix_(range(w.shape[0]), range(w.shape[1]), *(t[::-1] for t in taps))]
         channels, og = sub.shape[:2]
@@ -312,7 +308,7 @@ def _phase(
 ) -> SSAValue:
     """Output phase `phase` of the ConvTranspose as an im2col: x read by the phase's taps."""
     phases = [d.phase(a) for d, a in zip(dims, phase, strict=True)]
-    weight = _phase_weight(imp, name, w, group, phase, [p.taps for p in phases])
+    weight = _phase_weight(imp, name, w, group, [p.taps for p in phases])
     ones = tuple(1 for _ in dims)
     win = Windows(
         size=tuple(d.size for d in dims),

@@ -123,6 +123,26 @@ def test_the_bias_sum_is_within_the_planned_sram() -> None:
     assert checked.result.report.peak_sram_bytes_per_core == 344
 
 
+def test_a_weight_shared_by_two_conv_transposes_keeps_each_ones_taps() -> None:
+    """Two ConvTransposes of one weight with different pads split it into different phase
+    taps: one constant per tap set, made once (the second reads the first's phase 1 taps)."""
+    model = conv_transpose_model((1, 2, 5), 3, (3,), strides=[2], bias=False)
+    graph = model.graph
+    graph.output[0].name = "y0"
+    graph.node[0].output[0] = "y0"
+    graph.node.append(
+        helper.make_node("ConvTranspose", ["x", "W"], ["y1"], strides=[2], pads=[1, 1])
+    )
+    graph.output.append(helper.make_tensor_value_info("y1", TensorProto.FLOAT, None))
+    hints = [
+        str(op.results[0].name_hint)
+        for op in import_onnx(model).walk()
+        if isinstance(op, arith.ConstantOp) and "convtranspose" in str(op.results[0].name_hint)
+    ]
+    assert len(hints) == 2  # taps (0, 2) and (1,): pads 1 only swaps which phase reads them
+    run_and_check(model, "test-16", seed=1)
+
+
 @st.composite
 def _conv_transposes(draw: st.DrawFn) -> tuple[onnx.ModelProto, str]:
     rank = draw(st.integers(1, 2))
@@ -227,7 +247,7 @@ def test_stride_1_is_one_conv_with_the_flipped_kernel() -> None:
         op
         for op in import_onnx(model).walk()
         if isinstance(op, arith.ConstantOp)
-        and "convtranspose_phase" in str(op.results[0].name_hint)
+        and "convtranspose_taps" in str(op.results[0].name_hint)
     )
     values = np.array(weight.value.get_values(), dtype=np.float32)  # type: ignore[attr-defined]
     w = numpy_helper.to_array(model.graph.initializer[0])

@@ -7,23 +7,23 @@
 // A ConvTranspose of a [1, 2, 3] signal (weight [C, O, k] = [2, 2, 3] holding 0..11, stride 2,
 // pads [1, 0], bias) as two phases: output position 2t + a receives the taps k with
 // k ≡ a + 1 (mod 2). Phase 0 has tap 1 (reading x[t]), phase 1 taps 2 and 0 (flipped: x[t],
-// x[t + 1]); each tap set is a compile-time [C·J, O] matrix, rows (c, r).
+// x[t + 1]); each tap set is a compile-time [C·J, O] matrix, rows (c, r), named by its taps.
 // CHECK:      %b = arith.constant dense<[5.000000e-01, -5.000000e-01]> : tensor<2xf32>
-// CHECK-NEXT: %w_convtranspose_phase = arith.constant dense<{{\[}}[1.000000e+00, 4.000000e+00], [7.000000e+00, 1.000000e+01]]> : tensor<2x2xf32>
-// CHECK-NEXT: %w_convtranspose_phase_1 = arith.constant dense<{{\[}}[2.000000e+00, 5.000000e+00], [0.000000e+00, 3.000000e+00], [8.000000e+00, 1.100000e+01], [6.000000e+00, 9.000000e+00]]> : tensor<4x2xf32>
+// CHECK-NEXT: %w_convtranspose_taps = arith.constant dense<{{\[}}[1.000000e+00, 4.000000e+00], [7.000000e+00, 1.000000e+01]]> : tensor<2x2xf32>
+// CHECK-NEXT: %w_convtranspose_taps_0-2 = arith.constant dense<{{\[}}[2.000000e+00, 5.000000e+00], [0.000000e+00, 3.000000e+00], [8.000000e+00, 1.100000e+01], [6.000000e+00, 9.000000e+00]]> : tensor<4x2xf32>
 
 // Phase 0: the Conv's im2col (window view, patches, contraction, views back) with one tap and
 // no padding, then [N, O, T, 1] placed at a = 0 of [N, O, T, 2] by a padded view.
 // CHECK-NEXT: %0 = rtensor.view "convt:0" %x map affine_map<(d0, d1, d2, d3) -> (d0, d2, (d1 + d3))> : tensor<1x2x3xf32> -> tensor<1x3x2x1xf32>
 // CHECK-NEXT: %1 = rtensor.view "convt:1" %0
-// CHECK:      %3 = linalg.generic {{.*}} ins(%1, %w_convtranspose_phase : tensor<1x3x2xf32>, tensor<2x2xf32>) {{.*}} {t10.name = "convt:2"}
+// CHECK:      %3 = linalg.generic {{.*}} ins(%1, %w_convtranspose_taps : tensor<1x3x2xf32>, tensor<2x2xf32>) {{.*}} {t10.name = "convt:2"}
 // CHECK:      rtensor.view "convt:3"
 // CHECK-NEXT: %[[P0:.*]] = rtensor.view "convt:4" %{{.*}} : tensor<1x2x3xf32> -> tensor<1x2x3x1xf32>
 // CHECK-NEXT: %[[S0:.*]] = rtensor.view "convt:5" %[[P0]] map affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)> padded : tensor<1x2x3x1xf32> -> tensor<1x2x3x2xf32>
 
 // Phase 1: two taps reading x[t + r] (x[3] is the zero padding), placed at a = 1.
 // CHECK-NEXT: rtensor.view "convt:6" %x map affine_map<(d0, d1, d2, d3) -> (d0, d2, (d1 + d3))> padded : tensor<1x2x3xf32> -> tensor<1x3x2x2xf32>
-// CHECK:      linalg.generic {{.*}} ins(%{{.*}}, %w_convtranspose_phase_1 : tensor<1x3x4xf32>, tensor<4x2xf32>) {{.*}} {t10.name = "convt:8"}
+// CHECK:      linalg.generic {{.*}} ins(%{{.*}}, %w_convtranspose_taps_0-2 : tensor<1x3x4xf32>, tensor<4x2xf32>) {{.*}} {t10.name = "convt:8"}
 // CHECK:      %[[S1:.*]] = rtensor.view "convt:11" %{{.*}} map affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, (d3 + -1))> padded : tensor<1x2x3x1xf32> -> tensor<1x2x3x2xf32>
 
 // One element-wise sum of the phases and the bias [O] as [O, 1, 1], then the interleave
