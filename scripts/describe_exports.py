@@ -68,6 +68,10 @@ WHY = {
         "Where/ConstantOfShape: Expand shapes resolved at run time (all inputs constant)"
     ),
     ("hf_roberta_ids_mask", "Not"): "the non-padding mask `input_ids != 1`, at run time",
+    ("hf_roberta_ids_mask", "GatherElements"): (
+        "the `token_type_ids` buffer gathered by the runtime position ids (the model is not "
+        "given token type ids): a gather of runtime indices"
+    ),
     ("hf_roberta_ids_mask", "CumSum"): (
         "the position ids `cumsum(mask, 1) * mask + 1` of the runtime non-padding mask: integer "
         "arithmetic on a runtime INT64 value, exact by the frontend's range analysis (proven "
@@ -148,9 +152,9 @@ take token ids and an INT64 `attention_mask` `[batch, seq]` (fed 0 / 1 here) and
 additive mask themselves, at run time (vocab 128, 16 positions); so does `hf_roberta_ids_mask`
 (RobertaModel: hidden 32, 2 layers, 2 heads, intermediate 64, vocab 100, 40 positions), which
 also computes its position ids from the token ids at run time (padding id 1: `cumsum(ids != 1)
-* (ids != 1) + 1`, integer arithmetic on INT64 values) and is given its token type ids (zeros) as
-a constant: left to make them it gathers its `token_type_ids` buffer by those runtime position
-ids (GatherElements of runtime indices, not lowered). Llama is given its causal mask
+* (ids != 1) + 1`, integer arithmetic on INT64 values) and, given no token type ids (as users
+export it), gathers its `token_type_ids` buffer by those runtime position ids (GatherElements of
+runtime indices). Llama is given its causal mask
 (additive, `[1, 1, 16, 16]`) and position ids as constants: left to build them itself it checks
 the position ids for packed sequences with `torch.diff`, which the TorchScript exporter refuses
 (`aten::diff`), and with a 2-D mask the TorchScript export keeps the mask building (LessOrEqual,

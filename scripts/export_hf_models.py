@@ -146,9 +146,9 @@ def gpt2_config() -> GPT2Config:
 def roberta_config() -> RobertaConfig:
     """Smaller than the others (hidden 32, 2 layers, 2 heads, vocabulary 100, 40 positions):
     RobertaModel computes its position ids from the token ids at run time (padding id 1:
-    ``cumsum(ids != 1) * (ids != 1) + 1``), integer arithmetic on a runtime INT64 value. It is
-    given its token type ids (zeros) as a constant: left to make them, it gathers its
-    ``token_type_ids`` buffer by those position ids (GatherElements of runtime indices)."""
+    ``cumsum(ids != 1) * (ids != 1) + 1``), integer arithmetic on a runtime INT64 value, and,
+    not given token type ids (as users export it), gathers its ``token_type_ids`` buffer by
+    those position ids (GatherElements of runtime indices)."""
     return RobertaConfig(
         vocab_size=ROBERTA_VOCAB,
         hidden_size=32,
@@ -262,11 +262,7 @@ MODELS: dict[str, Example] = {
         ids_and_mask,
     ),
     "hf_roberta_ids_mask": (
-        lambda: Wrapped(
-            RobertaModel(roberta_config(), add_pooling_layer=False),
-            IDS_MASK,
-            token_type_ids=torch.zeros(BATCH, SEQ, dtype=torch.int64),
-        ),
+        lambda: Wrapped(RobertaModel(roberta_config(), add_pooling_layer=False), IDS_MASK),
         IDS_MASK,
         roberta_ids_and_mask,
     ),
