@@ -66,7 +66,7 @@ from t10.frontend.importer import (
     node_inputs,
 )
 from t10.frontend.ops_conv import im2col, known_float32_weight, patch_matrices
-from t10.frontend.windows import AUTO_PADS, Windows, ints
+from t10.frontend.windows import Windows, auto_pad_of, ints
 
 SUPPORTED_CONV_TRANSPOSE = (
     "t10 supports ConvTranspose with an input [N, C, spatial...] of at least one spatial dim, "
@@ -155,12 +155,7 @@ def _attributes(
 
     strides, dilations = per_dim("strides", 1), per_dim("dilations", 1)
     output_padding = per_dim("output_padding", 0, least=0)
-    auto_pad = attrs.get("auto_pad", b"NOTSET")
-    auto_pad = auto_pad.decode(errors="replace") if isinstance(auto_pad, bytes) else auto_pad
-    if auto_pad not in AUTO_PADS:
-        raise imp.node_error(
-            node, f"attribute auto_pad={auto_pad} is not one of {', '.join(AUTO_PADS)}"
-        )
+    auto_pad = auto_pad_of(imp, node)
     size = x[2:]
     natural = [
         s * (n - 1) + op + (k - 1) * d + 1

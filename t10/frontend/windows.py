@@ -76,6 +76,17 @@ class Windows:
         return full
 
 
+def auto_pad_of(imp: Importer, node: onnx.NodeProto) -> str:
+    """`node`'s `auto_pad` (default NOTSET), refused unless one of `AUTO_PADS`."""
+    auto_pad = node_attributes(node).get("auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode(errors="replace") if isinstance(auto_pad, bytes) else auto_pad
+    if auto_pad not in AUTO_PADS:
+        raise imp.node_error(
+            node, f"attribute auto_pad={auto_pad} is not one of {', '.join(AUTO_PADS)}"
+        )
+    return auto_pad
+
+
 def windows(
     imp: Importer,
     node: onnx.NodeProto,
@@ -100,12 +111,7 @@ def windows(
         return tuple(values)
 
     strides, dilations = per_dim("strides", 1), per_dim("dilations", 1)
-    auto_pad = attrs.get("auto_pad", b"NOTSET")
-    auto_pad = auto_pad.decode(errors="replace") if isinstance(auto_pad, bytes) else auto_pad
-    if auto_pad not in AUTO_PADS:
-        raise imp.node_error(
-            node, f"attribute auto_pad={auto_pad} is not one of {', '.join(AUTO_PADS)}"
-        )
+    auto_pad = auto_pad_of(imp, node)
     extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         out = tuple(-(-n // s) for n, s in zip(size, strides, strict=True))
