@@ -162,7 +162,7 @@ def check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) -
     )
     if counts:
         found = ", ".join(
-            f"{op} ({c}{': ' + WHY_UNSUPPORTED[op] if op in WHY_UNSUPPORTED else ''})"
+            f"{op} ({c}: {WHY_UNSUPPORTED[op]})" if op in WHY_UNSUPPORTED else f"{op} ({c})"
             for op, c in sorted(counts.items())
         )
         raise T10Error(
