@@ -209,6 +209,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             search=args.search,
             temporaries=args.temporaries,
             observer=progress,
+            input_ranges=_input_ranges(args),
         )
     report_json = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
     if args.json:
@@ -267,6 +268,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
             search=args.search,
             temporaries=args.temporaries,
             observer=Observers(progress, shown),
+            input_ranges=_input_ranges(args),
         )
     shown.timing_report()
 
@@ -302,6 +304,7 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
             args.temporaries,
             args.epilogues,
             progress,
+            _input_ranges(args),
         )
     format_explanation(found, out)
     if args.plot or args.output:
@@ -392,6 +395,30 @@ def _npz_path(text: str) -> str:
     if not text.endswith(".npz"):
         raise argparse.ArgumentTypeError(f"expected a file name ending in .npz, got '{text}'")
     return text
+
+
+def _input_range(text: str) -> tuple[str, tuple[int, int]]:
+    name, eq, bounds = text.rpartition("=")
+    lo, colon, hi = bounds.partition(":")
+    try:
+        if not (name and eq and colon):
+            raise ValueError
+        return name, (int(lo), int(hi))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=LO:HI (an integer input and the integers its values lie in, e.g. "
+            f"attention_mask=0:1), got '{text}'"
+        ) from None
+
+
+def _input_ranges(args: argparse.Namespace) -> dict[str, tuple[int, int]]:
+    """The `--input-range`s given, by input name (each input at most once)."""
+    ranges: dict[str, tuple[int, int]] = {}
+    for name, bounds in args.input_range or ():
+        if name in ranges:
+            raise UsageError(f"--input-range gives input '{name}' twice")
+        ranges[name] = bounds
+    return ranges
 
 
 def _fraction(text: str) -> float:
@@ -516,6 +543,11 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "
                         "as operators of their own instead of running them on its cores")
+    p.add_argument("--input-range", type=_input_range, action="append", metavar="NAME=LO:HI",
+                   help="the integers the values of integer input NAME lie in (repeatable): "
+                        "integer arithmetic on a graph input (e.g. positions as a cumulative "
+                        "sum of attention_mask) needs it to be proven exact; the simulator "
+                        "refuses inputs outside it")
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -243,14 +243,16 @@ def compile_model(
     search: str | None = None,
     temporaries: float | None = None,
     observer: PassObserver | None = None,
+    input_ranges: Mapping[str, tuple[int, int]] | None = None,
 ) -> Compiled:
-    """Import the ONNX `model` (a file or a proto) and compile it (`compile_module`)."""
+    """Import the ONNX `model` (a file or a proto; `input_ranges`: the declared ranges of
+    integer inputs, `import_onnx`) and compile it (`compile_module`)."""
     # before the model is read
     _check_options(chip, planner, emit, precision, partials, search, temporaries)
     if observer is not None:
         observer.stage("import")
     return compile_module(
-        import_onnx(model),
+        import_onnx(model, input_ranges),
         chip,
         planner,
         min_utilization,
@@ -315,6 +317,7 @@ def run_model(
     search: str | None = None,
     temporaries: float | None = None,
     observer: PassObserver | None = None,
+    input_ranges: Mapping[str, tuple[int, int]] | None = None,
 ) -> RunResult:
     """Compile and simulate `model_path` (a file, or a model in memory) on `inputs` (default:
     seeded random ones); `check` compares with onnxruntime (run in fp32 whatever the
@@ -336,6 +339,7 @@ def run_model(
         search=search,
         temporaries=temporaries,
         observer=observer,
+        input_ranges=input_ranges,
     )
     compiled_at = time.perf_counter()
     if inputs is None:

@@ -12,6 +12,7 @@ another plan would have made the model faster, the explanation says the memory i
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from math import prod
 from typing import IO
@@ -139,6 +140,7 @@ def explain(
     temporaries: float | None = None,
     epilogues: bool = True,
     observer: PassObserver | None = None,
+    input_ranges: Mapping[str, tuple[int, int]] | None = None,
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
@@ -157,6 +159,7 @@ def explain(
         search=search,
         temporaries=temporaries,
         observer=observer,
+        input_ranges=input_ranges,
     )
     if observer is not None:
         observer.stage("explain")

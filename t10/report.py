@@ -38,6 +38,7 @@ from t10.common.attr_names import (
 from t10.common.bounds import model_bound, operator_bound
 from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import epilogue_of, fused_tensor_expr
+from t10.common.input_ranges import declared_range
 from t10.common.tensor_expr import (
     TensorExpr,
     at_precision,
@@ -79,7 +80,18 @@ class InputSpec:
     onnx_type: str | None = None
     index_bound: int = 2
     """Random integer inputs are drawn in [0, index_bound): 2 (a 0/1 mask) unless the input
-    indexes a gather (`t10.index_bound`, the size of the dim its ids index: token ids)."""
+    indexes a gather (`t10.index_bound`, the size of the dim its ids index: token ids)..."""
+    declared: tuple[int, int] | None = None
+    """...and within its declared range [lo, hi] (`t10.range`): in both where they meet, else
+    in the declared one."""
+
+    def draws(self) -> tuple[int, int]:
+        """The integers [lo, hi] random values of this input are drawn from."""
+        lo, hi = 0, self.index_bound - 1
+        if self.declared is None:
+            return lo, hi
+        meet = max(lo, self.declared[0]), min(hi, self.declared[1])
+        return meet if meet[0] <= meet[1] else self.declared
 
 
 def _main_func(module: ModuleOp) -> func.FuncOp | None:
@@ -95,7 +107,7 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
     specs: list[InputSpec] = []
     attrs = main.arg_attrs.data if main.arg_attrs is not None else ()
     for i, arg in enumerate(main.body.block.args):
-        name, onnx_type, bound = f"input{i}", None, 2
+        name, onnx_type, bound, declared = f"input{i}", None, 2, None
         if i < len(attrs) and isinstance(attrs[i], DictionaryAttr):
             attr = attrs[i].data.get(NAME_ATTR)
             if isinstance(attr, StringAttr):
@@ -106,20 +118,21 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
             attr = attrs[i].data.get(INDEX_BOUND_ATTR)
             if isinstance(attr, IntegerAttr):
                 bound = attr.value.data
+            declared = declared_range(name, attrs[i])
         shape = tuple(arg.type.get_shape()) if isinstance(arg.type, TensorType) else ()
-        specs.append(InputSpec(name, shape, onnx_type, bound))
+        specs.append(InputSpec(name, shape, onnx_type, bound, declared))
     return specs
 
 
 def random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
     """Seeded inputs, drawn in argument order from one generator: standard-normal float32,
-    and for an integer input integers in [0, index_bound) of its ONNX type (a 0/1 mask, or
-    token ids below the size of the table they index)."""
+    and for an integer input integers of its ONNX type in `InputSpec.draws` (a 0/1 mask, or
+    token ids below the size of the table they index, within a declared range)."""
     rng = np.random.default_rng(seed)
     return {
         s.name: rng.standard_normal(s.shape).astype(np.float32)
         if s.onnx_type is None
-        else rng.integers(0, s.index_bound, s.shape).astype(np.dtype(s.onnx_type))
+        else rng.integers(*s.draws(), s.shape, endpoint=True).astype(np.dtype(s.onnx_type))
         for s in specs
     }
 

@@ -12,6 +12,10 @@ ONNX_TYPE_ATTR = "t10.onnx_type"
 """A function argument's ONNX element type when the IR type differs (e.g. int64 ids)."""
 INDEX_BOUND_ATTR = "t10.index_bound"
 """The exclusive upper bound of the values an index argument may hold (a table size)."""
+INPUT_RANGE_ATTR = "t10.range"
+"""The declared range [lo, hi] of an integer function argument (array<i64: lo, hi>): the
+integer arithmetic on it is proven exact under it, and the simulator refuses inputs outside
+it."""
 PLAN_ATTR = "t10.plan"
 """The chosen (or pinned) plan of a `linalg.generic` (#rtensor.plan)."""
 ESTIMATE_ATTR = "t10.estimate"

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
 
@@ -82,12 +83,18 @@ from t10.frontend.loading import (
 __all__ = ["SUPPORTED_OPS", "SUPPORTED_OPSETS", "OnnxFrontend", "import_onnx"]
 
 
-def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto) -> ModuleOp:
-    """Import an ONNX model (a file path or a ``ModelProto``) as a linalg-level module."""
+def import_onnx(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    input_ranges: Mapping[str, tuple[int, int]] | None = None,
+) -> ModuleOp:
+    """Import an ONNX model (a file path or a ``ModelProto``) as a linalg-level module.
+    ``input_ranges``: the ranges [lo, hi] the values of integer inputs lie in, declared by the
+    user, so that integer arithmetic on them is proven exact (``integer_ranges``); recorded as
+    the argument's ``t10.range``, which the simulator checks every input against."""
     if isinstance(model, onnx.ModelProto):
-        return _import_model(model, model.graph.name or "<in-memory model>")
+        return _import_model(model, model.graph.name or "<in-memory model>", input_ranges)
     path = pathlib.Path(model)
-    return _import_model(read_model(path), str(path))
+    return _import_model(read_model(path), str(path), input_ranges)
 
 
 @dataclass(frozen=True)
@@ -101,11 +108,15 @@ class OnnxFrontend(Frontend):
         return _import_model(parse_model(input.read(), input_name, base_dir=base), input_name)
 
 
-def _import_model(model: onnx.ModelProto, name: str) -> ModuleOp:
+def _import_model(
+    model: onnx.ModelProto,
+    name: str,
+    input_ranges: Mapping[str, tuple[int, int]] | None = None,
+) -> ModuleOp:
     check_form(model, name)
     foldable = foldable_nodes(model.graph)
     check_supported_ops(model, name, foldable)
     skeleton = weightless(model)
     check_model(skeleton, name)
     inferred = strict_shape_inference(skeleton, name)
-    return import_graph(inferred, name, foldable, model.graph.initializer)
+    return import_graph(inferred, name, foldable, model.graph.initializer, input_ranges)

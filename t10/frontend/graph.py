@@ -6,12 +6,13 @@ them exact), and the graph outputs are returned."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     IntegerAttr,
     ModuleOp,
@@ -25,10 +26,12 @@ from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 from t10.common.attr_names import (
     FP16_INEXACT_ATTR,
     INDEX_BOUND_ATTR,
+    INPUT_RANGE_ATTR,
     NAME_ATTR,
     ONNX_TYPE_ATTR,
 )
 from t10.common.locations import locate
+from t10.common.tensor_expr import EXACT_F32
 from t10.errors import T10Error
 from t10.frontend import integer_ranges
 from t10.frontend.importer import (
@@ -51,11 +54,14 @@ def import_graph(
     model_name: str,
     foldable: set[int],
     initializers: Iterable[onnx.TensorProto] | None = None,
+    input_ranges: Mapping[str, tuple[int, int]] | None = None,
 ) -> ModuleOp:
     """The module of a checked, shape-inferred ``model``; ``foldable``: the indices of the
     nodes evaluated at import time (``folding.foldable_nodes``); ``initializers``: the
-    model's, when ``model`` is its ``loading.weightless`` copy (default: ``model``'s own)."""
+    model's, when ``model`` is its ``loading.weightless`` copy (default: ``model``'s own);
+    ``input_ranges``: integer inputs' declared ranges [lo, hi] (``check_input_ranges``)."""
     imp = Importer(model, model_name, foldable, initializers)
+    declared = check_input_ranges(imp, input_ranges or {})
     arg_names: list[str] = []
     arg_shapes: list[Shape] = []
     arg_attrs: list[DictionaryAttr] = []
@@ -67,6 +73,8 @@ def import_graph(
         attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
         if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
             attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
+        if (interval := declared.get(vi.name)) is not None:
+            attrs[INPUT_RANGE_ATTR] = DenseArrayBase.from_list(i64, [interval.lo, interval.hi])
         arg_attrs.append(DictionaryAttr(attrs))
 
     block = Block(arg_types=[TensorType(f32, s) for s in arg_shapes])
@@ -76,7 +84,11 @@ def import_graph(
         else:
             imp.define(name, arg, shape)
             if imp.elem_type(name) in INTEGER_TYPES:
-                imp.ranges[name] = integer_ranges.Unknown(f"input '{name}'")
+                imp.ranges[name] = declared.get(name) or integer_ranges.Unknown(
+                    f"input '{name}'",
+                    f"declare the range of its values (`--input-range {name}=LO:HI` on t10 "
+                    "run / compile; the simulator checks every input against it)",
+                )
 
     for index, node in enumerate(imp.graph.node):
         imp.node_name = node.name or f"{node.op_type}_{index}"
@@ -289,6 +301,34 @@ def _check_output_shape(imp: Importer, vi: onnx.ValueInfoProto, shape: Shape) ->
             f"graph output '{vi.name}' is declared with shape {pretty} "
             f"but computes shape {list(shape)}"
         )
+
+
+def check_input_ranges(
+    imp: Importer, input_ranges: Mapping[str, tuple[int, int]]
+) -> dict[str, integer_ranges.Interval]:
+    """The declared ranges as intervals, each checked: it names an INT64 / INT32 graph input
+    and is an interval of integers float32 holds exactly."""
+    inputs = {
+        vi.name: imp.elem_type(vi.name)
+        for vi in imp.graph.input
+        if vi.name not in imp.initializers
+    }
+    integer = [n for n, t in inputs.items() if t in INTEGER_TYPES and t != onnx.TensorProto.BOOL]
+    takes = f"its integer inputs: {', '.join(integer)}" if integer else "it has no integer inputs"
+    declared: dict[str, integer_ranges.Interval] = {}
+    for name, (lo, hi) in input_ranges.items():
+        if name not in inputs:
+            raise imp.error(f"a range is declared for '{name}', which is not an input of the "
+                            f"model ({takes})")
+        if name not in integer:
+            raise imp.error(f"a range is declared for input '{name}', which is "
+                            f"{dtype_name(inputs[name])}: only INT64 / INT32 inputs take one "
+                            f"({takes})")
+        if lo > hi or max(abs(lo), abs(hi)) > EXACT_F32:
+            raise imp.error(f"the range [{lo}, {hi}] declared for input '{name}' must have "
+                            "lo <= hi, both within +-2**24 (the integers t10 holds exactly)")
+        declared[name] = integer_ranges.Interval(lo, hi)
+    return declared
 
 
 def _index_bounds(block: Block) -> dict[int, int]:

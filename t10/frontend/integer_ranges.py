@@ -4,9 +4,11 @@ t10 holds runtime INT64 / INT32 / BOOL values as the exact float of each integer
 under ``--precision fp16``). The contract (docs/DESIGN.md, "Integer values"):
 
 - Every runtime integer value has a ``Range``: an ``Interval`` [lo, hi] proven at import, or
-  ``Unknown`` with the reason (a graph input; the truncation of a float). Bools and comparison
-  results are [0, 1], a known constant its values' hull; moves (views, Identity, Expand,
-  Concat, Pad, Where, Gather) keep (join) their inputs' ranges.
+  ``Unknown`` with the reason (a graph input whose range is not declared; the truncation of a
+  float). A graph input's declared range (``import_onnx(..., input_ranges=)``, ``t10 run
+  --input-range``) is an assumption the simulator checks of every input it is given. Bools
+  and comparison results are [0, 1], a known constant its values' hull; moves (views,
+  Identity, Expand, Concat, Pad, Where, Gather) keep (join) their inputs' ranges.
 - Each op that may read or produce runtime integers is registered with a range rule
   (``importer.lowering(..., integers=rule)``, an ``importer.RangeRule``) giving its
   ``Ranges``: its outputs' ranges, and ``computed``, an interval holding every new value its
@@ -95,11 +97,16 @@ class Interval:
         )
 
 
+CAST_TO_FLOAT = "cast to FLOAT first if float arithmetic is meant"
+
+
 @dataclass(frozen=True)
 class Unknown:
-    """No proven range, and why (``reason`` completes "the range of ... is unknown")."""
+    """No proven range, and why (``reason`` completes "the range of ... is unknown"), with
+    what would give one (``fix``)."""
 
     reason: str
+    fix: str = CAST_TO_FLOAT
 
 
 Range = Interval | Unknown
@@ -157,8 +164,7 @@ def check_node(imp: RangeContext, node: onnx.NodeProto, ranges: Ranges, outputs:
         raise imp.node_error(
             node,
             f"integer {node.op_type} needs proven ranges of its inputs to stay exact, but the "
-            f"range of {computed.reason} is unknown; cast to FLOAT first if float arithmetic is "
-            "meant",
+            f"range of {computed.reason} is unknown; {computed.fix}",
         )
     if computed is not None and computed.magnitude > EXACT_F32:
         raise imp.node_error(

@@ -29,6 +29,7 @@ from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.chip_spec import ChipSpec
+from t10.common.input_ranges import check_in_range, declared_range
 from t10.common.tensor_expr import EXACT_F32
 from t10.errors import T10Error
 from t10.sim.interpreter_arith import (
@@ -92,7 +93,8 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
     """The inputs as the program's float32 arguments. They must be exactly the model's: every
     input by name, none else, each with its argument's shape and the dtype of the model's
     input (float32, or the integer type in `t10.onnx_type`, computed with as its exact float32
-    value): nothing is cast."""
+    value), and within its declared range (`t10.range`, `t10.common.input_ranges`): nothing is
+    cast."""
     arg_types = main.function_type.inputs.data
     names = _attr_names(main.arg_attrs, len(arg_types), "input")
     dtypes = [
@@ -120,6 +122,12 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
         )
         raise T10Error(f"the inputs do not match the model: {'; '.join(problems)} (the model "
                        f"takes {takes}{cast})")
+    entries = list(main.arg_attrs.data) if main.arg_attrs is not None else []
+    for i, name in enumerate(names):
+        entry = entries[i] if i < len(entries) else None
+        declared = declared_range(name, entry if isinstance(entry, DictionaryAttr) else None)
+        if declared is not None:
+            check_in_range(name, np.asarray(inputs[name]), declared)
     return [_as_float32(name, np.asarray(inputs[name])) for name in names]
 
 

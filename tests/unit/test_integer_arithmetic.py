@@ -1,12 +1,14 @@
 """Integer arithmetic on runtime integers (issue 14), exact by the frontend's static range
 analysis (t10/frontend/integer_ranges.py): RoBERTa-style position ids and the other integer
 ops against onnxruntime in fp32 and fp16, the refusals (unknown range, beyond fp16, beyond
-float32, Div), and a property: every proven interval holds onnxruntime's values."""
+float32, Div), OPT-style positions from a graph input's declared range (`--input-range`), and
+properties: every proven interval holds onnxruntime's values, t10's values equal them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -19,10 +21,12 @@ from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
 from t10 import driver
+from t10.cli import main
 from t10.errors import T10Error
 from t10.frontend import import_onnx, integer_ranges
 from t10.frontend.integer_ranges import Interval, Range
 from t10.reference import reference_session
+from t10.report import input_specs, random_inputs
 
 node = helper.make_node
 F, I64, I32, B = T.FLOAT, T.INT64, T.INT32, T.BOOL
@@ -162,8 +166,9 @@ def test_unknown_range_is_refused() -> None:
     with pytest.raises(
         T10Error,
         match=r"^ONNX model 'integers': node 'add' \(Add\): integer Add needs proven ranges of its "
-        r"inputs to stay exact, but the range of input 'n' is unknown; cast to FLOAT first if "
-        r"float arithmetic is meant$",
+        r"inputs to stay exact, but the range of input 'n' is unknown; declare the range of its "
+        r"values \(`--input-range n=LO:HI` on t10 run / compile; the simulator checks every "
+        r"input against it\)$",
     ):
         import_onnx(model)
 
@@ -291,11 +296,17 @@ step = st.one_of(
 
 
 def integer_chain(
-    rows: int, cols: int, bounds: list[int], steps: list[tuple[str, int, int]], seed: int
+    rows: int,
+    cols: int,
+    bounds: list[int],
+    steps: list[tuple[str, int, int]],
+    seed: int,
+    declared: bool = False,
 ) -> tuple[onnx.ModelProto, list[str]]:
-    """A runtime INT64 value of a known interval (a Where between two constants of it), then
-    random integer ops (an operand of a binary op: an earlier value); every value an output
-    (the model, the value names)."""
+    """A runtime INT64 value of a known interval (a Where between two constants of it; with
+    `declared`, the graph input ``v0`` whose range is to be declared), then random integer
+    ops (an operand of a binary op: an earlier value); every value an output (the model, the
+    value names)."""
     rng = np.random.default_rng(seed)
     lo, hi = bounds
     weights = {
@@ -304,7 +315,7 @@ def integer_chain(
         "axis0": np.array([0], np.int64),
         "axis1": np.array([1], np.int64),
     }
-    nodes = [node("Where", ["b", "p", "q"], ["v0"])]
+    nodes = [] if declared else [node("Where", ["b", "p", "q"], ["v0"])]
     values = ["v0"]
     for i, (op, choice, flags) in enumerate(steps):
         x, out = values[-1], f"v{i + 1}"
@@ -319,8 +330,10 @@ def integer_chain(
             axis = f"axis{choice}"
             nodes.append(node(op, [x, axis], [out], exclusive=exclusive, reverse=reverse))
         values.append(out)
-    model = int_model(nodes, {"b": (B, [rows, cols])}, dict.fromkeys(values, I64), weights)
-    return model, values
+    start = "v0" if declared else "b"
+    outputs = dict.fromkeys(values[1:] if declared else values, I64)
+    model = int_model(nodes, {start: (I64 if declared else B, [rows, cols])}, outputs, weights)
+    return model, [*outputs]
 
 
 chains = {
@@ -381,3 +394,165 @@ def test_integer_chains_equal_onnxruntime(
         assert precision == "fp32" or not beyond_fp16
         for name, expected in zip(values, want, strict=True):
             np.testing.assert_array_equal(result.outputs[name], expected, err_msg=name)
+
+
+# --------------------------------------------------------------------------------------------
+# Declared ranges of graph inputs
+# --------------------------------------------------------------------------------------------
+
+MASK = {"attention_mask": (0, 1)}
+
+
+def opt_positions_model(batch: int = 2, seq: int = 10) -> onnx.ModelProto:
+    """OPT's learned positions: ``cumsum(attention_mask, 1) * attention_mask - 1``, offset by
+    2, gather a position table; plus the token embeddings. The positions are arithmetic on
+    the graph input ``attention_mask``, whose range only the user can declare."""
+    return int_model(
+        [
+            node("CumSum", ["attention_mask", "axis"], ["cs"], name="positions"),
+            node("Mul", ["cs", "attention_mask"], ["masked"]),
+            node("Sub", ["masked", "one"], ["position_ids0"]),
+            node("Add", ["position_ids0", "offset"], ["position_ids"]),
+            node("Gather", ["pos_table", "position_ids"], ["pos"]),
+            node("Gather", ["tok_table", "input_ids"], ["tok"]),
+            node("Add", ["tok", "pos"], ["embeddings"]),
+        ],
+        {"input_ids": (I64, [batch, seq]), "attention_mask": (I64, [batch, seq])},
+        {"position_ids": I64, "embeddings": F},
+        {
+            "axis": np.array(1, np.int64),
+            "one": np.array([1], np.int64),
+            "offset": np.array([2], np.int64),
+            "pos_table": randn(seq + 2, 8),
+            "tok_table": randn(50, 8, seed=1),
+        },
+    )
+
+
+def left_padded(batch: int, seq: int) -> dict[str, np.ndarray]:
+    mask = np.ones((batch, seq), np.int64)
+    mask[-1, :3] = 0  # the last sequence is left-padded, as OPT's generation pads
+    ids = np.random.default_rng(0).integers(0, 50, (batch, seq))
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp16"])
+def test_positions_of_a_declared_mask_match_onnxruntime(chip: str, precision: str) -> None:
+    model, feeds = opt_positions_model(), left_padded(2, 10)
+    result = driver.run_model(
+        model,
+        chip,
+        inputs=feeds,
+        precision=precision,
+        check=driver.CHECK_TOLERANCES[precision],
+        input_ranges=MASK,
+    )
+    assert result.check is not None and result.check.passed, result.check
+    want = reference_session(model).run(["position_ids"], feeds)[0]
+    np.testing.assert_array_equal(result.outputs["position_ids"], want)
+
+
+def test_the_declared_range_is_in_the_ir_and_random_inputs_keep_to_it() -> None:
+    module = import_onnx(opt_positions_model(), MASK)
+    assert 't10.name = "attention_mask", t10.onnx_type = "int64", t10.range = array<i64: 0, 1>' \
+        in str(module)
+    inputs = random_inputs(input_specs(module), seed=3)
+    assert set(np.unique(inputs["attention_mask"])) == {0, 1}
+    assert inputs["input_ids"].max() < 50  # a gather's ids: below its table's size
+    wide = import_onnx(opt_positions_model(), {"attention_mask": (3, 7)})
+    drawn = random_inputs(input_specs(wide))["attention_mask"]
+    assert drawn.min() >= 3 and drawn.max() <= 7
+
+
+def test_an_undeclared_mask_is_refused_naming_the_fix() -> None:
+    with pytest.raises(
+        T10Error,
+        match=r"node 'positions' \(CumSum\): integer CumSum needs proven ranges of its inputs "
+        r"to stay exact, but the range of input 'attention_mask' is unknown; declare the range "
+        r"of its values \(`--input-range attention_mask=LO:HI`",
+    ):
+        import_onnx(opt_positions_model())
+
+
+def test_an_input_outside_its_declared_range_is_refused() -> None:
+    feeds = left_padded(2, 10)
+    feeds["attention_mask"][0, 4] = 2
+    with pytest.raises(
+        T10Error,
+        match=r"^input 'attention_mask' holds 2, outside \[0, 1\], the range the model was "
+        r"compiled for \(--input-range attention_mask=0:1\)",
+    ):
+        driver.run_model(opt_positions_model(), "test-16", inputs=feeds, input_ranges=MASK)
+
+
+@pytest.mark.parametrize(
+    ("ranges", "message"),
+    [
+        ({"mask": (0, 1)}, r"a range is declared for 'mask', which is not an input of the "
+                           r"model \(its integer inputs: input_ids, attention_mask\)"),
+        ({"attention_mask": (1, 0)}, r"the range \[1, 0\] declared for input 'attention_mask' "
+                                     r"must have lo <= hi"),
+        (
+            {"attention_mask": (0, 2**24 + 1)},
+            r"the range \[0, 16777217\] declared for input 'attention_mask' must have lo <= hi, "
+            r"both within \+-2\*\*24",
+        ),
+        ({"tok_table": (0, 1)}, r"a range is declared for 'tok_table', which is not an input"),
+    ],
+    ids=["unknown", "empty", "beyond-f32", "initializer"],
+)
+def test_bad_declarations_are_refused(ranges: dict[str, tuple[int, int]], message: str) -> None:
+    with pytest.raises(T10Error, match=r"^ONNX model 'integers': " + message):
+        import_onnx(opt_positions_model(), ranges)
+
+
+@pytest.mark.parametrize(("elem", "name"), [(F, "FLOAT"), (B, "BOOL")])
+def test_only_int64_and_int32_inputs_take_a_range(elem: int, name: str) -> None:
+    model = int_model([node("Identity", ["x"], ["y"])], {"x": (elem, [3])}, {"y": elem})
+    with pytest.raises(
+        T10Error,
+        match=rf"a range is declared for input 'x', which is {name}: only INT64 / INT32 inputs "
+        r"take one \(it has no integer inputs\)",
+    ):
+        import_onnx(model, {"x": (0, 1)})
+
+
+def test_run_takes_input_ranges_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "opt.onnx"
+    onnx.save(opt_positions_model(), path)
+    argv = ["run", str(path), "--chip", "test-16", "--check"]
+    assert main([*argv, "--input-range", "attention_mask=0:1"]) == 0
+    assert "check   PASSED" in capsys.readouterr().out
+    assert main([*argv, "--input-range", "attention_mask=0"]) == 2
+    assert "expected NAME=LO:HI" in capsys.readouterr().err
+    assert main([*argv, *["--input-range", "attention_mask=0:1"] * 2]) == 2
+    assert "--input-range gives input 'attention_mask' twice" in capsys.readouterr().err
+    assert main(argv) == 1
+    assert "--input-range attention_mask=LO:HI" in capsys.readouterr().err
+
+
+@given(**chains)
+def test_declared_input_ranges_are_sound(
+    rows: int, cols: int, bounds: list[int], steps: list[tuple[str, int, int]], seed: int
+) -> None:
+    """Integer ops on a graph input of a random declared range: on inputs drawn in it, the
+    proven intervals hold onnxruntime's values and t10's values equal them (fp32)."""
+    model, values = integer_chain(rows, cols, bounds, steps, seed, declared=True)
+    declared = {"v0": (bounds[0], bounds[1])}
+    with proven_ranges() as ranges:
+        try:
+            import_onnx(model, declared)
+        except T10Error as e:
+            assert "beyond the integers float32 holds exactly" in str(e)
+            event("beyond float32")
+            return
+    feeds = {"v0": np.random.default_rng(seed).integers(bounds[0], bounds[1] + 1, (rows, cols))}
+    want = reference_session(model).run(values, feeds)
+    result = driver.run_model(model, "test-16", inputs=feeds, input_ranges=declared)
+    for name, expected in zip(values, want, strict=True):
+        proven = ranges[name]
+        assert isinstance(proven, Interval), (name, proven)
+        assert proven.lo <= expected.min() and expected.max() <= proven.hi, (name, proven)
+        np.testing.assert_array_equal(result.outputs[name], expected, err_msg=name)

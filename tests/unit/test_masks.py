@@ -256,7 +256,8 @@ def test_runtime_masks_property(
             {"n": (I64, [3])},
             {},
             r"node 'add' \(Add\): integer Add needs proven ranges of its inputs to stay exact, "
-            r"but the range of input 'n' is unknown; cast to FLOAT first",
+            r"but the range of input 'n' is unknown; declare the range of its values "
+            r"\(`--input-range n=LO:HI`",
         ),
         (
             [node("Cast", ["x"], ["d"], name="c", to=T.DOUBLE), node("Cast", ["d"], ["y"], to=F)],
