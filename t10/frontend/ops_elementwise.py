@@ -82,11 +82,89 @@ _ELEMENTWISE_BODIES: dict[str, BodyFn] = {
     "Max": lambda bb, x: functools.reduce(bb.max, x),
     "Min": lambda bb, x: functools.reduce(bb.min, x),
     "Sum": lambda bb, x: functools.reduce(bb.add, x),
+    "Mean": lambda bb, x: bb.div(functools.reduce(bb.add, x), bb.const(float(len(x)))),
 }
 """op_type → the scalar body of its element-wise generic (Gelu: ``_GELU_BODIES``)."""
 
 _GELU_BODIES: dict[bytes, BodyFn] = {b"none": _gelu_erf, b"tanh": _gelu_tanh}
 """Gelu's ``approximate`` attribute → body."""
+
+
+def _below_zero(bb: BodyBuilder, x: SSAValue, below: SSAValue) -> SSAValue:
+    """``below`` where x < 0, x elsewhere (NaN stays NaN)."""
+    return bb.select(bb.cmpf("olt", x, bb.const(0.0)), below, x)
+
+
+def _exp_minus_one(bb: BodyBuilder, x: SSAValue, alpha: float) -> SSAValue:
+    """alpha · (exp(x) - 1)."""
+    return bb.mul(bb.const(alpha), bb.sub(bb.exp(x), bb.const(1.0)))
+
+
+def _clamp01(bb: BodyBuilder, x: SSAValue) -> SSAValue:
+    return bb.max(bb.min(x, bb.const(1.0)), bb.const(0.0))
+
+
+def _softplus(bb: BodyBuilder, x: SSAValue) -> SSAValue:
+    """log(1 + exp(x)) as max(x, 0) + log(1 + exp(-|x|)): no overflow for large x."""
+    tail = bb.log(bb.add(bb.const(1.0), bb.exp(bb.neg(bb.abs(x)))))
+    return bb.add(bb.max(x, bb.const(0.0)), tail)
+
+
+ActivationBody = Callable[[BodyBuilder, SSAValue, dict[str, float]], SSAValue]
+
+_ACTIVATIONS: dict[str, tuple[dict[str, float], ActivationBody]] = {
+    "LeakyRelu": (
+        {"alpha": 0.01},
+        lambda bb, x, a: _below_zero(bb, x, bb.mul(bb.const(a["alpha"]), x)),
+    ),
+    "Elu": (
+        {"alpha": 1.0},
+        lambda bb, x, a: _below_zero(bb, x, _exp_minus_one(bb, x, a["alpha"])),
+    ),
+    "Selu": (
+        {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875},
+        lambda bb, x, a: bb.mul(
+            bb.const(a["gamma"]),
+            bb.select(bb.cmpf("ogt", x, bb.const(0.0)), x, _exp_minus_one(bb, x, a["alpha"])),
+        ),
+    ),
+    "Celu": (
+        {"alpha": 1.0},
+        lambda bb, x, a: bb.add(
+            bb.max(x, bb.const(0.0)),
+            bb.min(_exp_minus_one(bb, bb.div(x, bb.const(a["alpha"])), a["alpha"]),
+                   bb.const(0.0)),
+        ),
+    ),
+    "ThresholdedRelu": (
+        {"alpha": 1.0},
+        lambda bb, x, a: bb.select(bb.cmpf("ogt", x, bb.const(a["alpha"])), x, bb.const(0.0)),
+    ),
+    "HardSigmoid": (
+        {"alpha": 0.2, "beta": 0.5},
+        lambda bb, x, a: _clamp01(bb, bb.add(bb.mul(bb.const(a["alpha"]), x),
+                                             bb.const(a["beta"]))),
+    ),
+    "HardSwish": (
+        {},
+        lambda bb, x, a: bb.mul(x, _clamp01(bb, bb.add(bb.div(x, bb.const(6.0)),
+                                                       bb.const(0.5)))),
+    ),
+    "Softplus": ({}, lambda bb, x, a: _softplus(bb, x)),
+    "Softsign": ({}, lambda bb, x, a: bb.div(x, bb.add(bb.const(1.0), bb.abs(x)))),
+    "Mish": ({}, lambda bb, x, a: bb.mul(x, bb.tanh(_softplus(bb, x)))),
+    "Shrink": (
+        {"bias": 0.0, "lambd": 0.5},
+        lambda bb, x, a: bb.select(
+            bb.cmpf("olt", x, bb.const(-a["lambd"])),
+            bb.add(x, bb.const(a["bias"])),
+            bb.select(bb.cmpf("ogt", x, bb.const(a["lambd"])), bb.sub(x, bb.const(a["bias"])),
+                      bb.const(0.0)),
+        ),
+    ),
+}
+"""Activations with float attributes: op_type → (the attributes and their ONNX defaults, the
+scalar body given their values), each as the ONNX operator's definition states it."""
 
 
 def _sign_range(x: Interval) -> Interval:
@@ -134,6 +212,32 @@ def define_broadcast(
         shapes = " and ".join(str(list(s)) for _, s in inputs)
         raise imp.node_error(node, f"input shapes {shapes} are not broadcast-compatible")
     imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
+
+
+def lower_activation(imp: Importer, node: onnx.NodeProto) -> None:
+    """An activation of ``_ACTIVATIONS``: one generic over its input, its float attributes
+    read into the body."""
+    defaults, body = _ACTIVATIONS[node.op_type]
+    given = node_attributes(node)
+    values = {name: float(given.get(name, default)) for name, default in defaults.items()}
+    x = imp.use(node.input[0])
+    imp.define(node.output[0], imp.elementwise([x], x[1], lambda bb, v: body(bb, v[0], values)),
+               x[1])
+
+
+for _op, (_defaults, _) in _ACTIVATIONS.items():
+    lowering(_op, attributes=_defaults)(lower_activation)
+
+
+@lowering("PRelu")
+def lower_prelu(imp: Importer, node: onnx.NodeProto) -> None:
+    """x where x >= 0, slope · x below: the slope broadcast to x (unidirectionally)."""
+    x, slope = imp.use(node.input[0]), imp.use(node.input[1])
+    if broadcast_shapes(x[1], slope[1]) != x[1]:
+        raise imp.node_error(node, f"slope of shape {list(slope[1])} does not broadcast to the "
+                                   f"input's shape {list(x[1])}")
+    y = imp.elementwise([x, slope], x[1], lambda bb, v: _below_zero(bb, v[0], bb.mul(v[1], v[0])))
+    imp.define(node.output[0], y, x[1])
 
 
 def _elementwise_body(imp: Importer, node: onnx.NodeProto) -> BodyFn:

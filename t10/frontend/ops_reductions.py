@@ -83,15 +83,15 @@ def lower_reduce(imp: Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], mean, shape)
 
 
-@lowering("Softmax", attributes={"axis"})
+@lowering("Softmax", "LogSoftmax", attributes={"axis"})
 def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
-    """max-reduce → exp(x - max) → sum-reduce → div, each a generic (opset 13+ semantics:
-    along one axis)."""
+    """max-reduce → exp(x - max) → sum-reduce → div (Softmax) or (x - max) - log(sum)
+    (LogSoftmax), each a generic (opset 13+ semantics: along one axis)."""
     if imp.opset < 13:
         raise imp.node_error(
             node,
-            f"Softmax of opset {imp.opset} (2-D coercion) is not supported; convert the model "
-            "with onnx.version_converter.convert_version(model, 13)",
+            f"{node.op_type} of opset {imp.opset} (2-D coercion) is not supported; convert the "
+            "model with onnx.version_converter.convert_version(model, 13)",
         )
     x = imp.use(node.input[0])
     shape = x[1]
@@ -99,7 +99,12 @@ def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
     top = imp.reduction([x], [axis], True, "max", index=0)
     e = imp.elementwise([x, top], shape, lambda bb, v: bb.exp(bb.sub(v[0], v[1])), 1)
     total = imp.reduction([(e, shape)], [axis], True, "sum", index=2)
-    y = imp.elementwise([(e, shape), total], shape, lambda bb, v: bb.div(v[0], v[1]), 3)
+    if node.op_type == "Softmax":
+        y = imp.elementwise([(e, shape), total], shape, lambda bb, v: bb.div(v[0], v[1]), 3)
+    else:
+        y = imp.elementwise(
+            [x, top, total], shape, lambda bb, v: bb.sub(bb.sub(v[0], v[1]), bb.log(v[2])), 3
+        )
     imp.define(node.output[0], y, shape)
 
 

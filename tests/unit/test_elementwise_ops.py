@@ -17,7 +17,8 @@ from xdsl.dialects import math as math_dialect
 
 from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import ELEMENTWISE_BODY_OPS
-from t10.driver import compile_model
+from t10.driver import CHECK_TOLERANCES, compile_model, run_model
+from t10.errors import T10Error
 from t10.reference import reference_session
 from t10.sim.interpreter_arith import CMPF_PREDICATES, FLOAT_BINARY, MATH_FUNCTIONS
 from t10.sim.simulator import simulate
@@ -240,3 +241,105 @@ def test_fused_operator_estimate_is_its_simulated_cost() -> None:
     (op,) = run.ops
     assert op["name"] == "Add_0+Tanh_1+Mul_2"
     assert op["estimated_cycles"] == op["cycles"] and op["compute_cycles"] > 0
+
+
+# --------------------------------------------------------------------------------------------
+# Activations with attributes, PRelu and LogSoftmax
+# --------------------------------------------------------------------------------------------
+
+ACTIVATIONS: dict[str, dict[str, float]] = {
+    "LeakyRelu": {"alpha": 0.2},
+    "Elu": {"alpha": 0.7},
+    "Selu": {"alpha": 1.5, "gamma": 1.1},
+    "Celu": {"alpha": 2.0},
+    "ThresholdedRelu": {"alpha": 0.3},
+    "HardSigmoid": {"alpha": 0.25, "beta": 0.4},
+    "HardSwish": {},
+    "Softplus": {},
+    "Softsign": {},
+    "Mish": {},
+    "Shrink": {"bias": 0.1, "lambd": 0.4},
+}
+
+
+def activation_model(op: str, attrs: dict[str, float], rows: int = 24) -> onnx.ModelProto:
+    """``op`` as the epilogue of a MatMul (``y``), and of the input scaled by 60 (``z``: values
+    far out in both tails, where exp overflows float32)."""
+    node = helper.make_node
+    return _model(
+        [
+            node("MatMul", ["x", "w"], ["h"], name="fc"),
+            node(op, ["h"], ["y"], name="act", **attrs),
+            node("Mul", ["x", "sixty"], ["big"]),
+            node(op, ["big"], ["z"], name="act_tails", **attrs),
+        ],
+        {"x": [rows, 96]},
+        {"y": [rows, 80], "z": [rows, 96]},
+        {**_weights(2, w=(96, 80)), "sixty": np.array(60.0, np.float32)},
+    )
+
+
+@pytest.mark.parametrize("op", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("defaults", [False, True], ids=["attrs", "defaults"])
+def test_activations_match_onnxruntime(op: str, defaults: bool, chip: str) -> None:
+    model = activation_model(op, {} if defaults else ACTIVATIONS[op])
+    run_and_check(model, chip, _inputs(model, seed=4))
+
+
+def test_activations_in_fp16_storage_match_onnxruntime() -> None:
+    for op, attrs in ACTIVATIONS.items():
+        model = activation_model(op, attrs, rows=8)
+        result = run_model(model, "ipu-mk2", inputs=_inputs(model, seed=5), precision="fp16",
+                           check=CHECK_TOLERANCES["fp16"])
+        assert result.check is not None and result.check.passed, (op, result.check)
+
+
+def test_prelu_with_a_per_channel_slope_matches_onnxruntime(chip: str) -> None:
+    node = helper.make_node
+    model = _model(
+        [node("Conv", ["x", "k"], ["c"], pads=[1, 1, 1, 1]), node("PRelu", ["c", "slope"], ["y"])],
+        {"x": [2, 3, 8, 8]},
+        {"y": [2, 4, 8, 8]},
+        {**_weights(3, k=(4, 3, 3, 3)), "slope": np.array([[[0.1]], [[-0.5]], [[2.0]], [[0.0]]],
+                                                          np.float32)},
+    )
+    run_and_check(model, chip, _inputs(model, seed=6))
+
+
+def test_prelu_slope_must_broadcast_to_the_input() -> None:
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("PRelu", ["x", "slope"], ["y"], name="act")],
+        "prelu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.ones((4, 1, 3), np.float32), "slope")],
+    ), opset_imports=[helper.make_opsetid("", 20)])
+    with pytest.raises(T10Error, match=r"node 'act' \(PRelu\): slope of shape \[4, 1, 3\] does "
+                                       r"not broadcast to the input's shape \[2, 3\]"):
+        compile_model(model, "test-16")
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_log_softmax_matches_onnxruntime_where_softmax_underflows(axis: int, chip: str) -> None:
+    """Scaled by 60 most probabilities underflow to 0, whose log would be -inf: LogSoftmax is
+    (x - max) - log(sum(exp(x - max)))."""
+    node = helper.make_node
+    model = _model(
+        [node("Mul", ["x", "sixty"], ["big"]), node("LogSoftmax", ["big"], ["y"], axis=axis)],
+        {"x": [6, 40]},
+        {"y": [6, 40]},
+        {"sixty": np.array(60.0, np.float32)},
+    )
+    result = run_and_check(model, chip, _inputs(model, seed=7)).result
+    assert np.isfinite(result.outputs["y"]).all()
+
+
+def test_mean_of_three_matches_onnxruntime(chip: str) -> None:
+    node = helper.make_node
+    model = _model(
+        [node("Mean", ["a", "b", "c"], ["y"])],
+        {"a": [4, 10], "b": [1, 10], "c": [4, 1]},
+        {"y": [4, 10]},
+        {},
+    )
+    run_and_check(model, chip, _inputs(model, seed=8))

@@ -111,6 +111,20 @@ MIN_PASSED: dict[str, int] = {
     "GlobalMaxPool": 2,
     "LRN": 2,
     "MaxPool": 16,  # the others return Indices or pool UINT8
+    "Celu": 1,
+    "Elu": 3,
+    "HardSigmoid": 4,
+    "HardSwish": 1,
+    "LeakyRelu": 3,
+    "LogSoftmax": 7,
+    "Mean": 3,
+    "Mish": 1,
+    "PRelu": 2,
+    "Selu": 3,
+    "Shrink": 2,
+    "Softplus": 3,
+    "Softsign": 2,
+    "ThresholdedRelu": 3,
 }
 """Conformance cases of each operator type (every op type of a case counts) that must pass."""
 
@@ -284,6 +298,10 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     **{
         f"test_{mode}_pad": f"node 'Pad_0' \\(Pad\\): mode '{mode}' is not supported"
         for mode in ("edge", "reflect", "wrap")
+    },
+    **{
+        f"test_celu_{suffix}": f"graph input 'X' has element type {dtype};"
+        for suffix, dtype in (("float16", "FLOAT16"), ("bfloat16", "BFLOAT16"))
     },
     **{
         f"test_clip_default_int8_{case}": "graph input 'x' has element type INT8;"
