@@ -88,16 +88,58 @@ def evaluate(
     """The outputs of ``node`` given its (non-omitted) inputs ``feeds``; omitted outputs are
     returned too (as whatever the implementation gives). Raises what the implementation
     raises."""
-    fold = NUMPY_FOLDS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+    default_domain = node.domain in ("", "ai.onnx")
+    opset = opsets.get("", opsets.get("ai.onnx", 0))
+    if default_domain and node.op_type in COERCED_TO_2D and opset < 13:
+        return _coerced_to_2d(node, feeds, opsets)
+    fold = NUMPY_FOLDS.get(node.op_type) if default_domain else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numpy overflow etc. are the op's semantics
         if fold is None:
-            results = ReferenceEvaluator(node, opsets=opsets).run(None, feeds)
+            results = ReferenceEvaluator(_node_model(node, feeds, opsets)).run(None, feeds)
         else:
             args = [feeds[n] if n else None for n in node.input]
             attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
             results = fold(*args, **attrs)
     return [np.asarray(r) for r in results]
+
+
+COERCED_TO_2D = frozenset({"Softmax", "LogSoftmax", "Hardmax"})
+"""Before opset 13 these normalise their input coerced to 2-D at ``axis`` (default 1), which
+the reference evaluator does not implement (it applies opset 13's one-axis form)."""
+
+
+def _coerced_to_2d(
+    node: onnx.NodeProto, feeds: dict[str, np.ndarray], opsets: dict[str, int]
+) -> list[np.ndarray]:
+    """An opset < 13 ``COERCED_TO_2D`` node: its opset-13 form on the 2-D view of the input."""
+    x = feeds[node.input[0]]
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    axis = _axis(int(attrs.get("axis", 1)), x.ndim)
+    modern = onnx.helper.make_node(node.op_type, [node.input[0]], [node.output[0]], axis=1)
+    flat = {node.input[0]: x.reshape(math.prod(x.shape[:axis]), -1)}
+    others = {d: v for d, v in opsets.items() if d not in ("", "ai.onnx")}
+    (y,) = evaluate(modern, flat, {**others, "": 13})
+    return [y.reshape(x.shape)]
+
+
+def _node_model(
+    node: onnx.NodeProto, feeds: dict[str, np.ndarray], opsets: dict[str, int]
+) -> onnx.ModelProto:
+    """``node`` alone in a model importing ``opsets``: the reference evaluator runs a bare
+    node at the newest opset whatever it is told (Unsqueeze's ``axes`` attribute of opset 11
+    fails under opset 13; an opset-11 Softmax would normalise the wrong axes), a model at the
+    model's own."""
+    helper = onnx.helper
+    inputs = [
+        helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(feeds[n].dtype), None)
+        for n in dict.fromkeys(node.input)
+        if n
+    ]
+    outputs = [helper.make_empty_tensor_value_info(n) for n in node.output if n]
+    graph = helper.make_graph([node], "fold", inputs, outputs)
+    imports = [helper.make_opsetid(domain, version) for domain, version in opsets.items()]
+    return helper.make_model(graph, opset_imports=imports)
 
 
 def _axis(axis: int, rank: int) -> int:

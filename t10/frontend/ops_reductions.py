@@ -86,19 +86,17 @@ def lower_reduce(imp: Importer, node: onnx.NodeProto) -> None:
 @lowering("Softmax", "LogSoftmax", attributes={"axis"})
 def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
     """max-reduce → exp(x - max) → sum-reduce → div (Softmax) or (x - max) - log(sum)
-    (LogSoftmax), each a generic (opset 13+ semantics: along one axis)."""
-    if imp.opset < 13:
-        raise imp.node_error(
-            node,
-            f"{node.op_type} of opset {imp.opset} (2-D coercion) is not supported; convert the "
-            "model with onnx.version_converter.convert_version(model, 13)",
-        )
+    (LogSoftmax), each a generic, over the axis (opset 13+; default the last) or, before
+    opset 13, over every axis from ``axis`` on (default 1: the input coerced to 2-D)."""
     x = imp.use(node.input[0])
     shape = x[1]
-    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], len(shape))[0]
-    top = imp.reduction([x], [axis], True, "max", index=0)
+    coerced = imp.opset < 13
+    given = int(node_attributes(node).get("axis", 1 if coerced else -1))
+    axis = checked_axes(imp, node, [given], len(shape))[0]
+    axes = list(range(axis, len(shape))) if coerced else [axis]
+    top = imp.reduction([x], axes, True, "max", index=0)
     e = imp.elementwise([x, top], shape, lambda bb, v: bb.exp(bb.sub(v[0], v[1])), 1)
-    total = imp.reduction([(e, shape)], [axis], True, "sum", index=2)
+    total = imp.reduction([(e, shape)], axes, True, "sum", index=2)
     if node.op_type == "Softmax":
         y = imp.elementwise([(e, shape), total], shape, lambda bb, v: bb.div(v[0], v[1]), 3)
     else:

@@ -343,3 +343,22 @@ def test_mean_of_three_matches_onnxruntime(chip: str) -> None:
         {},
     )
     run_and_check(model, chip, _inputs(model, seed=8))
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+@pytest.mark.parametrize("axis", [None, 0, 2, -1])
+def test_softmax_before_opset_13_normalises_every_axis_from_its_own(
+    op: str, axis: int | None, chip: str
+) -> None:
+    """Before opset 13 the input is coerced to 2-D at ``axis`` (default 1): the softmax runs
+    over all the dims from ``axis`` on, as one."""
+    attrs = {} if axis is None else {"axis": axis}
+    graph = helper.make_graph(
+        [helper.make_node(op, ["x"], ["y"], **attrs)],
+        "legacy_softmax",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4, 5])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = 6
+    run_and_check(model, chip, _inputs(model, seed=9))

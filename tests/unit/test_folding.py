@@ -143,8 +143,11 @@ def test_known_integer_constant_read_by_compute() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _onnxruntime_node(op: onnx.NodeProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    """``op`` alone in onnxruntime, its inputs fed at run time (nothing folded by it)."""
+def _onnxruntime_node(
+    op: onnx.NodeProto, feeds: dict[str, np.ndarray], opset: int = 20
+) -> list[np.ndarray]:
+    """``op`` alone in onnxruntime at ``opset``, its inputs fed at run time (nothing folded
+    by it)."""
     inputs = [
         helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
         for n, v in feeds.items()
@@ -152,9 +155,9 @@ def _onnxruntime_node(op: onnx.NodeProto, feeds: dict[str, np.ndarray]) -> list[
     outputs = [helper.make_value_info(o, onnx.TypeProto()) for o in op.output]
     model = helper.make_model(
         helper.make_graph([op], "node", inputs, outputs),
-        opset_imports=[helper.make_opsetid("", 20)],
+        opset_imports=[helper.make_opsetid("", opset)],
     )
-    model.ir_version = 9
+    model.ir_version = 9 if opset >= 15 else 6
     return reference_session(onnx.shape_inference.infer_shapes(model)).run(None, feeds)
 
 
@@ -250,6 +253,52 @@ def test_folded_node_matches_onnxruntime_exactly(case: str) -> None:
     for got, want in zip(evaluate(op, feeds, {"": 20}), _onnxruntime_node(op, feeds), strict=True):
         assert (got.dtype, got.shape) == (want.dtype, want.shape)
         np.testing.assert_array_equal(got, want)
+
+
+_BLOCK = _RNG.standard_normal((2, 3, 4)).astype(np.float32)
+
+LEGACY_FOLD_CASES: dict[str, tuple[int, onnx.NodeProto, dict[str, np.ndarray]]] = {
+    "Softmax coerced to 2-D": (11, node("Softmax", ["d"], ["y"]), {"d": _BLOCK}),
+    "LogSoftmax coerced at axis 0": (11, node("LogSoftmax", ["d"], ["y"], axis=0), {"d": _BLOCK}),
+    "Unsqueeze axes attribute": (11, node("Unsqueeze", ["d"], ["y"], axes=[0, 3]), {"d": _BLOCK}),
+    "Squeeze axes attribute": (
+        11, node("Squeeze", ["d"], ["y"], axes=[1]), {"d": _BLOCK[:, :1]}
+    ),
+    "ReduceSum axes attribute": (
+        11, node("ReduceSum", ["d"], ["y"], axes=[1], keepdims=0), {"d": _BLOCK}
+    ),
+    "Split attribute": (11, node("Split", ["d"], ["y", "z"], axis=2, split=[1, 3]), {"d": _BLOCK}),
+    "Slice attributes": (
+        9, node("Slice", ["d"], ["y"], starts=[1], ends=[3], axes=[2]), {"d": _BLOCK}
+    ),
+    "Pad attributes": (
+        10, node("Pad", ["d"], ["y"], pads=[0, 1, 0, 0, 2, 0], value=2.0), {"d": _BLOCK}
+    ),
+    "Clip attributes": (10, node("Clip", ["d"], ["y"], min=-0.5, max=0.25), {"d": _BLOCK}),
+}
+"""Ops whose form changed between opsets, at an older one: folded as that opset defines them."""
+
+
+@pytest.mark.parametrize("case", LEGACY_FOLD_CASES)
+def test_folded_node_of_an_older_opset_matches_onnxruntime_exactly(case: str) -> None:
+    opset, op, feeds = LEGACY_FOLD_CASES[case]
+    got = evaluate(op, feeds, {"": opset})
+    for value, want in zip(got, _onnxruntime_node(op, feeds, opset), strict=True):
+        assert (value.dtype, value.shape) == (want.dtype, want.shape)
+        np.testing.assert_allclose(value, want, rtol=1e-6, atol=1e-7)
+
+
+def test_a_model_of_an_older_opset_folds_at_its_own(chip: str) -> None:
+    """A Softmax of a constant (folded) added to the input: opset 11 normalises the constant
+    over its dims 1 and 2 together, as onnxruntime does."""
+    model = typed_model(
+        [node("Softmax", ["c"], ["p"]), node("Add", ["x", "p"], ["y"])],
+        {"x": (TensorProto.FLOAT, [2, 3, 4])},
+        {"y": [2, 3, 4]},
+        {"c": _BLOCK},
+    )
+    model.opset_import[0].version, model.ir_version = 11, 6
+    run_and_check(model, chip, {"x": randn(2, 3, 4)})
 
 
 def test_every_numpy_fold_is_tested() -> None:
