@@ -65,6 +65,7 @@ from t10.frontend import (
     ops_passthrough,  # noqa: F401
     ops_pooling,  # noqa: F401
     ops_reductions,  # noqa: F401
+    ops_resample,  # noqa: F401
     ops_views,  # noqa: F401
 )
 from t10.frontend.folding import foldable_nodes

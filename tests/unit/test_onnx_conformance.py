@@ -126,6 +126,10 @@ MIN_PASSED: dict[str, int] = {
     "Softplus": 3,
     "Softsign": 2,
     "ThresholdedRelu": 3,
+    "DepthToSpace": 2,
+    "SpaceToDepth": 4,
+    "Resize": 15,  # every nearest case; linear and cubic interpolate (refused)
+    "Upsample": 1,
 }
 """Conformance cases of each operator type (every op type of a case counts) that must pass."""
 
@@ -301,6 +305,36 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         for mode in ("edge", "reflect", "wrap")
     },
     **{
+        f"test_resize_{case}": r"\(Resize\): mode '(linear|cubic)' interpolates between input "
+        r"elements; only mode 'nearest' \(a view\) is supported"
+        for case in (
+            "upsample_scales_linear",
+            "upsample_scales_linear_align_corners",
+            "downsample_scales_linear",
+            "downsample_scales_linear_align_corners",
+            "upsample_scales_cubic",
+            "upsample_scales_cubic_align_corners",
+            "downsample_scales_cubic",
+            "downsample_scales_cubic_align_corners",
+            "upsample_sizes_cubic",
+            "downsample_sizes_cubic",
+            "upsample_scales_cubic_A_n0p5_exclude_outside",
+            "downsample_scales_cubic_A_n0p5_exclude_outside",
+            "upsample_scales_cubic_asymmetric",
+            "tf_crop_and_resize",
+            "tf_crop_and_resize_extrapolation_value",
+            "downsample_sizes_linear_pytorch_half_pixel",
+            "downsample_scales_linear_antialias",
+            "downsample_sizes_linear_antialias",
+            "downsample_scales_cubic_antialias",
+            "downsample_sizes_cubic_antialias",
+            "tf_crop_and_resize_axes_2_3",
+            "tf_crop_and_resize_axes_3_2",
+            "downsample_scales_linear_half_pixel_symmetric",
+            "upsample_scales_linear_half_pixel_symmetric",
+        )
+    },
+    **{
         f"test_celu_{suffix}": f"graph input 'X' has element type {dtype};"
         for suffix, dtype in (("float16", "FLOAT16"), ("bfloat16", "BFLOAT16"))
     },
@@ -464,6 +498,9 @@ PARAMETER_INPUTS = {
     "steps": onnx.TensorProto.INT64,
     "split": onnx.TensorProto.INT64,
     "condition": onnx.TensorProto.BOOL,
+    "scales": onnx.TensorProto.FLOAT,
+    "sizes": onnx.TensorProto.INT64,
+    "roi": onnx.TensorProto.FLOAT,
 }
 """Graph inputs (name → element type) that the conformance cases feed at run time but exported
 models hold as constants (a Reshape's shape, a Slice's starts, a Where's mask, ...): the
