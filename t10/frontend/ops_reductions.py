@@ -1,11 +1,13 @@
 """Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin) and the ops built of reductions
-and element-wise steps (Softmax, LayerNormalization, CumSum). ReduceSum, ReduceMax, ReduceMin
+and element-wise steps (Softmax, LogSoftmax, LayerNormalization, InstanceNormalization,
+GroupNormalization, CumSum). ReduceSum, ReduceMax, ReduceMin
 and CumSum also compute on runtime integers, exact within their proven ranges
 (``integer_ranges``: a sum of n elements, and each of its partial sums, in any order)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from math import prod
 
 import numpy as np
@@ -13,9 +15,11 @@ import onnx
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from t10.common.view_maps import reshape_map
 from t10.frontend.importer import (
     BodyBuilder,
     Importer,
+    Shape,
     broadcast_shapes,
     checked_axes,
     lowering,
@@ -106,24 +110,35 @@ def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], y, shape)
 
 
-@lowering("LayerNormalization", attributes={"axis", "epsilon", "stash_type"})  # stash: f32
-def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
-    """Normalise over the dims from `axis` on: mean (sum, scale) → x - mean → square-mean (sum
-    of squares, scale, + epsilon, sqrt) → divide → · scale + bias."""
-    names = node_inputs(node)
-    attrs = node_attributes(node)
-    x = imp.use(names[0])
-    shape = x[1]
-    axis = checked_axes(imp, node, [int(attrs.get("axis", -1))], len(shape))[0]
-    eps = float(attrs.get("epsilon", 1e-5))
+def _epsilon(imp: Importer, node: onnx.NodeProto) -> float:
+    eps = float(node_attributes(node).get("epsilon", 1e-5))
     if not (np.isfinite(eps) and eps >= 0):
         raise imp.node_error(
             node,
             f"epsilon = {eps} must be finite and >= 0: with a negative one the result is NaN "
             "or ill-conditioned wherever the variance is near -epsilon",
         )
-    axes = list(range(axis, len(shape)))
-    scale = 1.0 / int(np.prod(shape[axis:]))
+    return eps
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """``x`` normalised over some axes: ``centred`` = x - mean (x's shape), ``std`` and
+    ``mean`` (the reduced shape, kept dims), each a generic of the node."""
+
+    centred: SSAValue
+    std: SSAValue
+    mean: SSAValue
+    reduced: Shape
+
+
+def normalize(
+    imp: Importer, x: tuple[SSAValue, Shape], axes: Sequence[int], eps: float
+) -> Normalized:
+    """mean (sum, scale) → x - mean → square-mean (sum of squares, scale, + eps, sqrt): the
+    generics ``:0`` to ``:4`` of the node."""
+    shape = x[1]
+    scale = 1.0 / int(np.prod([shape[a] for a in axes]))
     total, rshape = imp.reduction([x], axes, True, "sum", index=0)
     mean = imp.elementwise(
         [(total, rshape)], rshape, lambda bb, v: bb.mul(v[0], bb.const(scale)), 1
@@ -138,23 +153,89 @@ def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
         lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(scale)), bb.const(eps))),
         4,
     )
-    operands = [(d, shape), (std, rshape), *(imp.use(n) for n in names[1:3])]
+    return Normalized(d, std, mean, rshape)
+
+
+def _scale_shift(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+    """centred / std (· scale) (+ bias)."""
+    y = bb.div(v[0], v[1])
+    if len(v) > 2:
+        y = bb.mul(y, v[2])
+    return bb.add(y, v[3]) if len(v) > 3 else y
+
+
+@lowering("LayerNormalization", attributes={"axis", "epsilon", "stash_type"})  # stash: f32
+def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """Normalise over the dims from `axis` on (``normalize``) → divide → · scale + bias."""
+    names = node_inputs(node)
+    x = imp.use(names[0])
+    shape = x[1]
+    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], len(shape))[0]
+    n = normalize(imp, x, list(range(axis, len(shape))), _epsilon(imp, node))
+    operands = [(n.centred, shape), (n.std, n.reduced), *(imp.use(k) for k in names[1:3])]
     if broadcast_shapes(*(s for _, s in operands)) != shape:
         raise imp.node_error(node, "Scale and B must broadcast to the shape of X")
-
-    def affine(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
-        y = bb.div(v[0], v[1])
-        if len(v) > 2:
-            y = bb.mul(y, v[2])
-        return bb.add(y, v[3]) if len(v) > 3 else y
-
-    imp.define(node.output[0], imp.elementwise(operands, shape, affine, 5), shape)
+    imp.define(node.output[0], imp.elementwise(operands, shape, _scale_shift, 5), shape)
     outputs = list(node.output) + ["", ""]
     if outputs[1]:
-        imp.define(outputs[1], mean, rshape)
+        imp.define(outputs[1], n.mean, n.reduced)
     if outputs[2]:
-        inv = imp.elementwise([(std, rshape)], rshape, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6)
-        imp.define(outputs[2], inv, rshape)
+        inv = imp.elementwise(
+            [(n.std, n.reduced)], n.reduced, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6
+        )
+        imp.define(outputs[2], inv, n.reduced)
+
+
+def _per_channel(
+    imp: Importer, node: onnx.NodeProto, name: str, shape: Shape
+) -> tuple[SSAValue, Shape]:
+    """Input ``name``, one value per channel (dim 1 of ``shape``), viewed to broadcast along
+    dim 1."""
+    channels = shape[1]
+    per_channel = (channels, *[1] * (len(shape) - 2))
+    value, given = imp.use(name)
+    if given != (channels,):
+        raise imp.node_error(node, f"'{name}' of shape {list(given)} must hold one value per "
+                                   f"channel: shape [{channels}]")
+    view = AffineMap(len(per_channel), 0, (AffineExpr.dimension(0),))
+    return imp.view(value, given, per_channel, view, index=7), per_channel
+
+
+@lowering("InstanceNormalization", attributes={"epsilon"})
+def lower_instance_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """Normalise each channel of each sample over its spatial dims, then · scale[c] + B[c]."""
+    x = imp.use(node.input[0])
+    shape = x[1]
+    if len(shape) < 3:
+        raise imp.node_error(node, f"the input must be [N, C, D1, ...], got {list(shape)}")
+    n = normalize(imp, x, list(range(2, len(shape))), _epsilon(imp, node))
+    affine = [_per_channel(imp, node, name, shape) for name in node.input[1:3]]
+    operands = [(n.centred, shape), (n.std, n.reduced), *affine]
+    imp.define(node.output[0], imp.elementwise(operands, shape, _scale_shift, 5), shape)
+
+
+@lowering("GroupNormalization", attributes={"epsilon", "num_groups", "stash_type"})
+def lower_group_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """Normalise each group of channels of each sample (with its spatial dims) as one: the
+    input viewed as [N, G, C/G·D1·...], ``normalize`` over dim 2, viewed back, then · scale +
+    bias per channel (opset 21; the checker refuses opset 18's per-group form, deprecated)."""
+    value, shape = imp.use(node.input[0])
+    groups = int(node_attributes(node).get("num_groups", 0))
+    if len(shape) < 3 or groups < 1 or shape[1] % groups:
+        raise imp.node_error(node, f"num_groups {groups} must divide the channels of an "
+                                   f"[N, C, D1, ...] input, got {list(shape)}")
+    grouped = (shape[0], groups, int(np.prod(shape[1:])) // groups)
+    xg = imp.view(value, shape, grouped, reshape_map(shape, grouped), index=6)
+    n = normalize(imp, (xg, grouped), [2], _epsilon(imp, node))
+    centred = imp.view(n.centred, grouped, shape, reshape_map(grouped, shape), index=8)
+    per_channel = (shape[0], shape[1], *[1] * (len(shape) - 2))
+    group_of = AffineExpr.dimension(1) // (shape[1] // groups)
+    stds = imp.view(n.std, n.reduced, per_channel, AffineMap(
+        len(shape), 0, (AffineExpr.dimension(0), group_of, AffineExpr.constant(0))
+    ), index=9)
+    affine = [_per_channel(imp, node, name, shape) for name in node.input[1:3]]
+    operands = [(centred, shape), (stds, per_channel), *affine]
+    imp.define(node.output[0], imp.elementwise(operands, shape, _scale_shift, 5), shape)
 
 
 _CUMSUM_KEEPS = {

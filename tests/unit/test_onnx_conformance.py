@@ -130,6 +130,8 @@ MIN_PASSED: dict[str, int] = {
     "SpaceToDepth": 4,
     "Resize": 15,  # every nearest case; linear and cubic interpolate (refused)
     "Upsample": 1,
+    "InstanceNormalization": 2,
+    "GroupNormalization": 2,
 }
 """Conformance cases of each operator type (every op type of a case counts) that must pass."""
 
