@@ -149,7 +149,8 @@ def _scales(imp: Importer, node: onnx.NodeProto) -> dict[int, float]:
         values = [float(v) for v in imp.known_input(node, names[index], "scales").reshape(-1)]
     if not values:
         return {}
-    axes = [int(a) for a in attrs.get("axes", range(len(values)))]
+    rank = len(imp.shape_of(node.input[0]))
+    axes = [int(a) % rank for a in attrs.get("axes", range(len(values)))]
     return dict(zip(axes, values, strict=False))
 
 
