@@ -7,14 +7,15 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
   phase) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat
   ``arith.constant`` as ``outs``;
 * element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
-  Gelu, Relu, Cos, Sin, Sum, ..., the Gemm epilogue; comparisons, logic, Where and Cast in
-  ``ops_logical``) are all-parallel generics with a ``tensor.empty`` as ``outs`` and numpy
-  broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh, erf, sqrt,
-  powf, cos, sin, ...) where ``arith`` has none (see ``ops_elementwise``).
+  Gelu, Relu, Cos, Sin, Sum, ..., the Gemm epilogue; comparisons, logic, Where, Cast and
+  CastLike in ``ops_logical``) are all-parallel generics with a ``tensor.empty`` as ``outs``
+  and numpy broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh,
+  erf, sqrt, powf, cos, sin, ...) where ``arith`` has none (see ``ops_elementwise``).
 
 Static folding: a node whose inputs are all compile-time known (initializers, ``Constant``
-nodes, results of folded nodes, empty values; any input of ``Shape``, since every shape is
-static) is evaluated at import time by ``folding.evaluate`` (the ONNX reference
+nodes, results of folded nodes, empty values; the inputs of which ``Shape``, ``Size``,
+``EyeLike`` and ``CastLike`` read only the shape and element type, since both are static:
+``folding.SHAPE_READERS``) is evaluated at import time by ``folding.evaluate`` (the ONNX reference
 implementation, or numpy where that fails) and its outputs become known constants of any
 element type. Empty (zero-size) values are known constants too: they have nothing to compute.
 A known float32 constant read by compute becomes an ``arith.constant`` holding the exact bytes

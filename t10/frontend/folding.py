@@ -33,6 +33,7 @@ __all__ = [
     "BROADCAST_FOLDS",
     "MAX_FOLDED_ELEMENTS",
     "NUMPY_FOLDS",
+    "SHAPE_READERS",
     "evaluate",
     "foldable_nodes",
     "may_fold",
@@ -68,15 +69,32 @@ def may_fold(node: onnx.NodeProto) -> bool:
     )
 
 
+SHAPE_READERS: dict[str, frozenset[int]] = {
+    "Shape": frozenset({0}),
+    "Size": frozenset({0}),
+    "EyeLike": frozenset({0}),
+    "CastLike": frozenset({1}),
+}
+"""op type → the inputs of which it reads only the shape and element type (both static), so
+that a runtime value there does not stop the node from folding."""
+
+
+def reads_values(node: onnx.NodeProto) -> list[str]:
+    """The (non-omitted) inputs whose values, not only their shapes, ``node`` reads."""
+    shape_only = SHAPE_READERS.get(node.op_type, frozenset())
+    return [n for i, n in enumerate(node.input) if n and i not in shape_only]
+
+
 def foldable_nodes(graph: onnx.GraphProto) -> set[int]:
     """Indices of the nodes evaluated at import time: ``may_fold`` nodes whose inputs are all
-    known (initializers, outputs of foldable nodes), and every ``Shape`` (shapes are static)."""
+    known (initializers, outputs of foldable nodes), but for the inputs of which they read
+    only the shape (``SHAPE_READERS``: shapes are static)."""
     known = {t.name for t in graph.initializer}
     foldable: set[int] = set()
     for index, node in enumerate(graph.node):
         if not may_fold(node):
             continue
-        if node.op_type == "Shape" or all(n in known for n in node.input if n):
+        if all(n in known for n in reads_values(node)):
             foldable.add(index)
             known.update(o for o in node.output if o)
     return foldable

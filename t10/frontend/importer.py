@@ -43,7 +43,13 @@ from t10.common.attr_names import NAME_ATTR
 from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F32
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
-from t10.frontend.folding import BROADCAST_FOLDS, MAX_FOLDED_ELEMENTS, evaluate, may_fold
+from t10.frontend.folding import (
+    BROADCAST_FOLDS,
+    MAX_FOLDED_ELEMENTS,
+    evaluate,
+    may_fold,
+    reads_values,
+)
 from t10.frontend.integer_ranges import BOOL, Interval, Range, Ranges, Unknown
 from t10.frontend.loading import CONVERT_TO_OPSET, first_lines
 from t10.t10_dialects import rtensor
@@ -497,12 +503,13 @@ class Importer:
         """Nodes folded statically (``foldable_nodes``), and those whose inputs all became
         known during import (empty values)."""
         return index in self.foldable or (
-            may_fold(node) and all(self.is_known(n) for n in node.input if n)
+            may_fold(node) and all(self.is_known(n) for n in reads_values(node))
         )
 
     def fold(self, node: onnx.NodeProto) -> None:
-        """Evaluate ``node`` (``folding.evaluate``); its outputs become known. Only
-        ``Shape`` may read a runtime value: it gets a stand-in array of that shape."""
+        """Evaluate ``node`` (``folding.evaluate``); its outputs become known. A runtime value
+        (only where ``SHAPE_READERS`` reads just its shape and type) is given as a stand-in
+        array of its shape and element type."""
         shapes = [] if node.op_type in BROADCAST_FOLDS else self.inferred_shapes(node)
         for name, shape in zip(node.output, shapes, strict=False):
             if name and shape is not None and prod(shape) > MAX_FOLDED_ELEMENTS:
@@ -515,7 +522,9 @@ class Importer:
         feeds = {
             n: self.constant(n)
             if self.is_known(n)
-            else np.broadcast_to(np.float32(0), self.shape_of(n))
+            else np.broadcast_to(
+                onnx.helper.tensor_dtype_to_np_dtype(self.elem_type(n)).type(0), self.shape_of(n)
+            )
             for n in node.input
             if n
         }

@@ -8,7 +8,7 @@ import onnx
 from t10.frontend.importer import Importer, lowering
 
 
-@lowering("Constant", "ConstantOfShape", "Range", "Shape", attributes=None)
+@lowering("Constant", "ConstantOfShape", "EyeLike", "Range", "Shape", "Size", attributes=None)
 def lower_fold_only(imp: Importer, node: onnx.NodeProto) -> None:
     """Reached only when an input is a runtime value: refused, whatever the attributes."""
     runtime = [n for n in node.input if n and not imp.is_known(n)]

@@ -1,4 +1,4 @@
-"""Comparisons, logic, Where and Cast on runtime values (masks and selections).
+"""Comparisons, logic, Where, Cast and CastLike on runtime values (masks and selections).
 
 Runtime values are float32; INT64 / INT32 / BOOL values are held as the exact float of each
 integer (``importer.INTEGER_TYPES``). A comparison or logical op is an element-wise generic
@@ -98,9 +98,16 @@ def _truncate(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
     return bb.trunc(x[0])
 
 
+def _cast_target(imp: Importer, node: onnx.NodeProto) -> int:
+    """The element type a Cast (attribute ``to``) or CastLike (its second input's) casts to."""
+    if node.op_type == "CastLike":
+        return imp.elem_type(node.input[1])
+    return int(node_attributes(node)["to"])
+
+
 def _cast_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
     """To BOOL: [0, 1]; from FLOAT: a truncated float, of unknown range; else the input's."""
-    to = int(node_attributes(node)["to"])
+    to = _cast_target(imp, node)
     if to == onnx.TensorProto.BOOL:
         return Ranges((BOOL,))
     if imp.elem_type(node.input[0]) == FLOAT:
@@ -110,19 +117,21 @@ def _cast_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
 
 # saturate and round_mode concern float8 targets only
 @lowering("Cast", attributes={"to", "saturate", "round_mode"}, integers=_cast_ranges)
+@lowering("CastLike", attributes={"saturate", "round_mode"}, integers=_cast_ranges)
 def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
-    """Cast between FLOAT, INT64, INT32 and BOOL of a runtime value. To FLOAT, and between
+    """Cast (or CastLike: to the element type of its second input, whose values it does not
+    read) between FLOAT, INT64, INT32 and BOOL of a runtime value. To FLOAT, and between
     integer types, is the identity (integers are held exactly, |x| <= 2**24, so INT64 → INT32
     never wraps); to BOOL is ``x != 0``; FLOAT to an integer type truncates toward zero
     (exact; a NaN, infinite or out-of-range float, undefined in ONNX, stays as is). Casts of
     known values are folded."""
-    to = int(node_attributes(node)["to"])
+    to = _cast_target(imp, node)
     source = imp.elem_type(node.input[0])
     if to not in _CAST_TARGETS:
         raise imp.node_error(
             node,
-            f"Cast from {dtype_name(source)} to {dtype_name(to)} of a runtime value is not "
-            "supported: t10 computes float32, and holds INT64, INT32 and BOOL values as exact "
+            f"{node.op_type} from {dtype_name(source)} to {dtype_name(to)} of a runtime value is "
+            "not supported: t10 computes float32, and holds INT64, INT32 and BOOL values as exact "
             "float32 values; it casts only between FLOAT, INT64, INT32 and BOOL",
         )
     if to == onnx.TensorProto.BOOL and source != to:

@@ -1,4 +1,5 @@
-"""Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin) and the ops built of reductions
+"""Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1, ReduceL2,
+ReduceSumSquare, ReduceLogSum, ReduceLogSumExp) and the ops built of reductions
 and element-wise steps (Softmax, LogSoftmax, LayerNormalization, InstanceNormalization,
 GroupNormalization, CumSum). ReduceSum, ReduceMax, ReduceMin
 and CumSum also compute on runtime integers, exact within their proven ranges
@@ -6,7 +7,7 @@ and CumSum also compute on runtime integers, exact within their proven ranges
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
 
@@ -18,6 +19,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from t10.common.view_maps import reshape_map
 from t10.frontend.importer import (
     BodyBuilder,
+    BodyFn,
     Importer,
     Shape,
     broadcast_shapes,
@@ -43,13 +45,37 @@ def _reduce_axes(imp: Importer, node: onnx.NodeProto, rank: int) -> list[int]:
     return sorted(checked_axes(imp, node, axes, rank))
 
 
-_REDUCE_COMBINERS = {
-    "ReduceSum": "sum",
-    "ReduceMean": "sum",
-    "ReduceMax": "max",
-    "ReduceMin": "min",
+@dataclass(frozen=True)
+class _Reduce:
+    """A Reduce* op as ``after(combine over the axes of before(x))``."""
+
+    combiner: str
+    before: Callable[[BodyBuilder, SSAValue], SSAValue] | None = None
+    after: Callable[[BodyBuilder, SSAValue, int], SSAValue] | None = None  # (bb, r, n)
+
+
+def _square(bb: BodyBuilder, x: SSAValue) -> SSAValue:
+    return bb.mul(x, x)
+
+
+def _mean(bb: BodyBuilder, total: SSAValue, n: int) -> SSAValue:
+    return bb.mul(total, bb.const(1.0 / n))
+
+
+_REDUCES: dict[str, _Reduce] = {
+    "ReduceSum": _Reduce("sum"),
+    "ReduceMax": _Reduce("max"),
+    "ReduceMin": _Reduce("min"),
+    "ReduceMean": _Reduce("sum", after=_mean),
+    "ReduceL1": _Reduce("sum", before=lambda bb, x: bb.abs(x)),
+    "ReduceL2": _Reduce("sum", before=_square, after=lambda bb, r, n: bb.sqrt(r)),
+    "ReduceSumSquare": _Reduce("sum", before=_square),
+    "ReduceLogSum": _Reduce("sum", after=lambda bb, r, n: bb.log(r)),
 }
+"""op_type → its reduction; ReduceLogSumExp has a lowering of its own (a max first)."""
 _REDUCE_ATTRIBUTES = {"axes", "keepdims", "noop_with_empty_axes"}
+_INTEGER_REDUCES = ("ReduceSum", "ReduceMax", "ReduceMin")
+"""The reductions that compute on runtime integers (exact within their proven ranges)."""
 
 
 def _reduce_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
@@ -63,28 +89,83 @@ def _reduce_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
     return Ranges((lift(lambda i: i.sums(n, n), x),), lift(lambda i: i.sums(0, n), x))
 
 
-@lowering(
-    "ReduceSum", "ReduceMax", "ReduceMin", attributes=_REDUCE_ATTRIBUTES, integers=_reduce_ranges
-)
-@lowering("ReduceMean", attributes=_REDUCE_ATTRIBUTES)
+@lowering(*_INTEGER_REDUCES, attributes=_REDUCE_ATTRIBUTES, integers=_reduce_ranges)
+@lowering(*(op for op in _REDUCES if op not in _INTEGER_REDUCES), attributes=_REDUCE_ATTRIBUTES)
 def lower_reduce(imp: Importer, node: onnx.NodeProto) -> None:
-    """ReduceSum / ReduceMax / ReduceMin: one reduction generic; ReduceMean: a sum, then a
-    scale."""
+    """One reduction generic of ``before(x)`` (``_REDUCES``), then ``after`` as a second
+    generic. No axes with ``noop_with_empty_axes``: each element reduced alone, as
+    onnxruntime does (``after(before(x))`` with n = 1: |x| for ReduceL1 and ReduceL2, x² for
+    ReduceSumSquare, log x for ReduceLogSum, x itself for the others)."""
     x = imp.use(node.input[0])
     axes = _reduce_axes(imp, node, len(x[1]))
+    reduce = _REDUCES[node.op_type]
+    before, after = reduce.before, reduce.after
+    if not axes:
+        _reduce_each_alone(imp, node, x, reduce)
+        return
+    keepdims = bool(node_attributes(node).get("keepdims", 1))
+    body: BodyFn = (lambda bb, v: v[0]) if before is None else (lambda bb, v: before(bb, v[0]))
+    if after is None:
+        value, shape = imp.reduction([x], axes, keepdims, reduce.combiner, body)
+        imp.define(node.output[0], value, shape)
+        return
+    total, shape = imp.reduction([x], axes, keepdims, reduce.combiner, body, index=0)
+    n = prod(x[1][a] for a in axes)
+    y = imp.elementwise([(total, shape)], shape, lambda bb, v: after(bb, v[0], n), 1)
+    imp.define(node.output[0], y, shape)
+
+
+def _reduce_each_alone(
+    imp: Importer, node: onnx.NodeProto, x: tuple[SSAValue, Shape], reduce: _Reduce
+) -> None:
+    """The Reduce* of no axes: ``after(before(x), 1)`` element-wise, or x itself."""
+    before, after = reduce.before, reduce.after
+    if before is None and after in (None, _mean):
+        imp.pass_through(node)
+        return
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        value = v[0] if before is None else before(bb, v[0])
+        return value if after is None else after(bb, value, 1)
+
+    imp.define(node.output[0], imp.elementwise([x], x[1], body), x[1])
+
+
+def _finite_or_zero(bb: BodyBuilder, x: SSAValue) -> SSAValue:
+    """``x`` where finite (``x - x == 0``), else 0."""
+    return bb.select(bb.cmpf("oeq", bb.sub(x, x), bb.const(0.0)), x, bb.const(0.0))
+
+
+@lowering("ReduceLogSumExp", attributes=_REDUCE_ATTRIBUTES)
+def lower_reduce_log_sum_exp(imp: Importer, node: onnx.NodeProto) -> None:
+    """``m + log(sum exp(x - m))`` with ``m`` the max over the axes where it is finite, else
+    0 (so that all -inf gives -inf, and +inf or NaN propagate): max-reduce, sum-reduce of
+    the shifted exponentials, then the log and the shift back."""
+    x = imp.use(node.input[0])
+    shape = x[1]
+    axes = _reduce_axes(imp, node, len(shape))
     if not axes:
         imp.pass_through(node)
         return
     keepdims = bool(node_attributes(node).get("keepdims", 1))
-    combiner = _REDUCE_COMBINERS[node.op_type]
-    if node.op_type != "ReduceMean":
-        value, shape = imp.reduction([x], axes, keepdims, combiner)
-        imp.define(node.output[0], value, shape)
-        return
-    total, shape = imp.reduction([x], axes, keepdims, combiner, index=0)
-    scale = 1.0 / int(np.prod([x[1][a] for a in axes]))
-    mean = imp.elementwise([(total, shape)], shape, lambda bb, v: bb.mul(v[0], bb.const(scale)), 1)
-    imp.define(node.output[0], mean, shape)
+    top, kept = imp.reduction([x], axes, True, "max", index=0)
+    exps, out_shape = imp.reduction(
+        [x, (top, kept)],
+        axes,
+        keepdims,
+        "sum",
+        lambda bb, v: bb.exp(bb.sub(v[0], _finite_or_zero(bb, v[1]))),
+        index=1,
+    )
+    if not keepdims:
+        top = imp.view(top, kept, out_shape, reshape_map(kept, out_shape), index=2)
+    y = imp.elementwise(
+        [(exps, out_shape), (top, out_shape)],
+        out_shape,
+        lambda bb, v: bb.add(bb.log(v[0]), _finite_or_zero(bb, v[1])),
+        3,
+    )
+    imp.define(node.output[0], y, out_shape)
 
 
 @lowering("Softmax", "LogSoftmax", attributes={"axis"})

@@ -1,5 +1,6 @@
 """Runtime masks and selections (ops_logical, ops_indexing): comparisons, logic, Where with a
-runtime condition, Cast between FLOAT / INT64 / INT32 / BOOL, Cos / Sin / Floor / Ceil / Sign /
+runtime condition, Cast and CastLike between FLOAT / INT64 / INT32 / BOOL, Size and EyeLike of
+runtime values, Cos / Sin / Floor / Ceil / Sign /
 Sum, and the views Tile, GatherND, GatherElements and Gather of affine known indices, checked
 against onnxruntime on both chips in fp32 and fp16; integer exactness and the refusals."""
 
@@ -126,6 +127,28 @@ def test_casts_match_onnxruntime(chip: str) -> None:
     x[0, :4] = [0.0, -0.0, 2.5, -2.5]
     n = np.random.default_rng(2).integers(-(2**24), 2**24, (3, 8))
     run_and_check(casts_model(), chip, {"x": x, "n": n})
+
+
+def test_castlike_size_and_eyelike_match_onnxruntime(chip: str) -> None:
+    """CastLike casts to the element type of its second input, a runtime value whose values it
+    does not read (FLOAT → INT64 truncates, INT64 → FLOAT); Size and EyeLike read only the
+    shape of a runtime input (and EyeLike its element type): both fold."""
+    model = typed_model(
+        [
+            node("CastLike", ["x", "n"], ["xi"]),  # FLOAT → INT64: truncation
+            node("CastLike", ["xi", "x"], ["a"]),  # INT64 → FLOAT
+            node("Size", ["x"], ["size"]),
+            node("CastLike", ["size", "x"], ["sf"]),
+            node("EyeLike", ["n"], ["eye"], k=1),  # INT64, as n
+            node("CastLike", ["eye", "x"], ["ef"]),
+            node("Sum", ["a", "sf", "ef"], ["y"]),
+        ],
+        {"x": (F, [3, 8]), "n": (I64, [3, 8])},
+        {"y": [3, 8]},
+    )
+    x = (randn(3, 8) * 40).astype(np.float32)
+    n = np.random.default_rng(2).integers(-100, 100, (3, 8))
+    run_and_check(model, chip, {"x": x, "n": n})
 
 
 def test_integer_inputs_beyond_fp16_are_refused_not_rounded() -> None:

@@ -1,4 +1,5 @@
-"""Reductions end to end: ReduceSum / ReduceMean / ReduceMax, Softmax and LayerNormalization
+"""Reductions end to end: ReduceSum / ReduceMean / ReduceMax, the norms (ReduceL1, ReduceL2,
+ReduceSumSquare, ReduceLogSum, ReduceLogSumExp), Softmax and LayerNormalization
 compiled to the chip level, simulated, and checked against onnxruntime; and the padding of a
 split reduction dim contributing the combiner's identity."""
 
@@ -8,6 +9,8 @@ import numpy as np
 import onnx
 import pytest
 from helpers import run_and_check
+from hypothesis import given
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
@@ -70,6 +73,49 @@ def test_reduce_matches_onnxruntime(case: str, chip: str) -> None:
     inputs = ["x", "axes"] if axes else ["x"]
     node = helper.make_node(op_type, inputs, ["y"], keepdims=keepdims)
     run_and_check(_model(node, shape, 20, weights), chip, {"x": _x(shape)})
+
+
+ALL_REDUCES = (
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceSumSquare",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+)
+
+
+@given(
+    op=st.sampled_from(ALL_REDUCES),
+    shape=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+    axes_bits=st.integers(0, 7),
+    keepdims=st.integers(0, 1),
+    noop=st.integers(0, 1),
+    special=st.sampled_from([None, -np.inf, np.inf, np.nan]),
+)
+def test_reductions_match_onnxruntime(
+    op: str, shape: list[int], axes_bits: int, keepdims: int, noop: int, special: float | None
+) -> None:
+    """Every Reduce* op, any shape, axes subset, keepdims and noop_with_empty_axes (no axes:
+    all, or with noop each element alone); log-sum-exp of a row of -inf (or with +inf or NaN
+    in it) as onnxruntime computes it. A rank-0 result is refused, so it is not drawn."""
+    axes = [a for a in range(len(shape)) if axes_bits >> a & 1]
+    if len(axes) == len(shape) or not (axes or noop):
+        keepdims = 1  # all axes reduced
+    weights = {"axes": np.asarray(axes, np.int64)} if axes else {}
+    inputs = ["x", "axes"] if axes else ["x"]
+    node = helper.make_node(op, inputs, ["y"], keepdims=keepdims, noop_with_empty_axes=noop)
+    x = _x(shape, seed=len(shape))
+    if op == "ReduceLogSum":
+        x = np.abs(x) + np.float32(0.1)  # a sum <= 0 has no log
+    if special is not None:
+        x[(0,) * len(shape)] = special
+        if op == "ReduceLogSumExp" and special == -np.inf:
+            x[(0,) * (len(shape) - 1)] = -np.inf  # a whole last-axis row
+    run_and_check(_model(node, shape, 18, weights), "test-16", {"x": x})
 
 
 def test_reduce_max_with_axes_attribute_opset13(chip: str) -> None:
