@@ -241,6 +241,16 @@ ELEMENTWISE_BODY_OPS = (
     math.FloorOp,
     math.CeilOp,
     math.TruncOp,
+    math.TanOp,
+    math.AtanOp,
+    math.AsinOp,
+    math.AcosOp,
+    math.SinhOp,
+    math.CoshOp,
+    math.AsinhOp,
+    math.AcoshOp,
+    math.AtanhOp,
+    math.RoundEvenOp,
 )
 """The scalar ops an element-wise body may contain (the simulator implements each)."""
 

@@ -336,6 +336,11 @@ class BodyBuilder:
     def trunc(self, a: SSAValue) -> SSAValue:
         return self._add(math.TruncOp(a))
 
+    def unary(self, op: Callable[[SSAValue], Operation], a: SSAValue) -> SSAValue:
+        """A one-operand ``math`` op (``math.TanOp``, ``math.RoundEvenOp``, ...); the element-wise
+        bodies may use those of ``tensor_expr.ELEMENTWISE_BODY_OPS``."""
+        return self._add(op(a))
+
     def cmpf(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
         """``arith.cmpf`` with ``predicate`` (``oeq``, ``olt``, ``une``, ...), an ``i1``."""
         return self._add(arith.CmpfOp(a, b, predicate))

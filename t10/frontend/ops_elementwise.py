@@ -1,6 +1,7 @@
 """Element-wise ops: each one all-parallel ``linalg.generic`` over the numpy-broadcast shape of
 its inputs, with a ``tensor.empty`` as ``outs`` and a scalar body of ``arith`` ops, and
-``math`` ops (exp, tanh, erf, sqrt, powf, cos, sin, floor, ceil) where ``arith`` has none.
+``math`` ops (exp, tanh, erf, sqrt, powf, the trigonometric and hyperbolic functions and their
+inverses, floor, ceil, roundeven) where ``arith`` has none.
 Add, Sub, Mul, Neg, Abs, Relu, Sign, Max and Min (ONNX types them for integers too; Sum
 only for floats) also compute on runtime integers, by
 the same float bodies, exact within their proven ranges (``integer_ranges``)."""
@@ -12,7 +13,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
-from xdsl.ir import SSAValue
+from xdsl.dialects import math
+from xdsl.ir import Operation, SSAValue
 
 from t10.frontend.importer import (
     BodyBuilder,
@@ -55,6 +57,11 @@ def _sign(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
     return bb.select(bb.cmpf("ogt", x[0], bb.const(0.0)), bb.const(1.0), below)
 
 
+def _math(op: Callable[[SSAValue], Operation]) -> BodyFn:
+    """The body applying the one-operand ``math`` op ``op``."""
+    return lambda bb, x: bb.unary(op, x[0])
+
+
 _SQRT_HALF = 0.7071067811865476
 _SQRT_2_OVER_PI = 0.7978845608028654
 
@@ -76,7 +83,17 @@ _ELEMENTWISE_BODIES: dict[str, BodyFn] = {
     "Log": lambda bb, x: bb.log(x[0]),
     "Cos": lambda bb, x: bb.cos(x[0]),
     "Sin": lambda bb, x: bb.sin(x[0]),
+    "Tan": _math(math.TanOp),
+    "Atan": _math(math.AtanOp),
+    "Asin": _math(math.AsinOp),
+    "Acos": _math(math.AcosOp),
+    "Sinh": _math(math.SinhOp),
+    "Cosh": _math(math.CoshOp),
+    "Asinh": _math(math.AsinhOp),
+    "Acosh": _math(math.AcoshOp),
+    "Atanh": _math(math.AtanhOp),
     "Floor": lambda bb, x: bb.floor(x[0]),
+    "Round": _math(math.RoundEvenOp),  # half to even, as ONNX
     "Ceil": lambda bb, x: bb.ceil(x[0]),
     "Sign": _sign,
     "Max": lambda bb, x: functools.reduce(bb.max, x),
@@ -153,6 +170,10 @@ _ACTIVATIONS: dict[str, tuple[dict[str, float], ActivationBody]] = {
     "Softplus": ({}, lambda bb, x, a: _softplus(bb, x)),
     "Softsign": ({}, lambda bb, x, a: bb.div(x, bb.add(bb.const(1.0), bb.abs(x)))),
     "Mish": ({}, lambda bb, x, a: bb.mul(x, bb.tanh(_softplus(bb, x)))),
+    "Swish": (
+        {"alpha": 1.0},
+        lambda bb, x, a: bb.mul(x, _sigmoid(bb, [bb.mul(bb.const(a["alpha"]), x)])),
+    ),
     "Shrink": (
         {"bias": 0.0, "lambd": 0.5},
         lambda bb, x, a: bb.select(

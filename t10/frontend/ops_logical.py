@@ -1,4 +1,5 @@
-"""Comparisons, logic, Where, Cast and CastLike on runtime values (masks and selections).
+"""Comparisons, IsNaN, IsInf, logic, Where, Cast and CastLike on runtime values (masks and
+selections).
 
 Runtime values are float32; INT64 / INT32 / BOOL values are held as the exact float of each
 integer (``importer.INTEGER_TYPES``). A comparison or logical op is an element-wise generic
@@ -12,6 +13,7 @@ integer).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import onnx
@@ -67,6 +69,31 @@ def lower_comparison(imp: Importer, node: onnx.NodeProto) -> None:
 def lower_logic(imp: Importer, node: onnx.NodeProto) -> None:
     """Logic on bools (0 / 1), the inputs broadcast (numpy)."""
     define_broadcast(imp, node, [imp.use(n) for n in node.input], _LOGIC[node.op_type])
+
+
+@lowering("IsNaN", integers=_boolean)
+def lower_is_nan(imp: Importer, node: onnx.NodeProto) -> None:
+    """``x`` unordered with itself, as a bool 0 / 1."""
+    define_broadcast(imp, node, [imp.use(node.input[0])], lambda bb, x: bb.flag(
+        bb.cmpf("uno", x[0], x[0])))
+
+
+@lowering("IsInf", attributes={"detect_negative", "detect_positive"}, integers=_boolean)
+def lower_is_inf(imp: Importer, node: onnx.NodeProto) -> None:
+    """``x`` equal to +inf (unless ``detect_positive`` = 0) or -inf (unless
+    ``detect_negative`` = 0), as a bool 0 / 1."""
+    attrs = node_attributes(node)
+    infinities = [
+        sign * float("inf")
+        for sign, attribute in ((1, "detect_positive"), (-1, "detect_negative"))
+        if attrs.get(attribute, 1)
+    ]
+
+    def body(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+        flags = [bb.flag(bb.cmpf("oeq", x[0], bb.const(inf))) for inf in infinities]
+        return functools.reduce(bb.max, flags) if flags else bb.const(0.0)
+
+    define_broadcast(imp, node, [imp.use(node.input[0])], body)
 
 
 def _where_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:

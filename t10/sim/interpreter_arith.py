@@ -151,6 +151,16 @@ MATH_FUNCTIONS: dict[type[Operation], Callable[..., Any]] = {
     math.FloorOp: np.floor,
     math.CeilOp: np.ceil,
     math.TruncOp: np.trunc,
+    math.TanOp: np.tan,
+    math.AtanOp: np.arctan,
+    math.AsinOp: np.arcsin,
+    math.AcosOp: np.arccos,
+    math.SinhOp: np.sinh,
+    math.CoshOp: np.cosh,
+    math.AsinhOp: np.arcsinh,
+    math.AcoshOp: np.arccosh,
+    math.AtanhOp: np.arctanh,
+    math.RoundEvenOp: np.rint,  # half to even
 }
 """The `math` ops of element-wise kernel bodies, on float32 arrays (float32 in, float32 out)."""
 

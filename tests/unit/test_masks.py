@@ -1,8 +1,8 @@
-"""Runtime masks and selections (ops_logical, ops_indexing): comparisons, logic, Where with a
-runtime condition, Cast and CastLike between FLOAT / INT64 / INT32 / BOOL, Size and EyeLike of
-runtime values, Cos / Sin / Floor / Ceil / Sign /
-Sum, and the views Tile, GatherND, GatherElements and Gather of affine known indices, checked
-against onnxruntime on both chips in fp32 and fp16; integer exactness and the refusals."""
+"""Runtime masks and selections (ops_logical, ops_indexing): comparisons, IsNaN, IsInf, logic,
+Where with a runtime condition, Cast and CastLike between FLOAT / INT64 / INT32 / BOOL, Size and
+EyeLike of runtime values, Cos / Sin / Floor / Ceil / Sign / Sum, and the views Tile, GatherND,
+GatherElements and Gather of affine known indices, checked against onnxruntime on both chips in
+fp32 and fp16; integer exactness and the refusals."""
 
 from __future__ import annotations
 
@@ -149,6 +149,26 @@ def test_castlike_size_and_eyelike_match_onnxruntime(chip: str) -> None:
     x = (randn(3, 8) * 40).astype(np.float32)
     n = np.random.default_rng(2).integers(-100, 100, (3, 8))
     run_and_check(model, chip, {"x": x, "n": n})
+
+
+@pytest.mark.parametrize(("positive", "negative"), [(1, 1), (1, 0), (0, 1), (0, 0)])
+def test_isnan_and_isinf_match_onnxruntime(positive: int, negative: int, chip: str) -> None:
+    model = typed_model(
+        [
+            node("IsNaN", ["x"], ["nan"]),
+            node("IsInf", ["x"], ["inf"], detect_positive=positive, detect_negative=negative),
+            node("Cast", ["nan"], ["a"], to=F),
+            node("Cast", ["inf"], ["b"], to=F),
+            node("Mul", ["b", "two"], ["b2"]),
+            node("Add", ["a", "b2"], ["y"]),
+        ],
+        {"x": (F, [2, 8])},
+        {"y": [2, 8]},
+        {"two": np.array([2.0], np.float32)},
+    )
+    x = randn(2, 8)
+    x[0, :5] = [np.nan, np.inf, -np.inf, 3.4e38, -0.0]
+    run_and_check(model, chip, {"x": x})
 
 
 def test_integer_inputs_beyond_fp16_are_refused_not_rounded() -> None:

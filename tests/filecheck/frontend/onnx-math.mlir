@@ -1,0 +1,30 @@
+// RUN: %python %S/Inputs/math_model.py %t.onnx
+// RUN: t10-opt %t.onnx | filecheck %s
+// RUN: t10-opt %t.onnx | t10-opt | filecheck %s
+// RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16 fuse=false}' -t t10-sim | filecheck %s --check-prefix=SIM
+
+// Atanh is a math op; Round rounds halves to even (math.roundeven); Swish is
+// x · sigmoid(alpha · x); IsInf with detect_negative=0 compares with +inf only, as 0 / 1.
+
+// CHECK:      %at = linalg.generic
+// CHECK:        math.atanh
+// CHECK:      %r = linalg.generic
+// CHECK:        math.roundeven
+// CHECK:      %sw = linalg.generic
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   %[[A:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:   %[[AX:.*]] = arith.mulf %[[A]], %[[X]] : f32
+// CHECK:        %[[S:.*]] = arith.divf
+// CHECK-NEXT:   %[[Y:.*]] = arith.mulf %[[X]], %[[S]] : f32
+// CHECK-NEXT:   linalg.yield %[[Y]] : f32
+// CHECK:      %inf = linalg.generic
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   %[[INF:.*]] = arith.constant 0x7f800000 : f32
+// CHECK-NEXT:   %{{.*}} = arith.cmpf oeq, %[[X]], %[[INF]] : f32
+// CHECK-NOT:    arith.cmpf
+// CHECK:        linalg.yield
+
+// SIM: atanh   elementwise
+// SIM: round   elementwise
+// SIM: swish   elementwise
+// SIM: isinf   elementwise
