@@ -1,5 +1,5 @@
-"""Comparisons, IsNaN, IsInf, logic, Where, Cast and CastLike on runtime values (masks and
-selections).
+"""Comparisons, IsNaN, IsInf, logic, Where, Trilu, Cast and CastLike on runtime values (masks
+and selections).
 
 Runtime values are float32; INT64 / INT32 / BOOL values are held as the exact float of each
 integer (``importer.INTEGER_TYPES``). A comparison or logical op is an element-wise generic
@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+import numpy as np
 import onnx
 from xdsl.ir import SSAValue
 
@@ -28,8 +29,9 @@ from t10.frontend.importer import (
     dtype_name,
     lowering,
     node_attributes,
+    node_inputs,
 )
-from t10.frontend.integer_ranges import BOOL, Ranges, Unknown, hull, lift
+from t10.frontend.integer_ranges import BOOL, Interval, Ranges, Unknown, hull, lift
 from t10.frontend.ops_elementwise import define_broadcast
 
 _COMPARISONS: dict[str, str] = {
@@ -111,6 +113,34 @@ def lower_where(imp: Importer, node: onnx.NodeProto) -> None:
         return bb.select(bb.cmpf_one(v[0], bb.const(0.0)), v[1], v[2])
 
     define_broadcast(imp, node, [condition, imp.use(x), imp.use(y)], body)
+
+
+def _trilu_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    return Ranges((lift(hull, imp.range_of(node.input[0]), Interval(0, 0)),))
+
+
+@lowering("Trilu", attributes={"upper"}, integers=_trilu_ranges)
+def lower_trilu(imp: Importer, node: onnx.NodeProto) -> None:
+    """``select(keep, x, 0)`` with ``keep`` the known 0 / 1 triangle of the last two dims
+    (column - row >= k for the upper one, <= k for the lower; ``k`` a known input, default 0):
+    a select, so an infinite x outside the triangle gives 0, not NaN."""
+    value, shape = imp.use(node.input[0])
+    if len(shape) < 2:
+        raise imp.node_error(node, f"the input must have at least 2 dims, got {list(shape)}")
+    names = node_inputs(node)
+    ks = imp.known_ints(node, names[1], "k") if len(names) > 1 else [0]
+    if len(ks) != 1:
+        raise imp.node_error(node, f"k must be one integer, got {len(ks)} values")
+    k = ks[0]
+    rows, cols = np.arange(shape[-2])[:, None], np.arange(shape[-1])[None, :]
+    upper = bool(node_attributes(node).get("upper", 1))
+    keep = (cols - rows >= k) if upper else (cols - rows <= k)
+    mask = imp.add_constant(f"{node.output[0]}_keep", keep.astype(np.float32), hoist=False)
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        return bb.select(bb.cmpf_one(v[1], bb.const(0.0)), v[0], bb.const(0.0))
+
+    define_broadcast(imp, node, [(value, shape), (mask, keep.shape)], body)
 
 
 _CAST_TARGETS = (FLOAT, *INTEGER_TYPES)

@@ -1,9 +1,10 @@
 """Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1, ReduceL2,
-ReduceSumSquare, ReduceLogSum, ReduceLogSumExp) and the ops built of reductions
+ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, ArgMax, ArgMin) and the ops built of reductions
 and element-wise steps (Softmax, LogSoftmax, LayerNormalization, InstanceNormalization,
-GroupNormalization, CumSum). ReduceSum, ReduceMax, ReduceMin
-and CumSum also compute on runtime integers, exact within their proven ranges
-(``integer_ranges``: a sum of n elements, and each of its partial sums, in any order)."""
+GroupNormalization, RMSNormalization, LpNormalization, MeanVarianceNormalization, CumSum).
+ReduceSum, ReduceMax, ReduceMin, ArgMax, ArgMin and CumSum also compute on runtime integers,
+exact within their proven ranges (``integer_ranges``: a sum of n elements, and each of its
+partial sums, in any order)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import onnx
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from t10.common.tensor_expr import COMBINER_IDENTITY
 from t10.common.view_maps import reshape_map
 from t10.frontend.importer import (
     BodyBuilder,
@@ -28,7 +30,7 @@ from t10.frontend.importer import (
     node_attributes,
     node_inputs,
 )
-from t10.frontend.integer_ranges import Ranges, lift
+from t10.frontend.integer_ranges import Interval, Ranges, lift
 
 
 def _reduce_axes(imp: Importer, node: onnx.NodeProto, rank: int) -> list[int]:
@@ -168,6 +170,70 @@ def lower_reduce_log_sum_exp(imp: Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], y, out_shape)
 
 
+def _arg_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    """A position along the axis: 0 to its length - 1."""
+    shape = imp.shape_of(node.input[0])
+    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", 0))], len(shape))[0]
+    return Ranges((Interval(0, shape[axis] - 1),))
+
+
+@lowering("ArgMax", "ArgMin", attributes={"axis", "keepdims", "select_last_index"},
+          integers=_arg_ranges)
+def lower_arg_extreme(imp: Importer, node: onnx.NodeProto) -> None:
+    """The position of the max (ArgMax) or min (ArgMin) along ``axis``, as onnxruntime finds
+    it: a scan from the first element that moves on to a strictly greater (smaller) element,
+    or with ``select_last_index`` a greater (smaller) or equal one, so a NaN never wins and a
+    NaN first element is never left (position 0). As generics: the extreme over the non-NaN
+    elements (a reduction), then the first (last) position holding it, or 0 where the first
+    element is NaN (a min (max) reduction over the positions, a constant; the first element
+    read through a view)."""
+    value, shape = imp.use(node.input[0])
+    attrs = node_attributes(node)
+    rank = len(shape)
+    axis = checked_axes(imp, node, [int(attrs.get("axis", 0))], rank)[0]
+    keepdims = bool(attrs.get("keepdims", 1))
+    last = bool(attrs.get("select_last_index", 0))
+    if shape[axis] == 0:
+        raise imp.node_error(node, f"axis {axis} is empty: an empty axis has no {node.op_type}")
+    combiner = "max" if node.op_type == "ArgMax" else "min"
+    skip_nan = COMBINER_IDENTITY[combiner]  # what a NaN element counts as: never the extreme
+    extreme, kept = imp.reduction(
+        [(value, shape)],
+        [axis],
+        True,
+        combiner,
+        lambda bb, v: bb.select(bb.cmpf("uno", v[0], v[0]), bb.const(skip_nan), v[0]),
+        index=0,
+    )
+    along = (1,) * axis + (shape[axis],) + (1,) * (rank - axis - 1)
+    positions = imp.add_constant(
+        f"{node.output[0]}_positions", np.arange(shape[axis], dtype=np.float32).reshape(along),
+        hoist=False,
+    )
+    dim = AffineExpr.dimension
+    first_map = AffineMap(rank, 0, tuple(
+        AffineExpr.constant(0) if d == axis else dim(d) for d in range(rank)
+    ))
+    first = imp.view(value, shape, kept, first_map, index=1)
+    pick = "max" if last else "min"
+    none = COMBINER_IDENTITY[pick]
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        x, top, position, head = v
+        hit = bb.select(bb.cmpf("oeq", x, top), position, bb.const(none))
+        return bb.select(bb.cmpf("uno", head, head), bb.const(0.0), hit)
+
+    index, out_shape = imp.reduction(
+        [(value, shape), (extreme, kept), (positions, along), (first, kept)],
+        [axis],
+        keepdims,
+        pick,
+        body,
+        index=2,
+    )
+    imp.define(node.output[0], index, out_shape)
+
+
 @lowering("Softmax", "LogSoftmax", attributes={"axis"})
 def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
     """max-reduce → exp(x - max) → sum-reduce → div (Softmax) or (x - max) - log(sum)
@@ -265,6 +331,82 @@ def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
             [(n.std, n.reduced)], n.reduced, lambda bb, v: bb.div(bb.const(1.0), v[0]), 6
         )
         imp.define(outputs[2], inv, n.reduced)
+
+
+@lowering("RMSNormalization", attributes={"axis", "epsilon", "stash_type"})  # stash: f32
+def lower_rms_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """Over the dims from ``axis`` on: the mean of squares (a sum of x², then ``sqrt(s / n +
+    eps)``), then ``x / rms · scale`` (opset 23)."""
+    names = node_inputs(node)
+    x = imp.use(names[0])
+    shape = x[1]
+    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], len(shape))[0]
+    axes = list(range(axis, len(shape)))
+    scale = 1.0 / prod(shape[a] for a in axes)
+    eps = _epsilon(imp, node)
+    squares, reduced = imp.reduction(
+        [x], axes, True, "sum", lambda bb, v: _square(bb, v[0]), index=0
+    )
+    rms = imp.elementwise(
+        [(squares, reduced)],
+        reduced,
+        lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(scale)), bb.const(eps))),
+        1,
+    )
+    operands = [x, (rms, reduced), imp.use(names[1])]
+    if broadcast_shapes(*(s for _, s in operands)) != shape:
+        raise imp.node_error(node, "scale must broadcast to the shape of X")
+    imp.define(node.output[0], imp.elementwise(operands, shape, _scale_shift, 2), shape)
+
+
+@lowering("LpNormalization", attributes={"axis", "p"})
+def lower_lp_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """``x / norm`` along ``axis`` (default -1), the norm ``sum |x|`` (p = 1) or ``sqrt(sum
+    x²)`` (p = 2, the default) as ReduceL1 / ReduceL2 compute it; 0 where the norm is 0, as
+    onnxruntime."""
+    x = imp.use(node.input[0])
+    shape = x[1]
+    attrs = node_attributes(node)
+    axis = checked_axes(imp, node, [int(attrs.get("axis", -1))], len(shape))[0]
+    p = int(attrs.get("p", 2))
+    if p not in (1, 2):
+        raise imp.node_error(node, f"p = {p} is not a norm ONNX defines: p must be 1 or 2")
+    reduce = _REDUCES["ReduceL1" if p == 1 else "ReduceL2"]
+    before, after = reduce.before, reduce.after
+    assert before is not None
+    total, reduced = imp.reduction(
+        [x], [axis], True, "sum", lambda bb, v: before(bb, v[0]), index=0
+    )
+    norm = total if after is None else imp.elementwise(
+        [(total, reduced)], reduced, lambda bb, v: after(bb, v[0], 1), 1
+    )
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        zero = bb.const(0.0)
+        return bb.select(bb.cmpf("oeq", v[1], zero), zero, bb.div(v[0], v[1]))
+
+    imp.define(node.output[0], imp.elementwise([x, (norm, reduced)], shape, body, 2), shape)
+
+
+_MVN_EPSILON = 1e-9
+"""What MeanVarianceNormalization adds to the standard deviation (its ONNX function's)."""
+
+
+@lowering("MeanVarianceNormalization", attributes={"axes"})
+def lower_mean_variance_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """``(x - mean) / (std + 1e-9)`` over ``axes`` (default [0, 2, 3]), the variance the mean
+    of the squared deviations (``normalize`` without epsilon)."""
+    x = imp.use(node.input[0])
+    given = node_attributes(node).get("axes", [0, 2, 3])
+    axes = sorted(checked_axes(imp, node, [int(a) for a in given], len(x[1])))
+    n = normalize(imp, x, axes, 0.0)
+    y = imp.elementwise(
+        [(n.centred, x[1]), (n.std, n.reduced)],
+        x[1],
+        lambda bb, v: bb.div(v[0], bb.add(v[1], bb.const(_MVN_EPSILON))),
+        5,
+    )
+    imp.define(node.output[0], y, x[1])
 
 
 def _per_channel(

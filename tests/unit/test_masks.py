@@ -1,8 +1,8 @@
 """Runtime masks and selections (ops_logical, ops_indexing): comparisons, IsNaN, IsInf, logic,
-Where with a runtime condition, Cast and CastLike between FLOAT / INT64 / INT32 / BOOL, Size and
-EyeLike of runtime values, Cos / Sin / Floor / Ceil / Sign / Sum, and the views Tile, GatherND,
-GatherElements and Gather of affine known indices, checked against onnxruntime on both chips in
-fp32 and fp16; integer exactness and the refusals."""
+Where with a runtime condition, Trilu, Cast and CastLike between FLOAT / INT64 / INT32 / BOOL,
+Size and EyeLike of runtime values, Cos / Sin / Floor / Ceil / Sign / Sum, and the views Tile,
+GatherND, GatherElements and Gather of affine known indices, checked against onnxruntime on both
+chips in fp32 and fp16; integer exactness and the refusals."""
 
 from __future__ import annotations
 
@@ -169,6 +169,35 @@ def test_isnan_and_isinf_match_onnxruntime(positive: int, negative: int, chip: s
     x = randn(2, 8)
     x[0, :5] = [np.nan, np.inf, -np.inf, 3.4e38, -0.0]
     run_and_check(model, chip, {"x": x})
+
+
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=2, max_size=4),
+    k=st.one_of(st.none(), st.integers(-6, 6)),
+    upper=st.integers(0, 1),
+    integer=st.booleans(),
+)
+def test_trilu_matches_onnxruntime(
+    shape: list[int], k: int | None, upper: int, integer: bool
+) -> None:
+    """Any batch dims, k (none: 0) and triangle, of floats (an infinity outside the triangle
+    gives 0) or of runtime INT64 values."""
+    weights = {} if k is None else {"k": np.array(k, np.int64)}
+    model = typed_model(
+        [
+            node("Trilu", ["x"] if k is None else ["x", "k"], ["t"], upper=upper),
+            node("Cast", ["t"], ["y"], to=F),
+        ],
+        {"x": (I64 if integer else F, shape)},
+        {"y": shape},
+        weights,
+    )
+    x = randn(*shape)
+    if integer:
+        x = np.round(x * 10).astype(np.int64)
+    else:  # the corners off the diagonal: one is outside the triangle for most k
+        x[..., 0, -1], x[..., -1, 0] = np.inf, -np.inf
+    run_and_check(model, "test-16", {"x": x})
 
 
 def test_integer_inputs_beyond_fp16_are_refused_not_rounded() -> None:

@@ -118,6 +118,41 @@ def test_reductions_match_onnxruntime(
     run_and_check(_model(node, shape, 18, weights), "test-16", {"x": x})
 
 
+@given(
+    op=st.sampled_from(["ArgMax", "ArgMin"]),
+    shape=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+    axis_draw=st.integers(0, 5),
+    keepdims=st.integers(0, 1),
+    last=st.integers(0, 1),
+    nan_cells=st.lists(st.integers(0, 215), max_size=6),
+)
+def test_arg_extremes_match_onnxruntime(
+    op: str, shape: list[int], axis_draw: int, keepdims: int, last: int, nan_cells: list[int]
+) -> None:
+    """Any shape, axis (negative too), keepdims and select_last_index; values with ties (few
+    distinct values) and NaN anywhere, a NaN first element included: onnxruntime's positions
+    exactly (INT64)."""
+    rank = len(shape)
+    axis = axis_draw % (2 * rank) - rank
+    if keepdims == 0 and rank == 1:
+        keepdims = 1  # a rank-0 result is refused
+    x = np.round(_x(shape, seed=rank) * 1.5).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[[c % flat.size for c in nan_cells]] = np.nan
+    node = helper.make_node(op, ["x"], ["y"], axis=axis, keepdims=keepdims,
+                            select_last_index=last)
+    graph = helper.make_graph(
+        [node],
+        "arg",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    checked = run_and_check(model, "test-16", {"x": x})
+    assert checked.result.outputs["y"].dtype == np.int64
+
+
 def test_reduce_max_with_axes_attribute_opset13(chip: str) -> None:
     node = helper.make_node("ReduceMax", ["x"], ["y"], axes=[0, 2], keepdims=1)
     run_and_check(_model(node, [6, 4, 19], 13), chip, {"x": _x([6, 4, 19])})

@@ -4,7 +4,8 @@
 // RUN: t10-opt %t.onnx -p 't10-compile{chip=test-16 fuse=false}' -t t10-sim | filecheck %s --check-prefix=SIM
 
 // Atanh is a math op; Round rounds halves to even (math.roundeven); Swish is
-// x · sigmoid(alpha · x); IsInf with detect_negative=0 compares with +inf only, as 0 / 1.
+// x · sigmoid(alpha · x); IsInf with detect_negative=0 compares with +inf only, as 0 / 1 (the
+// Cast of that bool to FLOAT passes it through).
 
 // CHECK:      %at = linalg.generic
 // CHECK:        math.atanh
@@ -24,7 +25,17 @@
 // CHECK-NOT:    arith.cmpf
 // CHECK:        linalg.yield
 
+// Trilu (lower, k = 1): a select by a known 0 / 1 triangle (column - row <= 1), not a product.
+// CHECK:      %y_keep = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00,
+// CHECK:      %y = linalg.generic {{.*}} ins(%inf, %y_keep : tensor<4x6xf32>, tensor<4x6xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[K:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:   %[[IN:.*]] = arith.cmpf one, %[[K]], %[[Z]] : f32
+// CHECK-NEXT:   %[[Z2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:   %{{.*}} = arith.select %[[IN]], %[[X]], %[[Z2]] : f32
+
 // SIM: atanh   elementwise
 // SIM: round   elementwise
 // SIM: swish   elementwise
 // SIM: isinf   elementwise
+// SIM: trilu   elementwise

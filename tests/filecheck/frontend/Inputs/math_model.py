@@ -1,12 +1,14 @@
-"""Writes a tiny ONNX model of math functions, Round, Swish and IsInf (for onnx-math.mlir).
+"""Writes a tiny ONNX model of math functions, Round, Swish, IsInf and Trilu (for
+onnx-math.mlir).
 
 Usage: python math_model.py OUT.onnx
 """
 
 import sys
 
+import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 
 def model() -> onnx.ModelProto:
@@ -16,13 +18,15 @@ def model() -> onnx.ModelProto:
         node("Round", ["at"], ["r"], name="round"),
         node("Swish", ["r"], ["sw"], name="swish", alpha=0.5),
         node("IsInf", ["sw"], ["inf"], name="isinf", detect_negative=0),
-        node("Cast", ["inf"], ["y"], name="cast", to=TensorProto.FLOAT),
+        node("Cast", ["inf"], ["flag"], name="cast", to=TensorProto.FLOAT),
+        node("Trilu", ["flag", "k"], ["y"], name="trilu", upper=0),
     ]
     graph = helper.make_graph(
         nodes,
         "math",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 6])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 6])],
+        [numpy_helper.from_array(np.array(1, dtype=np.int64), "k")],
     )
     result = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)])
     result.ir_version = 10
