@@ -210,6 +210,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             temporaries=args.temporaries,
             observer=progress,
             input_ranges=_input_ranges(args),
+            dims=_dims(args),
         )
     report_json = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
     if args.json:
@@ -269,6 +270,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
             temporaries=args.temporaries,
             observer=Observers(progress, shown),
             input_ranges=_input_ranges(args),
+            dims=_dims(args),
         )
     shown.timing_report()
 
@@ -305,6 +307,7 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
             args.epilogues,
             progress,
             _input_ranges(args),
+            _dims(args),
         )
     format_explanation(found, out)
     if args.plot or args.output:
@@ -419,6 +422,26 @@ def _input_ranges(args: argparse.Namespace) -> dict[str, tuple[int, int]]:
             raise UsageError(f"--input-range gives input '{name}' twice")
         ranges[name] = bounds
     return ranges
+
+
+def _dim(text: str) -> tuple[str, int]:
+    name, sep, size = text.partition("=")
+    if not (name and sep) or not size.strip().isdigit() or int(size) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=SIZE (a symbolic dimension of the model's inputs and its size, "
+            f"at least 1, e.g. batch=1), got '{text}'"
+        )
+    return name, int(size)
+
+
+def _dims(args: argparse.Namespace) -> dict[str, int]:
+    """The `--dim`s given, by dimension name (each at most once)."""
+    dims: dict[str, int] = {}
+    for name, size in args.dim or ():
+        if name in dims:
+            raise UsageError(f"--dim gives dimension '{name}' twice")
+        dims[name] = size
+    return dims
 
 
 def _fraction(text: str) -> float:
@@ -543,6 +566,10 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "
                         "as operators of their own instead of running them on its cores")
+    p.add_argument("--dim", type=_dim, action="append", metavar="NAME=SIZE",
+                   help="the size of the symbolic dimension NAME of the model's inputs "
+                        "(repeatable; e.g. batch=1 sequence=128): the compiler needs static "
+                        "shapes, and exported models often leave batch and sequence symbolic")
     p.add_argument("--input-range", type=_input_range, action="append", metavar="NAME=LO:HI",
                    help="the integers the values of integer input NAME lie in (repeatable): "
                         "integer arithmetic on a graph input (e.g. positions as a cumulative "

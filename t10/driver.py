@@ -244,15 +244,17 @@ def compile_model(
     temporaries: float | None = None,
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> Compiled:
     """Import the ONNX `model` (a file or a proto; `input_ranges`: the declared ranges of
-    integer inputs, `import_onnx`) and compile it (`compile_module`)."""
+    integer inputs, `dims`: the sizes of symbolic dimensions, `import_onnx`) and compile it
+    (`compile_module`)."""
     # before the model is read
     _check_options(chip, planner, emit, precision, partials, search, temporaries)
     if observer is not None:
         observer.stage("import")
     return compile_module(
-        import_onnx(model, input_ranges),
+        import_onnx(model, input_ranges, dims),
         chip,
         planner,
         min_utilization,
@@ -318,6 +320,7 @@ def run_model(
     temporaries: float | None = None,
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> RunResult:
     """Compile and simulate `model_path` (a file, or a model in memory) on `inputs` (default:
     seeded random ones); `check` compares with onnxruntime (run in fp32 whatever the
@@ -340,6 +343,7 @@ def run_model(
         temporaries=temporaries,
         observer=observer,
         input_ranges=input_ranges,
+        dims=dims,
     )
     compiled_at = time.perf_counter()
     if inputs is None:

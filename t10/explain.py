@@ -141,6 +141,7 @@ def explain(
     epilogues: bool = True,
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
@@ -160,6 +161,7 @@ def explain(
         temporaries=temporaries,
         observer=observer,
         input_ranges=input_ranges,
+        dims=dims,
     )
     if observer is not None:
         observer.stage("explain")

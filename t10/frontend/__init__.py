@@ -76,6 +76,7 @@ from t10.frontend.loading import (
     SUPPORTED_OPSETS,
     check_form,
     check_model,
+    fix_dims,
     parse_model,
     read_model,
     strict_shape_inference,
@@ -88,15 +89,18 @@ __all__ = ["SUPPORTED_OPS", "SUPPORTED_OPSETS", "OnnxFrontend", "import_onnx"]
 def import_onnx(
     model: str | os.PathLike[str] | onnx.ModelProto,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> ModuleOp:
     """Import an ONNX model (a file path or a ``ModelProto``) as a linalg-level module.
     ``input_ranges``: the ranges [lo, hi] the values of integer inputs lie in, declared by the
     user, so that integer arithmetic on them is proven exact (``integer_ranges``); recorded as
-    the argument's ``t10.range``, which the simulator checks every input against."""
+    the argument's ``t10.range``, which the simulator checks every input against. ``dims``:
+    the sizes of symbolic dimensions by name (``batch``, ``sequence``, ...), since the
+    compiler needs static shapes (``loading.fix_dims``)."""
     if isinstance(model, onnx.ModelProto):
-        return _import_model(model, model.graph.name or "<in-memory model>", input_ranges)
+        return _import_model(model, model.graph.name or "<in-memory model>", input_ranges, dims)
     path = pathlib.Path(model)
-    return _import_model(read_model(path), str(path), input_ranges)
+    return _import_model(read_model(path), str(path), input_ranges, dims)
 
 
 @dataclass(frozen=True)
@@ -114,11 +118,13 @@ def _import_model(
     model: onnx.ModelProto,
     name: str,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
+    dims: Mapping[str, int] | None = None,
 ) -> ModuleOp:
     check_form(model, name)
     foldable = foldable_nodes(model.graph)
     check_supported_ops(model, name, foldable)
     skeleton = weightless(model)
+    fix_dims(skeleton, dims or {}, name)
     check_model(skeleton, name)
     inferred = strict_shape_inference(skeleton, name)
     return import_graph(inferred, name, foldable, model.graph.initializer, input_ranges)

@@ -228,11 +228,17 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
             str(e.dim_value) if e.HasField("dim_value") else f"<{e.dim_param or 'size'}>"
             for e in tt.shape.dim
         )
-        raise imp.error(
-            f"{role} '{vi.name}' has {what} at axis {i}; the compiler needs static shapes: "
-            "re-export the model with static shapes, or fix the dimensions with "
+        fix = (
+            f"give it a size with `--dim {d.dim_param}=SIZE` (t10 run / compile / explain; "
+            f"import_onnx(..., dims={{'{d.dim_param}': SIZE}}))"
+            if d.dim_param
+            else "re-export the model with static shapes, or fix the dimensions with "
             "onnx.tools.update_model_dims.update_inputs_outputs_dims(model, "
             f"{{'{vi.name}': [{example}]}}, {{<outputs>}}) using concrete sizes"
+        )
+        raise imp.error(
+            f"{role} '{vi.name}' has {what} at axis {i}; the compiler needs static shapes: "
+            f"{fix}"
         )
     return tuple(dims)
 

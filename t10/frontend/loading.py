@@ -4,7 +4,7 @@ opsets, outputs, non-negative dimensions), the ONNX checker and strict shape inf
 from __future__ import annotations
 
 import pathlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import onnx
@@ -20,6 +20,7 @@ __all__ = [
     "check_form",
     "check_model",
     "first_lines",
+    "fix_dims",
     "parse_model",
     "read_model",
     "strict_shape_inference",
@@ -161,6 +162,39 @@ _FLOAT_FIELDS: dict[int, tuple[str, int]] = {
     onnx.TensorProto.BFLOAT16: ("int32_data", 2),
 }
 """Floating element types: the typed field that may hold their values, their bytes."""
+
+
+def fix_dims(model: onnx.ModelProto, dims: Mapping[str, int], name: str) -> None:
+    """Give every symbolic dimension named in ``dims`` its size wherever the graph declares a
+    shape (inputs, outputs, value infos), in place (``model`` is a ``weightless`` copy), as
+    onnxruntime's free dimension overrides do. A name that is no symbolic dimension of the
+    graph's inputs, or a size below 1, is refused."""
+    declared = [*model.graph.input, *model.graph.output, *model.graph.value_info]
+    shapes = [
+        vi.type.tensor_type.shape
+        for vi in declared
+        if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape")
+    ]
+    symbolic = sorted({
+        d.dim_param
+        for vi in model.graph.input
+        if vi.type.HasField("tensor_type")
+        for d in vi.type.tensor_type.shape.dim
+        if d.HasField("dim_param")
+    })
+    for dim, size in dims.items():
+        if dim not in symbolic:
+            listed = ", ".join(symbolic) if symbolic else "none"
+            raise T10Error(f"ONNX model '{name}': a size is given for dimension '{dim}', but "
+                           f"no graph input has a symbolic dimension of that name (they have: "
+                           f"{listed})")
+        if size < 1:
+            raise T10Error(f"ONNX model '{name}': dimension '{dim}' is given the size {size}; "
+                           "a size must be at least 1")
+    for shape in shapes:
+        for d in shape.dim:
+            if d.HasField("dim_param") and d.dim_param in dims:
+                d.dim_value = dims[d.dim_param]  # clears dim_param (a oneof)
 
 
 def weightless(model: onnx.ModelProto) -> onnx.ModelProto:

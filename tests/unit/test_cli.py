@@ -83,6 +83,36 @@ def _attention_mask_model() -> onnx.ModelProto:
     return model
 
 
+def _symbolic_model() -> onnx.ModelProto:
+    """An exported model's symbolic dims: scores and mask [batch, sequence] (shared names),
+    a MatMul to [batch, sequence, 4], an output and a value info declared symbolically (one of
+    them with a derived name, as exporters write)."""
+    node = helper.make_node
+    graph = helper.make_graph(
+        [
+            node("Cast", ["mask"], ["mf"], to=TensorProto.FLOAT),
+            node("Mul", ["scores", "mf"], ["masked"]),
+            node("Unsqueeze", ["masked", "last"], ["col"]),
+            node("MatMul", ["col", "w"], ["y"]),
+        ],
+        "symbolic",
+        [
+            helper.make_tensor_value_info("scores", TensorProto.FLOAT, ["batch", "sequence"]),
+            helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "sequence"]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "sequence", 4])],
+        [
+            helper.make_tensor("last", TensorProto.INT64, [1], [-1]),
+            helper.make_tensor("w", TensorProto.FLOAT, [1, 4], [0.5, -1.0, 2.0, 0.25]),
+        ],
+        value_info=[helper.make_tensor_value_info("col", TensorProto.FLOAT,
+                                                  ["batch", "sequence", "unk__1"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
 def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     assert "Traceback" not in err
@@ -105,6 +135,45 @@ def test_run_check_passes(
     assert "peak" in out and "PASSED" in out
     assert "fc1/MatMul" in out and "fc2/Add" in out
     assert "#rtensor.plan<grid" in out
+
+
+def test_dims_give_symbolic_dimensions_their_sizes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--dim` sizes the symbolic dims of every input (and what is declared of the others);
+    the result matches onnxruntime run on the symbolic model."""
+    path = tmp_path / "symbolic.onnx"
+    onnx.save(_symbolic_model(), path)
+    argv = ["run", str(path), "--chip", "test-16", "--check", "--dim", "batch=3",
+            "--dim", "sequence=5"]
+    assert main(argv) == 0
+    assert "PASSED" in capsys.readouterr().out
+    assert main(["compile", str(path), "--chip", "test-16", "--emit", "linalg", "--dim",
+                 "batch=2", "--dim", "sequence=7"]) == 0
+    assert "%scores: tensor<2x7xf32>" in capsys.readouterr().out
+    result = run_model(_symbolic_model(), "test-16", check=None, dims={"batch": 1, "sequence": 2})
+    assert result.outputs["y"].shape == (1, 2, 4)
+
+
+@pytest.mark.parametrize(
+    ("dims", "message"),
+    [
+        (["--dim", "batch=3"], "graph input 'scores' has symbolic dimension 'sequence' at axis 1;"
+         " the compiler needs static shapes: give it a size with `--dim sequence=SIZE`"),
+        (["--dim", "batch=3", "--dim", "seq=5"], "a size is given for dimension 'seq', but no "
+         r"graph input has a symbolic dimension of that name \(they have: batch, sequence\)"),
+        (["--dim", "batch=3", "--dim", "batch=4"], "--dim gives dimension 'batch' twice"),
+        (["--dim", "batch=0"], "argument --dim: expected NAME=SIZE"),
+        (["--dim", "batch"], "argument --dim: expected NAME=SIZE"),
+    ],
+)
+def test_dim_errors(
+    dims: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "symbolic.onnx"
+    onnx.save(_symbolic_model(), path)
+    assert main(["run", str(path), "--chip", "test-16", *dims]) in (1, 2)
+    assert re.search(message, _error_line(capsys))
 
 
 def test_run_with_the_exact_search_where_memory_binds(

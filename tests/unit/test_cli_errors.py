@@ -339,7 +339,8 @@ MODEL_ERRORS: list[tuple[str, Callable[[], bytes], str]] = [
     ("other-domain", _other_domain, r"unsupported ONNX operators in model .*: "
                                     r"com.microsoft.Relu \(1\); supported: Abs"),
     ("symbolic-dim", lambda: _unary("Relu", dims=("N", 3)).SerializeToString(),
-     "graph input 'x' has symbolic dimension 'N' at axis 0"),
+     "graph input 'x' has symbolic dimension 'N' at axis 0; the compiler needs static shapes: "
+     r"give it a size with `--dim N=SIZE` \(t10 run / compile / explain;"),
     ("unknown-dim", lambda: _unary("Relu", dims=(None, 3)).SerializeToString(),
      "graph input 'x' has an unknown dimension at axis 0"),
     ("empty-file", lambda: b"", "the file contains no graph"),
