@@ -110,6 +110,8 @@ def evaluate(
     opset = opsets.get("", opsets.get("ai.onnx", 0))
     if default_domain and node.op_type in COERCED_TO_2D and opset < 13:
         return _coerced_to_2d(node, feeds, opsets)
+    if default_domain and (node.op_type == "Upsample" or node.op_type == "Resize" and opset < 11):
+        return _legacy_resize(node, feeds, opsets)
     fold = NUMPY_FOLDS.get(node.op_type) if default_domain else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numpy overflow etc. are the op's semantics
@@ -139,6 +141,35 @@ def _coerced_to_2d(
     others = {d: v for d, v in opsets.items() if d not in ("", "ai.onnx")}
     (y,) = evaluate(modern, flat, {**others, "": 13})
     return [y.reshape(x.shape)]
+
+
+def _legacy_resize(
+    node: onnx.NodeProto, feeds: dict[str, np.ndarray], opsets: dict[str, int]
+) -> list[np.ndarray]:
+    """Upsample, and Resize of opset 10 (X, scales), which the reference evaluator reads as
+    opset 11's (X, roi) and whose linear Upsample it lacks: the opset-13 Resize with
+    coordinate_transformation_mode 'asymmetric' (their definition), and for mode 'nearest'
+    onnxruntime's rounding of these opsets: floor where an
+    axis is upsampled, ceil where it is downsampled (one nearest_mode serves only scales all
+    >= 1 or all <= 1)."""
+    x = feeds[node.input[0]]
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    given = attrs.pop("scales", None)  # Upsample-7's attribute
+    scales = np.asarray(feeds[node.input[1]] if given is None else given, np.float32)
+    resized = [float(v) for v in scales.reshape(-1) if float(v) != 1.0]
+    if attrs.get("mode", b"nearest") == b"nearest":
+        if all(v > 1 for v in resized):
+            attrs["nearest_mode"] = "floor"
+        elif all(v < 1 for v in resized):
+            attrs["nearest_mode"] = "ceil"
+        else:
+            raise ValueError(f"a nearest {node.op_type} of opset {opsets.get('', 0)} that "
+                             "both up- and downsamples rounds differently per axis, which no "
+                             "later Resize expresses")
+    modern = onnx.helper.make_node("Resize", ["x", "", "scales"], [node.output[0]],
+                                   coordinate_transformation_mode="asymmetric", **attrs)
+    others = {d: v for d, v in opsets.items() if d not in ("", "ai.onnx")}
+    return evaluate(modern, {"x": x, "scales": scales}, {**others, "": 13})
 
 
 def _node_model(

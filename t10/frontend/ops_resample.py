@@ -20,7 +20,7 @@ import onnx
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.frontend.folding import evaluate
-from t10.frontend.importer import Importer, Shape, node_attributes
+from t10.frontend.importer import FLOAT, Importer, Shape, node_attributes
 from t10.frontend.ops_views import define_view, view_lowering
 
 dim = AffineExpr.dimension
@@ -267,18 +267,19 @@ def _check_well_conditioned(
 @view_lowering("Upsample", {"mode", "scales"})
 def lower_resize(imp: Importer, node: onnx.NodeProto) -> None:
     """Nearest-neighbour Resize / Upsample: a view reading, along each axis, the input
-    position ``(p·i + q) floordiv r`` that ONNX's definition gives output position i."""
+    position ``(p·i + q) floordiv r`` that ONNX's definition gives output position i; the
+    interpolating modes: ``_lower_interpolation``."""
     _, source = imp.use(node.input[0])
     attrs = node_attributes(node)
     mode = attrs.get("mode", b"nearest").decode(errors="replace")
     transform = attrs.get("coordinate_transformation_mode", b"").decode(errors="replace")
-    if mode != "nearest":
-        raise imp.node_error(node, f"mode '{mode}' interpolates between input elements; only "
-                                   "mode 'nearest' (a view) is supported")
     if transform == "tf_crop_and_resize":
         raise imp.node_error(node, "coordinate_transformation_mode 'tf_crop_and_resize' reads "
                                    "outside the input (extrapolation_value); it is not supported")
     _check_sizes_agree(imp, node, source)
+    if mode != "nearest":
+        _lower_interpolation(imp, node, mode)
+        return
     positions, shape = _source_positions(imp, node, source)
     _check_well_conditioned(imp, node, source, shape)
     exprs = []
@@ -295,3 +296,93 @@ def lower_resize(imp: Importer, node: onnx.NodeProto) -> None:
             )
         exprs.append(expr.replace_dims_and_symbols([dim(axis)], []))
     define_view(imp, node, shape, AffineMap(len(shape), 0, tuple(exprs)))
+
+
+INTERPOLATING_MODES = frozenset({"linear", "cubic"})
+"""Resize / Upsample modes that weigh several input elements."""
+
+
+def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None:
+    """An interpolating Resize / Upsample (``linear``, ``cubic``, any coordinate
+    transformation, ``exclude_outside``, ``antialias``) is separable: along each resized
+    axis, output position o is ``Σ_j W[o, j] · x[j]``, the weights of the ONNX definition.
+    Each axis is one contraction with its constant weights ``W`` (``_axis_weights``); the
+    weights of every axis sum to 1, which ``_axis_weights`` checks, so the axes compose."""
+    if mode not in INTERPOLATING_MODES:
+        raise imp.node_error(node, f"mode '{mode}' is not nearest, linear or cubic")
+    if imp.elem_type(node.input[0]) != FLOAT:
+        raise imp.node_error(node, f"mode '{mode}' interpolates; t10 interpolates float32 "
+                                   "(FLOAT) values only")
+    policy = node_attributes(node).get("keep_aspect_ratio_policy", b"stretch")
+    if policy != b"stretch":
+        raise imp.node_error(node, f"keep_aspect_ratio_policy '{policy.decode()}' with mode "
+                                   f"'{mode}' is not supported (only 'stretch')")
+    value, source = imp.use(node.input[0])
+    scales = _scales(imp, node)
+    shape = _interpolated_shape(imp, node, source, scales)
+    rank = len(source)
+    for axis in range(rank):
+        if source[axis] == shape[axis] and scales.get(axis, 1.0) == 1.0:
+            continue
+        weights = _axis_weights(imp, node, axis, source[axis], shape[axis], scales.get(axis))
+        w = imp.add_constant(f"{node.output[0]}_weights{axis}", weights, hoist=True)
+        resized = tuple(shape[axis] if a == axis else d for a, d in enumerate(source))
+        x_exprs = [dim(rank) if a == axis else dim(a) for a in range(rank)]
+        value = imp.contraction(value, x_exprs, w, [dim(axis), dim(rank)],
+                                [dim(a) for a in range(rank)], resized, rank, index=axis)
+        source = resized
+    imp.define(node.output[0], value, source)
+
+
+def _interpolated_shape(
+    imp: Importer, node: onnx.NodeProto, source: Shape, scales: dict[int, float]
+) -> Shape:
+    """The output shape: the sizes given (opset 11+, with ``axes``), else ``floor(size ·
+    scale)`` per axis (``_check_sizes_agree`` made sure double and float agree on it)."""
+    names = list(node.input)
+    if scales or node.op_type == "Upsample" or imp.opset < 11 or len(names) < 4 or not names[3]:
+        return tuple(math.floor(d * scales.get(a, 1.0)) for a, d in enumerate(source))
+    sizes = [int(v) for v in imp.known_input(node, names[3], "sizes").reshape(-1)]
+    axes = [int(a) % len(source)
+            for a in node_attributes(node).get("axes", range(len(source)))]
+    given = dict(zip(axes, sizes, strict=False))
+    return tuple(given.get(a, d) for a, d in enumerate(source))
+
+
+def _axis_weights(
+    imp: Importer, node: onnx.NodeProto, axis: int, size: int, out: int, scale: float | None
+) -> np.ndarray:
+    """``W[o, j]`` of one axis: ``node``'s own op, attributes and opset evaluated
+    (`folding.evaluate`) on the identity of ``size`` rows, resized along its second axis by
+    the axis's scale (or to its output size) and not along the first (scale 1 reads each
+    row itself in every mode and coordinate transformation)."""
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    attrs.pop("axes", None)
+    attrs.pop("keep_aspect_ratio_policy", None)
+    legacy = node.op_type == "Upsample" or imp.opset < 11  # X, scales (or Upsample-7's attr)
+    if scale is not None:
+        name, pair = "scales", np.array([1.0, scale], np.float32)
+    else:
+        name, pair = "sizes", np.array([size, out], np.int64)
+    feeds = {"x": np.eye(size, dtype=np.float32)}
+    if "scales" in attrs:
+        attrs["scales"] = [float(v) for v in pair]
+        inputs = ["x"]
+    else:
+        inputs = ["x", name] if legacy else ["x", "", name] if name == "scales" else [
+            "x", "", "", name]
+        feeds[name] = pair
+    single = onnx.helper.make_node(node.op_type, inputs, ["y"], **attrs)
+    try:
+        (transposed,) = evaluate(single, feeds, imp.opsets)
+    except Exception as e:
+        raise imp.node_error(node, f"its interpolation weights along axis {axis} cannot be "
+                                   f"computed: {e}") from None
+    weights = np.asarray(transposed, np.float32).T
+    if weights.shape != (out, size):
+        raise imp.node_error(node, f"its interpolation weights along axis {axis} have the "
+                                   f"shape {list(weights.shape)}, not [{out}, {size}]")
+    if not np.allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-5):
+        raise imp.node_error(node, f"its interpolation weights along axis {axis} do not sum "
+                                   "to 1, so the axes cannot be interpolated one at a time")
+    return np.ascontiguousarray(weights)

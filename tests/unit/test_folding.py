@@ -94,14 +94,14 @@ def test_float_computation_on_constants_folds() -> None:
 
 
 def test_non_foldable_op_is_listed_as_unsupported() -> None:
-    """Trilu folds on constants (it needs no lowering), but is unsupported at run time."""
+    """Hardmax folds on constants (it needs no lowering), but is unsupported at run time."""
     model = typed_model(
-        [node("Trilu", ["x"], ["y"])],
+        [node("Hardmax", ["x"], ["y"])],
         {"x": (TensorProto.FLOAT, [4, 3])},
         ["y"],
         {},
     )
-    with pytest.raises(T10Error, match=r"unsupported ONNX operators in model .*: Trilu \(1\)"):
+    with pytest.raises(T10Error, match=r"unsupported ONNX operators in model .*: Hardmax \(1\)"):
         import_onnx(model)
 
 
@@ -275,6 +275,30 @@ LEGACY_FOLD_CASES: dict[str, tuple[int, onnx.NodeProto, dict[str, np.ndarray]]] 
         10, node("Pad", ["d"], ["y"], pads=[0, 1, 0, 0, 2, 0], value=2.0), {"d": _BLOCK}
     ),
     "Clip attributes": (10, node("Clip", ["d"], ["y"], min=-0.5, max=0.25), {"d": _BLOCK}),
+    **{
+        f"Resize-10 {mode} x{scale}": (
+            10,
+            node("Resize", ["d", "s"], ["y"], mode=mode),
+            {"d": _BLOCK.reshape(1, 2, 3, 4), "s": np.array([1, 1, scale, scale], np.float32)},
+        )
+        for mode in ("nearest", "linear")
+        for scale in (2.0, 1.5, 0.6)
+    },
+    "Upsample-9 linear": (
+        9,
+        node("Upsample", ["d", "s"], ["y"], mode="linear"),
+        {"d": _BLOCK.reshape(1, 2, 3, 4), "s": np.array([1, 1, 2.5, 3], np.float32)},
+    ),
+    "Upsample-7 linear attribute": (
+        7,
+        node("Upsample", ["d"], ["y"], mode="linear", scales=[1.0, 1.0, 2.0, 3.0]),
+        {"d": _BLOCK.reshape(1, 2, 3, 4)},
+    ),
+    "Upsample-7 nearest attribute": (
+        7,
+        node("Upsample", ["d"], ["y"], mode="nearest", scales=[1.0, 1.0, 2.0, 3.0]),
+        {"d": _BLOCK.reshape(1, 2, 3, 4)},
+    ),
 }
 """Ops whose form changed between opsets, at an older one: folded as that opset defines them."""
 

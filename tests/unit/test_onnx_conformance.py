@@ -130,7 +130,7 @@ MIN_PASSED: dict[str, int] = {
     "ThresholdedRelu": 3,
     "DepthToSpace": 2,
     "SpaceToDepth": 4,
-    "Resize": 15,  # every nearest case; linear and cubic interpolate (refused)
+    "Resize": 35,  # every case but tf_crop_and_resize's
     "Upsample": 1,
     "InstanceNormalization": 2,
     "GroupNormalization": 2,
@@ -294,33 +294,13 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         for mode in ("edge", "reflect", "wrap")
     },
     **{
-        f"test_resize_{case}": r"\(Resize\): mode '(linear|cubic)' interpolates between input "
-        r"elements; only mode 'nearest' \(a view\) is supported"
+        f"test_resize_{case}": r"\(Resize\): coordinate_transformation_mode "
+        "'tf_crop_and_resize' reads outside the input"
         for case in (
-            "upsample_scales_linear",
-            "upsample_scales_linear_align_corners",
-            "downsample_scales_linear",
-            "downsample_scales_linear_align_corners",
-            "upsample_scales_cubic",
-            "upsample_scales_cubic_align_corners",
-            "downsample_scales_cubic",
-            "downsample_scales_cubic_align_corners",
-            "upsample_sizes_cubic",
-            "downsample_sizes_cubic",
-            "upsample_scales_cubic_A_n0p5_exclude_outside",
-            "downsample_scales_cubic_A_n0p5_exclude_outside",
-            "upsample_scales_cubic_asymmetric",
             "tf_crop_and_resize",
             "tf_crop_and_resize_extrapolation_value",
-            "downsample_sizes_linear_pytorch_half_pixel",
-            "downsample_scales_linear_antialias",
-            "downsample_sizes_linear_antialias",
-            "downsample_scales_cubic_antialias",
-            "downsample_sizes_cubic_antialias",
             "tf_crop_and_resize_axes_2_3",
             "tf_crop_and_resize_axes_3_2",
-            "downsample_scales_linear_half_pixel_symmetric",
-            "upsample_scales_linear_half_pixel_symmetric",
         )
     },
     **{

@@ -1,7 +1,8 @@
-"""Nearest-neighbour Resize / Upsample and DepthToSpace / SpaceToDepth as views
-(t10/frontend/ops_resample.py) against onnxruntime: a torch-style upsampling CNN in fp32 and
-fp16, the refusals, and a property over sizes and every coordinate transformation and
-rounding mode: each Resize either matches onnxruntime exactly or is refused by name."""
+"""Nearest-neighbour Resize / Upsample and DepthToSpace / SpaceToDepth as views, linear and
+cubic Resize as contractions (t10/frontend/ops_resample.py) against onnxruntime: torch-style
+upsampling CNNs in fp32 and fp16, the refusals, and properties over sizes and every coordinate
+transformation and rounding mode: each nearest Resize either matches onnxruntime exactly or is
+refused by name; each interpolating one matches within float tolerance."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import onnx
 import pytest
 from helpers import randn, run_and_check
-from hypothesis import event, given
+from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
@@ -95,13 +96,12 @@ def test_depth_to_space_and_back_match_onnxruntime(mode: str, chip: str) -> None
 @pytest.mark.parametrize(
     ("attrs", "message"),
     [
-        ({"mode": "linear"}, r"mode 'linear' interpolates between input elements; only mode "
-                             r"'nearest' \(a view\) is supported"),
+        ({"mode": "area"}, r"mode 'area' is not nearest, linear or cubic"),
         ({"mode": "nearest", "coordinate_transformation_mode": "tf_crop_and_resize"},
          r"coordinate_transformation_mode 'tf_crop_and_resize' reads outside the input"),
     ],
 )
-def test_resizes_that_are_not_views_are_refused(attrs: dict[str, str], message: str) -> None:
+def test_resizes_that_are_refused(attrs: dict[str, str], message: str) -> None:
     model = model_of(
         [node("Resize", ["x", "roi", "scales"], ["y"], name="up", **attrs)],
         [1, 1, 4, 4],
@@ -188,3 +188,90 @@ def test_exported_nearest_resizes_are_views(
         weights,
     )
     run_and_check(model, "test-16")
+
+
+INTERPOLATIONS = ["linear", "cubic"]
+
+
+@given(
+    source=st.lists(st.integers(1, 7), min_size=2, max_size=2),
+    target=st.lists(st.integers(1, 15), min_size=2, max_size=2),
+    mode=st.sampled_from(INTERPOLATIONS),
+    transform=st.sampled_from(TRANSFORMS),
+    by_scales=st.booleans(),
+    exclude_outside=st.integers(0, 1),
+    antialias=st.integers(0, 1),
+)
+def test_interpolating_resize_matches_onnxruntime(
+    source: list[int], target: list[int], mode: str, transform: str, by_scales: bool,
+    exclude_outside: int, antialias: int,
+) -> None:
+    """Linear and cubic Resize, any sizes (or their scales), coordinate transformation,
+    exclude_outside and antialias: one contraction with the ONNX definition's weights per
+    resized axis, within float tolerance of onnxruntime, or refused by name."""
+    # onnxruntime refuses exclude_outside for linear without antialias (ONNX allows it)
+    assume(mode == "cubic" or antialias or not exclude_outside)
+    shape = [1, 2, *source]
+    if by_scales:
+        scales = np.array([1, 1, *(t / s for t, s in zip(target, source, strict=True))],
+                          np.float32)
+        inputs, weights = ["x", "", "scales"], {"scales": scales}
+    else:
+        inputs, weights = ["x", "", "", "sizes"], {"sizes": np.array([1, 2, *target], np.int64)}
+    model = model_of(
+        [node("Resize", inputs, ["y"], name="resize", mode=mode,
+              coordinate_transformation_mode=transform, exclude_outside=exclude_outside,
+              antialias=antialias)],
+        shape,
+        weights,
+    )
+    try:
+        run_and_check(model, "test-16")
+    except T10Error as e:
+        assert "in double but" in str(e), e  # the output size itself is ill-defined
+        event("refused")
+
+
+@pytest.mark.parametrize(
+    ("mode", "transform", "opset"),
+    [
+        ("linear", "half_pixel", 19),  # torch F.interpolate(mode="bilinear")
+        ("linear", "align_corners", 19),  # align_corners=True
+        ("linear", "pytorch_half_pixel", 13),
+        ("cubic", "half_pixel", 19),  # mode="bicubic"
+        ("linear", "asymmetric", 10),  # Resize of opset 10 (asymmetric)
+    ],
+)
+def test_exported_interpolations_match_onnxruntime(
+    mode: str, transform: str, opset: int, chip: str
+) -> None:
+    """A decoder stage with the upsampling exporters write for bilinear / bicubic: Conv,
+    Resize x2, Conv."""
+    attrs = {} if opset < 11 else {"coordinate_transformation_mode": transform}
+    inputs = ["r1", "scales"] if opset < 11 else ["r1", "", "scales"]
+    model = model_of(
+        [
+            node("Conv", ["x", "k1"], ["c1"], pads=[1, 1, 1, 1]),
+            node("Relu", ["c1"], ["r1"]),
+            node("Resize", inputs, ["up"], mode=mode, **attrs),
+            node("Conv", ["up", "k2"], ["y"], pads=[1, 1, 1, 1]),
+        ],
+        [1, 3, 6, 5],
+        {
+            "k1": randn(8, 3, 3, 3, seed=1) * 0.3,
+            "k2": randn(4, 8, 3, 3, seed=2) * 0.2,
+            "scales": np.array([1, 1, 2, 2], np.float32),
+        },
+        opset=opset,
+    )
+    run_and_check(model, chip)
+
+
+def test_upsample_linear_of_opset_9_matches_onnxruntime(chip: str) -> None:
+    model = model_of(
+        [node("Upsample", ["x", "scales"], ["y"], mode="linear")],
+        [2, 3, 4, 5],
+        {"scales": np.array([1, 1, 3, 2], np.float32)},
+        opset=9,
+    )
+    run_and_check(model, chip)
