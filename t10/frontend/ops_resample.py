@@ -364,7 +364,7 @@ def _axis_weights(
         name, pair = "scales", np.array([1.0, scale], np.float32)
     else:
         name, pair = "sizes", np.array([size, out], np.int64)
-    feeds = {"x": np.eye(size, dtype=np.float32)}
+    feeds: dict[str, np.ndarray] = {"x": np.eye(size, dtype=np.float32)}
     if "scales" in attrs:
         attrs["scales"] = [float(v) for v in pair]
         inputs = ["x"]
