@@ -145,6 +145,28 @@ def reduction_seed() -> onnx.ModelProto:
     )
 
 
+def selection_seed() -> onnx.ModelProto:
+    """A bilinear Resize, norms, log-sum-exp, ArgMax, Trilu, CastLike and Size."""
+    node = helper.make_node
+    return _model(
+        [
+            node("Resize", ["x", "", "", "sizes"], ["up"], mode="linear"),
+            node("LpNormalization", ["up"], ["unit"], axis=-1, p=2),
+            node("ReduceLogSumExp", ["unit"], ["lse"], axes=[2], keepdims=1),
+            node("ArgMax", ["unit"], ["arg"], axis=3, keepdims=1),
+            node("CastLike", ["arg", "lse"], ["argf"]),
+            node("Trilu", ["unit"], ["tri"], upper=0),
+            node("Size", ["tri"], ["n"]),
+            node("CastLike", ["n", "tri"], ["nf"]),
+            node("Mul", ["tri", "nf"], ["scaled"]),
+            node("Add", ["scaled", "argf"], ["y"]),
+        ],
+        {"x": [1, 2, 3, 4]},
+        ["y", "lse"],
+        {"sizes": _ints(1, 2, 6, 6)},
+    )
+
+
 def onnx_seeds(exports: bool = True) -> dict[str, onnx.ModelProto]:
     """The small built-in seeds, and (`exports`) the torch / Hugging Face exports."""
     from t10.examples.models import matmul, mlp
@@ -154,6 +176,7 @@ def onnx_seeds(exports: bool = True) -> dict[str, onnx.ModelProto]:
         "matmul": matmul(m=8, k=12, n=16),
         "views": view_chain_seed(),
         "reductions": reduction_seed(),
+        "selections": selection_seed(),
     }
     for path in sorted(DATA.glob("*.torchscript.onnx")) if exports else []:
         seeds[path.name.removesuffix(".onnx")] = onnx.load_model(str(path))
@@ -166,7 +189,9 @@ def onnx_seeds(exports: bool = True) -> dict[str, onnx.ModelProto]:
 
 OP_TYPES = ["Relu", "Sigmoid", "Add", "Mul", "MatMul", "Transpose", "Softmax", "Concat",
             "Reshape", "Slice", "Gather", "Conv", "Identity", "ReduceSum", "Where", "Pad",
-            "NoSuchOp", "Cast", "Expand", "Split", "Squeeze", "Unsqueeze", "Gemm", "Erf"]
+            "NoSuchOp", "Cast", "Expand", "Split", "Squeeze", "Unsqueeze", "Gemm", "Erf",
+            "ArgMax", "Resize", "Trilu", "ReduceL2", "ReduceLogSumExp", "CastLike", "Size",
+            "IsNaN", "Round", "LpNormalization", "EyeLike"]
 DIMS = [0, -1, 1, 2, 3, 5, 7, 64, 1_000_003, 2**31]
 ELEM_TYPES = [TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.INT32,
               TensorProto.BOOL, TensorProto.STRING, TensorProto.UINT8, TensorProto.COMPLEX64]
@@ -402,7 +427,7 @@ class Case:
 def ir_seeds(models: dict[str, onnx.ModelProto], workdir: Path, timeout: float) -> dict[str, str]:
     """The IR of each small seed model at every level, printed by `t10-opt` itself."""
     seeds: dict[str, str] = {}
-    for name in ("mlp", "matmul", "views", "reductions"):
+    for name in ("mlp", "matmul", "views", "reductions", "selections"):
         path = workdir / f"seed-{name}.onnx"
         onnx.save_model(models[name], str(path))
         for level, upto in SEED_PIPELINES.items():

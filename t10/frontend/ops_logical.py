@@ -1,5 +1,5 @@
-"""Comparisons, IsNaN, IsInf, logic, Where, Trilu, Cast and CastLike on runtime values (masks
-and selections).
+"""Comparisons, IsNaN, IsInf, logic, Where, Trilu, OneHot, Cast and CastLike on runtime values
+(masks and selections).
 
 Runtime values are float32; INT64 / INT32 / BOOL values are held as the exact float of each
 integer (``importer.INTEGER_TYPES``). A comparison or logical op is an element-wise generic
@@ -20,12 +20,14 @@ import numpy as np
 import onnx
 from xdsl.ir import SSAValue
 
+from t10.common.view_maps import reshape_map
 from t10.frontend.importer import (
     FLOAT,
     INTEGER_TYPES,
     BodyBuilder,
     BodyFn,
     Importer,
+    checked_axes,
     dtype_name,
     lowering,
     node_attributes,
@@ -141,6 +143,50 @@ def lower_trilu(imp: Importer, node: onnx.NodeProto) -> None:
         return bb.select(bb.cmpf_one(v[1], bb.const(0.0)), v[0], bb.const(0.0))
 
     define_broadcast(imp, node, [(value, shape), (mask, keep.shape)], body)
+
+
+def _one_hot_values(imp: Importer, node: onnx.NodeProto) -> tuple[int, float, float]:
+    """OneHot's known depth (a positive integer) and its off and on values."""
+    depth = imp.known_input(node, node.input[1], "depth").reshape(-1)
+    values = imp.known_input(node, node.input[2], "values").reshape(-1)
+    if depth.size != 1 or not float(depth[0]).is_integer() or depth[0] < 1:
+        raise imp.node_error(node, f"depth must be one positive integer, got {depth.tolist()}")
+    if values.size != 2:
+        raise imp.node_error(node, f"values must be [off, on], got {values.size} values")
+    return int(depth[0]), float(values[0]), float(values[1])
+
+
+def _one_hot_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    _, off, on = _one_hot_values(imp, node)
+    return Ranges((Interval(int(min(off, on)), int(max(off, on))),))
+
+
+@lowering("OneHot", attributes={"axis"}, integers=_one_hot_ranges)
+def lower_one_hot(imp: Importer, node: onnx.NodeProto) -> None:
+    """``on`` where the position along the new axis equals the index (truncated if a float;
+    a negative one counts from the end), ``off`` elsewhere, out-of-range indices included:
+    the indices viewed with a size-1 axis inserted, compared with a constant of the
+    positions. Depth and values must be known."""
+    depth, off, on = _one_hot_values(imp, node)
+    value, shape = imp.use(node.input[0])
+    rank = len(shape) + 1
+    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], rank)[0]
+    spread = (*shape[:axis], 1, *shape[axis:])
+    indices = imp.view(value, shape, spread, reshape_map(shape, spread), index=0)
+    along = (1,) * axis + (depth,) + (1,) * (rank - axis - 1)
+    positions = imp.add_constant(
+        f"{node.output[0]}_positions", np.arange(depth, dtype=np.float32).reshape(along),
+        hoist=False,
+    )
+    truncate = imp.elem_type(node.input[0]) not in INTEGER_TYPES
+
+    def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
+        index = bb.trunc(v[0]) if truncate else v[0]
+        below = bb.cmpf("olt", index, bb.const(0.0))
+        wrapped = bb.select(below, bb.add(index, bb.const(float(depth))), index)
+        return bb.select(bb.cmpf("oeq", wrapped, v[1]), bb.const(on), bb.const(off))
+
+    define_broadcast(imp, node, [(indices, spread), (positions, along)], body)
 
 
 _CAST_TARGETS = (FLOAT, *INTEGER_TYPES)

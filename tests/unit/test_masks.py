@@ -1,8 +1,8 @@
 """Runtime masks and selections (ops_logical, ops_indexing): comparisons, IsNaN, IsInf, logic,
-Where with a runtime condition, Trilu, Cast and CastLike between FLOAT / INT64 / INT32 / BOOL,
-Size and EyeLike of runtime values, Cos / Sin / Floor / Ceil / Sign / Sum, and the views Tile,
-GatherND, GatherElements and Gather of affine known indices, checked against onnxruntime on both
-chips in fp32 and fp16; integer exactness and the refusals."""
+Where with a runtime condition, Trilu, OneHot, Cast and CastLike between FLOAT / INT64 / INT32 /
+BOOL, Size and EyeLike of runtime values, Cos / Sin / Floor / Ceil / Sign / Sum, and the views
+Tile, GatherND, GatherElements and Gather of affine known indices, checked against onnxruntime
+on both chips in fp32 and fp16; integer exactness and the refusals."""
 
 from __future__ import annotations
 
@@ -198,6 +198,40 @@ def test_trilu_matches_onnxruntime(
     else:  # the corners off the diagonal: one is outside the triangle for most k
         x[..., 0, -1], x[..., -1, 0] = np.inf, -np.inf
     run_and_check(model, "test-16", {"x": x})
+
+
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+    depth=st.integers(1, 6),
+    axis_draw=st.integers(0, 7),
+    float_indices=st.booleans(),
+    integer_values=st.booleans(),
+)
+def test_one_hot_matches_onnxruntime(
+    shape: list[int], depth: int, axis_draw: int, float_indices: bool, integer_values: bool
+) -> None:
+    """Runtime indices (INT64, or FLOAT truncated), negative and out-of-range ones included,
+    any depth and axis, FLOAT or INT64 values."""
+    rank = len(shape) + 1
+    axis = axis_draw % (2 * rank) - rank
+    values = np.array([3, -7], np.int64) if integer_values else np.array([0.5, 2.0], np.float32)
+    model = typed_model(
+        [
+            node("OneHot", ["i", "depth", "values"], ["h"], axis=axis),
+            node("Cast", ["h"], ["y"], to=F),
+        ],
+        {"i": (F if float_indices else I64, shape)},
+        ["y"],
+        # onnxruntime takes float indices with float values only with a float depth
+        {"depth": np.array(depth, np.float32 if float_indices and not integer_values
+                           else np.int64), "values": values},
+    )
+    rng = np.random.default_rng(depth)
+    if float_indices:
+        i = rng.uniform(-depth - 2, depth + 2, shape).astype(np.float32)
+    else:
+        i = rng.integers(-depth - 2, depth + 2, shape)
+    run_and_check(model, "test-16", {"i": i})
 
 
 def test_integer_inputs_beyond_fp16_are_refused_not_rounded() -> None:

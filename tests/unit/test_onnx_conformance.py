@@ -161,6 +161,7 @@ MIN_PASSED: dict[str, int] = {
     "MeanVarianceNormalization": 0,  # its one case omits the axes (see test_mvn)
     "RMSNormalization": 19,
     "Trilu": 18,
+    "OneHot": 5,
 }
 """Conformance cases of each operator type (every op type of a case counts) that must pass."""
 
@@ -471,10 +472,12 @@ WEIGHT_OPERANDS = {
     "ConvTranspose": (1,),
     "BatchNormalization": (1, 2, 3, 4),
     "CumSum": (1,),
+    "OneHot": (1, 2),
 }
 """Operand positions (per op type) that t10 needs at compile time and exported models hold as
 initializers (a Conv's or ConvTranspose's weight, a BatchNormalization's scale, bias and
-statistics, a CumSum's axis): the harness freezes the graph inputs read there too."""
+statistics, a CumSum's axis, a OneHot's depth and values): the harness freezes the graph
+inputs read there too."""
 
 
 def _weight_inputs(model: onnx.ModelProto) -> set[str]:
