@@ -34,6 +34,15 @@
 // CHECK-NEXT:   %[[Z2:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:   %{{.*}} = arith.select %[[IN]], %[[X]], %[[Z2]] : f32
 
+// OneHot (axis 1, depth 3) of the rounded floats: the indices viewed with a size-1 axis,
+// truncated, wrapped if negative, compared with a constant of the positions.
+// CHECK:      %[[IDX:.*]] = rtensor.view "onehot:0" %r map affine_map<(d0, d1, d2) -> (d0, d2)> : tensor<4x6xf32> -> tensor<4x1x6xf32>
+// CHECK-NEXT: %hot_positions = arith.constant dense<{{\[\[\[}}0.000000e+00], [1.000000e+00], [2.000000e+00]]]> : tensor<1x3x1xf32>
+// CHECK:      %hot = linalg.generic {{.*}} ins(%[[IDX]], %hot_positions : tensor<4x1x6xf32>, tensor<1x3x1xf32>)
+// CHECK:        math.trunc
+// CHECK:        arith.cmpf olt
+// CHECK:        arith.cmpf oeq
+
 // SIM: atanh   elementwise
 // SIM: round   elementwise
 // SIM: swish   elementwise
