@@ -179,7 +179,7 @@ T10 = "t10.name"
 # --------------------------------------------------------------------------------------------
 
 
-def _vi(name: str, shape: Sequence[int | str], elem: int = TensorProto.FLOAT):
+def _vi(name: str, shape: Sequence[int | str | None], elem: int = TensorProto.FLOAT):
     return helper.make_tensor_value_info(name, elem, list(shape))
 
 
@@ -531,10 +531,10 @@ def test_mlp_generic_names() -> None:
 def test_unsupported_ops_listed_together() -> None:
     model = make_model(
         [
-            helper.make_node("Acos", ["x"], ["t1"]),
+            helper.make_node("BitwiseNot", ["x"], ["t1"]),
             helper.make_node("Hardmax", ["t1"], ["s"]),
             helper.make_node("Relu", ["s"], ["r"]),
-            helper.make_node("Acos", ["r"], ["y"]),
+            helper.make_node("BitwiseNot", ["r"], ["y"]),
         ],
         [_vi("x", [2, 3])],
         [_vi("y", [2, 3])],
@@ -543,7 +543,7 @@ def test_unsupported_ops_listed_together() -> None:
     with pytest.raises(T10Error) as info:
         import_onnx(model)
     msg = str(info.value)
-    assert "unsupported ONNX operators in model 'x.onnx': Acos (2), Hardmax (1)" in msg
+    assert "unsupported ONNX operators in model 'x.onnx': BitwiseNot (2), Hardmax (1)" in msg
     assert f"supported: {', '.join(sorted(SUPPORTED_OPS))}" in msg
     assert {"MatMul", "Softmax", "Transpose", "Concat", "Gather", "Conv"} <= SUPPORTED_OPS.keys()
 
@@ -656,7 +656,18 @@ def test_symbolic_dim() -> None:
         import_onnx(model)
     msg = str(info.value)
     assert "'batch'" in msg and "graph input 'x'" in msg
-    assert "update_model_dims" in msg and "static shapes" in msg
+    assert "`--dim batch=SIZE`" in msg and "dims={'batch': SIZE}" in msg and "static shapes" in msg
+    assert "%x: tensor<3x16xf32>" in str(import_onnx(model, dims={"batch": 3}))
+
+
+def test_unknown_dim_suggests_a_re_export() -> None:
+    model = make_model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [_vi("x", [None, 16])],
+        [_vi("y", [None, 16])],
+    )
+    with pytest.raises(T10Error, match="an unknown dimension at axis 0; .*update_model_dims"):
+        import_onnx(model)
 
 
 def test_malformed_file(tmp_path) -> None:
