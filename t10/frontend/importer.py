@@ -40,7 +40,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.attr_names import NAME_ATTR
-from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F32
+from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F16, EXACT_F32
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
 from t10.frontend.folding import (
@@ -638,6 +638,16 @@ class Importer:
                 f"'{self.node_name}' ({self.node_op or 'graph outputs'})"
             )
         return values
+
+    def positions(self, name: str, length: int, axis: int, rank: int) -> tuple[SSAValue, Shape]:
+        """A constant holding 0, 1, ..., length - 1 along ``axis`` of a rank-``rank`` shape of
+        1s (the positions an op compares with); fp16 storage rounds those above 2048
+        (``mark_fp16_inexact``)."""
+        shape = (1,) * axis + (length,) + (1,) * (rank - axis - 1)
+        values = np.arange(length, dtype=np.float32).reshape(shape)
+        if length - 1 > EXACT_F16:
+            self.mark_fp16_inexact(f"positions 0 to {length - 1} of node '{self.node_name}'")
+        return self.add_constant(name, values, hoist=False), shape
 
     def mark_fp16_inexact(self, what: str) -> None:
         """Integers that must stay exact and fp16 storage would round (the first found is

@@ -157,8 +157,13 @@ def _one_hot_values(imp: Importer, node: onnx.NodeProto) -> tuple[int, float, fl
 
 
 def _one_hot_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
+    """An integer output holds off or on, which it writes (so they must be exact too); a
+    float one is no integer value."""
     _, off, on = _one_hot_values(imp, node)
-    return Ranges((Interval(int(min(off, on)), int(max(off, on))),))
+    if imp.elem_type(node.input[2]) not in INTEGER_TYPES:
+        return Ranges((Interval(0, 0),))
+    values = Interval(int(min(off, on)), int(max(off, on)))
+    return Ranges((values,), values)
 
 
 @lowering("OneHot", attributes={"axis"}, integers=_one_hot_ranges)
@@ -173,11 +178,7 @@ def lower_one_hot(imp: Importer, node: onnx.NodeProto) -> None:
     axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], rank)[0]
     spread = (*shape[:axis], 1, *shape[axis:])
     indices = imp.view(value, shape, spread, reshape_map(shape, spread), index=0)
-    along = (1,) * axis + (depth,) + (1,) * (rank - axis - 1)
-    positions = imp.add_constant(
-        f"{node.output[0]}_positions", np.arange(depth, dtype=np.float32).reshape(along),
-        hoist=False,
-    )
+    positions, along = imp.positions(f"{node.output[0]}_positions", depth, axis, rank)
     truncate = imp.elem_type(node.input[0]) not in INTEGER_TYPES
 
     def body(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:

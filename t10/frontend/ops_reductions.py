@@ -205,11 +205,7 @@ def lower_arg_extreme(imp: Importer, node: onnx.NodeProto) -> None:
         lambda bb, v: bb.select(bb.cmpf("uno", v[0], v[0]), bb.const(skip_nan), v[0]),
         index=0,
     )
-    along = (1,) * axis + (shape[axis],) + (1,) * (rank - axis - 1)
-    positions = imp.add_constant(
-        f"{node.output[0]}_positions", np.arange(shape[axis], dtype=np.float32).reshape(along),
-        hoist=False,
-    )
+    positions, along = imp.positions(f"{node.output[0]}_positions", shape[axis], axis, rank)
     dim = AffineExpr.dimension
     first_map = AffineMap(rank, 0, tuple(
         AffineExpr.constant(0) if d == axis else dim(d) for d in range(rank)

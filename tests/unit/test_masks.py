@@ -234,6 +234,24 @@ def test_one_hot_matches_onnxruntime(
     run_and_check(model, "test-16", {"i": i})
 
 
+def test_positions_beyond_fp16_are_refused_not_rounded() -> None:
+    """ArgMax over, and OneHot of a depth of, more than 2049 positions: fp16 storage would
+    round the positions compared (2049 reads as 2048), so fp16 compilation is refused; fp32
+    gives the exact position."""
+    argmax = typed_model([node("ArgMax", ["x"], ["a"], axis=1, keepdims=0),
+                          node("Cast", ["a"], ["y"], to=F)], {"x": (F, [2, 3000])}, ["y"])
+    x = np.zeros((2, 3000), np.float32)
+    x[:, 2049] = 5.0
+    one_hot = typed_model([node("OneHot", ["i", "depth", "values"], ["y"])], {"i": (F, [2])},
+                          ["y"], {"depth": np.array(3000, np.float32),
+                                  "values": np.array([0, 1], np.float32)})
+    for model, inputs in ((argmax, {"x": x}), (one_hot, {"i": np.array([2049, 3], np.float32)})):
+        with pytest.raises(T10Error, match=r"fp16 storage would round the positions 0 to 2999 "
+                                           r"of node '(ArgMax|OneHot)_0'"):
+            driver.run_model(model, "test-16", inputs=inputs, precision="fp16")
+        run_and_check(model, "test-16", inputs)
+
+
 def test_integer_inputs_beyond_fp16_are_refused_not_rounded() -> None:
     model = casts_model()
     n = np.full((3, 8), 2049, dtype=np.int64)  # exact in fp32, not in fp16
