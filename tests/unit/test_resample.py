@@ -6,6 +6,8 @@ refused by name; each interpolating one matches within float tolerance."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import onnx
 import pytest
@@ -124,6 +126,21 @@ REFUSALS = (
 """What a Resize that is not a view, or not well conditioned, is refused with."""
 
 
+def resize_model(
+    source: list[int], target: list[int], by_scales: bool, **attrs: Any
+) -> onnx.ModelProto:
+    """A Resize of x [1, 2, *source] to [1, 2, *target], given as scales (target / source)
+    or as sizes."""
+    if by_scales:
+        scales = np.array([1, 1, *(t / s for t, s in zip(target, source, strict=True))],
+                          np.float32)
+        inputs, weights = ["x", "", "scales"], {"scales": scales}
+    else:
+        inputs, weights = ["x", "", "", "sizes"], {"sizes": np.array([1, 2, *target], np.int64)}
+    return model_of([node("Resize", inputs, ["y"], name="resize", **attrs)], [1, 2, *source],
+                    weights)
+
+
 @given(
     source=st.lists(st.integers(1, 9), min_size=2, max_size=2),
     target=st.lists(st.integers(1, 20), min_size=2, max_size=2),
@@ -136,19 +153,8 @@ def test_nearest_resize_is_exact_or_refused(
 ) -> None:
     """Any sizes (or scales), any coordinate transformation and rounding: t10's values equal
     onnxruntime's exactly, or the Resize is refused naming the positions it would read."""
-    shape = [1, 2, *source]
-    if by_scales:
-        scales = np.array([1, 1, *(t / s for t, s in zip(target, source, strict=True))],
-                          np.float32)
-        inputs, weights = ["x", "", "scales"], {"scales": scales}
-    else:
-        inputs, weights = ["x", "", "", "sizes"], {"sizes": np.array([1, 2, *target], np.int64)}
-    model = model_of(
-        [node("Resize", inputs, ["y"], name="resize", mode="nearest",
-              coordinate_transformation_mode=transform, nearest_mode=rounding)],
-        shape,
-        weights,
-    )
+    model = resize_model(source, target, by_scales, mode="nearest",
+                         coordinate_transformation_mode=transform, nearest_mode=rounding)
     try:
         run_and_check(model, "test-16")
     except T10Error as e:
@@ -211,20 +217,9 @@ def test_interpolating_resize_matches_onnxruntime(
     resized axis, within float tolerance of onnxruntime, or refused by name."""
     # onnxruntime refuses exclude_outside for linear without antialias (ONNX allows it)
     assume(mode == "cubic" or antialias or not exclude_outside)
-    shape = [1, 2, *source]
-    if by_scales:
-        scales = np.array([1, 1, *(t / s for t, s in zip(target, source, strict=True))],
-                          np.float32)
-        inputs, weights = ["x", "", "scales"], {"scales": scales}
-    else:
-        inputs, weights = ["x", "", "", "sizes"], {"sizes": np.array([1, 2, *target], np.int64)}
-    model = model_of(
-        [node("Resize", inputs, ["y"], name="resize", mode=mode,
-              coordinate_transformation_mode=transform, exclude_outside=exclude_outside,
-              antialias=antialias)],
-        shape,
-        weights,
-    )
+    model = resize_model(source, target, by_scales, mode=mode,
+                         coordinate_transformation_mode=transform,
+                         exclude_outside=exclude_outside, antialias=antialias)
     try:
         run_and_check(model, "test-16")
     except T10Error as e:
