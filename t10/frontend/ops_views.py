@@ -294,25 +294,34 @@ def _concat_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
 
 @view_lowering("Concat", {"axis"}, _concat_ranges)
 def lower_concat(imp: Importer, node: onnx.NodeProto) -> None:
-    """Each input padded with zeros into the result (a padded view), then summed by one
-    element-wise generic: x + 0 = x exactly (only a -0.0 input becomes +0.0). Empty inputs
-    add nothing and are left out (a Concat of empty inputs only is folded)."""
+    """``concatenate``; empty inputs add nothing and are left out (a Concat of empty inputs
+    only is folded)."""
     inputs = [imp.use(n) for n in node.input if not imp.is_empty(n)]
     rank = len(inputs[0][1])
     axis = checked_axes(imp, node, [int(node_attributes(node)["axis"])], rank)[0]
+    value, shape = concatenate(imp, inputs, axis, 0)
+    imp.define(node.output[0], value, shape)
+
+
+def concatenate(
+    imp: Importer, inputs: Sequence[tuple[SSAValue, Shape]], axis: int, first_index: int
+) -> tuple[SSAValue, Shape]:
+    """``inputs`` one after another along ``axis``: each padded with zeros into the result (a
+    padded view, generics ``first_index`` on), then summed by one element-wise generic (the
+    next index): x + 0 = x exactly (only a -0.0 input becomes +0.0)."""
+    rank = len(inputs[0][1])
     shape = list(inputs[0][1])
     shape[axis] = sum(s[axis] for _, s in inputs)
     out = tuple(shape)
     if len(inputs) == 1:
-        imp.define(node.output[0], inputs[0][0], out)
-        return
+        return inputs[0][0], out
     dim = AffineExpr.dimension
     pieces = []
     offset = 0
     for k, (value, source) in enumerate(inputs):
         exprs = [dim(d) if d != axis else dim(d) - offset for d in range(rank)]
         view = AffineMap(rank, 0, tuple(exprs))
-        pieces.append((imp.view(value, source, out, view, k, padded=True), out))
+        pieces.append((imp.view(value, source, out, view, first_index + k, padded=True), out))
         offset += source[axis]
 
     def total(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
@@ -321,12 +330,12 @@ def lower_concat(imp: Importer, node: onnx.NodeProto) -> None:
             acc = bb.add(acc, v)
         return acc
 
-    imp.define(node.output[0], imp.elementwise(pieces, out, total, len(inputs)), out)
+    return imp.elementwise(pieces, out, total, first_index + len(inputs)), out
 
 
-PAD_MODES = ("constant",)
-"""The Pad modes t10 supports (reflect, edge and wrap read the input at mirrored or clamped
-positions, which no padded view expresses)."""
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
+"""The Pad modes t10 supports: constant (a padded view, ``lower_pad``), and the modes that
+read the input again (``_pad_by_reading``)."""
 
 
 def _pad_amounts(imp: Importer, node: onnx.NodeProto, rank: int) -> list[tuple[int, int]]:
@@ -366,6 +375,70 @@ def _pad_value(imp: Importer, node: onnx.NodeProto) -> float:
     return float(value)
 
 
+def _along(source: Shape, axis: int, expr: AffineExpr, size: int) -> tuple[AffineMap, Shape]:
+    """The view reading ``expr`` along ``axis`` (and each other dim as it is), and its shape:
+    ``source`` with ``size`` along ``axis``."""
+    rank = len(source)
+    exprs = tuple(expr if d == axis else AffineExpr.dimension(d) for d in range(rank))
+    shape = tuple(size if d == axis else n for d, n in enumerate(source))
+    return AffineMap(rank, 0, exprs), shape
+
+
+def _pad_by_reading(
+    imp: Importer,
+    node: onnx.NodeProto,
+    mode: str,
+    value: SSAValue,
+    source: Shape,
+    amounts: list[tuple[int, int]],
+) -> SSAValue:
+    """Pad in mode reflect (x[1], x[2], ... mirrored around the edge), edge (the edge element
+    repeated) or wrap (the other end): negative amounts crop first (a view); then, axis by
+    axis, wrap is one view reading ``(i - before) mod n``, and reflect / edge put the pieces
+    before and after (views reading mirrored or edge positions) around the input
+    (``concatenate``)."""
+    dim, const = AffineExpr.dimension, AffineExpr.constant
+    rank = len(source)
+    index = 0
+    crop = [(min(b, 0), min(e, 0)) for b, e in amounts]
+    if any(b or e for b, e in crop):
+        cropped = tuple(n + b + e for n, (b, e) in zip(source, crop, strict=True))
+        view = AffineMap(rank, 0, tuple(dim(d) - b for d, (b, _) in enumerate(crop)))
+        value, source, index = imp.view(value, source, cropped, view, index), cropped, index + 1
+    for axis, (before, after) in enumerate((max(b, 0), max(e, 0)) for b, e in amounts):
+        if not (before or after):
+            continue
+        n = source[axis]
+        if mode == "reflect" and max(before, after) >= n:
+            raise imp.node_error(node, f"mode 'reflect' pads axis {axis} of size {n} by "
+                                       f"{max(before, after)}: at most {n - 1}, the elements "
+                                       "a mirror image has")
+        if mode == "wrap" and max(before, after) > n:
+            raise imp.node_error(node, f"mode 'wrap' pads axis {axis} of size {n} by "
+                                       f"{max(before, after)}: at most {n}")
+
+        if mode == "wrap":
+            view, shape = _along(source, axis, (dim(axis) - before) % n, n + before + after)
+            value, source, index = imp.view(value, source, shape, view, index), shape, index + 1
+            continue
+        reflect = mode == "reflect"
+        pieces = []
+        if before:
+            view, shape = _along(source, axis, const(before) - dim(axis) if reflect else const(0),
+                                 before)
+            pieces.append((imp.view(value, source, shape, view, index), shape))
+            index += 1
+        pieces.append((value, source))
+        if after:
+            view, shape = _along(source, axis,
+                                 const(n - 2) - dim(axis) if reflect else const(n - 1), after)
+            pieces.append((imp.view(value, source, shape, view, index), shape))
+            index += 1
+        value, source = concatenate(imp, pieces, axis, index)
+        index += len(pieces) + 1
+    return value
+
+
 def _pad_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
     """The input's values and the padding constant (an integer for an integer input)."""
     fill = int(_pad_value(imp, node))
@@ -375,17 +448,16 @@ def _pad_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
 @view_lowering("Pad", {"mode", "pads", "value"}, _pad_ranges)
 def lower_pad(imp: Importer, node: onnx.NodeProto) -> None:
     """Pad in constant mode: `result[i] = x[i - before]`, a (padded) view that also crops
-    (negative amounts). The zero fill of a padded view is the padding for a constant 0; any
-    other constant c is `select(inside, v, c)` over the padded view `v`, with `inside` one
-    known 0/1 vector per padded axis (broadcast), so every element is exact."""
+    (negative amounts); the other modes: ``_pad_by_reading``. The zero fill of a padded view
+    is the padding for a constant 0; any other constant c is `select(inside, v, c)` over the
+    padded view `v`, with `inside` one known 0/1 vector per padded axis (broadcast), so every
+    element is exact."""
     value, source = imp.use(node.input[0])
     mode = node_attributes(node).get("mode", b"constant")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
     if mode not in PAD_MODES:
         raise imp.node_error(
-            node,
-            f"mode '{mode}' is not supported: t10 pads only in mode 'constant' (reflect, "
-            "edge and wrap are not supported)",
+            node, f"mode '{mode}' is not a Pad mode (supported: {', '.join(PAD_MODES)})"
         )
     amounts = _pad_amounts(imp, node, len(source))
     fill = _pad_value(imp, node)
@@ -399,6 +471,10 @@ def lower_pad(imp: Importer, node: onnx.NodeProto) -> None:
             )
     if all(b == e == 0 for b, e in amounts):
         imp.define(node.output[0], value, shape)
+        return
+    if mode != "constant":
+        imp.define(node.output[0], _pad_by_reading(imp, node, mode, value, source, amounts),
+                   shape)
         return
     padded = any(b > 0 or e > 0 for b, e in amounts)
     filled = padded and (fill != 0.0 or np.signbit(fill))  # the zero fill is +0.0

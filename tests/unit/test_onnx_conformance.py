@@ -81,7 +81,7 @@ MIN_PASSED: dict[str, int] = {
     "Neg": 28,
     "Not": 0,  # every case is at opset 1
     "Or": 12,
-    "Pad": 6,
+    "Pad": 12,
     "Pow": 8,
     "Range": 21,
     "Reciprocal": 40,
@@ -287,14 +287,6 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     "test_maxpool_with_argmax_2d_precomputed_strides": r"node 'MaxPool_0' \(MaxPool\): "
     r"attribute storage_order=1 \(column-major Indices\) is not supported",
     **{
-        f"test_{case}": _runtime_parameter("Pad", "pads", "pads")
-        for case in ("constant_pad", "constant_pad_axes", "constant_pad_negative_axes")
-    },
-    **{
-        f"test_{mode}_pad": f"node 'Pad_0' \\(Pad\\): mode '{mode}' is not supported"
-        for mode in ("edge", "reflect", "wrap")
-    },
-    **{
         f"test_resize_{case}": r"\(Resize\): coordinate_transformation_mode "
         "'tf_crop_and_resize' reads outside the input"
         for case in (
@@ -473,11 +465,12 @@ WEIGHT_OPERANDS = {
     "BatchNormalization": (1, 2, 3, 4),
     "CumSum": (1,),
     "OneHot": (1, 2),
+    "Pad": (1, 2, 3),
 }
 """Operand positions (per op type) that t10 needs at compile time and exported models hold as
 initializers (a Conv's or ConvTranspose's weight, a BatchNormalization's scale, bias and
-statistics, a CumSum's axis, a OneHot's depth and values): the harness freezes the graph
-inputs read there too."""
+statistics, a CumSum's axis, a OneHot's depth and values, a Pad's pads, value and axes): the
+harness freezes the graph inputs read there too."""
 
 
 def _weight_inputs(model: onnx.ModelProto) -> set[str]:

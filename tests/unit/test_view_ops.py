@@ -16,6 +16,8 @@ from helpers import (
     holdings,
     run_and_check,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.ir.affine import AffineMap
 
@@ -388,7 +390,8 @@ def test_a_view_that_keeps_the_type_between_two_operators_moves(
 
 
 # --------------------------------------------------------------------------------------------
-# Pad (constant mode): a padded view, cropping for negative amounts
+# Pad: a padded view (constant mode), cropping for negative amounts; pieces read again
+# (reflect, edge), a mod view (wrap)
 # --------------------------------------------------------------------------------------------
 
 
@@ -459,16 +462,45 @@ def test_pad_matches_onnxruntime(
         np.testing.assert_array_equal(np.signbit(got[name]), np.signbit(want[name]))
 
 
-@pytest.mark.parametrize(
-    ("mode", "opset"), [("reflect", 17), ("edge", 17), ("wrap", 19)]
+@given(
+    mode=st.sampled_from(["reflect", "edge", "wrap"]),
+    shape=st.lists(st.integers(3, 5), min_size=1, max_size=3),
+    draws=st.lists(st.integers(-1, 4), min_size=6, max_size=6),
 )
-def test_pad_modes_other_than_constant_are_clear_errors(mode: str, opset: int) -> None:
-    model = _pad_model([4, 5], [1, 1, 1, 1], None, opset=opset, mode=mode)
-    message = (
-        f"node 'Pad_1' (Pad): mode '{mode}' is not supported: t10 pads only in mode 'constant' "
-        "(reflect, edge and wrap are not supported)"
-    )
-    with pytest.raises(T10Error, match=re.escape(message)):
+def test_pad_modes_that_read_the_input_match_onnxruntime(
+    mode: str, shape: list[int], draws: list[int]
+) -> None:
+    """Reflect, edge and wrap on any shape, with amounts up to what each mode reads (reflect:
+    size - 1, wrap: size) and crops: the values of onnxruntime (wrap: opset 19)."""
+    rank = len(shape)
+    before, after = draws[:rank], draws[3 : 3 + rank]
+    for axis, n in enumerate(shape):  # crops first, then pads within reach of what is left
+        kept = n + min(before[axis], 0) + min(after[axis], 0)
+        reach = {"reflect": kept - 1, "edge": 4, "wrap": kept}[mode]
+        before[axis], after[axis] = (min(d, reach) for d in (before[axis], after[axis]))
+    pads = before + after
+    model = _pad_model(shape, pads, None, opset=19 if mode == "wrap" else 17, mode=mode)
+    x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+    got = simulate(compile_model(model, "test-16").module, load_chip("test-16"), {"x": x}).outputs
+    want = dict(zip(["p", "y"], reference_session(model).run(None, {"x": x}), strict=True))
+    for name in ("p", "y"):
+        np.testing.assert_array_equal(got[name], want[name])
+
+
+@pytest.mark.parametrize(
+    ("mode", "pads", "message"),
+    [
+        ("reflect", [4, 0, 0, 0], "mode 'reflect' pads axis 0 of size 4 by 4: at most 3"),
+        ("wrap", [0, 6, 0, 0], "mode 'wrap' pads axis 1 of size 5 by 6: at most 5"),
+        ("mirror", [1, 1, 1, 1], "mode 'mirror' is not a Pad mode (supported: constant, "
+                                 "reflect, edge, wrap)"),
+    ],
+)
+def test_pad_modes_beyond_their_reach_are_clear_errors(
+    mode: str, pads: list[int], message: str
+) -> None:
+    model = _pad_model([4, 5], pads, None, opset=19, mode=mode)
+    with pytest.raises(T10Error, match=re.escape(f"node 'Pad_1' (Pad): {message}")):
         import_onnx(model)
 
 

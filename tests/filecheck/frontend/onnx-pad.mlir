@@ -8,6 +8,7 @@
 // whose zero fill is the padding of the value 0. Any other value is a select over the padded
 // view with one known 0/1 vector per padded axis (here axis 1 only, from the opset-18 axes
 // input); the negative amount crops. Pads of zeros are a pass-through.
+// (The reflect and wrap Pads follow.)
 // CHECK:      %f_inside_axis1 = arith.constant dense<[[0.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<1x7xf32>
 // CHECK-NEXT: %z = rtensor.view "pad_zeros" %x map affine_map<(d0, d1) -> (d0, (d1 + -1))> padded : tensor<2x5xf32> -> tensor<2x8xf32>
 // CHECK:      t10.name = "relu"
@@ -19,8 +20,18 @@
 // CHECK-NEXT:   %[[IN:.*]] = arith.cmpf one, %{{.*}}, %[[ZERO]] : f32
 // CHECK-NEXT:   %[[SEL:.*]] = arith.select %[[IN]], %{{.*}}, %[[FILL]] : f32
 // CHECK-NEXT:   linalg.yield %[[SEL]] : f32
-// CHECK:      func.return %f : tensor<2x7xf32>
 // CHECK-NOT:  pad_nothing
+
+// Reflect: the mirrored pieces before (x[2], x[1]) and after (x[5]) are views, joined with the
+// input by padded views summed (as Concat joins). Wrap: one view reading (i - 1) mod 2.
+// CHECK:      %[[BEFORE:.*]] = rtensor.view "pad_reflect:0" %f map affine_map<(d0, d1) -> (d0, ((d1 * -1) + 2))> : tensor<2x7xf32> -> tensor<2x2xf32>
+// CHECK-NEXT: %[[AFTER:.*]] = rtensor.view "pad_reflect:1" %f map affine_map<(d0, d1) -> (d0, ((d1 * -1) + 5))> : tensor<2x7xf32> -> tensor<2x1xf32>
+// CHECK-NEXT: %[[P0:.*]] = rtensor.view "pad_reflect:2" %[[BEFORE]] map affine_map<(d0, d1) -> (d0, d1)> padded : tensor<2x2xf32> -> tensor<2x10xf32>
+// CHECK-NEXT: %[[P1:.*]] = rtensor.view "pad_reflect:3" %f map affine_map<(d0, d1) -> (d0, (d1 + -2))> padded : tensor<2x7xf32> -> tensor<2x10xf32>
+// CHECK-NEXT: %[[P2:.*]] = rtensor.view "pad_reflect:4" %[[AFTER]] map affine_map<(d0, d1) -> (d0, (d1 + -9))> padded : tensor<2x1xf32> -> tensor<2x10xf32>
+// CHECK:      %m = linalg.generic {{.*}} ins(%[[P0]], %[[P1]], %[[P2]] : {{.*}}) {{.*}} {t10.name = "pad_reflect:5"}
+// CHECK:      %y = rtensor.view "pad_wrap:0" %m map affine_map<(d0, d1) -> (((d0 + -1) mod 2), d1)> : tensor<2x10xf32> -> tensor<3x10xf32>
+// CHECK-NEXT: func.return %y : tensor<3x10xf32>
 
 // The padded views become relayouts whose guard zero-fills the padding.
 // CORE: core.relayout "relu/relayout" {{.*}} view affine_map<(d0, d1) -> (d0, (d1 + -1))> as tensor<2x8xf32> guard affine_map<(d0, d1) -> (d0, (d1 + -1))> in [2, 5]
