@@ -60,7 +60,7 @@ class ForkedCall(Generic[T]):
         self.receiving = receiving
         with frozen_objects():
             self.child = multiprocessing.get_context("fork").Process(
-                target=_run, args=(work, sending), daemon=True
+                target=_run, args=(work, sending, receiving), daemon=True
             )
             self.child.start()
         sending.close()
@@ -85,7 +85,11 @@ class ForkedCall(Generic[T]):
         self.receiving.close()
 
 
-def _run(work: Callable[[], object], sending: Connection) -> None:
+def _run(work: Callable[[], object], sending: Connection, receiving: Connection) -> None:
+    """In the child: the work, its answer sent to the parent. The child's copy of the read
+    end is closed first: were it kept, a parent that died (killed for memory, say) would
+    leave the child blocked forever writing a large answer into a pipe only it can read."""
+    receiving.close()
     try:
         answer: tuple[str, object] = ("ok", work())
     except T10Error as e:

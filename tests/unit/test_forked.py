@@ -4,6 +4,7 @@ had run here."""
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -60,3 +61,16 @@ def test_one_job_or_one_cpu_works_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "usable_cpus", lambda: 2)
     call = call_beside(lambda: 1, jobs=0)
     assert isinstance(call, ForkedCall) and call.result() == 1
+
+
+def test_a_child_whose_parent_stops_listening_exits() -> None:
+    """A parent that stops reading (it died, say, killed for memory) must not leave its child
+    blocked forever writing a large answer: the child holds no read end of its own pipe."""
+    def large() -> bytes:
+        time.sleep(0.2)
+        return bytes(1 << 20)
+
+    call = ForkedCall(large)
+    call.receiving.close()
+    call.child.join(timeout=30)
+    assert not call.child.is_alive()
