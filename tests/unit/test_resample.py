@@ -70,9 +70,10 @@ def test_upsampling_cnn_in_fp16_matches_onnxruntime() -> None:
     assert result.check is not None and result.check.passed, result.check
 
 
-def test_upsample_of_opset_9_matches_onnxruntime(chip: str) -> None:
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_upsample_of_opset_9_matches_onnxruntime(mode: str, chip: str) -> None:
     model = model_of(
-        [node("Upsample", ["x", "scales"], ["y"], mode="nearest")],
+        [node("Upsample", ["x", "scales"], ["y"], mode=mode)],
         [2, 3, 4, 5],
         {"scales": np.array([1, 1, 3, 2], np.float32)},
         opset=9,
@@ -258,15 +259,5 @@ def test_exported_interpolations_match_onnxruntime(
             "scales": np.array([1, 1, 2, 2], np.float32),
         },
         opset=opset,
-    )
-    run_and_check(model, chip)
-
-
-def test_upsample_linear_of_opset_9_matches_onnxruntime(chip: str) -> None:
-    model = model_of(
-        [node("Upsample", ["x", "scales"], ["y"], mode="linear")],
-        [2, 3, 4, 5],
-        {"scales": np.array([1, 1, 3, 2], np.float32)},
-        opset=9,
     )
     run_and_check(model, chip)
