@@ -166,6 +166,11 @@ def checked_axes(imp: Importer, node: onnx.NodeProto, axes: Sequence[int], rank:
     return result
 
 
+_SHAPE_FLOATS = 64
+"""Known float inputs up to this many elements are given to shape inference by value: the
+scales a Resize's output shape follows from have one per dim."""
+
+
 def _static_shape(vi: onnx.ValueInfoProto) -> Shape | None:
     """The shape of a tensor value info if every dim is a number, else None."""
     tt = vi.type.tensor_type
@@ -561,10 +566,16 @@ class Importer:
 
     def inferred_shapes(self, node: onnx.NodeProto) -> list[Shape | None]:
         """The static output shapes of ``node`` alone (None where inference leaves a dim
-        unknown): known integer / bool inputs (shapes, axes, indices) as initializers, the
-        others as typed graph inputs (shape inference needs no float values)."""
+        unknown): known integer / bool inputs (shapes, axes, indices) and small known float
+        ones (a Resize's scales) as initializers, the others as typed graph inputs (shape
+        inference reads no other float values)."""
         names = list(dict.fromkeys(n for n in node.input if n))
-        valued = [n for n in names if self.is_known(n) and self.constant(n).dtype.kind in "biu"]
+        valued = [
+            n
+            for n in names
+            if self.is_known(n)
+            and (self.constant(n).dtype.kind in "biu" or self.constant(n).size <= _SHAPE_FLOATS)
+        ]
         graph = onnx.helper.make_graph(
             [node],
             "node",

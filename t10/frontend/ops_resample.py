@@ -319,7 +319,9 @@ def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None
                                    f"'{mode}' is not supported (only 'stretch')")
     value, source = imp.use(node.input[0])
     scales = _scales(imp, node)
-    shape = _interpolated_shape(imp, node, source, scales)
+    shape = imp.inferred_shapes(node)[0]
+    if shape is None:
+        raise imp.node_error(node, "its output shape cannot be inferred")
     rank = len(source)
     for axis in range(rank):
         if source[axis] == shape[axis] and scales.get(axis, 1.0) == 1.0:
@@ -332,21 +334,6 @@ def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None
                                 [dim(a) for a in range(rank)], resized, rank, index=axis)
         source = resized
     imp.define(node.output[0], value, source)
-
-
-def _interpolated_shape(
-    imp: Importer, node: onnx.NodeProto, source: Shape, scales: dict[int, float]
-) -> Shape:
-    """The output shape: the sizes given (opset 11+, with ``axes``), else ``floor(size ·
-    scale)`` per axis (``_check_sizes_agree`` made sure double and float agree on it)."""
-    names = list(node.input)
-    if scales or node.op_type == "Upsample" or imp.opset < 11 or len(names) < 4 or not names[3]:
-        return tuple(math.floor(d * scales.get(a, 1.0)) for a, d in enumerate(source))
-    sizes = [int(v) for v in imp.known_input(node, names[3], "sizes").reshape(-1)]
-    axes = [int(a) % len(source)
-            for a in node_attributes(node).get("axes", range(len(source)))]
-    given = dict(zip(axes, sizes, strict=False))
-    return tuple(given.get(a, d) for a, d in enumerate(source))
 
 
 def _axis_weights(
