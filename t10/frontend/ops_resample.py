@@ -323,9 +323,18 @@ def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None
     if shape is None:
         raise imp.node_error(node, "its output shape cannot be inferred")
     rank = len(source)
+    transform = node_attributes(node).get("coordinate_transformation_mode", b"half_pixel")
     for axis in range(rank):
         if source[axis] == shape[axis] and scales.get(axis, 1.0) == 1.0:
             continue
+        if transform == b"pytorch_half_pixel" and shape[axis] == 1:
+            raise imp.node_error(
+                node,
+                f"axis {axis} is resized to length 1 with coordinate_transformation_mode "
+                "'pytorch_half_pixel', where onnxruntime and ONNX's definition (coordinate 0) "
+                "weigh the input differently; use 'half_pixel' (the same coordinates at any "
+                "other length)",
+            )
         weights = _axis_weights(imp, node, axis, source[axis], shape[axis], scales.get(axis))
         w = imp.add_constant(f"{node.output[0]}_weights{axis}", weights, hoist=True)
         resized = tuple(shape[axis] if a == axis else d for a, d in enumerate(source))

@@ -223,8 +223,8 @@ def test_interpolating_resize_matches_onnxruntime(
                          exclude_outside=exclude_outside, antialias=antialias)
     try:
         run_and_check(model, "test-16")
-    except T10Error as e:
-        assert "in double but" in str(e), e  # the output size itself is ill-defined
+    except T10Error as e:  # an ill-defined output size, or coordinates the two disagree on
+        assert "in double but" in str(e) or "resized to length 1" in str(e), e
         event("refused")
 
 
@@ -261,3 +261,14 @@ def test_exported_interpolations_match_onnxruntime(
         opset=opset,
     )
     run_and_check(model, chip)
+
+
+@pytest.mark.parametrize("mode", INTERPOLATIONS)
+def test_pytorch_half_pixel_to_length_1_is_refused(mode: str) -> None:
+    """onnxruntime weighs a length-1 output differently from ONNX's definition (coordinate 0):
+    refused rather than computed one way."""
+    model = resize_model([1, 3], [1, 1], False, mode=mode,
+                         coordinate_transformation_mode="pytorch_half_pixel")
+    with pytest.raises(T10Error, match=r"node 'resize' \(Resize\): axis 3 is resized to length "
+                                       r"1 with coordinate_transformation_mode 'pytorch_half_pix"):
+        import_onnx(model)
