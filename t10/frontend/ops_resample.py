@@ -323,17 +323,21 @@ def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None
     if shape is None:
         raise imp.node_error(node, "its output shape cannot be inferred")
     rank = len(source)
-    transform = node_attributes(node).get("coordinate_transformation_mode", b"half_pixel")
+    attrs = node_attributes(node)
+    pytorch = attrs.get("coordinate_transformation_mode") == b"pytorch_half_pixel"
+    # onnxruntime's coordinate for a length-1 output differs from ONNX's 0 given a scale, and
+    # its weights there differ for cubic and antialias: refused (the sizes-given linear agrees)
+    disagrees = mode == "cubic" or bool(attrs.get("antialias", 0))
     for axis in range(rank):
         if source[axis] == shape[axis] and scales.get(axis, 1.0) == 1.0:
             continue
-        if transform == b"pytorch_half_pixel" and shape[axis] == 1:
+        if pytorch and shape[axis] == 1 and (axis in scales or disagrees):
             raise imp.node_error(
                 node,
                 f"axis {axis} is resized to length 1 with coordinate_transformation_mode "
                 "'pytorch_half_pixel', where onnxruntime and ONNX's definition (coordinate 0) "
-                "weigh the input differently; use 'half_pixel' (the same coordinates at any "
-                "other length)",
+                "weigh the input differently here; use 'half_pixel' (the same coordinates at "
+                "any other length)",
             )
         weights = _axis_weights(imp, node, axis, source[axis], shape[axis], scales.get(axis))
         w = imp.add_constant(f"{node.output[0]}_weights{axis}", weights, hoist=True)

@@ -263,11 +263,17 @@ def test_exported_interpolations_match_onnxruntime(
     run_and_check(model, chip)
 
 
-@pytest.mark.parametrize("mode", INTERPOLATIONS)
-def test_pytorch_half_pixel_to_length_1_is_refused(mode: str) -> None:
-    """onnxruntime weighs a length-1 output differently from ONNX's definition (coordinate 0):
-    refused rather than computed one way."""
-    model = resize_model([1, 3], [1, 1], False, mode=mode,
+@pytest.mark.parametrize(
+    ("mode", "by_scales", "antialias"),
+    [("cubic", False, 0), ("linear", True, 0), ("linear", False, 1)],
+)
+def test_pytorch_half_pixel_to_length_1_is_refused(
+    mode: str, by_scales: bool, antialias: int
+) -> None:
+    """onnxruntime weighs a length-1 output differently from ONNX's definition (coordinate 0)
+    for cubic, antialias or a scale given: refused rather than computed one way (linear to
+    sizes agrees: test_resize_downsample_sizes_linear_pytorch_half_pixel passes)."""
+    model = resize_model([1, 3], [1, 1], by_scales, mode=mode, antialias=antialias,
                          coordinate_transformation_mode="pytorch_half_pixel")
     with pytest.raises(T10Error, match=r"node 'resize' \(Resize\): axis 3 is resized to length "
                                        r"1 with coordinate_transformation_mode 'pytorch_half_pix"):
