@@ -54,6 +54,7 @@ from t10.driver import (
 from t10.errors import T10Error
 from t10.explain import explain, format_explanation, plot_explanation
 from t10.pass_instrumentation import Observers, PassInstrumentation
+from t10.passes.forked import Terminated, ending_signals
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
@@ -715,7 +716,13 @@ def _one_line(message: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `t10` command; returns the exit code (0 ok, 1 error, 2 usage error)."""
+    """Run the `t10` command; returns the exit code (0 ok, 1 error, 2 usage error, 128 + the
+    signal's number when SIGINT, SIGTERM or SIGHUP ended it)."""
+    with ending_signals():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     out = sys.stdout
     try:
         parser = make_parser()
@@ -737,6 +744,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("t10: error: interrupted", file=sys.stderr)
         return 130
+    except Terminated as e:  # the workers are stopped on the way here
+        try:
+            print(f"t10: error: {e}", file=sys.stderr)
+        except OSError:  # SIGHUP: the terminal is gone
+            pass
+        return 128 + e.signum
     except BrokenPipeError:  # the reader went away (`t10 zoo --list | head`): not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the exit-time flush does not complain

@@ -57,6 +57,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
 from t10.pass_instrumentation import PassInstrumentation
+from t10.passes.forked import Terminated, ending_signals
 
 PROG = "t10-opt"
 
@@ -329,8 +330,13 @@ def _check_text(data: bytes, name: str, line_offset: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run `t10-opt`; returns the exit code (0 ok, 1 error)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run `t10-opt`; returns the exit code (0 ok, 1 error, 128 + the signal's number when
+    SIGINT, SIGTERM or SIGHUP ended it)."""
+    with ending_signals():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(args: list[str]) -> int:
     tool: T10OptMain | None = None
     try:
         tool = T10OptMain(args=args)
@@ -340,6 +346,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _print_error("interrupted")
         return 130
+    except Terminated as e:  # the workers are stopped on the way here
+        try:
+            _print_error(str(e))
+        except OSError:  # SIGHUP: the terminal is gone
+            pass
+        return 128 + e.signum
     except BaseException as e:  # an ArgSpecParseError is a BaseException
         if "--debug" in args:
             raise

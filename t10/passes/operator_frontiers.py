@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -28,7 +29,13 @@ from t10.common.chip_spec import ChipSpec
 from t10.common.plans import Estimate, Plan
 from t10.common.tensor_expr import TensorExpr
 from t10.errors import T10Error
-from t10.passes.forked import can_fork, frozen_objects, usable_cpus
+from t10.passes.forked import (
+    can_fork,
+    end_with_parent,
+    frozen_objects,
+    held_signals,
+    usable_cpus,
+)
 from t10.passes.plan_search import check_options, operator_frontier
 
 BIG_SEARCH_POINTS = 1 << 22
@@ -106,6 +113,21 @@ def _search(
     # ones leave at the end
     order = sorted(range(len(exprs)), key=lambda i: -prod(exprs[i].loop_sizes))
     context = multiprocessing.get_context("fork")
-    with frozen_objects(), ProcessPoolExecutor(workers, mp_context=context) as pool:
-        pending = {i: pool.submit(search, exprs[i]) for i in order}
-        return [pending[i].result() for i in range(len(exprs))]
+    with frozen_objects(), ProcessPoolExecutor(
+        workers, mp_context=context, initializer=end_with_parent, initargs=(os.getpid(),)
+    ) as pool:
+        try:
+            with held_signals():  # the first submission forks the workers
+                pending = {i: pool.submit(search, exprs[i]) for i in order}
+            return [pending[i].result() for i in range(len(exprs))]
+        except BaseException:  # an error, or interrupted: the other searches are not wanted
+            _kill_workers(pool)
+            raise
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Stops `pool`'s searches at once: leaving the pool then waits only for the workers to
+    be reaped, not for every search to end (the pool's processes are reached as Python
+    3.14's `ProcessPoolExecutor.kill_workers` does; earlier ones have no public way)."""
+    for worker in list((pool._processes or {}).values()):
+        worker.kill()
