@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import signal
+import threading
 from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
 from t10.bench_models import Case, run_case
 from t10.errors import T10Error
-from t10.passes.forked import usable_cpus
+from t10.passes.forked import ENDING_SIGNALS, held_signals, usable_cpus
 
 __all__ = ["LOCAL_OBJECT_STORE_BYTES", "RayExecutor", "require"]
 
+WAIT_SECONDS = 0.5
+"""How long a wait for results lasts before signals are taken (`RayExecutor.next_result`)."""
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
 """A local Ray's shared-memory store: results are small dicts (Ray's default takes 30% of
 the machine's memory)."""
@@ -49,11 +53,13 @@ class RayExecutor:
             if address is None:
                 options.update(num_cpus=num_cpus or usable_cpus(),
                                object_store_memory=LOCAL_OBJECT_STORE_BYTES)
+            handlers = {s: signal.getsignal(s) for s in ENDING_SIGNALS}
             try:
                 ray.init(address=address, **options)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 where = f"the Ray cluster at '{address}'" if address else "a local Ray"
                 raise T10Error(f"cannot start {where}: {' '.join(str(e).split())}") from None
+            _keep_handlers(handlers)
         self.task = ray.remote(run_case)
         self.pending: list[Any] = []
 
@@ -61,9 +67,14 @@ class RayExecutor:
         self.pending.append(self.task.remote(case))
 
     def next_result(self) -> dict[str, Any]:
-        [done], self.pending = self.ray.wait(self.pending, num_returns=1)
+        done: list[Any] = []
+        while not done:
+            # a signal's handler raising inside Ray's wait would come out as a SystemError
+            with held_signals():
+                done, self.pending = self.ray.wait(self.pending, num_returns=1,
+                                                   timeout=WAIT_SECONDS)
         try:
-            return self.ray.get(done)
+            return self.ray.get(done[0])
         except self.task_error as e:
             raise e.cause from None  # what the case raised, as a serial run raises it
 
@@ -80,3 +91,12 @@ class RayExecutor:
             self.ray.cancel(ref, force=True)
         if self.started:
             self.ray.shutdown()
+
+
+def _keep_handlers(handlers: dict[signal.Signals, Any]) -> None:
+    """The Python handlers of `handlers` installed again over Ray's, which end the process
+    without unwinding it (`t10.passes.forked.ending_signals`)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum, handler in handlers.items():
+            if callable(handler):
+                signal.signal(signum, handler)

@@ -37,7 +37,7 @@ T = TypeVar("T")
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """The signals that end a process by default, which `ending_signals` turns into `Terminated`."""
 _STOPPING_SIGNALS = (signal.SIGINT, *ENDING_SIGNALS)
-"""The signals a worker dies of, held while one is forked (`held_signals`)."""
+"""The signals a worker dies of; `held_signals` holds their Python handlers."""
 _PR_SET_PDEATHSIG = 1
 """Linux's prctl option: the signal a process receives when its parent dies."""
 
@@ -77,10 +77,10 @@ def _raise_terminated(signum: int, _: FrameType | None) -> None:
 
 @contextmanager
 def held_signals() -> Iterator[None]:
-    """A context (for forking) in which the Python handlers of `_STOPPING_SIGNALS` wait: a
-    signal arriving in it is raised again as it ends. What a handler raises while this
-    process forks would be raised in the fork's callbacks, where Python prints it and goes
-    on (blocking the signals would not do: a native thread, numpy's say, would take them)."""
+    """A context in which the Python handlers of `_STOPPING_SIGNALS` wait: a signal arriving
+    in it is raised again as it ends. For code that would lose what a handler raises: the
+    callbacks of a fork, where Python prints it and goes on, or a native library's wait
+    (blocking the signals would not do: a native thread, numpy's say, would take them)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -12,6 +12,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ from t10.bench_table import TIMINGS, format_markdown, make_rows, summarize, to_j
 from t10.cli import main
 from t10.errors import T10Error
 from t10.examples import zoo
+from t10.passes.forked import Terminated, ending_signals
 
 TINY = dataclasses.replace(zoo.ZOO["bert-base"].config, hidden=256, heads=2,
                            intermediate=512, vocab=100, max_positions=64)
@@ -82,6 +87,35 @@ def test_ray_sweep_equals_the_serial_one(
     strip = [{k: v for k, v in r.items() if k not in TIMINGS} for r in make_rows(on_ray)]
     assert strip == [{k: v for k, v in r.items() if k not in TIMINGS}
                      for r in make_rows(serial)]
+
+
+def test_a_signal_while_waiting_for_ray_ends_the_sweep(ray_started: None) -> None:
+    """What a handler raises inside Ray's wait would come out of it as a SystemError (an
+    internal error): the signal waits for the wait to end. (SIGHUP: Ray takes SIGTERM.)"""
+    import ray
+
+    with RayExecutor() as executor, ending_signals():
+        executor.pending = [ray.remote(lambda: time.sleep(60)).remote()]
+        threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGHUP)).start()
+        with pytest.raises(Terminated):
+            executor.next_result()
+
+
+def test_a_ray_started_here_leaves_t10_its_signals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ray.init` takes SIGTERM for a handler that exits at once (a stack dump, exit 1):
+    `t10 bench` keeps its own, which stops the sweep and shuts Ray down on the way out."""
+    ray = pytest.importorskip("ray")
+
+    def init(**_: Any) -> None:  # as Ray's does
+        signal.signal(signal.SIGTERM, lambda *_: os._exit(1))
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init)
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    with ending_signals():
+        ours = signal.getsignal(signal.SIGTERM)
+        with RayExecutor():
+            assert signal.getsignal(signal.SIGTERM) is ours
 
 
 def test_explicit_batches_run_as_given(serial: list[dict[str, Any]]) -> None:
