@@ -3,7 +3,9 @@ splat, a constant in a kernel body) saturates to ±65504, as onnxruntime's fp16 
 a model's constants, while a value computed beyond the range is ±inf, as on the chip. So fp16
 adds no NaN or ±inf that fp32 does not have to any test model (a Hugging Face mask of float32's
 minimum masks as -65504: a fully masked row is uniform, not NaN), a mask of any magnitude
-beyond the range masks as onnxruntime's fp16-converted model does."""
+beyond the range masks as onnxruntime's fp16-converted model does, and the report's fp16
+overflow warning names only an overflow that can have changed a result (an output holds NaN
+or ±inf)."""
 
 from __future__ import annotations
 
@@ -155,6 +157,7 @@ def test_fp16_adds_no_nan_or_inf(name: str) -> None:
     fp16 = run_model(model, CHIP, inputs=inputs, precision="fp16")
     fp32 = run_model(model, CHIP, inputs=inputs)
     assert _nonfinite_added(fp16.outputs, fp32.outputs) == {}
+    assert fp16.report["warnings"] == []
 
 
 @settings(max_examples=15)
@@ -200,10 +203,36 @@ def _matmul(w: np.ndarray, relu: bool = False) -> onnx.ModelProto:
 
 def test_fp16_weight_beyond_range_saturates(tmp_path: Path) -> None:
     """A weight of 1e6 is stored as 65504 (not inf): each output of its column is one fp16
-    rounding of 65504 + 7 (65504), and nothing is reported."""
+    rounding of 65504 + 7 (65504), and nothing is reported; a weight of -inf stays -inf."""
     w = np.ones((8, 3), np.float32)
-    w[2, 1] = 1e6
+    w[2, 1], w[0, 0] = 1e6, -np.inf
     result = run_model(_matmul(w), CHIP, inputs={"x": np.ones((4, 8), np.float32)},
                        precision="fp16")
     np.testing.assert_array_equal(result.outputs["y"][:, 1], np.full(4, 65504, np.float32))
+    np.testing.assert_array_equal(result.outputs["y"][:, 0], np.full(4, -np.inf, np.float32))
     assert result.report["warnings"] == []
+
+
+def test_fp16_overflow_no_output_shows_is_not_reported() -> None:
+    """An input of -7e4 is stored as -inf, which Relu makes 0, as it makes -7e4: the outputs
+    are fp32's and no warning is given."""
+    x = np.ones((4, 8), np.float32)
+    x[3, 0] = -7e4
+    model = _matmul(np.ones((8, 3), np.float32), relu=True)
+    result = run_model(model, CHIP, inputs={"x": x}, precision="fp16")
+    np.testing.assert_array_equal(result.outputs["y"], run_model(model, CHIP, inputs={"x": x})
+                                  .outputs["y"])
+    assert result.report["warnings"] == []
+
+
+def test_fp16_overflow_warning_names_first_overflow_and_outputs() -> None:
+    """Products of 8e4 are stored as inf by the matmul kernel, and so are the outputs: the
+    warning names the outputs' non-finite count and the kernel."""
+    w = np.ones((8, 3), np.float32)
+    w[:, 2] = 1e4
+    result = run_model(_matmul(w), CHIP, inputs={"x": np.ones((4, 8), np.float32)},
+                       precision="fp16")
+    (warning,) = result.report["warnings"]
+    assert warning.startswith("fp16 overflow: outputs hold NaN or ±inf ('y' 4 value(s)) after "
+                              "core.kernel 'mm' stored 4 finite value(s)"), warning
+    assert warning.endswith("--precision fp32 computes them")
