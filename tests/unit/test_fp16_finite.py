@@ -9,6 +9,7 @@ or ±inf)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from t10.reference import reference_session
 from t10.report import check_outputs
 
 CHIP = "test-16"
+PROPERTY_EXAMPLES = int(os.environ.get("T10_PROPERTY_EXAMPLES", "15"))
 F32_MIN = float(np.finfo(np.float32).min)
 LARGE_CNNS = ("resnet18", "mobilenet_v2", "efficientnet_b0")
 """Left out: they fit ipu-mk2 only, where each takes over 30 s a precision."""
@@ -160,7 +162,7 @@ def test_fp16_adds_no_nan_or_inf(name: str) -> None:
     assert fp16.report["warnings"] == []
 
 
-@settings(max_examples=15)
+@settings(max_examples=PROPERTY_EXAMPLES)
 @given(
     form=st.sampled_from(FORMS),
     exponent=st.floats(np.log10(65505.0), np.log10(-F32_MIN)),
