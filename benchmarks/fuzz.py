@@ -17,7 +17,7 @@ with an address-space limit and a timeout, and ends in one of:
 | `success` | exit 0 (an ONNX model: its outputs matched onnxruntime) |
 | `clean-error` | exit 1 or 2 with one line `t10: error: ...` / `t10-opt: error: ...` |
 | `ort-refuses` | t10 ran the model, onnxruntime refused it for `--check` |
-| `fp16-overflow` | ... after the report warned of fp16 overflow (a mutated scale in fp16) |
+| `fp16-overflow` | ... in NaN / ±inf that an fp16 overflow warning explains (a mutated scale) |
 | `wrong-result` | t10 ran the model and its outputs differ from onnxruntime |
 | `messy-error` | an error that is not one line |
 | `internal-error` | a message with "internal error" |
@@ -385,6 +385,10 @@ def run_forked(tool: str, argv: list[str], timeout: float) -> Ended:
     return Ended(os.WEXITSTATUS(status), None, False, output, seconds)
 
 
+NONFINITE_MISMATCH = "whose NaN or infinity the other side does not match"
+"""What `--check` says of an output whose NaN / ±inf onnxruntime does not have."""
+
+
 def classify(tool: str, ended: Ended) -> str:
     if ended.timed_out:
         return "hang"
@@ -402,9 +406,12 @@ def classify(tool: str, ended: Ended) -> str:
     if len(errors) != 1 and not usage:
         return "messy-error"
     if errors and "differ from onnxruntime" in errors[0]:
-        # fp16 storage of a finite value beyond ±65504 is ±inf, as on the chip; the report
-        # warns (`warning fp16 overflow: ...`): a mutation's scale, not a wrong number
-        return "fp16-overflow" if "warning fp16 overflow" in out else "wrong-result"
+        # a value computed beyond fp16's ±65504 is stored as ±inf, as on the chip; the report
+        # warns (`warning fp16 overflow: ...`) only when outputs then hold NaN or ±inf, and a
+        # mismatch is the overflow's (a mutation's scale, not a wrong number) only where
+        # those NaN / ±inf are what differs
+        overflowed = "warning fp16 overflow" in out and NONFINITE_MISMATCH in errors[0]
+        return "fp16-overflow" if overflowed else "wrong-result"
     if errors and "onnxruntime could not run the model" in errors[0]:
         return "ort-refuses"
     return "clean-error"

@@ -185,6 +185,10 @@ EXACT_F32 = 2**24
 EXACT_F16 = 2**11
 """Every integer with |x| <= this is exact in fp16."""
 
+FP16_MAX = 65504.0
+"""The largest finite fp16 value: fp16 storage saturates a finite constant beyond ±this to it
+(convert-linalg-to-rtensor); a value computed beyond it is stored as ±inf."""
+
 
 def precision_type(precision: str, what: str, kind: str = "precision") -> Attribute:
     """The element type of `precision` (a T10Error names the valid ones; `kind` names the

@@ -36,20 +36,31 @@ produces an accumulator of the partials' type, which an `rtensor.relayout` label
 operator rounds into the storage type in place (same layout); with `t10.partials` equal to
 the storage precision the operator accumulates in its output directly. A module whose
 frontend found an integer constant that fp16 would round (`t10.fp16_inexact`) is refused at
-fp16.
+fp16. At fp16 every finite float constant beyond fp16's range (weights, splats, constants in
+generic bodies) is first saturated to ±65504 (`saturate_fp16_constants`), as onnxruntime's
+fp16 converter clamps a model's constants: a known value is never stored or computed as ±inf
+(a Hugging Face mask's float32 minimum masks as -65504); values computed beyond the range at
+run time are still stored as ±inf, as on the chip.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import copysign, isfinite
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -85,6 +96,7 @@ from t10.common.locations import Located, fused_location
 from t10.common.plans import Layout, host_layout, input_layouts, output_layout, rounds_partials
 from t10.common.tensor_expr import (
     COMBINER_IDENTITY,
+    FP16_MAX,
     PRECISIONS,
     ExprKind,
     at_precision,
@@ -542,6 +554,35 @@ class EraseUnused(RewritePattern):
                 rewriter.erase(op)
 
 
+def _saturated(values: np.ndarray) -> np.ndarray | None:
+    """`values` with each finite element beyond ±FP16_MAX made ±FP16_MAX (None: none is)."""
+    over = np.isfinite(values) & (np.abs(values) > FP16_MAX)
+    if not over.any():
+        return None
+    return np.where(over, np.copysign(FP16_MAX, values), values).astype(values.dtype)
+
+
+def saturate_fp16_constants(module: ModuleOp) -> None:
+    """Every float `arith.constant` of `module` (dense or scalar) with its finite values
+    beyond fp16's range saturated to ±FP16_MAX; ±inf and NaN stay. Integer-valued constants
+    need no exception: fp16 compilation refuses those beyond 2048 (`t10.fp16_inexact`)."""
+    for op in module.walk():
+        if not isinstance(op, arith.ConstantOp):
+            continue
+        value = op.value
+        if isinstance(value, FloatAttr):
+            number = value.value.data
+            if isfinite(number) and abs(number) > FP16_MAX:
+                op.value = FloatAttr(copysign(FP16_MAX, number), value.type)
+        elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(
+            element := value.get_element_type(), Float16Type | Float32Type | Float64Type
+        ):
+            values = np.frombuffer(value.data.data, dtype=np.dtype(element.format))
+            saturated = _saturated(values)
+            if saturated is not None:
+                op.value = DenseIntOrFPElementsAttr(value.type, BytesAttr(saturated.tobytes()))
+
+
 def _module_string(module: ModuleOp, name: str) -> str:
     """A string module attribute (fp32 when absent)."""
     value = module.attributes.get(name, StringAttr("fp32"))
@@ -565,6 +606,8 @@ class ConvertLinalgToRTensor(ModulePass):
             )
         partials = _module_string(op, PARTIALS_ATTR)
         check_partials(precision, partials, f"module attribute '{PARTIALS_ATTR}'")
+        if precision == "fp16":
+            saturate_fp16_constants(op)
         gathers = Gathers(_program_cores(op))
         PatternRewriteWalker(
             Located(GenericToRTensor(precision, partials, gathers)), apply_recursively=False

@@ -12,9 +12,9 @@ generic's operands, and the body uses an `arith.constant` of that value instead:
 ```
 
 Why: a tensor operand is stored in the program's precision, a body constant is computed
-at the body's (float32). In fp16 a Hugging Face attention mask's float32 minimum stored as a
-tensor becomes -inf and `0 · -inf` is NaN, and a LayerNorm epsilon of 1e-12 becomes 0; as a
-body constant each keeps its float32 value, and only the result is rounded when stored. An
+at the body's (float32). In fp16 a LayerNorm epsilon of 1e-12 stored as a tensor becomes 0; as
+a body constant it keeps its float32 value, and only the result is rounded when stored. (A
+constant beyond fp16's range saturates to ±65504 either way: convert-linalg-to-rtensor.) An
 inlined scalar also costs no SRAM, load or exchange.
 
 A generic keeps at least one input (an all-constant generic is the frontend's to fold), and

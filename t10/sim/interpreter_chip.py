@@ -8,8 +8,10 @@ reduce-scatter and an all-gather phase). Per operator label, the report adds the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -118,7 +120,7 @@ class ReportBuilder:
             sram_bytes_per_core=max(t.sram_bytes_per_core, sram_bytes),
         )
 
-    def build(self, state: SimState) -> SimReport:
+    def build(self, state: SimState, outputs: Mapping[str, np.ndarray]) -> SimReport:
         ops = list(self._ops.values())
         total = sum(op.cycles for op in ops)
         return SimReport(
@@ -126,7 +128,7 @@ class ReportBuilder:
             seconds=total / state.chip.clock_hz,
             peak_sram_bytes_per_core=int(state.peak.max(initial=0)),
             ops=ops,
-            warnings=state.overflow_warnings(),
+            warnings=state.overflow_warnings(outputs),
             steps=self._steps,
         )
 

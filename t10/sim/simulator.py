@@ -202,4 +202,4 @@ def simulate(
     }
     if timing_only:
         outputs = {}
-    return SimResult(outputs=outputs, report=report.build(state))
+    return SimResult(outputs=outputs, report=report.build(state, outputs))

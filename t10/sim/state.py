@@ -19,6 +19,7 @@ decide) still move.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from math import prod
 
@@ -219,7 +220,8 @@ class SimState:
     def note_overflow(self, what: str, values: np.ndarray, dtype: np.dtype) -> None:
         """Count the finite `values` that an f16 buffer stores as ±inf (|x| > 65504 rounds to
         ±inf): the fp16 program computes with ±inf where the model's fp32 semantics have a
-        number, which the report says (a warning), as IEEE fp16 hardware would store it."""
+        number, as IEEE fp16 hardware would store it (`overflow_warnings` says when it
+        matters)."""
         if dtype != np.float16:
             return
         values = np.asarray(values, dtype=np.float32)
@@ -233,11 +235,23 @@ class SimState:
                 first = f"{float(values[at]):.6g} at index {list(at)}"
             self.overflows[what] = (seen + count, first)
 
-    def overflow_warnings(self) -> list[str]:
+    def overflow_warnings(self, outputs: Mapping[str, np.ndarray]) -> list[str]:
+        """The fp16 overflow that can have changed the result: when an output holds NaN or
+        ±inf and some store overflowed, the first op (in program order) that stored a finite
+        value as ±inf, where the non-finite values can start. An overflow whose ±inf no output
+        shows (absorbed on the way: a max, a mask, an exp of -inf) is not reported."""
+        bad = {name: int(np.size(v) - np.isfinite(v).sum()) for name, v in outputs.items()}
+        bad = {name: n for name, n in bad.items() if n}
+        if not self.overflows or not bad:
+            return []
+        what, (count, first) = next(iter(self.overflows.items()))
+        named = ", ".join(f"'{name}' {n}" for name, n in bad.items())
+        later = len(self.overflows) - 1
+        more = f" ({later} later op(s) overflowed too)" if later else ""
         return [
-            f"fp16 overflow: {what} stored {count} finite value(s) beyond fp16's range "
-            f"(|x| <= 65504) as ±inf, first {first}; --precision fp32 computes them"
-            for what, (count, first) in self.overflows.items()
+            f"fp16 overflow: outputs hold NaN or ±inf ({named} value(s)) after {what} stored "
+            f"{count} finite value(s) beyond fp16's range (|x| <= 65504) as ±inf, first "
+            f"{first}{more}; --precision fp32 computes them"
         ]
 
     def release(self, buffer: Buffer) -> None:

@@ -45,8 +45,13 @@ def test_classify_counts_tracebacks_aborts_and_hangs(fuzz: ModuleType) -> None:
     assert fuzz.classify("t10", ended(1, None, False, two, 0.1)) == "messy-error"
     wrong = "t10: error: simulated outputs differ from onnxruntime beyond tolerance: ...\n"
     assert fuzz.classify("t10", ended(1, None, False, wrong, 0.1)) == "wrong-result"
-    overflow = "warning fp16 overflow: core.kernel 'mm' stored 3 ...\n" + wrong
-    assert fuzz.classify("t10", ended(1, None, False, overflow, 0.1)) == "fp16-overflow"
+    warned = "warning fp16 overflow: outputs hold NaN or ±inf ('y' 3 value(s)) after ...\n"
+    problem = f"3 elements {fuzz.NONFINITE_MISMATCH}, first at [0]: sim inf, ref 7"
+    nonfinite = wrong.replace("tolerance:", f"tolerance in 'y' ({problem}):")
+    assert fuzz.classify("t10", ended(1, None, False, warned + nonfinite, 0.1)) == "fp16-overflow"
+    # a mismatch of finite values is not the overflow's, warning or not
+    assert fuzz.classify("t10", ended(1, None, False, warned + wrong, 0.1)) == "wrong-result"
+    assert fuzz.classify("t10", ended(1, None, False, nonfinite, 0.1)) == "wrong-result"
 
 
 def test_run_forked_reports_signals(fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
