@@ -52,7 +52,8 @@ from t10.driver import (
     run_model,
 )
 from t10.errors import T10Error
-from t10.explain import explain, format_explanation, plot_explanation
+from t10.explain import explain, format_explanation, plot_explanation, plot_file_name
+from t10.figures import check_plot_path
 from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.forked import Terminated, ending_signals
 from t10.passes.plan_search import PLANNERS
@@ -127,10 +128,13 @@ def _npz_entry(path: str, data: Any, name: str) -> np.ndarray:
 def _check_output_path(path: str, option: str) -> None:
     """An output file is written exactly at `path`, in a directory that exists."""
     target = Path(path)
-    if target.is_dir():
-        raise T10Error(f"{option} '{path}' is a directory; give a file name")
-    if not target.parent.is_dir():
-        raise T10Error(f"{option} '{path}': directory '{target.parent}' does not exist")
+    try:
+        if target.is_dir():
+            raise T10Error(f"{option} '{path}' is a directory; give a file name")
+        if not target.parent.is_dir():
+            raise T10Error(f"{option} '{path}': directory '{target.parent}' does not exist")
+    except OSError as e:  # a name too long, or a directory not searchable
+        raise T10Error(f"{option} '{path}': {e.strerror or e}") from None
 
 
 def _save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
@@ -187,6 +191,8 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     ):
         if path:
             _check_output_path(path, option)
+    if args.plot:
+        check_plot_path(args.plot, "--plot")
     inputs = _load_inputs(args.inputs) if args.inputs else None
     default = check_tolerance(args.precision, args.partials)
     tolerance = Tolerance(
@@ -294,6 +300,7 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
     if args.output:
         _check_output_path(args.output, "-o")
+        check_plot_path(args.output, "-o")
     with Progress(f"t10 explain {args.model}", quiet=args.quiet) as progress:
         found = explain(
             args.model,
@@ -312,9 +319,7 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
         )
     format_explanation(found, out)
     if args.plot or args.output:
-        path = args.output or "explain-" + "".join(
-            c if c.isalnum() or c in "-_." else "_" for c in args.op
-        ) + ".png"
+        path = args.output or plot_file_name(found.operator)
         plot_explanation(found, path)
         print(f"\nplot      {path}", file=out)
     return 0
@@ -661,8 +666,9 @@ def make_parser() -> argparse.ArgumentParser:
     ex.add_argument("--op", required=True, metavar="NAME",
                     help="the operator: its name in the report, or an ONNX node it computes")
     ex.add_argument("--plot", action="store_true",
-                    help="also draw the frontier as a PNG (explain-<op>.png in the current "
-                         "directory unless -o)")
+                    help="also draw the frontier as a PNG (in the current directory unless "
+                         "-o: explain-<the operator's name, cut to 40 characters>-<8 hex "
+                         "digits of its hash>.png)")
     ex.add_argument("-o", "--output", metavar="FILE.png", help="write the plot to FILE.png")
     ex.set_defaults(handler=_cmd_explain)
 

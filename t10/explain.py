@@ -11,11 +11,12 @@ another plan would have made the model faster, the explanation says the memory i
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from math import prod
-from typing import IO
+from typing import IO, Any
 
 import onnx
 
@@ -26,7 +27,7 @@ from t10.common.plans import Estimate, Layout, format_plan, input_layouts, outpu
 from t10.common.tensor_expr import element_bytes, op_name, precision_type
 from t10.driver import compile_model
 from t10.errors import T10Error
-from t10.figures import new_figure, save_figure
+from t10.figures import log_ticks, plot, shorten
 from t10.pass_instrumentation import PassObserver
 from t10.passes.cold_weights import with_cold_weights
 from t10.passes.memory_reconciliation import PlanPoint, model_bytes
@@ -273,24 +274,41 @@ def _cycles(est: Estimate | None) -> str:
             "sync)")
 
 
+def plot_file_name(operator: str) -> str:
+    """The default file of `t10 explain --plot`: `explain-<the operator's name, its characters
+    other than letters, digits, '-', '_' and '.' as '_', cut to 40>-<8 hex digits of a hash of
+    the whole name>.png`, short enough for any file system and one per operator (a fused
+    operator's name can be hundreds of characters long)."""
+    slug = "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in operator)
+    digest = hashlib.sha256(operator.encode()).hexdigest()[:8]
+    return f"explain-{slug[:40]}-{digest}.png"
+
+
 def plot_explanation(e: Explanation, path: str) -> None:
-    """A PNG at `path`: the frontier (bytes per core against cycles) with the chosen plan
-    marked, each plan's model (peak and cycles), and the SRAM per core."""
-    fig = new_figure(7, 4.5)
-    ax = fig.subplots()
-    points = [a.point for a in e.alternatives]
-    ax.plot([p.estimate.sram_bytes for p in points], [p.cycles for p in points], "o-",
-            color="tab:blue", label="the operator's plans (its bytes, its cycles)")
-    ax.plot([a.model_bytes for a in e.alternatives], [a.model_cycles for a in e.alternatives],
-            "s", color="tab:gray", alpha=0.6, label="the model with that plan (peak, cycles)")
-    c = e.chosen
-    ax.plot([c.point.estimate.sram_bytes], [c.point.cycles], "*", markersize=16,
-            color="tab:red", label="chosen")
-    ax.plot([c.model_bytes], [c.model_cycles], "*", markersize=16, color="tab:red")
-    ax.axvline(e.sram_bytes, color="black", linestyle="--", linewidth=1,
-               label="SRAM per core")
-    ax.set_xlabel("bytes per core")
-    ax.set_ylabel("cycles")
-    ax.set_title(e.operator if len(e.operator) <= 60 else e.operator[:57] + "...")
-    ax.legend(fontsize=8)
-    save_figure(fig, path, 110)
+    """A figure at `path`: the frontier (bytes per core against cycles, log axes: the plans'
+    few KB and the SRAM's hundreds in one view) with the chosen plan marked, each plan's model
+    (peak and cycles), and the SRAM per core."""
+
+    def paint(fig: Any) -> None:
+        ax = fig.subplots()
+        points = [a.point for a in e.alternatives]
+        ax.plot([p.estimate.sram_bytes for p in points], [p.cycles for p in points], "o-",
+                color="tab:blue", label="the operator's plans (its bytes, its cycles)")
+        ax.plot([a.model_bytes for a in e.alternatives],
+                [a.model_cycles for a in e.alternatives], "s", color="tab:gray", alpha=0.6,
+                label="the model with that plan (its peak, its cycles)")
+        c = e.chosen
+        ax.plot([c.point.estimate.sram_bytes, c.model_bytes], [c.point.cycles, c.model_cycles],
+                "*", markersize=16, color="tab:red", label="the chosen plan")
+        ax.axvline(e.sram_bytes, color="black", linestyle="--", linewidth=1,
+                   label=f"SRAM per core ({e.sram_bytes:,} B)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            log_ticks(axis, "{x:,.0f}")
+        ax.set_xlabel("bytes per core (log scale)")
+        ax.set_ylabel("cycles (log scale)")
+        ax.set_title(shorten(e.operator, 70))
+        fig.legend(loc="outside lower center", ncols=2)
+
+    plot(path, 8, 5.5, paint)

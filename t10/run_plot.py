@@ -2,58 +2,83 @@
 
 Two panels: the operators taking the most time (up to `TOP`), each a bar split into compute,
 exchange and sync cycles; and the SRAM in use per core over the run, superstep by superstep
-(the busiest core's peak and the program's cores' mean), against the chip's SRAM per core.
+to the run's last cycle (the busiest core's peak and the program's cores' mean), against the
+chip's SRAM per core.
 """
 
 from __future__ import annotations
 
+from itertools import accumulate
+from typing import Any
+
 from t10.common.chip_spec import ChipSpec
-from t10.figures import new_figure, save_figure
+from t10.figures import PHASE_COLOURS, message, plot, shorten
 from t10.sim.interpreter_chip import SimReport
 
 TOP = 20
 """The operators shown in the time breakdown (the rest are summed in one bar)."""
+NAME_CHARS = 50
+"""An operator's label at most (longer names keep their start and end)."""
+PHASES = ("compute", "exchange", "sync")
 
 
 def plot_run(sim: SimReport, chip: ChipSpec, path: str, title: str) -> None:
+    if not sim.steps:
+        plot(path, 8, 1, lambda fig: message(
+            fig, f"{title}: no superstep ran on {chip.name}: nothing to plot"))
+        return
     ops = sorted(sim.ops, key=lambda o: o.cycles, reverse=True)
-    shown = ops[:TOP]
+    bars = [(shorten(o.name, NAME_CHARS), [o.compute_cycles, o.exchange_cycles,
+                                           o.sync_cycles]) for o in ops[:TOP]]
     rest = ops[TOP:]
-    names = [o.name if len(o.name) <= 48 else o.name[:45] + "..." for o in shown]
-    phases = {
-        "compute": [o.compute_cycles for o in shown],
-        "exchange": [o.exchange_cycles for o in shown],
-        "sync": [o.sync_cycles for o in shown],
-    }
     if rest:
-        names.append(f"{len(rest)} other operators")
-        phases["compute"].append(sum(o.compute_cycles for o in rest))
-        phases["exchange"].append(sum(o.exchange_cycles for o in rest))
-        phases["sync"].append(sum(o.sync_cycles for o in rest))
-    fig = new_figure(10, 4 + 0.28 * len(names))
-    top, bottom = fig.subplots(2, 1, height_ratios=[max(3, 0.28 * len(names)), 3])
-    ys = list(range(len(names)))[::-1]
-    left = [0] * len(names)
-    for phase, colour in (("compute", "tab:blue"), ("exchange", "tab:orange"),
-                          ("sync", "tab:gray")):
-        top.barh(ys, phases[phase], left=left, color=colour, label=phase)
-        left = [a + b for a, b in zip(left, phases[phase], strict=True)]
-    top.set_yticks(ys, names, fontsize=7)
-    top.set_xlabel("cycles")
-    top.set_title(f"{title}: {sim.total_cycles:,} cycles on {chip.name}")
-    top.legend(fontsize=8)
-    starts, peaks, means = [], [], []
-    at = 0
-    for step in sim.steps:
-        starts.append(at)
-        peaks.append(step.sram_peak_bytes)
-        means.append(step.sram_mean_bytes)
-        at += step.cycles
-    bottom.step(starts, peaks, where="post", color="tab:red", label="busiest core (peak)")
-    bottom.step(starts, means, where="post", color="tab:green", label="mean over the cores")
-    bottom.axhline(chip.sram_bytes_per_core, color="black", linestyle="--", linewidth=1,
-                   label="SRAM per core")
-    bottom.set_xlabel("cycles")
-    bottom.set_ylabel("bytes per core")
-    bottom.legend(fontsize=8)
-    save_figure(fig, path, 100)
+        bars.append((f"{len(rest)} other operators",
+                     [sum(o.compute_cycles for o in rest), sum(o.exchange_cycles for o in rest),
+                      sum(o.sync_cycles for o in rest)]))
+    times = 0.6 + 0.3 * len(bars)
+
+    def paint(fig: Any) -> None:
+        top, bottom = fig.subplots(2, 1, height_ratios=[times, 2.6])
+        fig.suptitle(f"{title}: {sim.total_cycles:,} cycles on {chip.name}")
+        _times(top, bars)
+        _sram(bottom, sim, chip)
+
+    plot(path, 10, times + 3.6, paint)
+
+
+def _times(ax: Any, bars: list[tuple[str, list[int]]]) -> None:
+    """One bar per operator, top down, split into its phases."""
+    ys = range(len(bars))
+    left = [0] * len(bars)
+    for k, phase in enumerate(PHASES):
+        cycles = [b[1][k] for b in bars]
+        ax.barh(ys, cycles, left=left, color=PHASE_COLOURS[phase], label=phase)
+        left = [a + c for a, c in zip(left, cycles, strict=True)]
+    ax.set_yticks(ys, [b[0] for b in bars])
+    ax.invert_yaxis()
+    ax.set_xlabel("cycles")
+    ax.xaxis.set_major_formatter("{x:,.0f}")
+    _legend_above(ax)
+
+
+def _sram(ax: Any, sim: SimReport, chip: ChipSpec) -> None:
+    """Each superstep's bytes per core from its first cycle to its last (every step drawn
+    through its end: the run's last cycle included)."""
+    edges = list(accumulate((s.cycles for s in sim.steps), initial=0))
+    for values, colour, label in (
+        ([s.sram_peak_bytes for s in sim.steps], "tab:red", "busiest core (peak)"),
+        ([s.sram_mean_bytes for s in sim.steps], "tab:green", "mean over the cores"),
+    ):
+        ax.step(edges, [*values, values[-1]], where="post", color=colour, label=label)
+    ax.axhline(chip.sram_bytes_per_core, color="black", linestyle="--", linewidth=1,
+               label=f"SRAM per core ({chip.sram_bytes_per_core:,} B)")
+    ax.set_xlabel("cycles")
+    ax.set_ylabel("bytes per core")
+    ax.xaxis.set_major_formatter("{x:,.0f}")
+    ax.yaxis.set_major_formatter("{x:,.0f}")
+    _legend_above(ax)
+
+
+def _legend_above(ax: Any) -> None:
+    """The legend in one line above `ax` (inside, it would hide bars or lines)."""
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=3, borderaxespad=0)

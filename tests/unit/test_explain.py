@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import io
 import pathlib
+import re
+import tempfile
 
 import numpy as np
 import onnx
 import pytest
 from helpers import chip_file_with_sram
+from hypothesis import given
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from t10.cli import main
@@ -17,7 +21,7 @@ from t10.driver import compile_model, run_model
 from t10.errors import T10Error
 from t10.examples import zoo
 from t10.examples.models import mlp
-from t10.explain import explain, format_explanation
+from t10.explain import explain, format_explanation, plot_file_name
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +130,56 @@ def test_cli_on_a_bert_base_ffn_matmul(
 def test_bad_requests(op: str, planner: str, message: str) -> None:
     with pytest.raises(T10Error, match=message):
         explain(mlp(), op, "test-16", planner)
+
+
+def _long_fused_model() -> onnx.ModelProto:
+    """MatMul, Add and Relu, fused into one operator of a 500-character name (names as long
+    as a Hugging Face export's, three of them joined)."""
+    rng = np.random.default_rng(0)
+    names = ["encoder/layer.0/intermediate/dense/" * 5 + op for op in ("MatMul", "Add", "Relu")]
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["m"], name=names[0]),
+         helper.make_node("Add", ["m", "b"], ["a"], name=names[1]),
+         helper.make_node("Relu", ["a"], ["y"], name=names[2])],
+        "long_names",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [32, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 64])],
+        [numpy_helper.from_array(rng.standard_normal((64, 64)).astype(np.float32), "w"),
+         numpy_helper.from_array(rng.standard_normal(64).astype(np.float32), "b")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_the_default_plot_file_of_a_long_fused_operator(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--plot` without `-o` writes a short file name for an operator named with 500
+    characters, asked for by that name or by one of its nodes' (it once wrote
+    explain-<the name asked for>.png: "File name too long")."""
+    model = tmp_path / "long.onnx"
+    onnx.save(_long_fused_model(), model)
+    nodes = [n.name for n in _long_fused_model().graph.node]
+    operator = "+".join(nodes)
+    assert len(operator) >= 500
+    for k, op in enumerate([operator, nodes[2]]):
+        out = tmp_path / f"out{k}"
+        out.mkdir()
+        monkeypatch.chdir(out)
+        assert main(["explain", str(model), "--op", op, "--chip", "test-16", "--plot"]) == 0
+        text = capsys.readouterr().out
+        assert text.startswith(f"operator  {operator}  (ONNX nodes: ")
+        [written] = out.iterdir()
+        assert written.name == plot_file_name(operator)
+        assert f"plot      {written.name}" in text
+        assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@given(st.text(min_size=1, max_size=600), st.text(min_size=1, max_size=600))
+def test_default_plot_file_names_are_short_safe_and_one_per_operator(a: str, b: str) -> None:
+    """Any operator name gives a name of at most 62 characters, of letters, digits, '-', '_'
+    and '.' only (no path, no hidden file), that a file can have; two names give two."""
+    name = plot_file_name(a)
+    assert len(name) <= 62 and re.fullmatch(r"explain-[A-Za-z0-9._-]*-[0-9a-f]{8}\.png", name)
+    assert (plot_file_name(b) == name) == (a == b)
+    with tempfile.TemporaryDirectory() as d:
+        (pathlib.Path(d) / name).write_bytes(b"")
