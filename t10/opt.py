@@ -41,7 +41,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.frontend.mlir import MLIRFrontend
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, parse_pipeline, parse_spec
 from xdsl.utils.exceptions import (
@@ -58,6 +57,7 @@ from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
 from t10.pass_instrumentation import PassInstrumentation
 from t10.passes.forked import Terminated, ending_signals
+from t10.t10_dialects.parsing import Parser
 
 PROG = "t10-opt"
 

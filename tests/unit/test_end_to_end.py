@@ -13,7 +13,6 @@ import pytest
 from helpers import DATA, TRANSFORMER_PREFIXES, random_onnx_inputs, run_and_check
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.parser import Parser
 
 from t10.common.chip_spec import load_chip
 from t10.driver import (
@@ -26,6 +25,7 @@ from t10.driver import (
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.sim.simulator import simulate
+from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.rtensor import EstimateAttr
 
 TORCH_MODELS = sorted(

@@ -10,7 +10,6 @@ import pytest
 from test_plan_search import matmul as matmul_expr
 from xdsl.context import Context
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.parser import Parser
 
 from t10 import driver
 from t10.common import costs
@@ -35,6 +34,7 @@ from t10.frontend import import_onnx
 from t10.reference import reference_outputs
 from t10.report import check_outputs, input_specs, random_inputs
 from t10.sim.simulator import simulate
+from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.rtensor import PlanAttr, RTensor
 
 # matmul loop dims: d0 = m, d1 = n, d2 = k

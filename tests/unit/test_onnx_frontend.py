@@ -20,7 +20,6 @@ from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import Builtin, DenseIntOrFPElementsAttr, FloatAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from t10.errors import T10Error
@@ -28,6 +27,7 @@ from t10.examples.models import bert_ffn, matmul, mlp
 from t10.frontend import SUPPORTED_OPS, OnnxFrontend, import_onnx
 from t10.frontend.loading import weightless
 from t10.reference import reference_session
+from t10.t10_dialects.parsing import Parser
 
 with warnings.catch_warnings():  # xDSL 0.75 deprecates the package-root re-exports
     warnings.simplefilter("ignore", DeprecationWarning)

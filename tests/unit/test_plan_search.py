@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import arith, func, linalg, tensor
 from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
-from xdsl.parser import Parser
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, load_chip
@@ -72,6 +71,7 @@ from t10.passes.plan_search import (
     spatial_factors,
 )
 from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
+from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
 
 # --------------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.parser import Parser
 
 from t10.common.chip_spec import load_chip
 from t10.common.plans import Plan
@@ -27,6 +26,7 @@ from t10.frontend import import_onnx
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.passes.t10_compile import pipeline
 from t10.sim.simulator import simulate
+from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.rtensor import PlanAttr
 from t10.universe import DIALECTS
 

@@ -8,12 +8,12 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects import arith, func, linalg, scf
 from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.parser import Parser
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.errors import T10Error
 from t10.sim.simulator import simulate
+from t10.t10_dialects.parsing import Parser
 from t10.universe import DIALECTS
 
 SYNC = 118

@@ -12,7 +12,6 @@ import onnx
 import pytest
 from helpers import DATA
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 
 from t10.common.attr_names import PLAN_ATTR
 from t10.common.chip_spec import load_chip
@@ -27,6 +26,7 @@ from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.report import input_specs, random_inputs
 from t10.sim.simulator import simulate
+from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.printing import ELIDED
 
 CASES = {
