@@ -47,7 +47,7 @@ from t10.common.tensor_expr import (
     op_name,
 )
 from t10.sim.interpreter_chip import OpStats, SimReport
-from t10.t10_dialects.rtensor import EstimateAttr
+from t10.t10_dialects.rtensor import EstimateAttr, ViewOp
 
 __all__ = [
     "MOVES",
@@ -158,6 +158,9 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
     )
     out: list[PlannedOp] = []
     for op in module.walk():
+        if isinstance(op, ViewOp) and RELAYOUT_ATTR in op.attributes:  # a returned view
+            move = op.attributes[RELAYOUT_ATTR]
+            out.append(_planned(f"{op.label.data}/relayout", "relayout", None, move))
         if not isinstance(op, GenericOp) or EPILOGUE_ATTR in op.attributes:
             continue  # an epilogue is reported with its contraction
         plan = op.attributes.get(PLAN_ATTR)

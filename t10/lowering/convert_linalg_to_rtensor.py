@@ -447,7 +447,8 @@ def _epilogue(
 @dataclass
 class MaterializeView(RewritePattern):
     """A view that leaves the chip (a function result) is made on chip: moved through its
-    map into `host_layout` over its source's cores, then collected. A host source is placed
+    map into `host_layout` over its source's cores (carrying the view's `t10.relayout`
+    estimate), then collected. A host source is placed
     by `host_layout` over the program's cores, once for all the views (and gathers) that
     read it."""
 
@@ -468,7 +469,7 @@ class MaterializeView(RewritePattern):
         assert isinstance(on_chip.type, RTensorType)
         layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)
         wanted = _stored(op.result.type, self.elem, layout)
-        move = _relayout(on_chip, wanted, label, view, None)
+        move = _relayout(on_chip, wanted, label, view, op.attributes.get(RELAYOUT_ATTR))
         collect = rtensor.CollectOp.create(operands=move.results, result_types=[op.result.type])
         rewriter.insert([move, collect], InsertPoint.before(op))
         for use in users:

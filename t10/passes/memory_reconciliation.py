@@ -45,6 +45,7 @@ from t10.common.plans import (
     validate_plan,
 )
 from t10.common.tensor_expr import TensorExpr
+from t10.common.view_maps import View
 from t10.errors import DoesNotFit, T10Error
 
 # --------------------------------------------------------------------------------------------
@@ -237,6 +238,8 @@ class ReturnedView:
     label: str
     source: tuple[int, ...] = ()
     """The shape of the tensor it views."""
+    view: View | None = None
+    """The views from that tensor to it, composed (`through_views`)."""
 
     def bytes_per_core(self, points: Sequence[PlanPoint]) -> int:
         """Its destination's bytes per core."""
