@@ -83,7 +83,8 @@ def test_every_example_is_sized() -> None:
 
 
 def assert_consistent(report: dict[str, Any], chip: str) -> None:
-    """Every op simulated, estimated as simulated, one sync per superstep; the totals too."""
+    """Every op simulated, estimated as simulated, one sync per superstep; the totals too,
+    and the model's bound at most the total."""
     sync = costs.sync_cycles(load_chip(chip))
     for op in report["ops"]:
         name = op["name"]
@@ -91,6 +92,7 @@ def assert_consistent(report: dict[str, Any], chip: str) -> None:
         assert op["estimated_cycles"] == op["cycles"], (name, op)
         assert op["sync_cycles"] == op["supersteps"] * sync, (name, op)
     assert report["estimated_total_cycles"] == report["total_cycles"]
+    assert 0 < report["bound_cycles"] <= report["total_cycles"]
 
 
 GATHER_OF_GATHER = pytest.mark.xfail(
