@@ -230,3 +230,22 @@ def test_the_model_bound_is_the_same_for_every_planner(batch: int) -> None:
         if result["status"] == "ok":
             bounds[planner] = result["bound_cycles"]
     assert len(bounds) >= 2 and len(set(bounds.values())) == 1, bounds
+
+
+@pytest.mark.parametrize(("planner", "rule"), [
+    ("vgm", "the smallest plans need"),
+    ("t10-fastest", "every operator's fastest plan needs"),
+])
+def test_needs_is_what_the_planners_choice_needs(planner: str, rule: str) -> None:
+    """`needed_sram_bytes_per_core` (the table's "needs N KB/core") is one measure per
+    planner, the bytes of the choice its rule makes, as its error says, whether smaller
+    plans would fit or not; beyond the chip's SRAM, and growing with the batch."""
+    needs = []
+    for batch in (8, 16):
+        result = run_case(Case("bert-base", 1, batch, 64, "test-16", planner, "fp16", TINY))
+        assert result["status"] == "does not fit", result["error"]
+        needed = result["needed_sram_bytes_per_core"]
+        assert f"{rule} {needed} bytes per core" in result["error"]
+        assert needed > result["sram_bytes_per_core"]
+        needs.append(needed)
+    assert needs == sorted(needs)
