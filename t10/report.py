@@ -47,7 +47,7 @@ from t10.common.tensor_expr import (
     op_name,
 )
 from t10.sim.interpreter_chip import OpStats, SimReport
-from t10.t10_dialects.rtensor import EstimateAttr, ViewOp
+from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, ViewOp
 
 __all__ = [
     "MOVES",
@@ -162,6 +162,9 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
         if isinstance(op, ViewOp) and RELAYOUT_ATTR in op.attributes:  # a returned view
             move = op.attributes[RELAYOUT_ATTR]
             out.append(_planned(f"{op.label.data}/relayout", "relayout", None, move))
+        if isinstance(op, GatherOp) and GATHER_ATTR in op.attributes:  # made for no operator
+            move = op.attributes[GATHER_ATTR]
+            out.append(_planned(f"{op.label.data}/gather", "gather", None, move))
         if not isinstance(op, GenericOp) or EPILOGUE_ATTR in op.attributes:
             continue  # an epilogue is reported with its contraction
         plan = op.attributes.get(PLAN_ATTR)

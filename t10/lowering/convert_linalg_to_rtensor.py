@@ -478,8 +478,9 @@ class MaterializeView(RewritePattern):
 
 @dataclass
 class MaterializeGather(RewritePattern):
-    """A gather that leaves the chip (a function result, or views of it that are) is made on
-    chip in `host_layout` over the program's cores, then collected."""
+    """A gather that leaves the chip (a function result, or views of it that are) or that
+    another gather reads is made on chip in `host_layout` over the program's cores (carrying
+    its `t10.gather` estimate), then collected."""
 
     elem: Attribute
     """The storage element type of distributed tensors."""
@@ -498,7 +499,7 @@ class MaterializeGather(RewritePattern):
             op,
             _stored(result, self.elem, layout),
             f"{op.label.data}/gather",
-            None,
+            op.attributes.get(GATHER_ATTR),
             rewriter,
             self.gathers,
         )

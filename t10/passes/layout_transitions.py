@@ -474,6 +474,35 @@ def gather_moves(
     return [m for m in moves if m.cycles]
 
 
+def made_gather_moves(
+    chip: ChipSpec,
+    specs: Sequence[GatherSpec],
+    exprs: Sequence[TensorExpr],
+    plans: Sequence[Plan],
+    elem_bytes: int,
+    homes: int | None = None,
+) -> list[Estimate | None]:
+    """The supersteps of each gather made on chip for no operator (returned from the
+    function, or read by another gather), as convert-linalg-to-rtensor makes them: in
+    `host_layout` over the program's cores, the most any plan uses (`gather_moves`), from
+    its table and ids in their producers' output layouts or, host values, in `host_layout`
+    over those cores; with `homes` (vgm) every value lies in its home over that many
+    cores. None: a gather that moves nothing."""
+    cores = homes or max((p.cores for p in plans), default=1)
+
+    def source(operand: GatherOperand, shape: tuple[int, ...]) -> Layout:
+        p = operand.producer
+        if p is None or homes:
+            return host_layout(shape, cores)
+        return output_layout(exprs[p], plans[p])
+
+    return [
+        summed(gather_moves(chip, spec, host_layout(spec.kind.shape(spec.table, spec.ids),
+                                                    cores), False, elem_bytes, cores, source))
+        for spec in specs
+    ]
+
+
 def summed(moves: Sequence[Estimate]) -> Estimate | None:
     """Moves into one operator run one after another (a superstep each): their cycles add
     up, their buffers do not all live at once (the largest counts). None: no moves."""

@@ -17,6 +17,9 @@ An analysis pass: it changes no operation, it only writes attributes.
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
   `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
   (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
+- on an `rtensor.gather` made on chip for no operator (returned from the function, or read
+  by another gather): `t10.gather = #rtensor.estimate<...>`, its making
+  (`layout_transitions.made_gather_moves`);
 - on the module: `t10.chip` (the `chip` option as given), `t10.planner`, `t10.precision`,
   `t10.partials` and `t10.model_bytes`, the bytes per core the plans need at their peak (an
   upper bound of what the simulator measures).
@@ -114,8 +117,10 @@ from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
+    GatherSpec,
     SharedMove,
     gathers_into,
+    made_gather_moves,
     reduce_transitions,
     returned_view_moves,
     shared_moves,
@@ -267,6 +272,50 @@ def record_returned_views(module: ModuleOp, moves: list[Estimate]) -> None:
     views = [o for o in module.walk() if isinstance(o, ViewOp) and _returned(o.result)]
     for view, move in zip(views, moves, strict=True):
         view.attributes[RELAYOUT_ATTR] = estimate_attr(move)
+
+
+def made_gathers(
+    module: ModuleOp, operators: list[Operator]
+) -> tuple[list[GatherOp], list[GatherSpec]]:
+    """The gathers of runtime ids made on chip for no operator (`_made_for_no_operator`),
+    with their specs; viewed tables and ids are placed by the first gather that reads them,
+    the operators' gathers first (as convert-linalg-to-rtensor makes them)."""
+    index = operator_index(operators)
+
+    def producer_of(value: SSAValue) -> int | None:
+        return index.get(id(value.owner))
+
+    placed: set[int] = set()
+    for operator in operators:
+        for value in operator.inputs:
+            source, _ = through_views(value)
+            if isinstance(source.owner, GatherOp):
+                gather_spec(source.owner, placed, producer_of)
+    gathers = [
+        o for o in module.walk()
+        if isinstance(o, GatherOp) and _made_for_no_operator(o.result)
+    ]
+    return gathers, [gather_spec(o, placed, producer_of) for o in gathers]
+
+
+def _made_for_no_operator(value: SSAValue) -> bool:
+    """Whether `value` (a gather's result) is read, directly or through views, by something
+    other than a generic: returned from the function, or read by another gather."""
+    return any(
+        _made_for_no_operator(use.operation.results[0])
+        if isinstance(use.operation, ViewOp)
+        else not isinstance(use.operation, GenericOp)
+        for use in value.uses
+    )
+
+
+def record_made_gathers(gathers: list[GatherOp], moves: list[Estimate | None]) -> None:
+    """Writes each move's estimate as `t10.gather` on its gather (none where it moves
+    nothing)."""
+    for gather, move in zip(gathers, moves, strict=True):
+        gather.attributes.pop(GATHER_ATTR, None)
+        if move is not None:
+            gather.attributes[GATHER_ATTR] = estimate_attr(move)
 
 
 def record_plan(
@@ -425,6 +474,11 @@ class T10PlanSearch(ModulePass):
                 unfused.cancel()
         assert result is not None
         result.record(op, operators)
+        plans = [point.plan for point in result.chosen]
+        elem_bytes = element_bytes(precision_type(self.precision, self.name), self.name)
+        gathers, specs = made_gathers(op, operators)
+        moves = made_gather_moves(chip, specs, result.exprs, plans, elem_bytes)
+        record_made_gathers(gathers, moves)
         return model_bytes(result.chosen, result.liveness)
 
     def plan_vgm(self, chip: ChipSpec, module: ModuleOp, frontiers: SharedSearch) -> int:
@@ -463,6 +517,9 @@ class T10PlanSearch(ModulePass):
         plans = [point.plan for point in chosen]
         returned = returned_view_moves(chip, liveness, exprs, plans, homes=cores)
         record_returned_views(module, returned)
+        gathers, specs = made_gathers(module, operators)
+        moves = made_gather_moves(chip, specs, exprs, plans, elem_bytes, homes=cores)
+        record_made_gathers(gathers, moves)
         return vgm_model_bytes(chosen, homes)
 
     def plan_operators(

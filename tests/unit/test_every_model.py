@@ -8,7 +8,8 @@ total; and every op's sync cycles are one chip sync per superstep it counts.
 
 On test-16; the three ImageNet CNNs need more SRAM than test-16 has (their weights), so they
 run on test-16 with 4 MiB per core. Timing only, but for a model whose gather ids are
-computed on chip (their values decide the traffic).
+computed on chip (their values decide the traffic, which a gather's estimate, counted for
+uniformly drawn ids, then only approximates).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import onnx
 import pytest
-from helpers import DATA, chip_file_with_sram, float_model, randn
-from onnx import helper, numpy_helper
+from helpers import DATA, chip_file_with_sram, float_model, randn, typed_model
+from onnx import TensorProto, helper, numpy_helper
 
 from t10.common import costs
 from t10.common.chip_spec import load_chip
@@ -67,6 +69,17 @@ def two_convs() -> onnx.ModelProto:
     return float_model(nodes, {"x": [1, 3, 16, 16]}, ["y"], weights)
 
 
+def returned_gathers() -> onnx.ModelProto:
+    """An embedding lookup returned as it is and through a view (a Reshape)."""
+    nodes = [
+        helper.make_node("Gather", ["table", "ids"], ["rows"], name="lookup"),
+        helper.make_node("Reshape", ["rows", "flat"], ["flat_rows"], name="flatten"),
+    ]
+    weights = {"table": randn(10, 8), "flat": np.array([6, 8], dtype=np.int64)}
+    return typed_model(nodes, {"ids": (TensorProto.INT64, [2, 3])},
+                       {"rows": [2, 3, 8], "flat_rows": [6, 8]}, weights)
+
+
 MODELS: dict[str, Callable[[], onnx.ModelProto | str]] = {
     **{
         str(p.relative_to(DATA)): (lambda p=p: str(p))
@@ -75,6 +88,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto | str]] = {
     **{f"example:{n}": (lambda n=n: EXAMPLES[n](**EXAMPLE_SIZES[n])) for n in EXAMPLES},
     **{f"zoo:{n}": (lambda n=n: _zoo(n)) for n in ZOO},
     "two_convs": two_convs,
+    "returned_gathers": returned_gathers,
 }
 
 
@@ -82,30 +96,25 @@ def test_every_example_is_sized() -> None:
     assert set(EXAMPLE_SIZES) == set(EXAMPLES)
 
 
-def assert_consistent(report: dict[str, Any], chip: str) -> None:
+def assert_consistent(report: dict[str, Any], chip: str, uniform_ids: bool = True) -> None:
     """Every op simulated, estimated as simulated, one sync per superstep; the totals too,
-    and the model's bound at most the total."""
+    and the model's bound at most the total. A gather's estimate counts the traffic of
+    uniformly drawn ids: without `uniform_ids` (ids computed on chip) it is only required."""
     sync = costs.sync_cycles(load_chip(chip))
     for op in report["ops"]:
         name = op["name"]
         assert op["cycles"] is not None, f"{name} planned but never simulated"
-        assert op["estimated_cycles"] == op["cycles"], (name, op)
+        assert op["estimated_cycles"] is not None, (name, op)
+        if uniform_ids or op["kind"] != "gather":
+            assert op["estimated_cycles"] == op["cycles"], (name, op)
         assert op["sync_cycles"] == op["supersteps"] * sync, (name, op)
-    assert report["estimated_total_cycles"] == report["total_cycles"]
-    assert 0 < report["bound_cycles"] <= report["total_cycles"]
+    assert report["estimated_total_cycles"] is not None
+    if uniform_ids:
+        assert report["estimated_total_cycles"] == report["total_cycles"]
+    assert 0 <= report["bound_cycles"] <= report["total_cycles"]
 
 
-GATHER_OF_GATHER = pytest.mark.xfail(
-    strict=True,
-    reason="a gather made on chip only to be read by another gather (RoBERTa's position ids "
-    "gathered by runtime ids) has no plan-search estimate yet",
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=GATHER_OF_GATHER) if n.startswith(VALUES) else n for n in MODELS],
-)
+@pytest.mark.parametrize("name", MODELS)
 def test_estimates_equal_the_simulation(
     name: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -113,8 +122,9 @@ def test_estimates_equal_the_simulation(
     chip = "test-16"
     if stem in BIG:
         chip = chip_file_with_sram(4 << 20, tmp_path_factory.mktemp("chip"))
-    report = run_model(MODELS[name](), chip, timing_only=stem not in VALUES).report
-    assert_consistent(report, chip)
+    uniform_ids = stem not in VALUES
+    report = run_model(MODELS[name](), chip, timing_only=uniform_ids).report
+    assert_consistent(report, chip, uniform_ids)
 
 
 @pytest.mark.parametrize("planner", ["t10", "t10-multidim", "replicate", "vgm"])
