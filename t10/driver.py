@@ -46,6 +46,7 @@ from t10.report import (
     check_outputs,
     input_specs,
     kernel_ops,
+    model_bound_of,
     planned_ops,
     planned_sram,
     random_inputs,
@@ -180,6 +181,9 @@ class Compiled:
     module: ModuleOp
     planned: ModuleOp
     chip: ChipSpec
+    bound: int | None = None
+    """The model's lower bound (`t10.report.model_bound_of`), taken as the module entered the
+    plan search (the same for every planner)."""
 
 
 def compile_module(
@@ -200,6 +204,7 @@ def compile_module(
     down to the `emit` level (`observer`: see `run_passes`)."""
     spec = _check_options(chip, planner, emit, precision, partials, search, temporaries)
     planned: list[ModuleOp] = []
+    bound: list[int] = []
 
     class KeepPlans:
         def stage(self, name: str) -> None:
@@ -211,6 +216,8 @@ def compile_module(
         ) -> None:
             if isinstance(p, T10PlanSearch):
                 planned.append(module.clone())
+            elif p is before_search:
+                bound.append(model_bound_of(spec, module, precision, partials))
             if observer is not None:
                 observer.after_pass(p, module, time)
 
@@ -226,8 +233,9 @@ def compile_module(
         search,
         temporaries,
     )
+    before_search = passes[[isinstance(p, T10PlanSearch) for p in passes].index(True) - 1]
     run_passes(module, passes, KeepPlans())
-    return Compiled(module=module, planned=planned[0], chip=spec)
+    return Compiled(module=module, planned=planned[0], chip=spec, bound=bound[0])
 
 
 def compile_model(
@@ -368,6 +376,7 @@ def run_model(
         precision=precision,
         check=checked,
         planned_sram_bytes=planned_sram(compiled.planned),
+        bound_cycles=compiled.bound,
     )
     return RunResult(report, result.outputs, checked, compiled_at - start,
                      simulated_at - compiled_at, result.report)

@@ -11,7 +11,8 @@ class T10Error(DiagnosticException):
 
 class DoesNotFit(T10Error):
     """The model (or one operator under a planner's rules) does not fit the chip's SRAM;
-    `needed_bytes`: the bytes per core the smallest choice needs, where known."""
+    `needed_bytes`: the bytes per core of the choice the planner's rule makes (its smallest
+    plans, or every operator's fastest plan under `search=fastest`), where known."""
 
     def __init__(self, message: str, needed_bytes: int | None = None) -> None:
         super().__init__(message)

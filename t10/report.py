@@ -47,7 +47,7 @@ from t10.common.tensor_expr import (
     op_name,
 )
 from t10.sim.interpreter_chip import OpStats, SimReport
-from t10.t10_dialects.rtensor import EstimateAttr
+from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, ViewOp
 
 __all__ = [
     "MOVES",
@@ -59,6 +59,7 @@ __all__ = [
     "format_report",
     "input_specs",
     "kernel_ops",
+    "model_bound_of",
     "planned_ops",
     "planned_sram",
     "random_inputs",
@@ -158,6 +159,12 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
     )
     out: list[PlannedOp] = []
     for op in module.walk():
+        if isinstance(op, ViewOp) and RELAYOUT_ATTR in op.attributes:  # a returned view
+            move = op.attributes[RELAYOUT_ATTR]
+            out.append(_planned(f"{op.label.data}/relayout", "relayout", None, move))
+        if isinstance(op, GatherOp) and GATHER_ATTR in op.attributes:  # made for no operator
+            move = op.attributes[GATHER_ATTR]
+            out.append(_planned(f"{op.label.data}/gather", "gather", None, move))
         if not isinstance(op, GenericOp) or EPILOGUE_ATTR in op.attributes:
             continue  # an epilogue is reported with its contraction
         plan = op.attributes.get(PLAN_ATTR)
@@ -179,6 +186,22 @@ def planned_ops(module: ModuleOp) -> list[PlannedOp]:
         if isinstance(store, EstimateAttr) and store.cycles.data:  # else already home
             out.append(_planned(f"{op_name(op)}/store", "store", None, store))
     return out
+
+
+def model_bound_of(chip: ChipSpec, module: ModuleOp, precision: str, partials: str) -> int:
+    """The model's lower bound (`t10.common.bounds.model_bound`) over its operators as they
+    enter the plan search: element-wise chains fused, epilogues marked (`t10-fuse-epilogue`,
+    which no planner option changes), at the storage and partial-sum precisions. It is the
+    same whichever planner runs: a planner may run a marked epilogue apart (where that is
+    faster or fits), which only costs more, as the bound of an epilogue fused is at most
+    the bounds of its contraction and of itself apart."""
+    exprs = []
+    for op in module.walk():
+        if isinstance(op, GenericOp) and EPILOGUE_ATTR not in op.attributes:
+            epilogue = epilogue_of(op)
+            expr = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
+            exprs.append(at_precision(expr, precision, partials, "the report"))
+    return model_bound(chip, exprs)
 
 
 def planned_sram(module: ModuleOp) -> int | None:
@@ -383,6 +406,7 @@ def build_report(
     precision: str | None = None,
     check: CheckResult | None = None,
     planned_sram_bytes: int | None = None,
+    bound_cycles: int | None = None,
 ) -> dict[str, Any]:
     """The run report (format: docs/report.md).
 
@@ -391,7 +415,8 @@ def build_report(
     "X/relayout", with kind "relayout"; a gather of runtime ids read by X "X/gather", kind
     "gather"); planned ops the simulator never ran come last
     with null simulated figures. `planned=None` (the plan attributes are gone, e.g. in the
-    `t10-sim` target) leaves every plan and estimate null.
+    `t10-sim` target) leaves every plan and estimate null. `bound_cycles`: the model's lower
+    bound (`model_bound_of`), None where unknown.
     """
     by_name = {p.name: p for p in planned or ()}
     seen: set[str] = set()
@@ -402,12 +427,7 @@ def build_report(
         ops.append(_sim_op(chip, p, stats, stats.name))
     ops.extend(_sim_op(chip, p, None, p.name) for p in planned or () if p.name not in seen)
     estimates = [p.estimated_cycles for p in planned or ()]
-    exprs = [p.expr for p in planned or () if p.kind not in MOVES]
-    bound = (
-        model_bound(chip, (e for e in exprs if e is not None))
-        if planned is not None and all(e is not None for e in exprs)
-        else None
-    )
+    bound = bound_cycles
     report: dict[str, Any] = {
         "model": model,
         "chip": chip.name,

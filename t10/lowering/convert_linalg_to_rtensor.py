@@ -459,7 +459,8 @@ def _epilogue(
 @dataclass
 class MaterializeView(RewritePattern):
     """A view that leaves the chip (a function result) is made on chip: moved through its
-    map into `host_layout` over its source's cores, then collected. A host source is placed
+    map into `host_layout` over its source's cores (carrying the view's `t10.relayout`
+    estimate), then collected. A host source is placed
     by `host_layout` over the program's cores, once for all the views (and gathers) that
     read it."""
 
@@ -480,7 +481,7 @@ class MaterializeView(RewritePattern):
         assert isinstance(on_chip.type, RTensorType)
         layout = host_layout(op.result.type.get_shape(), on_chip.type.get_layout().cores)
         wanted = _stored(op.result.type, self.elem, layout)
-        move = _relayout(on_chip, wanted, label, view, None)
+        move = _relayout(on_chip, wanted, label, view, op.attributes.get(RELAYOUT_ATTR))
         collect = rtensor.CollectOp.create(operands=move.results, result_types=[op.result.type])
         rewriter.insert([move, collect], InsertPoint.before(op))
         for use in users:
@@ -489,8 +490,9 @@ class MaterializeView(RewritePattern):
 
 @dataclass
 class MaterializeGather(RewritePattern):
-    """A gather that leaves the chip (a function result, or views of it that are) is made on
-    chip in `host_layout` over the program's cores, then collected."""
+    """A gather that leaves the chip (a function result, or views of it that are) or that
+    another gather reads is made on chip in `host_layout` over the program's cores (carrying
+    its `t10.gather` estimate), then collected."""
 
     elem: Attribute
     """The storage element type of distributed tensors."""
@@ -509,7 +511,7 @@ class MaterializeGather(RewritePattern):
             op,
             _stored(result, self.elem, layout),
             f"{op.label.data}/gather",
-            None,
+            op.attributes.get(GATHER_ATTR),
             rewriter,
             self.gathers,
         )

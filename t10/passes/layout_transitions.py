@@ -48,6 +48,7 @@ from t10.passes.memory_reconciliation import (
     OpOptions,
     PlanPoint,
     PointColumns,
+    ReturnedView,
     Swaps,
 )
 
@@ -92,6 +93,35 @@ def transition_estimate(
         sync_cycles=costs.sync_cycles(chip),
         sram_bytes=dst.local_elements() * elem_bytes,
     )
+
+
+def returned_view_moves(
+    chip: ChipSpec,
+    liveness: Liveness,
+    exprs: Sequence[TensorExpr],
+    plans: Sequence[Plan],
+    homes: int | None = None,
+) -> list[Estimate]:
+    """The moves that make the views returned from the function (`Liveness.returned`), as
+    convert-linalg-to-rtensor makes them: each view's source moved through the view into
+    `host_layout` of the view's shape over the source's cores. A source lies in its
+    producer's output layout, or (a host tensor or a gather) in `host_layout` over the
+    program's cores, the most any plan uses; with `homes` (vgm) every source lies in its
+    home, `host_layout` over that many cores."""
+    cores = homes or max((p.cores for p in plans), default=1)
+
+    def source(view: ReturnedView) -> Layout:
+        p = view.producer
+        if p is None or homes:
+            return host_layout(view.source, cores)
+        return output_layout(exprs[p], plans[p])
+
+    moves = []
+    for view in liveness.returned:
+        src = source(view)
+        dst = host_layout(view.shape, src.cores)
+        moves.append(transition_estimate(chip, src, dst, view.elem_bytes, view.view))
+    return moves
 
 
 def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec) -> int:
@@ -442,6 +472,35 @@ def gather_moves(
         dst = host_layout(spec.kind.shape(spec.table, spec.ids), cores)
     moves.append(gather_estimate(chip, dst, elem_bytes, spec, cores, *read))
     return [m for m in moves if m.cycles]
+
+
+def made_gather_moves(
+    chip: ChipSpec,
+    specs: Sequence[GatherSpec],
+    exprs: Sequence[TensorExpr],
+    plans: Sequence[Plan],
+    elem_bytes: int,
+    homes: int | None = None,
+) -> list[Estimate | None]:
+    """The supersteps of each gather made on chip for no operator (returned from the
+    function, or read by another gather), as convert-linalg-to-rtensor makes them: in
+    `host_layout` over the program's cores, the most any plan uses (`gather_moves`), from
+    its table and ids in their producers' output layouts or, host values, in `host_layout`
+    over those cores; with `homes` (vgm) every value lies in its home over that many
+    cores. None: a gather that moves nothing."""
+    cores = homes or max((p.cores for p in plans), default=1)
+
+    def source(operand: GatherOperand, shape: tuple[int, ...]) -> Layout:
+        p = operand.producer
+        if p is None or homes:
+            return host_layout(shape, cores)
+        return output_layout(exprs[p], plans[p])
+
+    return [
+        summed(gather_moves(chip, spec, host_layout(spec.kind.shape(spec.table, spec.ids),
+                                                    cores), False, elem_bytes, cores, source))
+        for spec in specs
+    ]
 
 
 def summed(moves: Sequence[Estimate]) -> Estimate | None:

@@ -45,6 +45,7 @@ from t10.common.plans import (
     validate_plan,
 )
 from t10.common.tensor_expr import TensorExpr
+from t10.common.view_maps import View
 from t10.errors import DoesNotFit, T10Error
 
 # --------------------------------------------------------------------------------------------
@@ -237,6 +238,8 @@ class ReturnedView:
     label: str
     source: tuple[int, ...] = ()
     """The shape of the tensor it views."""
+    view: View | None = None
+    """The views from that tensor to it, composed (`through_views`)."""
 
     def bytes_per_core(self, points: Sequence[PlanPoint]) -> int:
         """Its destination's bytes per core."""
@@ -842,14 +845,19 @@ def _does_not_fit(
     planner: str,
     liveness: Liveness,
     fastest: bool = False,
+    smallest: int | None = None,
 ) -> DoesNotFit:
     """The error for a model whose smallest plans (or, `fastest`, every operator's fastest
     plan) exceed the chip's SRAM: what the bytes are (the heaviest weights, and what is live
-    at the peak)."""
+    at the peak). Its `needed_bytes` are those of the choice the search's rule makes: the
+    smallest plans, or every operator's fastest plan (`smallest`: what the smallest plans
+    need when they do not fit either; None: they fit)."""
     if fastest:
         points = [op.points[0] for op in ops]
         least = model_bytes(points, liveness)
         which = "every operator's fastest plan needs"
+        if smallest is not None:
+            which = f"the smallest plans need {smallest} and {which}"
     else:
         least, choice = smallest_model(ops, liveness)
         points = [op.points[j] for op, j in zip(ops, choice, strict=True)]
@@ -869,7 +877,7 @@ def _does_not_fit(
     elif planner == "replicate":
         fix += (", or the t10 planner (planner=t10), which rotates shared tensors among cores "
                 "instead of replicating them")
-    if fastest:  # smaller plans fit
+    if fastest and smallest is None:  # smaller plans fit
         fix = "use search=greedy or search=exact, which trade time for memory"
     return DoesNotFit(
         f"the model does not fit chip '{chip.name}': it has {chip.sram_bytes_per_core} bytes "
@@ -957,7 +965,12 @@ def fastest_plans(
     chosen = [op.points[0] for op in ops]
     capacity = chip.sram_bytes_per_core
     if model_bytes(chosen, live) > capacity:
-        choose_plans(chip, ops, planner, live)  # raises when no smaller choice fits either
+        try:
+            choose_plans(chip, ops, planner, live)
+        except DoesNotFit as smaller:  # no smaller choice fits either
+            raise _does_not_fit(
+                chip, ops, planner, live, fastest=True, smallest=smaller.needed_bytes
+            ) from None
         raise _does_not_fit(chip, ops, planner, live, fastest=True)
     return chosen
 

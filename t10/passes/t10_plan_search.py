@@ -6,6 +6,8 @@ An analysis pass: it changes no operation, it only writes attributes.
   `t10.estimate = #rtensor.estimate<...>` (its cycles and bytes per core);
 - on a generic whose inputs arrive in another layout than their producer's:
   `t10.relayout = #rtensor.estimate<...>`, the layout transitions into it;
+- on an `rtensor.view` returned from the function: `t10.relayout = #rtensor.estimate<...>`,
+  the move that makes it on chip (`layout_transitions.returned_view_moves`);
 - on a generic whose inputs reuse the move an earlier generic makes of the same tensor into
   the same layout (`layout_transitions.SharedMove`, kept while the model still fits):
   `t10.reused_inputs = array<i64: ...>`, those inputs (not in its `t10.relayout`);
@@ -15,6 +17,9 @@ An analysis pass: it changes no operation, it only writes attributes.
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
   `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
   (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
+- on an `rtensor.gather` made on chip for no operator (returned from the function, or read
+  by another gather): `t10.gather = #rtensor.estimate<...>`, its making
+  (`layout_transitions.made_gather_moves`);
 - on the module: `t10.chip` (the `chip` option as given), `t10.planner`, `t10.precision`,
   `t10.partials` and `t10.model_bytes`, the bytes per core the plans need at their peak (an
   upper bound of what the simulator measures).
@@ -62,6 +67,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -111,9 +117,12 @@ from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
     IDS_BYTES,
     Edge,
+    GatherSpec,
     SharedMove,
     gathers_into,
+    made_gather_moves,
     reduce_transitions,
+    returned_view_moves,
     shared_moves,
     summed,
     transitions_into,
@@ -203,6 +212,13 @@ class SearchResult:
     )
     """`transitions` already counted."""
 
+    @cached_property
+    def returned_moves(self) -> list[Estimate]:
+        """The moves that make the views returned from the function (`returned_view_moves`),
+        in the order of `liveness.returned`."""
+        plans = [point.plan for point in self.chosen]
+        return returned_view_moves(self.chip, self.liveness, self.exprs, plans)
+
     def transitions(self, i: int) -> tuple[Estimate | None, Estimate | None]:
         """The relayouts (with the expansion of its cold weights) and the gathers into
         operator `i` (None: there are none)."""
@@ -226,15 +242,19 @@ class SearchResult:
 
     @property
     def total_cycles(self) -> int:
-        """The model's estimated cycles: operators, relayouts and gathers."""
+        """The model's estimated cycles: operators, relayouts, gathers and the moves that
+        make returned views."""
         total = sum(point.estimate.cycles for point in self.chosen)
+        total += sum(move.cycles for move in self.returned_moves)
         for i in range(len(self.chosen)):
             total += sum(e.cycles for e in self.transitions(i) if e is not None)
         return total
 
-    def record(self, operators: list[Operator]) -> None:
+    def record(self, module: ModuleOp, operators: list[Operator]) -> None:
         """Writes the plans, estimates, relayouts, gathers and reused inputs on the
-        generics of `operators` (those the plans were chosen for)."""
+        generics of `operators` (those the plans were chosen for), and the moves that make
+        the returned views on their `rtensor.view` ops."""
+        record_returned_views(module, self.returned_moves)
         for i, (operator, point) in enumerate(zip(operators, self.chosen, strict=True)):
             relayouts, gathers = self.transitions(i)
             moves = {RELAYOUT_ATTR: relayouts, GATHER_ATTR: gathers}
@@ -244,6 +264,58 @@ class SearchResult:
             if i in self.reused:
                 reused = DenseArrayBase.from_list(i64, sorted(self.reused[i]))
                 operator.generic.attributes[REUSED_ATTR] = reused
+
+
+def record_returned_views(module: ModuleOp, moves: list[Estimate]) -> None:
+    """Writes each move that makes a view returned from the function (`model_liveness`
+    order) as `t10.relayout` on that view."""
+    views = [o for o in module.walk() if isinstance(o, ViewOp) and _returned(o.result)]
+    for view, move in zip(views, moves, strict=True):
+        view.attributes[RELAYOUT_ATTR] = estimate_attr(move)
+
+
+def made_gathers(
+    module: ModuleOp, operators: list[Operator]
+) -> tuple[list[GatherOp], list[GatherSpec]]:
+    """The gathers of runtime ids made on chip for no operator (`_made_for_no_operator`),
+    with their specs; viewed tables and ids are placed by the first gather that reads them,
+    the operators' gathers first (as convert-linalg-to-rtensor makes them)."""
+    index = operator_index(operators)
+
+    def producer_of(value: SSAValue) -> int | None:
+        return index.get(id(value.owner))
+
+    placed: set[int] = set()
+    for operator in operators:
+        for value in operator.inputs:
+            source, _ = through_views(value)
+            if isinstance(source.owner, GatherOp):
+                gather_spec(source.owner, placed, producer_of)
+    gathers = [
+        o for o in module.walk()
+        if isinstance(o, GatherOp) and _made_for_no_operator(o.result)
+    ]
+    return gathers, [gather_spec(o, placed, producer_of) for o in gathers]
+
+
+def _made_for_no_operator(value: SSAValue) -> bool:
+    """Whether `value` (a gather's result) is read, directly or through views, by something
+    other than a generic: returned from the function, or read by another gather."""
+    return any(
+        _made_for_no_operator(use.operation.results[0])
+        if isinstance(use.operation, ViewOp)
+        else not isinstance(use.operation, GenericOp)
+        for use in value.uses
+    )
+
+
+def record_made_gathers(gathers: list[GatherOp], moves: list[Estimate | None]) -> None:
+    """Writes each move's estimate as `t10.gather` on its gather (none where it moves
+    nothing)."""
+    for gather, move in zip(gathers, moves, strict=True):
+        gather.attributes.pop(GATHER_ATTR, None)
+        if move is not None:
+            gather.attributes[GATHER_ATTR] = estimate_attr(move)
 
 
 def record_plan(
@@ -401,7 +473,12 @@ class T10PlanSearch(ModulePass):
             if unfused is not None:
                 unfused.cancel()
         assert result is not None
-        result.record(operators)
+        result.record(op, operators)
+        plans = [point.plan for point in result.chosen]
+        elem_bytes = element_bytes(precision_type(self.precision, self.name), self.name)
+        gathers, specs = made_gathers(op, operators)
+        moves = made_gather_moves(chip, specs, result.exprs, plans, elem_bytes)
+        record_made_gathers(gathers, moves)
         return model_bytes(result.chosen, result.liveness)
 
     def plan_vgm(self, chip: ChipSpec, module: ModuleOp, frontiers: SharedSearch) -> int:
@@ -437,6 +514,12 @@ class T10PlanSearch(ModulePass):
                 RELAYOUT_ATTR: point.loads, GATHER_ATTR: point.gathers, STORE_ATTR: point.store
             }
             record_plan(operator.generic, point.plan, point.estimate, moves)
+        plans = [point.plan for point in chosen]
+        returned = returned_view_moves(chip, liveness, exprs, plans, homes=cores)
+        record_returned_views(module, returned)
+        gathers, specs = made_gathers(module, operators)
+        moves = made_gather_moves(chip, specs, exprs, plans, elem_bytes, homes=cores)
+        record_made_gathers(gathers, moves)
         return vgm_model_bytes(chosen, homes)
 
     def plan_operators(
@@ -707,7 +790,7 @@ def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int)
             if _leaves_chip(o.result):  # made on chip in host_layout
                 place(o.result, elem_bytes)
         elif isinstance(o, ViewOp) and _returned(o.result):
-            source, _ = through_views(o.result)
+            source, view = through_views(o.result)
             producer = index.get(id(source.owner))
             if producer is None:
                 place(source, elem_bytes)  # a host tensor or a gather
@@ -717,7 +800,7 @@ def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int)
             returned.append(
                 ReturnedView(
                     position[id(o)], shape, elem_bytes, producer, label,
-                    tuple(source.type.get_shape()),
+                    tuple(source.type.get_shape()), view,
                 )
             )
     return Liveness(reads, tuple(placed.values()), returned=tuple(returned))

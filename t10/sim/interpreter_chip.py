@@ -38,6 +38,8 @@ class OpStats:
     exchange_cycles: int
     sync_cycles: int
     supersteps: int
+    """BSP supersteps, one per sync: a `chip.superstep` whose all-reduce ends in an
+    all-gather (a superstep of its own) counts two."""
     exchanged_bytes: int
     """Per superstep the busiest core's bytes of each exchange op, summed."""
     cores_used: int
@@ -52,7 +54,8 @@ class OpStats:
 
 @dataclass(frozen=True)
 class Superstep:
-    """One superstep as it ran, in program order."""
+    """One `chip.superstep` as it ran, in program order (with an all-reduce's all-gather:
+    two BSP supersteps, `sync_cycles` two syncs)."""
 
     label: str
     compute_cycles: int
@@ -114,7 +117,7 @@ class ReportBuilder:
             compute_cycles=t.compute_cycles + step.compute_cycles,
             exchange_cycles=t.exchange_cycles + step.exchange_cycles,
             sync_cycles=t.sync_cycles + sync_cycles,
-            supersteps=t.supersteps + 1,
+            supersteps=t.supersteps + 1 + step.extra_syncs,
             exchanged_bytes=t.exchanged_bytes + step.exchanged_bytes,
             cores_used=max(t.cores_used, step.cores_used),
             sram_bytes_per_core=max(t.sram_bytes_per_core, sram_bytes),

@@ -22,7 +22,15 @@ from typing import Any
 
 import pytest
 
-from t10.bench_models import SerialExecutor, Sweep, make_sweep, run_sweep
+from t10.bench_models import (
+    PLANNER_CONFIGS,
+    Case,
+    SerialExecutor,
+    Sweep,
+    make_sweep,
+    run_case,
+    run_sweep,
+)
 from t10.bench_plots import PLOTS, write_plots
 from t10.bench_ray import RayExecutor, require
 from t10.bench_sweep import FILES, run_bench
@@ -238,3 +246,40 @@ def test_missing_packages_name_the_extra(
     assert main(["bench", "--quick"]) == 1
     assert capsys.readouterr().err == ("t10: error: t10 bench needs 'ray', not installed: pip "
                                        "install 't10-xdsl[bench]'\n")
+
+
+SMALL = dataclasses.replace(zoo.ZOO["bert-base"].config, hidden=128, heads=4,
+                            intermediate=512, vocab=50)
+
+
+@pytest.mark.parametrize("batch", [1, 16])
+def test_the_model_bound_is_the_same_for_every_planner(batch: int) -> None:
+    """The bound is the model's, not the plans': the planners run some epilogues apart
+    (where memory binds) and others fused, but the bound sums the operators as they enter the
+    plan search."""
+    bounds = {}
+    for planner in PLANNER_CONFIGS:
+        case = Case("bert-base", 1, batch, 16, "test-16", planner, "fp16", SMALL)
+        result = run_case(case)
+        if result["status"] == "ok":
+            bounds[planner] = result["bound_cycles"]
+    assert len(bounds) >= 2 and len(set(bounds.values())) == 1, bounds
+
+
+@pytest.mark.parametrize(("planner", "rule"), [
+    ("vgm", "the smallest plans need"),
+    ("t10-fastest", "every operator's fastest plan needs"),
+])
+def test_needs_is_what_the_planners_choice_needs(planner: str, rule: str) -> None:
+    """`needed_sram_bytes_per_core` (the table's "needs N KB/core") is one measure per
+    planner, the bytes of the choice its rule makes, as its error says, whether smaller
+    plans would fit or not; beyond the chip's SRAM, and growing with the batch."""
+    needs = []
+    for batch in (8, 16):
+        result = run_case(Case("bert-base", 1, batch, 64, "test-16", planner, "fp16", TINY))
+        assert result["status"] == "does not fit", result["error"]
+        needed = result["needed_sram_bytes_per_core"]
+        assert f"{rule} {needed} bytes per core" in result["error"]
+        assert needed > result["sram_bytes_per_core"]
+        needs.append(needed)
+    assert needs == sorted(needs)

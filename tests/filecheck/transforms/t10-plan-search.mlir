@@ -80,8 +80,8 @@ builtin.module {
 // With search=fastest every operator takes its fastest plan, which replicates the weight:
 // FASTEST:   the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but every operator's fastest plan needs 1114112 bytes per core:
 // FASTEST-SAME: 1048576 bytes of resident weights (the most: 'big/MatMul' 1048576) + 65536 bytes while 'big/MatMul' runs; use search=greedy or search=exact, which trade time for memory
-// REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 655360 bytes per core:
-// REPL-SAME: 524288 bytes of resident weights (the most: 'big/MatMul' 524288) + 131072 bytes while 'big/MatMul' runs;
+// REPL:      the model does not fit chip 'test-16': it has 262144 bytes of SRAM per core, but the smallest plans need 655360 and every operator's fastest plan needs 1114112 bytes per core:
+// REPL-SAME: 1048576 bytes of resident weights (the most: 'big/MatMul' 1048576) + 65536 bytes while 'big/MatMul' runs;
 // REPL-SAME: or the t10 planner (planner=t10)
 
 builtin.module {
