@@ -595,6 +595,7 @@ class KernelOp(IRDLOperation):
         its layout rotates, runs over one chunk (the layout's tile over its steps)."""
         bounds = ints_of(self.bounds)
         operands = (*self.inputs, self.output)
+        skews: dict[int, tuple[int, LayoutAttr]] = {}  # loop -> the first operand rotating along it
         for i, (buffer, amap) in enumerate(zip(operands, self.indexing_maps.data, strict=True)):
             loops = map_loops(amap)
             for other, layout, tensor in named_tensors(buffer):
@@ -618,6 +619,15 @@ class KernelOp(IRDLOperation):
                         f"{other.name} gives it), so the kernel must slice that dim by "
                         f"{chunk}; it has sizes {list(sizes)} and slices dims "
                         f"{[j for j in (dims[i], more[i]) if j >= 0]}"
+                    )
+                first, theirs = skews.setdefault(d, (i, layout))
+                if set(values(s) for s in layout.skew.data) != set(
+                    values(s) for s in theirs.skew.data
+                ):
+                    raise VerifyException(
+                        f"{what}: operands #{first} and #{i} rotate along loop d{d} with skews "
+                        f"that differ (their layouts {theirs} and {layout}): the kernel reads "
+                        "one chunk of each per step"
                     )
 
 
