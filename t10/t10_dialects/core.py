@@ -727,8 +727,14 @@ def _check_groups_hold_copies(
     what: str, grid: tuple[int, ...], axes: tuple[int, ...], buffer: SSAValue
 ) -> None:
     """The cores of a group (differing only on `axes`) hold the same tile of the buffer's
-    layout: `grid` is the layout's grid (up to size-1 axes) and no group axis splits a dim."""
-    for other, layout in named_layouts(buffer):
+    layout (as the ops that lay it out or the kernels that read it say): `grid` is the
+    layout's grid (up to size-1 axes) and no group axis splits a dim."""
+    read = [
+        (kernel, LayoutAttr.from_layout(layout))
+        for kernel, i in _kernel_uses(buffer)
+        if (layout := kernel.read_layout(i)) is not None
+    ]
+    for other, layout in [*named_layouts(buffer), *read]:
         theirs = values(layout.grid)
         ours_big = [a for a, n in enumerate(grid) if n > 1]
         theirs_big = [a for a, n in enumerate(theirs) if n > 1]
