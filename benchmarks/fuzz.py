@@ -583,25 +583,23 @@ def ir_argv(seed: str) -> list[str]:
     return ["{}", *(["-p", passes] if passes else []), "-t", "t10-sim"]
 
 
-def seed_outputs(irs: dict[str, str], workdir: Path, timeout: float) -> dict[str, Path | None]:
-    """Where the simulated outputs of each IR seed are saved (the inputs of seed 0); None
-    for a seed that does not simulate as printed (said on stderr: its mutants still run)."""
-    saved: dict[str, Path | None] = {}
-    for name, text in irs.items():
-        path = workdir / f"seed-{name}.mlir"
-        path.write_text(text)
-        outputs = workdir / f"seed-{name}.outputs"
-        argv = [str(path) if a == "{}" else a for a in ir_argv(name)]
-        ended = run_forked("t10-opt", argv, timeout, outputs)
-        saved[name] = outputs if ended.code == 0 and outputs.exists() else None
-        if saved[name] is None:
-            print(f"fuzz: the IR seed {name} does not simulate as printed, its mutants' numbers "
-                  f"are not compared: {ended.output.strip()}", file=sys.stderr)
-    return saved
+def seed_output(name: str, text: str, workdir: Path, timeout: float) -> Path | None:
+    """Where the simulated outputs of IR seed `name` (`text`) are saved (the inputs of seed
+    0); None if it does not simulate as printed (said on stderr: its mutants still run)."""
+    path = workdir / f"seed-{name}.mlir"
+    path.write_text(text)
+    outputs = workdir / f"seed-{name}.outputs"
+    argv = [str(path) if a == "{}" else a for a in ir_argv(name)]
+    ended = run_forked("t10-opt", argv, timeout, outputs)
+    if ended.code == 0 and outputs.exists():
+        return outputs
+    print(f"fuzz: the IR seed {name} does not simulate as printed, its mutants' numbers are "
+          f"not compared: {ended.output.strip()}", file=sys.stderr)
+    return None
 
 
 def cases(models: dict[str, onnx.ModelProto], irs: dict[str, str], count: int,
-          seed: int, outputs: dict[str, Path | None]) -> Iterator[Case]:
+          seed: int, outputs: Callable[[str], Path | None]) -> Iterator[Case]:
     """`count` cases, 60% ONNX (when there are IR seeds); an IR case whose mutation must
     keep the numbers is compared with its seed's `outputs`."""
     rng = random.Random(seed)
@@ -618,7 +616,7 @@ def cases(models: dict[str, onnx.ModelProto], irs: dict[str, str], count: int,
             name = rng.choice(ir_names)
             kind, data, same_numbers = mutate_ir(irs[name], rng)
             yield Case(f"{i:05d}-{name}-{kind}", ".mlir", data, "t10-opt", ir_argv(name),
-                       outputs[name] if same_numbers else None)
+                       outputs(name) if same_numbers else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -648,7 +646,14 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(exist_ok=True)
     models = onnx_seeds(exports=not args.no_exports)
     irs = ir_seeds(models, work, args.timeout) if args.inputs != "onnx" else {}
-    outputs = seed_outputs(irs, work, args.timeout)
+    saved: dict[str, Path | None] = {}
+
+    def outputs(name: str) -> Path | None:
+        """The seed's simulated outputs (simulated when a case first needs them)."""
+        if name not in saved:
+            saved[name] = seed_output(name, irs[name], work, args.timeout)
+        return saved[name]
+
     if args.inputs == "ir":
         models = {}
     counts: Counter[str] = Counter()
