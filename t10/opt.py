@@ -462,7 +462,12 @@ def _fits(value: tuple[Any, ...], expected: Any) -> bool:
     return (len(value) == 1 and isa(value[0], expected)) or isa(value, expected)
 
 
-_TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a float", str: "a string"}
+_TYPE_NAMES = {
+    bool: "true or false",
+    int: "an integer",
+    float: "a float with a decimal point (such as 1.0)",
+    str: "a string",
+}
 
 
 def _describe_type(expected: Any) -> str:

@@ -140,6 +140,9 @@ ERRORS = [
      re.compile(r"argument -t/--target: invalid choice: 'nosuch' \(choose from t10-sim, .*\)")),
     ("target-option", ALLOC, ["-t", "t10-sim{seed=x}"],
      "t10-sim: option 'seed' expects an integer, got 'x'"),
+    ("option-integer-for-float", ALLOC, ["-p", "t10-compile{min-utilization=1}"],
+     "t10-compile: option 'min-utilization' expects a float with a decimal point (such as 1.0), "
+     "got '1'"),
     ("target-option-value", ALLOC, ["-t", "t10-sim{seed=-1}"],
      "t10-sim: option 'seed' expects a non-negative integer, got -1"),
     ("repeated-option", ALLOC, ["-p", "t10-compile{chip=test-16 chip=ipu-mk2}"],
