@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.ir import (
     Attribute,
     Dialect,
@@ -507,6 +507,19 @@ class KernelOp(IRDLOperation):
                         f"reads {extent}"
                     )
         self._check_extents(what, sizes, dims, more)
+        self._check_iterators(what)
+
+    def _check_iterators(self, what: str) -> None:
+        """A loop is a reduction exactly when the output does not read it."""
+        read = set(map_loops(self.indexing_maps.data[-1]))
+        for d, kind in enumerate(self.iterator_types.data):
+            reduction = kind.data == IteratorType.REDUCTION
+            if reduction == (d in read):
+                raise VerifyException(
+                    f"{what}: loop d{d} is a {kind.data.value} loop, but the output "
+                    f"{'reads' if d in read else 'does not read'} it (a reduction loop is "
+                    "one the output does not read)"
+                )
 
     def _check_origin(self, what: str, out_dim: int) -> None:
         """A kernel adds into a slot of a rotating output (its offset is a slot, not a

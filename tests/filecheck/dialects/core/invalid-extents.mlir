@@ -354,6 +354,56 @@
 
 // -----
 
+// A loop is a reduction exactly when the output does not read it.
+%x = "test.op"() : () -> tensor<8x16xf32>
+%w = "test.op"() : () -> tensor<16x8xf32>
+%0 = chip.program "main" on 8 -> tensor<8x8xf32> {
+  %a = core.alloc "a" on 8 : !core.buffer<4x8xf32>
+  core.load %x into %a layout <grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> : tensor<8x16xf32>, !core.buffer<4x8xf32>
+  %b = core.alloc "b" on 8 : !core.buffer<8x4xf32>
+  core.load %w into %b layout <grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> : tensor<16x8xf32>, !core.buffer<8x4xf32>
+  %c = core.alloc "c" on 8 : !core.buffer<4x4xf32>
+  %r = core.alloc "r" on 8 : !core.buffer<4x4xf32>
+  %n = core.alloc "n" on 8 : !core.buffer<4x4xf32>
+  %zero = arith.constant 0 : index
+  %four = arith.constant 4 : index
+  chip.superstep "mm" {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%zero, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
+  } exchange {
+    core.shift %a ring 1 x 2 of [2, 2, 2] dim 1 size 4 from %zero to %four : !core.buffer<4x8xf32>
+    core.shift %b ring 0 x 2 of [2, 2, 2] dim 0 size 4 from %zero to %four : !core.buffer<8x4xf32>
+    core.all_reduce "sum" %c over [2] of [2, 2, 2] : !core.buffer<4x4xf32>
+  }
+  chip.superstep "relu" {
+    core.kernel "relu" on [2, 2, 2] axes [0, 1] sizes [4, 4] of [8, 8] ins(%c) outs(%r) at(%zero, %zero) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x4xf32>) -> !core.buffer<4x4xf32> {
+    ^bb0(%v: f32, %o: f32):
+      %z = arith.constant 0.0 : f32
+      %y = arith.maximumf %v, %z : f32
+      linalg.yield %y : f32
+    }
+  } exchange {
+  }
+  chip.superstep "neg" {
+    core.kernel "neg" on [2, 2, 2] axes [0, 1] sizes [4, 4] of [8, 8] ins(%r) outs(%n) at(%zero, %zero) along [-1, -1] {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>]} : (!core.buffer<4x4xf32>) -> !core.buffer<4x4xf32> {
+    ^bb0(%v2: f32, %o2: f32):
+      %y2 = arith.negf %v2 : f32
+      linalg.yield %y2 : f32
+    }
+  } exchange {
+  }
+  %y = core.store %n layout <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> : !core.buffer<4x4xf32> -> tensor<8x8xf32>
+  chip.yield %y : tensor<8x8xf32>
+}
+
+// CHECK: Operation does not verify: core.kernel 'mm': loop d2 is a parallel loop, but the output does not read it (a reduction loop is one the output does not read)
+
+// -----
+
 // A shift moves chunks of the size its buffer rotates in.
 %x = "test.op"() : () -> tensor<8x16xf32>
 %w = "test.op"() : () -> tensor<16x8xf32>
