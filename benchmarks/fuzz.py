@@ -4,13 +4,17 @@
 
 Seeds are small valid models (the built-in examples, view and element-wise chains, the
 torch / Hugging Face exports under tests/unit/data) and the IR that `t10-opt` prints for them
-at every level. Each case mutates one seed — ONNX: byte flips, truncation, dropped nodes or
-attributes, changed dims, attribute values, element types, opsets, swapped op types, rewired
-inputs; IR: byte flips, truncation, dropped or duplicated lines, changed integers, swapped op
-names — and runs it: an ONNX model through `t10 run --check` (so a model that runs is compared
-with onnxruntime), an IR file through `t10-opt` with the passes from its level on and the
-`t10-sim` target. Every run is a forked child of this process (the imports are paid once),
-with an address-space limit and a timeout, and ends in one of:
+(and for the matmul with pinned rotating plans) at every level. Each case mutates one seed —
+ONNX: byte flips, truncation, dropped nodes or attributes, changed dims, attribute values,
+element types, opsets, swapped op types, rewired inputs; IR: byte flips, truncation, dropped or
+duplicated lines, changed integers, swapped op names, and in the attributes that restate others
+(grids, sizes, bounds, layouts, plans) swapped or changed list entries and re-pointed dims —
+and runs it: an ONNX model through `t10 run --check` (so a model that runs is compared with
+onnxruntime), an IR file through `t10-opt` with the passes from its level on and the `t10-sim`
+target (an IR mutant that changed only such an attribute and ran must simulate the numbers its
+seed simulates on the same inputs, else it is a `wrong-result`). Every run is a forked child
+of this process (the imports are paid once), with an address-space limit and a timeout, and
+ends in one of:
 
 | outcome | meaning |
 |---|---|
@@ -36,6 +40,7 @@ import contextlib
 import faulthandler
 import json
 import os
+import pickle
 import random
 import re
 import resource
@@ -48,6 +53,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -280,15 +286,75 @@ OP_NAMES = ["core.kernel", "core.shift", "core.all_reduce", "core.coord", "core.
 INTEGER = re.compile(r"(?<![\w.#%])-?\d+(?![\w.])")
 
 
-def mutate_ir(text: str, rng: random.Random) -> tuple[str, bytes]:
-    """One mutation of an IR text: its name and the mutated file's bytes."""
+ATTRIBUTES = re.compile(
+    r"<grid [^>]*>"  # a layout or a plan
+    r"|\bon \[[^\]]*\]( axes \[[^\]]*\])?( scatter)? sizes \[[^\]]*\] of \[[^\]]*\]"  # kernel
+    r"|\balong \[[^\]]*\]"  # a kernel's slice dims
+    r"|\bring \d+ x \d+ of \[[^\]]*\] dim \d+ size \d+"  # core.shift
+    r"|\bover \[[^\]]*\]( of \[[^\]]*\])?"  # all-reduces and all-gathers
+    r"|\bsteps \d+ shift -?\d+ sizes \[[^\]]*\] rotate \[[^\]]*\]( out \d+)? partial \[[^\]]*\]"
+    r"|\bouter steps \d+ shift \d+"  # cshift.compute_shift
+    r"|\bon \d+ \S"  # core.alloc, chip.program
+)
+"""The attributes that restate what other attributes, operands or types already say (grids,
+sizes, bounds, layouts, rings, plans): a change either fails to verify or, since a plan does
+not change what a program computes, leaves the numbers as they were."""
+LIST = re.compile(r"\[(-?\d+(?:, -?\d+)+)\]")
+DIM_REF = re.compile(r"(?<=\bd)\d+\b")
+ATTRIBUTE_KINDS = ("list-swap", "list-entry", "dim-ref")
+
+
+def _attribute_spots(lines: list[str], pattern: re.Pattern[str]) -> list[tuple[int, int, int]]:
+    """(line, start, end) of each match of `pattern` inside an attribute (`ATTRIBUTES`)."""
+    return [(i, a.start() + m.start(), a.start() + m.end())
+            for i, line in enumerate(lines) for a in ATTRIBUTES.finditer(line)
+            for m in pattern.finditer(a.group())]
+
+
+def _in_attribute(line: str, start: int) -> bool:
+    return any(a.start() <= start < a.end() for a in ATTRIBUTES.finditer(line))
+
+
+def mutate_attribute(lines: list[str], kind: str, rng: random.Random) -> bool:
+    """Mutate one attribute (`ATTRIBUTES`) in `lines`: swap two entries of an integer list
+    (a grid, sizes, bounds, axes, a tile), change one entry, or point a loop-dim or grid-axis
+    reference (`dN`: a layout's axes or ring, a plan's shift) elsewhere. False: no spot."""
+    spots = _attribute_spots(lines, DIM_REF if kind == "dim-ref" else LIST)
+    if not spots:
+        return False
+    i, start, end = rng.choice(spots)
+    old = lines[i][start:end]
+    if kind == "dim-ref":
+        new = str(rng.choice([n for n in range(4) if n != int(old)]))
+    else:
+        entries = [int(v) for v in old[1:-1].split(", ")]
+        j = rng.randrange(len(entries))
+        if kind == "list-swap":
+            k = rng.choice([k for k in range(len(entries)) if entries[k] != entries[j]] or [j])
+            entries[j], entries[k] = entries[k], entries[j]
+        else:
+            n = entries[j]
+            entries[j] = rng.choice([n + 1, n - 1, 2 * n, n // 2, 1, 0, -1])
+        new = "[" + ", ".join(map(str, entries)) + "]"
+    lines[i] = lines[i][:start] + new + lines[i][end:]
+    return True
+
+
+def mutate_ir(text: str, rng: random.Random) -> tuple[str, bytes, bool]:
+    """One mutation of an IR text: its name, the mutated file's bytes and whether it mutated
+    only an attribute that restates others (`ATTRIBUTES`), so that a mutant that runs must
+    compute the seed's numbers."""
     lines = text.splitlines(keepends=True)
     kind = rng.choice(["flip", "truncate", "drop-line", "duplicate-line", "integer", "integer",
-                       "integer", "op-name"])
+                       "integer", "op-name", *ATTRIBUTE_KINDS, *ATTRIBUTE_KINDS])
+    if kind in ATTRIBUTE_KINDS:
+        same_numbers = mutate_attribute(lines, kind, rng)
+        return kind, "".join(lines).encode(), same_numbers
+    same_numbers = False
     if kind == "flip":
-        return kind, _flip_bytes(text.encode(), rng)
+        return kind, _flip_bytes(text.encode(), rng), False
     if kind == "truncate":
-        return kind, text.encode()[: rng.randrange(len(text.encode()))]
+        return kind, text.encode()[: rng.randrange(len(text.encode()))], False
     if kind == "drop-line":
         del lines[rng.randrange(len(lines))]
     elif kind == "duplicate-line":
@@ -300,6 +366,7 @@ def mutate_ir(text: str, rng: random.Random) -> tuple[str, bytes]:
             i, m = rng.choice(spots)
             n = int(m.group())
             new = rng.choice([0, 1, -1, n + 1, n - 1, 2 * n, 7, 10**9])
+            same_numbers = _in_attribute(lines[i], m.start())
             lines[i] = lines[i][: m.start()] + str(new) + lines[i][m.end():]
     elif kind == "op-name":
         spots = [(i, m) for i, line in enumerate(lines)
@@ -307,7 +374,7 @@ def mutate_ir(text: str, rng: random.Random) -> tuple[str, bytes]:
         if spots:
             i, m = rng.choice(spots)
             lines[i] = lines[i][: m.start()] + rng.choice(OP_NAMES) + lines[i][m.end():]
-    return kind, "".join(lines).encode()
+    return kind, "".join(lines).encode(), same_numbers
 
 
 # --------------------------------------------------------------------------------------------
@@ -329,8 +396,9 @@ class Ended:
     seconds: float
 
 
-def run_forked(tool: str, argv: list[str], timeout: float) -> Ended:
-    """Run console script `tool` with `argv` in a forked child; stdout and stderr together."""
+def run_forked(tool: str, argv: list[str], timeout: float, outputs: Path | None = None) -> Ended:
+    """Run console script `tool` with `argv` in a forked child; stdout and stderr together.
+    `outputs`: where the child saves the outputs its `-t t10-sim` simulates."""
     main = _entry(tool)
     read_end, write_end = os.pipe()
     start = time.monotonic()
@@ -343,6 +411,8 @@ def run_forked(tool: str, argv: list[str], timeout: float) -> Ended:
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        if outputs is not None:
+            _save_simulated_outputs(outputs)
         sys.argv = [tool, *argv]
         code = 0
         try:
@@ -389,6 +459,36 @@ NONFINITE_MISMATCH = "whose NaN or infinity the other side does not match"
 """What `--check` says of an output whose NaN / ±inf onnxruntime does not have."""
 
 
+def _save_simulated_outputs(path: Path) -> None:
+    """In a case's child: make the simulations `t10-opt -t t10-sim` runs save their outputs
+    (name -> array, in order) to `path`."""
+    import t10.driver
+
+    simulate = t10.driver.simulate
+
+    def saving(*args: Any, **kwargs: Any) -> Any:
+        result = simulate(*args, **kwargs)
+        path.write_bytes(pickle.dumps(list(result.outputs.items())))
+        return result
+
+    t10.driver.simulate = saving
+
+
+def same_outputs(expected: Path, got: Path) -> bool:
+    """Whether the outputs saved at `got` are those at `expected`: the same names, in order,
+    and values within `t10 run --check`'s fp32 tolerance (another plan may sum in another
+    order)."""
+    from t10.driver import check_tolerance
+    from t10.report import check_outputs
+
+    want = pickle.loads(expected.read_bytes())
+    have = pickle.loads(got.read_bytes()) if got.exists() else []
+    names = [n for n, _ in want]
+    return names == [n for n, _ in have] and check_outputs(
+        dict(have), dict(want), check_tolerance("fp32")
+    ).passed
+
+
 def classify(tool: str, ended: Ended) -> str:
     if ended.timed_out:
         return "hang"
@@ -417,6 +517,17 @@ def classify(tool: str, ended: Ended) -> str:
     return "clean-error"
 
 
+def case_outcome(case: Case, ended: Ended, saved: Path) -> str:
+    """How `case` ended (`classify`); an IR mutant that must keep its seed's numbers
+    (`Case.expected`) and ran, but simulated others (saved at `saved`), is a `wrong-result`
+    (said at the end of its output)."""
+    outcome = classify(case.tool, ended)
+    if outcome == "success" and case.expected and not same_outputs(case.expected, saved):
+        ended.output += "\nfuzz: the simulated outputs differ from the seed's\n"
+        return "wrong-result"
+    return outcome
+
+
 # --------------------------------------------------------------------------------------------
 # The campaign
 # --------------------------------------------------------------------------------------------
@@ -429,26 +540,75 @@ class Case:
     data: bytes
     tool: str
     argv: list[str]  # "{}" stands for the case's file
+    expected: Path | None = None
+    """An IR case whose mutation must keep the numbers: the seed's simulated outputs."""
+
+
+# Plans pinned on the matmul seed (8x12 @ 12x16), so that the IR seeds rotate: a Cannon plan
+# (both inputs rotate) and one whose output's partial sums rotate.
+PINNED_PLANS = {
+    "cannon": "#rtensor.plan<grid [2, 2, 1] shift d2 steps 2 rotate [(0, d1, 2), (1, d0, 2)]>",
+    "rotating-out": "#rtensor.plan<grid [1, 2, 2] shift d1 steps 4 rotate [(out, d2, 2)]>",
+}
 
 
 def ir_seeds(models: dict[str, onnx.ModelProto], workdir: Path, timeout: float) -> dict[str, str]:
-    """The IR of each small seed model at every level, printed by `t10-opt` itself."""
+    """The IR of each small seed model at every level, printed by `t10-opt` itself, and of
+    the matmul seed with each of `PINNED_PLANS`."""
     seeds: dict[str, str] = {}
-    for name in ("mlp", "matmul", "views", "reductions", "selections"):
-        path = workdir / f"seed-{name}.onnx"
-        onnx.save_model(models[name], str(path))
+
+    def compile_seed(name: str, path: Path) -> None:
         for level, upto in SEED_PIPELINES.items():
             ended = run_forked("t10-opt", [str(path), *(["-p", upto] if upto else [])], timeout)
             if ended.code != 0:
                 raise SystemExit(f"fuzz: the seed {name} does not compile to {level}:\n"
                                  f"{ended.output}")
             seeds[f"{name}.{level}"] = ended.output
+
+    for name in ("mlp", "matmul", "views", "reductions", "selections"):
+        path = workdir / f"seed-{name}.onnx"
+        onnx.save_model(models[name], str(path))
+        compile_seed(name, path)
+    for name, plan in PINNED_PLANS.items():
+        path = workdir / f"seed-{name}.mlir"
+        path.write_text(pin_plan(seeds["matmul.frontend"], plan))
+        compile_seed(name, path)
     return seeds
 
 
+def pin_plan(matmul: str, plan: str) -> str:
+    """The IR `matmul` of the matmul seed with `plan` pinned on its generic."""
+    named = '{t10.name = "matmul"}'
+    assert matmul.count(named) == 1, "the matmul seed's generic is no longer named so"
+    return matmul.replace(named, f'{{t10.name = "matmul", t10.plan = {plan}}}')
+
+
+def ir_argv(seed: str) -> list[str]:
+    """`t10-opt`'s arguments for IR seed `seed` (or a mutant of it) at its level: the passes
+    to the chip level and the simulation."""
+    passes = LEVEL_PIPELINES[seed.rsplit(".", 1)[1]]
+    return ["{}", *(["-p", passes] if passes else []), "-t", "t10-sim"]
+
+
+def seed_output(name: str, text: str, workdir: Path, timeout: float) -> Path | None:
+    """Where the simulated outputs of IR seed `name` (`text`) are saved (the inputs of seed
+    0); None if it does not simulate as printed (said on stderr: its mutants still run)."""
+    path = workdir / f"seed-{name}.mlir"
+    path.write_text(text)
+    outputs = workdir / f"seed-{name}.outputs"
+    argv = [str(path) if a == "{}" else a for a in ir_argv(name)]
+    ended = run_forked("t10-opt", argv, timeout, outputs)
+    if ended.code == 0 and outputs.exists():
+        return outputs
+    print(f"fuzz: the IR seed {name} does not simulate as printed, its mutants' numbers are "
+          f"not compared: {ended.output.strip()}", file=sys.stderr)
+    return None
+
+
 def cases(models: dict[str, onnx.ModelProto], irs: dict[str, str], count: int,
-          seed: int) -> Iterator[Case]:
-    """`count` cases, 60% ONNX (when there are IR seeds)."""
+          seed: int, outputs: Callable[[str], Path | None]) -> Iterator[Case]:
+    """`count` cases, 60% ONNX (when there are IR seeds); an IR case whose mutation must
+    keep the numbers is compared with its seed's `outputs`."""
     rng = random.Random(seed)
     onnx_names, ir_names = sorted(models), sorted(irs)
     for i in range(count):
@@ -461,10 +621,9 @@ def cases(models: dict[str, onnx.ModelProto], irs: dict[str, str], count: int,
                        ["run", "{}", "--chip", CHIP, "--check", *extra])
         else:
             name = rng.choice(ir_names)
-            kind, data = mutate_ir(irs[name], rng)
-            passes = LEVEL_PIPELINES[name.rsplit(".", 1)[1]]
-            argv = ["{}", *(["-p", passes] if passes else []), "-t", "t10-sim"]
-            yield Case(f"{i:05d}-{name}-{kind}", ".mlir", data, "t10-opt", argv)
+            kind, data, same_numbers = mutate_ir(irs[name], rng)
+            yield Case(f"{i:05d}-{name}-{kind}", ".mlir", data, "t10-opt", ir_argv(name),
+                       outputs(name) if same_numbers else None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -494,6 +653,14 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(exist_ok=True)
     models = onnx_seeds(exports=not args.no_exports)
     irs = ir_seeds(models, work, args.timeout) if args.inputs != "onnx" else {}
+    saved: dict[str, Path | None] = {}
+
+    def outputs(name: str) -> Path | None:
+        """The seed's simulated outputs (simulated when a case first needs them)."""
+        if name not in saved:
+            saved[name] = seed_output(name, irs[name], work, args.timeout)
+        return saved[name]
+
     if args.inputs == "ir":
         models = {}
     counts: Counter[str] = Counter()
@@ -501,7 +668,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
 
     def finish(case: Case, path: Path, ended: Ended) -> None:
-        outcome = classify(case.tool, ended)
+        outcome = case_outcome(case, ended, _outputs_path(path))
+        _outputs_path(path).unlink(missing_ok=True)
         counts[outcome] += 1
         if outcome in DEFECTS:
             keep = args.out / outcome
@@ -527,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
         case, path = running.pop(pid)
         finish(case, path, _read_result(path))
 
-    for case in cases(models, irs, args.cases, args.seed):
+    for case in cases(models, irs, args.cases, args.seed, outputs):
         path = work / f"{case.name}{case.suffix}"
         path.write_bytes(case.data)
         while len(running) >= args.jobs:
@@ -535,7 +703,8 @@ def main(argv: list[str] | None = None) -> int:
         pid = os.fork()
         if pid == 0:
             argv_ = [str(path) if a == "{}" else a for a in case.argv]
-            _write_result(path, run_forked(case.tool, argv_, args.timeout))
+            saving = _outputs_path(path) if case.expected else None
+            _write_result(path, run_forked(case.tool, argv_, args.timeout, saving))
             os._exit(0)
         running[pid] = (case, path)
     while running:
@@ -551,6 +720,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {outcome:15} {counts.get(outcome, 0)}")
     print(f"defects kept in {args.out}")
     return 1 if any(counts.get(d) for d in DEFECTS) else 0
+
+
+def _outputs_path(path: Path) -> Path:
+    return path.with_suffix(path.suffix + ".outputs")
 
 
 def _result_path(path: Path) -> Path:

@@ -11,8 +11,10 @@ The same flags, dialects, passes, frontends (ONNX for `.onnx`) and targets (`t10
 - parse errors: `<file>:<line>:<col>: <message>` (xDSL's caret picture of the line is left
   out: the location says where);
 - pass, target and frontend options: `<pass>: unknown option ...`, `<pass>: option 'x'
-  expects ...`, `<pass>: <error of its constructor>` (e.g. an unknown chip); an unknown pass
-  name, with close matches;
+  expects ...`, `<pass>: option 'x' is given twice`, `<pass>: <error of its constructor>`
+  (e.g. an unknown chip); an unknown pass name, with close matches;
+- input nested deeper than parsing, verifying or printing can follow (Python's recursion
+  limit): `<where>: input nested too deeply ...`;
 - a `T10Error` (or any xDSL `DiagnosticException`) from a pass, the target or the frontend:
   `<pass, target or input file>: <message>`;
 - usage errors (unknown flag, unknown target), an unreadable input or unwritable output file;
@@ -42,7 +44,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.frontend.mlir import MLIRFrontend
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, parse_pipeline, parse_spec
+from xdsl.utils.arg_spec import (
+    ArgSpec,
+    ArgSpecConvertible,
+    PipelineLexer,
+    SpecTokenKind,
+    parse_pipeline,
+    parse_spec,
+)
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -149,7 +158,9 @@ class T10OptMain(xDSLOptMain):
 
     def setup_pipeline(self) -> None:
         """Check every pass and its options first, then track which pass runs."""
-        for spec in parse_pipeline(self.args.passes):
+        specs = list(parse_pipeline(self.args.passes))
+        _check_repeated_options(self.args.passes)
+        for spec in specs:
             if spec.name not in self.available_passes:
                 raise T10Error(_unknown("pass", spec.name, self.available_passes))
             _instantiate(self.available_passes[spec.name](), spec)
@@ -286,6 +297,13 @@ def describe(error: BaseException, chunk: _Chunk | None = None) -> str:
         # unknown linalg iterator type): bad input, located at the op being parsed
         message = f"cannot parse: {message}"
         return message if where is None else _named(where, message)
+    if isinstance(error, RecursionError):
+        # parsing, verifying and printing recurse into nested regions, attributes and types
+        message = (
+            "input nested too deeply (t10-opt follows nesting up to Python's recursion limit "
+            f"of {sys.getrecursionlimit()} calls)"
+        )
+        return message if where is None else _named(where, message)
     return (
         f"internal error{f' in {where}' if where else ''}: {type(error).__name__}: {message} "
         "(run with --debug for the traceback)"
@@ -396,9 +414,32 @@ def _unknown(kind: str, name: str, known: Sequence[str] | dict[str, Any]) -> str
 def _check_spec(text: str, registry: dict[str, Callable[..., Any]]) -> None:
     """Check a `-t`/`-f` spec's options as the pipeline's are checked (new-style entries)."""
     spec = parse_spec(text)
+    _check_repeated_options(text)
     factory = registry[spec.name]  # xDSLOptMain has checked the name
     if not inspect.signature(factory).parameters:
         _instantiate(factory(), spec)
+
+
+def _check_repeated_options(text: str) -> None:
+    """Refuse a pass (target, frontend) option given twice in a spec that parses (xDSL
+    would keep the last one silently); `timing-only` and `timing_only` are one option."""
+    lexer = PipelineLexer(text)
+    name, seen, in_options, at_key = "", set[str](), False, False
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        kind, word = token.kind, token.span.text
+        if kind is SpecTokenKind.L_BRACE:
+            seen, in_options, at_key = set(), True, True
+            continue
+        if kind is SpecTokenKind.R_BRACE:
+            in_options = False
+        elif not in_options and kind is SpecTokenKind.IDENT:
+            name = word
+        elif in_options and at_key and kind is SpecTokenKind.IDENT:
+            option = word.replace("_", "-")
+            if option in seen:
+                raise T10Error(f"{name}: option '{option}' is given twice")
+            seen.add(option)
+        at_key = in_options and kind is SpecTokenKind.SPACE
 
 
 def _instantiate(cls: type[ArgSpecConvertible], spec: ArgSpec) -> ArgSpecConvertible:
@@ -433,7 +474,12 @@ def _fits(value: tuple[Any, ...], expected: Any) -> bool:
     return (len(value) == 1 and isa(value[0], expected)) or isa(value, expected)
 
 
-_TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a float", str: "a string"}
+_TYPE_NAMES = {
+    bool: "true or false",
+    int: "an integer",
+    float: "a float with a decimal point (such as 1.0)",
+    str: "a string",
+}
 
 
 def _describe_type(expected: Any) -> str:

@@ -38,6 +38,12 @@ class T10SimTarget(Target):
     timing_only: bool = False
     """Count cycles and SRAM without computing values (as `t10 run --timing-only`)."""
 
+    def __post_init__(self) -> None:
+        if self.seed < 0:
+            raise T10Error(
+                f"t10-sim: option 'seed' expects a non-negative integer, got {self.seed}"
+            )
+
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         chip_attr = module.attributes.get(CHIP_ATTR)
         if not isinstance(chip_attr, StringAttr):

@@ -15,7 +15,7 @@ from t10.common.tensor_expr import TensorExpr, at_precision, check_partials, lin
 from t10.errors import T10Error
 from t10.passes.memory_reconciliation import Operands
 from t10.passes.plan_search import check_options
-from t10.t10_dialects.rtensor import through_views
+from t10.t10_dialects.rtensor import RTensorType, through_views
 
 _LINALG_OPS_PLANNED = ("linalg.generic", "linalg.yield", "linalg.index")
 """The linalg ops the plan search understands (docs/DESIGN.md, frontend output contract)."""
@@ -29,6 +29,37 @@ def check_named_ops(module: ModuleOp, what: str) -> None:
             raise T10Error(
                 f"{what}: '{op.name}' is a named linalg op, which t10 does not plan; run "
                 "xDSL's 'linalg-generalize-named-ops' pass first to make it a linalg.generic"
+            )
+
+
+_LOWERED_LEVELS = ("chip", "core", "cshift", "rtensor")
+"""The levels below linalg, lowest first."""
+
+
+def _level(op: Operation) -> str | None:
+    """The level below linalg that `op` belongs to (None: linalg level; the rtensor views
+    and gathers of host tensors come before planning)."""
+    dialect = op.name.split(".")[0]
+    if dialect == "rtensor":
+        types = (*op.operand_types, *op.result_types)
+        return dialect if any(isinstance(t, RTensorType) for t in types) else None
+    return dialect if dialect in _LOWERED_LEVELS else None
+
+
+def check_not_lowered(module: ModuleOp, what: str) -> None:
+    """Refuse IR that a conversion has already lowered below linalg (e.g. the output of
+    t10-compile): the plan search, and so t10-compile, takes linalg-level IR."""
+    found: dict[str, str] = {}
+    for op in module.walk():
+        if (level := _level(op)) is not None:
+            found.setdefault(level, op.name)
+    for level in _LOWERED_LEVELS:
+        if level in found:
+            raise T10Error(
+                f"{what}: the input is already lowered to the {level} level (it holds "
+                f"'{found[level]}'); {what} takes linalg-level IR (an ONNX model, or the IR "
+                "before t10-plan-search): simulate chip-level IR with -t t10-sim, or run the "
+                "conversions after its level"
             )
 
 

@@ -12,6 +12,7 @@ from t10.lowering.convert_core_to_chip import ConvertCoreToChip
 from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
+from t10.passes.operators import check_not_lowered
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_inline_splats import T10InlineSplats
@@ -103,4 +104,5 @@ class T10Compile(ModulePass):
             search=self.search,
             temporaries=self.temporaries,
         )
+        check_not_lowered(op, self.name)
         PassPipeline(passes).apply(ctx, op)

@@ -145,6 +145,7 @@ from t10.passes.operator_frontiers import check_jobs, operator_frontiers
 from t10.passes.operators import (
     Operator,
     check_named_ops,
+    check_not_lowered,
     check_search_options,
     operand_roles,
     operator_tensor_expr,
@@ -418,6 +419,7 @@ class T10PlanSearch(ModulePass):
         check_choice_options(self.name, self.planner, self.search, self.temporaries)
         check_named_ops(op, self.name)
         chip = load_chip(self.chip)
+        check_not_lowered(op, self.name)
         frontiers = SharedSearch()
         if self.planner == "vgm":
             peak = self.plan_vgm(chip, op, frontiers)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import replace
 from math import prod
 
 from xdsl.dialects.builtin import (
@@ -31,7 +32,7 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.ir import (
     Attribute,
     Dialect,
@@ -195,20 +196,25 @@ def buffer_label(buffer: SSAValue) -> str:
 
 class BufferLayoutOp(IRDLOperation, ABC):
     """An op that names the layout of the buffers it reads or writes (loads, stores,
-    relayouts, gathers)."""
+    relayouts, gathers), and the tensor each holds."""
 
     @abstractmethod
-    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]: ...
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr, TensorType]]: ...
+
+
+def named_tensors(buffer: SSAValue) -> list[tuple[Operation, LayoutAttr, TensorType]]:
+    """The layouts that the ops using `buffer` give it, with the tensor they say it holds."""
+    found: list[tuple[Operation, LayoutAttr, TensorType]] = []
+    for use in buffer.uses:
+        op = use.operation
+        if isinstance(op, BufferLayoutOp):
+            found += [(op, lay, t) for buf, lay, t in op.buffer_layouts() if buf == buffer]
+    return found
 
 
 def named_layouts(buffer: SSAValue) -> list[tuple[Operation, LayoutAttr]]:
     """The layouts that the ops using `buffer` give it."""
-    found: list[tuple[Operation, LayoutAttr]] = []
-    for use in buffer.uses:
-        op = use.operation
-        if isinstance(op, BufferLayoutOp):
-            found += [(op, lay) for buf, lay in op.buffer_layouts() if buf == buffer]
-    return found
+    return [(op, layout) for op, layout, _ in named_tensors(buffer)]
 
 
 def same_placement(a: LayoutAttr | Layout, b: LayoutAttr) -> bool:
@@ -221,7 +227,7 @@ def same_placement(a: LayoutAttr | Layout, b: LayoutAttr) -> bool:
 
 def check_buffer_layouts(op: BufferLayoutOp, what: str) -> None:
     """A buffer holds its tensor in one layout: every op that names one agrees."""
-    for buffer, layout in op.buffer_layouts():
+    for buffer, layout, _ in op.buffer_layouts():
         for other, theirs in named_layouts(buffer):
             if not same_placement(layout, theirs):
                 raise VerifyException(
@@ -303,7 +309,7 @@ def check_buffer_layout(
 def check_layout_ops(op: BufferLayoutOp, phase: str | None = None) -> None:
     """Each buffer an op names with a layout lives on that layout's cores, in the chip.program,
     and in no other layout; an exchange (`phase`) runs in a superstep."""
-    for buffer, layout in op.buffer_layouts():
+    for buffer, layout, _ in op.buffer_layouts():
         grid = values(layout.grid)
         check_cores(op, f"{op.name}: layout grid {list(grid)}", prod(grid), [buffer])
     check_buffer_layouts(op, op.name)
@@ -323,8 +329,8 @@ class LoadOp(BufferLayoutOp):
         "$source `into` $buffer `layout` $layout attr-dict `:` type($source) `,` type($buffer)"
     )
 
-    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
-        return [(self.buffer, self.layout)]
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr, TensorType]]:
+        return [(self.buffer, self.layout, tensor_type(self.source))]
 
     def verify_(self) -> None:
         source = tensor_type(self.source)
@@ -342,8 +348,8 @@ class StoreOp(BufferLayoutOp):
     result = result_def(TensorType)
     assembly_format = "$buffer `layout` $layout attr-dict `:` type($buffer) `->` type($result)"
 
-    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
-        return [(self.buffer, self.layout)]
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr, TensorType]]:
+        return [(self.buffer, self.layout, tensor_type(self.result))]
 
     def verify_(self) -> None:
         result = tensor_type(self.result)
@@ -455,7 +461,7 @@ class KernelOp(IRDLOperation):
         origin = [] if self.origin is None else [self.origin]
         check_coords(what, grid, (*self.offsets, *self.more_offsets, *origin))
         check_in_superstep(self, what, "compute")
-        self._check_layouts(what, grid)
+        self._check_layouts(what)
         sizes = ints_of(self.sizes)
         dims = ints_of(self.slice_dims)
         maps = self.indexing_maps.data
@@ -500,7 +506,20 @@ class KernelOp(IRDLOperation):
                         f"{what}: operand #{i} dim {j} has {shape[j]} elements, the kernel "
                         f"reads {extent}"
                     )
+        self._check_extents(what, sizes, dims, more)
+        self._check_iterators(what)
 
+    def _check_iterators(self, what: str) -> None:
+        """A loop is a reduction exactly when the output does not read it."""
+        read = set(map_loops(self.indexing_maps.data[-1]))
+        for d, kind in enumerate(self.iterator_types.data):
+            reduction = kind.data == IteratorType.REDUCTION
+            if reduction == (d in read):
+                raise VerifyException(
+                    f"{what}: loop d{d} is a {kind.data.value} loop, but the output "
+                    f"{'reads' if d in read else 'does not read'} it (a reduction loop is "
+                    "one the output does not read)"
+                )
 
     def _check_origin(self, what: str, out_dim: int) -> None:
         """A kernel adds into a slot of a rotating output (its offset is a slot, not a
@@ -526,30 +545,118 @@ class KernelOp(IRDLOperation):
                 f"buffer {label} as {layout}"
             )
 
-    def _check_layouts(self, what: str, grid: tuple[int, ...]) -> None:
-        """Each operand's tiles lie where the kernel reads them: buffer dim j, read at loop
-        d, is split along the grid axis of loop d, in tiles of the buffer's extent (rotating
-        layouts are the shifts' to check)."""
+    def read_layout(self, operand: int) -> Layout | None:
+        """The layout in which the kernel reads operand `operand` as a whole tile: buffer dim
+        j, read at loop d, split along the grid axis of loop d in tiles of the buffer's extent
+        (None when the kernel's grid, axes or map are malformed: its verifier says so)."""
+        grid = ints_of(self.grid)
         loop_axes = self.loop_axes()
+        buffer = (*self.inputs, self.output)[operand]
+        tile = buffer_type(buffer).get_shape()
+        maps = self.indexing_maps.data
+        if operand >= len(maps) or any(g < 1 for g in grid) or any(
+            a >= len(grid) for a in loop_axes
+        ):
+            return None
+        loops = map_loops(maps[operand])
+        if len(loops) != len(tile) or any(d is not None and d >= len(loop_axes) for d in loops):
+            return None
+        axes = tuple(None if d is None or loop_axes[d] < 0 else loop_axes[d] for d in loops)
+        return Layout(tile, grid, axes, tile)
+
+    def _check_layouts(self, what: str) -> None:
+        """Each operand's tiles lie where the kernel reads them (`read_layout`), as the ops
+        that lay its buffer out say, and as the other kernels that use the buffer read it
+        (rotating buffers, which a `core.shift` moves, are the shifts' to check)."""
         operands = (*self.inputs, self.output)
-        for i, (buffer, amap) in enumerate(zip(operands, self.indexing_maps.data, strict=False)):
-            tile = buffer_type(buffer).get_shape()
-            loops = [
-                e.position if isinstance(e, AffineDimExpr) else None for e in amap.data.results
-            ]
-            if len(loops) != len(tile) or any(d is not None and d >= len(loop_axes) for d in loops):
+        for i, buffer in enumerate(operands):
+            read = self.read_layout(i)
+            if read is None:
                 continue  # the rank checks below name the problem
-            axes = tuple(None if d is None or loop_axes[d] < 0 else loop_axes[d] for d in loops)
-            read = Layout(tile, grid, axes, tile)
             for other, layout in named_layouts(buffer):
+                ours = read
                 if layout.rotating.data:
-                    continue
-                if not same_placement(read, layout):
+                    # the buffer holds a window of the tile along the rotating dim: the
+                    # other dims and the grid must still lie as the kernel reads them
+                    whole = layout.to_layout(values(layout.tile))
+                    ours = replace(read, shape=whole.shape, tile=whole.tile)
+                    layout = LayoutAttr.from_layout(replace(whole, rotating=None))
+                if not same_placement(ours, layout):
                     raise VerifyException(
                         f"{what}: operand #{i} (buffer {buffer_label(buffer)}) is read as "
-                        f"{LayoutAttr.from_layout(read)} but {other.name} lays it out as "
+                        f"{LayoutAttr.from_layout(ours)} but {other.name} lays it out as "
                         f"{layout}"
                     )
+            if any(isinstance(use.operation, ShiftOp) for use in buffer.uses):
+                continue
+            for kernel, j in _kernel_uses(buffer):
+                theirs = kernel.read_layout(j)
+                if kernel is not self and theirs is not None and not plans.same_placement(
+                    read, theirs
+                ):
+                    raise VerifyException(
+                        f"{what}: operand #{i} (buffer {buffer_label(buffer)}) is read as "
+                        f"{LayoutAttr.from_layout(read)} but core.kernel "
+                        f"'{kernel.label.data}' reads it as {LayoutAttr.from_layout(theirs)} "
+                        f"(grid {list(ints_of(kernel.grid))})"
+                    )
+
+    def _check_extents(self, what: str, sizes: tuple[int, ...], dims: Sequence[int],
+                       more: Sequence[int]) -> None:
+        """`bounds` are the extents of the tensors the operands hold (as the ops that lay
+        out their buffers say), and a loop an operand is cut into chunks along, at the dim
+        its layout rotates, runs over one chunk (the layout's tile over its steps)."""
+        bounds = ints_of(self.bounds)
+        operands = (*self.inputs, self.output)
+        skews: dict[int, tuple[int, LayoutAttr]] = {}  # loop -> the first operand rotating along it
+        for i, (buffer, amap) in enumerate(zip(operands, self.indexing_maps.data, strict=True)):
+            loops = map_loops(amap)
+            for other, layout, tensor in named_tensors(buffer):
+                shape = tensor.get_shape()
+                for j, d in enumerate(loops):
+                    if d is not None and j < len(shape) and shape[j] != bounds[d]:
+                        raise VerifyException(
+                            f"{what}: bounds {list(bounds)} give loop d{d} {bounds[d]} "
+                            f"elements, but operand #{i} (buffer {buffer_label(buffer)}) holds "
+                            f"{tensor} (as {other.name} says), {shape[j]} along dim {j}"
+                        )
+                if not layout.rotating.data:
+                    continue
+                dim, _, _, steps, *_ = values(layout.rotating)
+                chunk = values(layout.tile)[dim] // steps
+                d = loops[dim] if dim < len(loops) else None
+                if dim not in (dims[i], more[i]) or d is None or sizes[d] != chunk:
+                    raise VerifyException(
+                        f"{what}: operand #{i} (buffer {buffer_label(buffer)}) rotates in "
+                        f"chunks of {chunk} along its dim {dim} (the layout {layout} that "
+                        f"{other.name} gives it), so the kernel must slice that dim by "
+                        f"{chunk}; it has sizes {list(sizes)} and slices dims "
+                        f"{[j for j in (dims[i], more[i]) if j >= 0]}"
+                    )
+                first, theirs = skews.setdefault(d, (i, layout))
+                if set(values(s) for s in layout.skew.data) != set(
+                    values(s) for s in theirs.skew.data
+                ):
+                    raise VerifyException(
+                        f"{what}: operands #{first} and #{i} rotate along loop d{d} with skews "
+                        f"that differ (their layouts {theirs} and {layout}): the kernel reads "
+                        "one chunk of each per step"
+                    )
+
+
+def map_loops(amap: AffineMapAttr) -> list[int | None]:
+    """The loop each result of an indexing map reads (None: a constant)."""
+    return [e.position if isinstance(e, AffineDimExpr) else None for e in amap.data.results]
+
+
+def _kernel_uses(buffer: SSAValue) -> list[tuple[KernelOp, int]]:
+    """The kernels that use `buffer`, each with the operand index at which it does."""
+    found: list[tuple[KernelOp, int]] = []
+    for use in buffer.uses:
+        kernel = use.operation
+        if isinstance(kernel, KernelOp) and use.index < len(kernel.inputs) + 1:
+            found.append((kernel, use.index))
+    return found
 
 
 @irdl_op_definition
@@ -595,12 +702,26 @@ class ShiftOp(IRDLOperation):
     def _check_rotation(self) -> None:
         """The buffer's layout (where an op names it) rotates as this shift moves it."""
         ring, pieces, dim = (a.value.data for a in (self.ring, self.pieces, self.dim))
+        grid, size = ints_of(self.grid), self.size.value.data
         for other, layout in named_layouts(self.buffer):
-            if values(layout.rotating)[:3] != (dim, ring, pieces):
+            rotating = values(layout.rotating)
+            where = (
+                f"the layout {layout} that {other.name} gives buffer "
+                f"{buffer_label(self.buffer)}"
+            )
+            if rotating[:3] != (dim, ring, pieces):
                 raise VerifyException(
                     f"core.shift: dim {dim} on a ring of {pieces} cores along grid axis {ring} "
                     f"is not how buffer {buffer_label(self.buffer)} rotates in the layout "
                     f"{layout} that {other.name} gives it"
+                )
+            if values(layout.grid) != grid:
+                raise VerifyException(f"core.shift: grid {list(grid)} is not the grid of {where}")
+            chunk = values(layout.tile)[dim] // rotating[3]
+            if size != chunk:
+                raise VerifyException(
+                    f"core.shift: size {size} is not the chunk of {chunk} elements (its tile "
+                    f"over its steps) of {where}"
                 )
 
 
@@ -619,8 +740,14 @@ def _check_groups_hold_copies(
     what: str, grid: tuple[int, ...], axes: tuple[int, ...], buffer: SSAValue
 ) -> None:
     """The cores of a group (differing only on `axes`) hold the same tile of the buffer's
-    layout: `grid` is the layout's grid (up to size-1 axes) and no group axis splits a dim."""
-    for other, layout in named_layouts(buffer):
+    layout (as the ops that lay it out or the kernels that read it say): `grid` is the
+    layout's grid (up to size-1 axes) and no group axis splits a dim."""
+    read = [
+        (kernel, LayoutAttr.from_layout(layout))
+        for kernel, i in _kernel_uses(buffer)
+        if (layout := kernel.read_layout(i)) is not None
+    ]
+    for other, layout in [*named_layouts(buffer), *read]:
         theirs = values(layout.grid)
         ours_big = [a for a, n in enumerate(grid) if n > 1]
         theirs_big = [a for a, n in enumerate(theirs) if n > 1]
@@ -730,8 +857,11 @@ class RelayoutOp(BufferLayoutOp):
         check_buffer_layout(self.name, self.target, self.dst_layout, self.target_tensor())
         check_layout_ops(self, "exchange")
 
-    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
-        return [(self.source, self.src_layout), (self.target, self.dst_layout)]
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr, TensorType]]:
+        return [
+            (self.source, self.src_layout, self.tensor),
+            (self.target, self.dst_layout, self.target_tensor()),
+        ]
 
 
 @irdl_op_definition
@@ -775,11 +905,11 @@ class GatherOp(BufferLayoutOp, GatherKindOp):
         check_buffer_layout(self.name, self.target, self.dst_layout, self.tensor)
         check_layout_ops(self, "exchange")
 
-    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr]]:
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr, TensorType]]:
         return [
-            (self.table, self.table_layout),
-            (self.ids, self.ids_layout),
-            (self.target, self.dst_layout),
+            (self.table, self.table_layout, self.table_tensor),
+            (self.ids, self.ids_layout, self.ids_tensor),
+            (self.target, self.dst_layout, self.tensor),
         ]
 
 

@@ -433,8 +433,34 @@ class LayoutAttr(ParametrizedAttribute):
                         f"skew term (d{axis}, {modulus}, {weight}) needs a grid axis, a positive "
                         "modulus and a non-negative weight"
                     )
+            _verify_skew(_skew_terms(self.skew), grid, ring, pieces, steps)
         elif self.skew.data:
             raise VerifyException("only a rotating layout has a skew")
+
+
+def _verify_skew(
+    skew: tuple[tuple[int, int, int], ...], grid: tuple[int, ...], ring: int, pieces: int,
+    steps: int,
+) -> None:
+    """A skew is the start chunk o(x) of its steps (`Plan.skew`): one term (ring, pieces,
+    steps / pieces) per rotation along them, on distinct grid axes whose size the pieces
+    divide, among them the layout's own ring."""
+    axes = [axis for axis, _, _ in skew]
+    spelt = "[" + ", ".join(f"(d{a}, {m}, {w})" for a, m, w in skew) + "]"
+    if len(set(axes)) != len(axes):
+        raise VerifyException(f"skew {spelt} names a grid axis twice")
+    for axis, modulus, weight in skew:
+        if grid[axis] % modulus or steps % modulus or weight != steps // modulus:
+            raise VerifyException(
+                f"skew term (d{axis}, {modulus}, {weight}) is not a ring of {modulus} cores "
+                f"dividing grid axis d{axis} ({grid[axis]} cores) and the steps ({steps}), "
+                f"weighted steps / {modulus} = {steps // modulus}"
+            )
+    if (ring, pieces, steps // pieces) not in skew:
+        raise VerifyException(
+            f"skew {spelt} has no term (d{ring}, {pieces}, {steps // pieces}) for the "
+            "layout's own ring"
+        )
 
 
 def _rotating_fields(r: Rotating) -> tuple[int, ...]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -69,3 +71,61 @@ def test_run_forked_stops_a_hang(fuzz: ModuleType, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(fuzz, "_entry", lambda name: lambda: time.sleep(60))
     ended = fuzz.run_forked("t10", [], timeout=0.5)
     assert ended.timed_out and ended.seconds < 30
+
+
+@pytest.fixture(scope="module")
+def rotating_seeds(fuzz: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The chip-level IR of the matmul seed under each pinned rotating plan."""
+    import onnx
+
+    work = tmp_path_factory.mktemp("seeds")
+    model = work / "matmul.onnx"
+    onnx.save_model(fuzz.onnx_seeds(exports=False)["matmul"], str(model))
+    frontend = fuzz.run_forked("t10-opt", [str(model)], timeout=120)
+    assert frontend.code == 0, frontend.output
+    seeds: dict[str, str] = {}
+    for name, plan in fuzz.PINNED_PLANS.items():
+        path = work / f"{name}.mlir"
+        path.write_text(fuzz.pin_plan(frontend.output, plan))
+        chip = fuzz.run_forked("t10-opt", [str(path), "-p", "t10-compile{chip=test-16}"], 120)
+        assert chip.code == 0 and "core.shift" in chip.output, chip.output
+        seeds[f"{name}.chip"] = chip.output
+    return seeds
+
+
+def _run_case(fuzz: ModuleType, name: str, text: str, expected: Path, tmp: Path) -> str:
+    """The outcome of IR `text` as a case of seed `name` that must keep `expected`."""
+    path, saved = tmp / "case.mlir", tmp / "case.outputs"
+    path.write_text(text)
+    saved.unlink(missing_ok=True)
+    case = fuzz.Case("case", ".mlir", text.encode(), "t10-opt", fuzz.ir_argv(name), expected)
+    argv = [str(path) if a == "{}" else a for a in case.argv]
+    return fuzz.case_outcome(case, fuzz.run_forked("t10-opt", argv, 120, saved), saved)
+
+
+def test_an_ir_mutant_that_changes_the_numbers_is_a_wrong_result(
+    fuzz: ModuleType, rotating_seeds: dict[str, str], tmp_path: Path
+) -> None:
+    text = rotating_seeds["cannon.chip"]
+    saved = fuzz.seed_output("cannon.chip", text, tmp_path, 120)
+    assert _run_case(fuzz, "cannon.chip", text, saved, tmp_path) == "success"
+    weights = re.search(r'dense<"0x([0-9A-F]{8})', text)
+    assert weights is not None
+    changed = text.replace(weights.group(1), "0000803F", 1)  # a weight becomes 1.0
+    assert _run_case(fuzz, "cannon.chip", changed, saved, tmp_path) == "wrong-result"
+
+
+@pytest.mark.parametrize("kind", ["list-swap", "list-entry", "dim-ref"])
+def test_attribute_mutants_fail_to_verify_or_keep_the_numbers(
+    fuzz: ModuleType, rotating_seeds: dict[str, str], kind: str, tmp_path: Path
+) -> None:
+    """The grids, sizes, bounds, layouts and rings that a mutation changes restate what
+    other attributes say: a mutant either names the disagreement or computes the same."""
+    seeds = {n: fuzz.seed_output(n, text, tmp_path, 120) for n, text in rotating_seeds.items()}
+    rng = random.Random(kind)
+    for i in range(8):
+        name = sorted(rotating_seeds)[i % 2]
+        lines = rotating_seeds[name].splitlines(keepends=True)
+        assert fuzz.mutate_attribute(lines, kind, rng)
+        outcome = _run_case(fuzz, name, "".join(lines), seeds[name], tmp_path)
+        assert outcome in ("success", "clean-error"), "".join(lines)

@@ -140,6 +140,31 @@ ERRORS = [
      re.compile(r"argument -t/--target: invalid choice: 'nosuch' \(choose from t10-sim, .*\)")),
     ("target-option", ALLOC, ["-t", "t10-sim{seed=x}"],
      "t10-sim: option 'seed' expects an integer, got 'x'"),
+    ("option-integer-for-float", ALLOC, ["-p", "t10-compile{min-utilization=1}"],
+     "t10-compile: option 'min-utilization' expects a float with a decimal point (such as 1.0), "
+     "got '1'"),
+    ("target-option-value", ALLOC, ["-t", "t10-sim{seed=-1}"],
+     "t10-sim: option 'seed' expects a non-negative integer, got -1"),
+    ("repeated-option", ALLOC, ["-p", "t10-compile{chip=test-16 chip=ipu-mk2}"],
+     "t10-compile: option 'chip' is given twice"),
+    ("repeated-option-spelt-apart", ALLOC, ["-p", "t10-compile{fuse=true fuse=false}"],
+     "t10-compile: option 'fuse' is given twice"),
+    ("repeated-target-option", ALLOC, ["-t", "t10-sim{timing-only timing_only=false}"],
+     "t10-sim: option 'timing-only' is given twice"),
+    ("already-lowered", ALLOC, ["-p", "t10-compile{chip=test-16}"],
+     "t10-compile: the input is already lowered to the core level (it holds 'core.alloc'); "
+     "t10-compile takes linalg-level IR (an ONNX model, or the IR before t10-plan-search): "
+     "simulate chip-level IR with -t t10-sim, or run the conversions after its level"),
+    *[
+        (f"nested-{what}", text, [], re.compile(
+            r"in\.mlir:\d+:\d+: input nested too deeply \(t10-opt follows nesting up to "
+            r"Python's recursion limit of \d+ calls\)"))
+        for what, text in [
+            ("regions", '"test.op"() ({\n' * 200 + "}) : () -> ()\n" * 200),
+            ("attributes", '"test.op"() {a = ' + "[" * 2000 + "]" * 2000 + "} : () -> ()\n"),
+            ("types", '"test.op"() : () -> ' + "tuple<" * 2000 + "i32" + ">" * 2000 + "\n"),
+        ]
+    ],
     ("unknown-flag", ALLOC, ["--frobnicate"], "unrecognized arguments: --frobnicate"),
     ("missing-input", None, [], "cannot read 'in.mlir': No such file or directory"),
     ("unwritable-output", ALLOC, ["-o", "no/such/dir/out.mlir"],

@@ -14,7 +14,7 @@
 // BOOL-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{min-utilization=half}' 2>&1 | filecheck %s --check-prefix=FLOAT
-// FLOAT: {{^}}t10-opt: error: t10-plan-search: option 'min-utilization' expects a float, got 'half'{{$}}
+// FLOAT: {{^}}t10-opt: error: t10-plan-search: option 'min-utilization' expects a float with a decimal point (such as 1.0), got 'half'{{$}}
 // FLOAT-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{chip=nosuch}' 2>&1 | filecheck %s --check-prefix=CHIP

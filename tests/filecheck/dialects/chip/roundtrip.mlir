@@ -19,7 +19,7 @@ func.func @matmul(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32>
     %x1 = core.coord 1 of [2, 2, 2]
     scf.for %t = %zero to %one step %one {
       chip.superstep "mm" {
-        core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%zero, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+        core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%zero, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
         ^bb0(%p: f32, %q: f32, %acc: f32):
           %m = arith.mulf %p, %q : f32
           %s = arith.addf %acc, %m : f32
@@ -31,7 +31,7 @@ func.func @matmul(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32>
       }
     }
     chip.superstep "mm" {
-      core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%four, %four, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+      core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%four, %four, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -65,7 +65,7 @@ func.func @matmul(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT:      %x1 = core.coord 1 of [2, 2, 2]
 // CHECK-NEXT:      scf.for %t = %zero to %one step %one {
 // CHECK-NEXT:        chip.superstep "mm" {
-// CHECK-NEXT:          core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%zero, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+// CHECK-NEXT:          core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%zero, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
 // CHECK-NEXT:          ^bb0(%p: f32, %q: f32, %acc: f32):
 // CHECK-NEXT:            %m = arith.mulf %p, %q : f32
 // CHECK-NEXT:            %s = arith.addf %acc, %m : f32
@@ -77,7 +77,7 @@ func.func @matmul(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      chip.superstep "mm" {
-// CHECK-NEXT:        core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%four, %four, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+// CHECK-NEXT:        core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%four, %four, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
 // CHECK-NEXT:        ^bb0(%p_1: f32, %q_1: f32, %acc_1: f32):
 // CHECK-NEXT:          %m_1 = arith.mulf %p_1, %q_1 : f32
 // CHECK-NEXT:          %s_1 = arith.addf %acc_1, %m_1 : f32

@@ -18,7 +18,7 @@
   %x2 = core.coord 1 of [1, 8, 3]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -50,7 +50,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -82,7 +82,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -114,7 +114,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -146,7 +146,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [4, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [4, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -178,7 +178,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 1] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 1] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -210,7 +210,7 @@
   %x1 = core.coord 1 of [2, 4]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -243,7 +243,7 @@
   %y1 = core.coord 0 of [4, 2, 1]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -274,7 +274,7 @@
   %four = arith.constant 4 : index
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
-  core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+  core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -307,7 +307,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -340,7 +340,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -372,7 +372,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -404,7 +404,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -436,7 +436,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -474,7 +474,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -506,7 +506,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32
@@ -538,7 +538,7 @@
   %x1 = core.coord 1 of [2, 2, 2]
   %o = arith.muli %x1, %four : index
   chip.superstep "mm" {
-    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 8] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
       ^bb0(%p: f32, %q: f32, %acc: f32):
         %m = arith.mulf %p, %q : f32
         %s = arith.addf %acc, %m : f32

@@ -235,6 +235,24 @@
 
 // -----
 
+// A skew term is a ring whose cores divide its grid axis and the steps, weighted steps / cores.
+"test.op"() {l = #rtensor.layout<grid [2, 2] axes [-, -] tile [8, 8] rotate 0 ring d0 x 2 steps 2 skew [(d0, 2, 1), (d1, 2, 2)]>} : () -> ()
+// CHECK: skew term (d1, 2, 2) is not a ring of 2 cores dividing grid axis d1 (2 cores) and the steps (2), weighted steps / 2 = 1
+
+// -----
+
+// A skew names each grid axis once.
+"test.op"() {l = #rtensor.layout<grid [2, 2] axes [-, -] tile [8, 8] rotate 0 ring d0 x 2 steps 2 skew [(d0, 2, 1), (d0, 2, 1)]>} : () -> ()
+// CHECK: skew [(d0, 2, 1), (d0, 2, 1)] names a grid axis twice
+
+// -----
+
+// A skew has the term of the layout's own ring.
+"test.op"() {l = #rtensor.layout<grid [2, 2] axes [-, -] tile [8, 8] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1)]>} : () -> ()
+// CHECK: skew [(d1, 2, 1)] has no term (d0, 2, 1) for the layout's own ring
+
+// -----
+
 // A rank-0 rtensor type prints without a shape and parses back; a dynamic dim is refused.
 "test.op"() : () -> !rtensor.tensor<?xf32, #rtensor.layout<grid [1] axes [-] tile [1]>>
 // CHECK: dim 0 is dynamic; only static shapes can be distributed

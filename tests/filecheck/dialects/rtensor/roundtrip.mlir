@@ -32,8 +32,8 @@
 // CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]>} : () -> ()
 
 // A rotating layout with a `-` axis and an empty skew.
-"test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew []>} : () -> ()
-// CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew []>} : () -> ()
+"test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew [(d1, 4, 1)]>} : () -> ()
+// CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew [(d1, 4, 1)]>} : () -> ()
 
 // A rotating output's layout after its last step prints its phase (a phase of 0 is not).
 "test.op"() {layout = #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>} : () -> ()
