@@ -11,6 +11,7 @@ from typing import Any
 
 from t10.bench_models import REFERENCE
 from t10.bench_table import SHARES
+from t10.common.files import output_file
 
 __all__ = ["PLOTS", "write_plots"]
 
@@ -61,7 +62,8 @@ def write_plots(rows: Sequence[Mapping[str, Any]], planners: Sequence[str], out:
     def save(fig: Any, ax: Any, title: str, ylabel: str, name: str) -> None:
         ax.set_title(title, fontsize=9)
         ax.set_ylabel(ylabel)
-        fig.savefig(out / name, dpi=100, bbox_inches="tight")  # room for every label
+        with output_file(out / name, "the plot") as fresh:
+            fig.savefig(fresh, dpi=100, bbox_inches="tight")  # room for every label
 
     baselines = [p for p in planners if p != REFERENCE]
     fig = Figure(figsize=(width, 4))

@@ -42,7 +42,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from t10 import bench, bench_models
 from t10.bench_sweep import FILES, run_bench
-from t10.common.chip_spec import load_chip
+from t10.common.chip_spec import builtin_chip_names, load_chip
+from t10.common.files import check_output_path, output_file, same_file, write_text
 from t10.common.tensor_expr import PRECISIONS
 from t10.driver import (
     DEFAULT_CHIP,
@@ -123,29 +124,36 @@ def _npz_entry(path: str, data: Any, name: str) -> np.ndarray:
     return value
 
 
-def _check_output_path(path: str, option: str) -> None:
-    """An output file is written exactly at `path`, in a directory that exists."""
-    target = Path(path)
-    if target.is_dir():
-        raise T10Error(f"{option} '{path}' is a directory; give a file name")
-    if not target.parent.is_dir():
-        raise T10Error(f"{option} '{path}': directory '{target.parent}' does not exist")
-
-
 def _save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """numpy.savez's format, written at `path` as given and from a mapping: an array named
-    `file` or `allow_pickle` does not collide with savez's own arguments."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+    """numpy.savez's format, written whole at `path` as given and from a mapping: an array
+    named `file` or `allow_pickle` does not collide with savez's own arguments."""
+    with output_file(path, "--outputs") as fresh, zipfile.ZipFile(
+        fresh, "w", zipfile.ZIP_STORED, allowZip64=True
+    ) as archive:
         for name, array in arrays.items():
             with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
                 np.lib.format.write_array(entry, np.asanyarray(array), allow_pickle=False)
 
 
-def _write(path: str, what: str, writer: Any) -> None:
-    try:
-        writer(path)
-    except OSError as e:
-        raise T10Error(f"cannot write {what} '{path}': {e.strerror or e}") from None
+def _check_paths(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None]) -> None:
+    """The output files given (by option) can be written, and none is one of the run's
+    input files (by option) or another output: that would overwrite it."""
+    given = [(option, path) for option, path in outputs.items() if path]
+    for i, (option, path) in enumerate(given):
+        check_output_path(path, option)
+        for read, source in inputs.items():
+            if source and same_file(path, source):
+                raise UsageError(f"{option} '{path}' is the file of {read} '{source}': it "
+                                 "would be overwritten; give another file name")
+        for other, other_path in given[:i]:
+            if same_file(path, other_path):
+                raise UsageError(f"{other} '{other_path}' and {option} '{path}' are one "
+                                 "file: give each its own name")
+
+
+def _chip_file(chip: str) -> str | None:
+    """The file `--chip` reads (None for a built-in chip)."""
+    return None if chip in builtin_chip_names() else chip
 
 
 def _json_safe(obj: Any) -> Any:
@@ -178,15 +186,12 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.timing_only and (args.check or args.outputs):
         given = "--check" if args.check else "--outputs"
         raise UsageError(f"--timing-only computes no output values: it cannot take {given}")
-    for path, option in (
-        (args.outputs, "--outputs"),
-        (args.report, "--report"),
-        (args.trace, "--trace"),
-        (args.plot, "--plot"),
-    ):
-        if path:
-            _check_output_path(path, option)
-    inputs = _load_inputs(args.inputs) if args.inputs else None
+    _check_paths(
+        {"--outputs": args.outputs, "--report": args.report, "--trace": args.trace,
+         "--plot": args.plot},
+        {"the model": args.model, "--inputs": args.inputs, "--chip": _chip_file(args.chip)},
+    )
+    inputs = _load_inputs(args.inputs) if args.inputs is not None else None
     default = check_tolerance(args.precision, args.partials)
     tolerance = Tolerance(
         default.rtol if args.rtol is None else args.rtol,
@@ -220,15 +225,13 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.trace or args.plot:
         spec, title = load_chip(args.chip), Path(args.model).name
         if args.trace:
-            trace = json.dumps(chrome_trace(result.sim, spec, title))
-            _write(args.trace, "--trace", lambda p: Path(p).write_text(trace, encoding="utf-8"))
+            write_text(args.trace, json.dumps(chrome_trace(result.sim, spec, title)), "--trace")
         if args.plot:
             plot_run(result.sim, spec, args.plot, title)
     if args.outputs:
-        _write(args.outputs, "--outputs", lambda p: _save_npz(p, result.outputs))
+        _save_npz(args.outputs, result.outputs)
     if args.report:
-        _write(args.report, "--report",
-               lambda p: Path(p).write_text(report_json, encoding="utf-8"))
+        write_text(args.report, report_json, "--report")
     if result.check is not None and not result.check.passed:
         failed = ", ".join(
             f"'{name}'" + (f" ({o['problem']})" if "problem" in o else "")
@@ -245,8 +248,9 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
-    if args.output and args.output != "-":
-        _check_output_path(args.output, "-o")
+    if args.output != "-":
+        _check_paths({"-o": args.output}, {"the model": args.model,
+                                           "--chip": _chip_file(args.chip)})
     shown = PassInstrumentation(
         sys.stderr,
         frozenset(args.print_ir_after or ()),
@@ -278,12 +282,8 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         print_ir(compiled.module, stream, args.weights, args.print_debuginfo)
 
     if args.output and args.output != "-":
-
-        def write(path: str) -> None:
-            with open(path, "w", encoding="utf-8") as f:
-                emit(f)
-
-        _write(args.output, "-o", write)
+        with output_file(args.output, "-o") as fresh, open(fresh, "w", encoding="utf-8") as f:
+            emit(f)
     else:
         emit(out)
     return 0
@@ -291,8 +291,11 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
-    if args.output:
-        _check_output_path(args.output, "-o")
+    path = args.output or "explain-" + "".join(
+        c if c.isalnum() or c in "-_." else "_" for c in args.op
+    ) + ".png"
+    if args.plot or args.output:
+        _check_paths({"-o": path}, {"the model": args.model, "--chip": _chip_file(args.chip)})
     with Progress(f"t10 explain {args.model}", quiet=args.quiet) as progress:
         found = explain(
             args.model,
@@ -311,9 +314,6 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
         )
     format_explanation(found, out)
     if args.plot or args.output:
-        path = args.output or "explain-" + "".join(
-            c if c.isalnum() or c in "-_." else "_" for c in args.op
-        ) + ".png"
         plot_explanation(found, path)
         print(f"\nplot      {path}", file=out)
     return 0
@@ -392,6 +392,13 @@ def _seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
     return value
+
+
+def _path(text: str) -> str:
+    """A file or directory name: not empty (an empty one names no file)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    return text
 
 
 def _npz_path(text: str) -> str:
@@ -486,7 +493,11 @@ def _names(choices: Sequence[str], what: str) -> Any:
 
 
 def _chips(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()] or [DEFAULT_CHIP]
+    chips = [t.strip() for t in text.split(",")]
+    if not all(chips):
+        raise argparse.ArgumentTypeError(f"expected comma-separated chip names or files, got "
+                                         f"'{text}'")
+    return chips
 
 
 def _bench_options(p: argparse.ArgumentParser) -> None:
@@ -513,7 +524,7 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                         f"{', '.join(bench_models.PLANNER_CONFIGS)})")
     p.add_argument("--precision", default="fp16", choices=tuple(PRECISIONS),
                    help="storage precision (default fp16)")
-    p.add_argument("--out", default="build/bench", metavar="DIR",
+    p.add_argument("--out", default="build/bench", metavar="DIR", type=_path,
                    help=f"where to write {', '.join(FILES)} (default build/bench)")
     p.add_argument("--quick", action="store_true",
                    help=f"{' and '.join(quick['models'])}, {quick['layers']} layer, batches "
@@ -530,10 +541,10 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
 
 
 def _compile_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model")
+    p.add_argument("model", metavar="MODEL.onnx", type=_path, help="the ONNX model")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress on the terminal (none is shown when stderr is not one)")
-    p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE",
+    p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE", type=_path,
                    help=f"built-in chip name or chip JSON file (default {DEFAULT_CHIP}; "
                         "format: docs/chips.md)")
     p.add_argument("--planner", default="t10", choices=PLANNERS,
@@ -587,7 +598,7 @@ def make_parser() -> argparse.ArgumentParser:
                          description="Compile MODEL.onnx for a chip, simulate it with real "
                                      "numbers and print cycles, plans and SRAM per operator.")
     _compile_options(run)
-    run.add_argument("--inputs", metavar="IN.npz",
+    run.add_argument("--inputs", metavar="IN.npz", type=_path,
                      help="input arrays keyed by ONNX input name (numpy.savez), each of the "
                           "input's exact shape and dtype: float32, or the integer dtype the "
                           "model declares (INT64, INT32, BOOL) with |x| <= 2**24; nothing is "
@@ -611,13 +622,13 @@ def make_parser() -> argparse.ArgumentParser:
                           "fp16: 3e-2)")
     run.add_argument("--json", action="store_true",
                      help="print the report as JSON (the --report format) instead of text")
-    run.add_argument("--report", metavar="REPORT.json",
+    run.add_argument("--report", metavar="REPORT.json", type=_path,
                      help="write the report as JSON (format: docs/report.md)")
-    run.add_argument("--trace", metavar="TRACE.json",
+    run.add_argument("--trace", metavar="TRACE.json", type=_path,
                      help="write the simulated run as a Chrome trace (JSON; open it in "
                           "Perfetto): supersteps and their phases per operator and core "
                           "group, SRAM per core as a counter")
-    run.add_argument("--plot", metavar="PLOT.png",
+    run.add_argument("--plot", metavar="PLOT.png", type=_path,
                      help="draw the time per operator (compute, exchange, sync) and the SRAM "
                           "in use per core over the run")
     run.add_argument("--timing-only", action="store_true",
@@ -631,7 +642,8 @@ def make_parser() -> argparse.ArgumentParser:
     _compile_options(comp)
     comp.add_argument("--emit", default="chip", choices=LEVELS,
                       help="IR level to print (default chip)")
-    comp.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE")
+    comp.add_argument("-o", "--output", metavar="FILE", type=_path,
+                      help="write the IR to FILE ('-': standard output)")
     comp.add_argument("--weights", action="store_true",
                       help=f"print dense constants (weights) in full (default: those of more "
                            f"than {ELIDE_LARGER_THAN} elements print as "
@@ -662,7 +674,8 @@ def make_parser() -> argparse.ArgumentParser:
     ex.add_argument("--plot", action="store_true",
                     help="also draw the frontier as a PNG (explain-<op>.png in the current "
                          "directory unless -o)")
-    ex.add_argument("-o", "--output", metavar="FILE.png", help="write the plot to FILE.png")
+    ex.add_argument("-o", "--output", metavar="FILE.png", type=_path,
+                    help="write the plot to FILE.png")
     ex.set_defaults(handler=_cmd_explain)
 
     b = sub.add_parser("bench", help="benchmark zoo models under every planner",
@@ -699,7 +712,7 @@ def make_parser() -> argparse.ArgumentParser:
     z.add_argument("--token-ids", action="store_true",
                    help="opt-1.3b: take int64 token ids through the embedding table instead "
                         "of hidden states")
-    z.add_argument("-o", "--output", metavar="FILE.onnx",
+    z.add_argument("-o", "--output", metavar="FILE.onnx", type=_path,
                    help="the model file (weights over 1 GiB go to FILE.onnx.data)")
     z.set_defaults(handler=_cmd_zoo)
     return parser

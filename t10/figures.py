@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from t10.common.files import output_file
 from t10.errors import T10Error
 
 
@@ -19,9 +20,8 @@ def new_figure(width: float, height: float) -> Any:
 
 
 def save_figure(fig: Any, path: str, dpi: int) -> None:
-    """Lay `fig` out and write it to `path` (an unwritable path is a T10Error)."""
+    """Lay `fig` out and write it whole to `path` (`output_file`; its format from its
+    suffix, PNG without one): an unwritable path is a T10Error."""
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=dpi)
-    except OSError as err:
-        raise T10Error(f"cannot write the plot '{path}': {err.strerror or err}") from None
+    with output_file(path, "the plot") as fresh:
+        fig.savefig(fresh, dpi=dpi)
