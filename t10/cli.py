@@ -56,6 +56,7 @@ from t10.driver import (
 )
 from t10.errors import T10Error
 from t10.explain import explain, format_explanation, plot_explanation
+from t10.figures import plot_format
 from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
@@ -255,6 +256,8 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
          "--plot": args.plot},
         {"the model": args.model, "--inputs": args.inputs, "--chip": _chip_file(args.chip)},
     )
+    if args.plot:
+        plot_format(args.plot)
     inputs = _inputs_reader(args.inputs) if args.inputs is not None else None
     default = check_tolerance(args.precision, args.partials)
     tolerance = Tolerance(
@@ -360,6 +363,7 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
     ) + ".png"
     if args.plot or args.output:
         _check_paths({"-o": path}, {"the model": args.model, "--chip": _chip_file(args.chip)})
+        plot_format(path)
     with Progress(f"t10 explain {args.model}", quiet=args.quiet) as progress:
         found = explain(
             args.model,

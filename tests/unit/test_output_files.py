@@ -347,3 +347,21 @@ def test_examples_empty_output(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         examples_main(["matmul", "-o", ""])
     assert "-o: empty file name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["run", "{model}", "--plot", "{dir}/p.foo"],
+                                  ["explain", "{model}", "--op", "u", "-o", "{dir}/p.foo"]])
+def test_a_plot_format_matplotlib_does_not_write_is_refused_first(
+    model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], argv: list[str],
+) -> None:
+    def compiled(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the model was compiled")
+
+    monkeypatch.setattr(t10.cli, "run_model", compiled)
+    monkeypatch.setattr(t10.cli, "explain", compiled)
+    assert main([a.format(model=model, dir=tmp_path) for a in argv] + ["--chip", CHIP]) == 1
+    assert _error(capsys).startswith(
+        f"t10: error: cannot write the plot '{tmp_path}/p.foo': matplotlib writes no '.foo' "
+        "files; give a file name ending in one of .avif, .eps,")
+    assert os.listdir(tmp_path) == ["relu.onnx"]
