@@ -14,20 +14,25 @@ import warnings
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
+import t10.cli
 import t10.driver
 from t10.cli import main
 from t10.common.chip_spec import load_chip
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, compile_model, run_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPSETS
 from t10.reference import reference_outputs, reference_session
-from t10.report import Tolerance, check_outputs
+from t10.report import Tolerance, check_outputs, input_specs
+from t10.sim.simulator import simulate
 
 CHIP = "test-16"
 DATA = Path(__file__).parent / "data"
@@ -141,9 +146,14 @@ def test_inputs_must_match_exactly(
     arrays: dict[str, np.ndarray],
     pattern: str,
 ) -> None:
-    np.savez(tmp_path / "in.npz", **arrays)
+    _savez(tmp_path / "in.npz", arrays)
     argv = ["run", str(models["mask"]), "--chip", CHIP, "--inputs", str(tmp_path / "in.npz")]
     _fails(argv, 1, "the inputs do not match the model: .*" + pattern, capsys)
+
+
+def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """numpy.savez of named arrays (its typing takes no mapping of names)."""
+    np.savez(path, **arrays)  # pyright: ignore[reportArgumentType]
 
 
 def _npy(p: Path) -> None:
@@ -299,6 +309,51 @@ def test_many_unknown_inputs_are_counted_not_listed(
     with pytest.raises(T10Error) as e:
         run_model(str(models["mask"]), CHIP, inputs=inputs)
     assert re.search(listed, str(e.value)) and len(str(e.value)) < 300
+
+
+@pytest.fixture(scope="module")
+def mask_program(models: dict[str, Path]) -> tuple[Any, Any]:
+    """The mask model compiled once: its chip-level module and chip."""
+    compiled = compile_model(str(models["mask"]), CHIP)
+    return compiled.module, compiled.chip
+
+
+_ARRAYS = st.dictionaries(
+    st.sampled_from(["scores", "mask", "extra", "x"]),
+    st.tuples(st.sampled_from([(2, 3), (3, 2), (6,), ()]),
+              st.sampled_from(["<f4", "<i8", "<i4", "<f8", "|b1", ">f4"])),
+)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_ARRAYS)
+@example({"scores": ((2, 3), "<f4"), "mask": ((2, 3), "<i8")})
+def test_inputs_file_decides_as_the_simulator(
+    mask_program: tuple[Any, Any], tmp_path: Path, arrays: dict[str, tuple[Any, str]]
+) -> None:
+    """Whatever arrays a file holds, reading it from the entries' headers refuses exactly
+    what the simulator refuses given the arrays, with the same message, and else gives the
+    same arrays."""
+    module, chip = mask_program
+    given_arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in arrays.items()}
+    path = tmp_path / "in.npz"
+    _savez(path, given_arrays)
+    try:
+        simulate(module, chip, given_arrays, timing_only=True)
+        refused = None
+    except T10Error as e:
+        refused = str(e)
+    try:
+        read = t10.cli._inputs_reader(str(path))(input_specs(module))
+    except T10Error as e:
+        assert str(e) == refused
+    else:
+        assert refused is None, refused
+        assert read.keys() == given_arrays.keys()
+        for name, value in read.items():
+            assert value.dtype == given_arrays[name].dtype
+            np.testing.assert_array_equal(value, given_arrays[name])
 
 
 # ------------------------------------------------------------------ options and output paths
