@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from t10.common.files import write_text
 from t10.driver import run_passes
 from t10.errors import T10Error
 from t10.examples import zoo
@@ -43,8 +44,8 @@ def chip_file(sram: int, directory: Path) -> str:
     """The IPU MK2 with `sram` bytes of SRAM per core."""
     spec = json.loads(resources.files("t10.common").joinpath("chips/ipu-mk2.json").read_text())
     path = directory / f"ipu-mk2-sram{sram}.json"
-    path.write_text(json.dumps({**spec, "name": f"ipu-mk2-sram{sram}",
-                                "sram_bytes_per_core": sram}))
+    write_text(path, json.dumps({**spec, "name": f"ipu-mk2-sram{sram}",
+                                 "sram_bytes_per_core": sram}), "chip file")
     return str(path)
 
 

@@ -14,6 +14,7 @@ from t10.bench_models import Progress, SerialExecutor, Sweep, run_sweep
 from t10.bench_plots import PLOTS, write_plots
 from t10.bench_ray import RayExecutor, require
 from t10.bench_table import format_markdown, make_rows, to_json
+from t10.common.files import write_text
 from t10.errors import T10Error
 
 __all__ = ["FILES", "run_bench"]
@@ -48,12 +49,9 @@ def run_bench(
     rows = make_rows(cases)
     markdown = format_markdown(rows, sweep.planners, sweep.precision)
     settings = {k: v for k, v in asdict(sweep).items() if k != "configs"}
-    try:
-        (out / "bench.json").write_text(to_json(cases, settings), encoding="utf-8")
-        (out / "bench.md").write_text(markdown + "\n", encoding="utf-8")
-        write_plots(rows, sweep.planners, out)
-    except OSError as e:
-        raise T10Error(f"cannot write into '{out}': {e.strerror or e}") from None
+    write_text(out / "bench.json", to_json(cases, settings), "the table")
+    write_text(out / "bench.md", markdown + "\n", "the table")
+    write_plots(rows, sweep.planners, out)
     return markdown
 
 

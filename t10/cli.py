@@ -42,11 +42,14 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from t10 import bench, bench_models
 from t10.bench_sweep import FILES, run_bench
-from t10.common.chip_spec import load_chip
+from t10.common.chip_spec import builtin_chip_names, load_chip
+from t10.common.files import check_output_path, output_file, same_file, write_text
+from t10.common.model_inputs import check_inputs_match
 from t10.common.tensor_expr import PRECISIONS
 from t10.driver import (
     DEFAULT_CHIP,
     DEFAULT_MIN_UTILIZATION,
+    InputReader,
     check_tolerance,
     compile_model,
     run_model,
@@ -60,7 +63,7 @@ from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
 from t10.progress import Progress
-from t10.report import Tolerance, format_report
+from t10.report import InputSpec, Tolerance, format_report
 from t10.run_plot import plot_run
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
 from t10.trace import chrome_trace
@@ -85,12 +88,16 @@ class _Parser(argparse.ArgumentParser):
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 """How a zip archive starts (numpy.savez writes one; the second is an empty archive)."""
 _NPY_MAGIC = b"\x93NUMPY"
+_NPZ_FIX = "save the inputs with numpy.savez('IN.npz', NAME=array, ...), one per ONNX input name"
 
 
-def _load_inputs(path: str) -> dict[str, np.ndarray]:
-    """The arrays of the .npz archive `path` by name. A .npy file, a pickle, an object array or
-    a damaged archive is refused (nothing is unpickled)."""
-    fix = "save the inputs with numpy.savez('IN.npz', NAME=array, ...), one per ONNX input name"
+def _inputs_reader(path: str) -> InputReader:
+    """What reads the inputs in the .npz archive `path` once the model's inputs are known.
+    The file and its list of entries are checked now (an archive, each entry a NAME.npy, no
+    name twice); then each entry's header (shape, dtype) and size before any array data
+    is decompressed, so an entry that would expand far beyond the input it is for is
+    refused unread. A .npy file, a pickle, an object array or a damaged archive is refused
+    (nothing is unpickled)."""
     try:
         with open(path, "rb") as f:
             head = f.read(len(_NPY_MAGIC))
@@ -99,13 +106,23 @@ def _load_inputs(path: str) -> dict[str, np.ndarray]:
     except OSError as e:
         raise T10Error(f"--inputs '{path}': cannot read: {e.strerror or e}") from None
     if head.startswith(_NPY_MAGIC):
-        raise T10Error(f"--inputs '{path}' is a single .npy array, not a .npz archive: {fix}")
+        raise T10Error(f"--inputs '{path}' is a single .npy array, not a .npz archive: "
+                       f"{_NPZ_FIX}")
     if not head.startswith(_ZIP_MAGIC):
-        raise T10Error(f"--inputs '{path}' is not a .npz archive: {fix}")
+        raise T10Error(f"--inputs '{path}' is not a .npz archive: {_NPZ_FIX}")
+    entries = _npz_archive(path, lambda archive: _npz_entries(path, archive))
+
+    def read(specs: Sequence[InputSpec]) -> dict[str, np.ndarray]:
+        return _npz_archive(path, lambda archive: _read_npz(path, archive, entries, specs))
+
+    return read
+
+
+def _npz_archive(path: str, use: Any) -> Any:
+    """`use(archive)` on the zip archive at `path`; its errors name the file."""
     try:
-        # our own file object: numpy leaves its own open when the archive is damaged
-        with open(path, "rb") as f, np.load(f, allow_pickle=False) as data:
-            return {name: _npz_entry(path, data, name) for name in data.files}
+        with zipfile.ZipFile(path) as archive:
+            return use(archive)
     except T10Error:
         raise
     except Exception as e:  # zipfile, zlib and .npy header errors of a damaged archive
@@ -113,44 +130,96 @@ def _load_inputs(path: str) -> dict[str, np.ndarray]:
                        f"({type(e).__name__}: {_one_line(str(e))})") from None
 
 
-def _npz_entry(path: str, data: Any, name: str) -> np.ndarray:
-    try:
-        value = data[name]
-    except Exception as e:  # an object array (it needs pickle), or a damaged entry
-        raise T10Error(f"--inputs '{path}': entry '{name}' is not a readable numeric array "
-                       f"({type(e).__name__}: {_one_line(str(e))})") from None
-    if not isinstance(value, np.ndarray):
-        raise T10Error(f"--inputs '{path}': entry '{name}' is not a .npy array (numpy.savez "
-                       "writes NAME.npy entries)")
-    return value
+def _npz_entries(path: str, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    """The entries of an .npz archive by array name (NAME.npy holds array NAME)."""
+    entries: dict[str, zipfile.ZipInfo] = {}
+    for info in archive.infolist():
+        name = info.filename.removesuffix(".npy")
+        if name == info.filename:
+            raise T10Error(f"--inputs '{path}': entry '{name}' is not a .npy array "
+                           "(numpy.savez writes NAME.npy entries)")
+        if name in entries:
+            raise T10Error(f"--inputs '{path}': entry '{info.filename}' appears twice: "
+                           f"{_NPZ_FIX}")
+        entries[name] = info
+    return entries
 
 
-def _check_output_path(path: str, option: str) -> None:
-    """An output file is written exactly at `path`, in a directory that exists."""
-    target = Path(path)
-    try:
-        if target.is_dir():
-            raise T10Error(f"{option} '{path}' is a directory; give a file name")
-        if not target.parent.is_dir():
-            raise T10Error(f"{option} '{path}': directory '{target.parent}' does not exist")
-    except OSError as e:  # a name too long, or a directory not searchable
-        raise T10Error(f"{option} '{path}': {e.strerror or e}") from None
+def _read_npz(
+    path: str,
+    archive: zipfile.ZipFile,
+    entries: Mapping[str, zipfile.ZipInfo],
+    specs: Sequence[InputSpec],
+) -> dict[str, np.ndarray]:
+    """The arrays of `entries` once their names, headers and sizes match `specs`."""
+    wanted = [spec for spec in specs if spec.name in entries]
+    headers = {s.name: _npy_header(path, archive, s.name, entries[s.name]) for s in wanted}
+    signatures: dict[str, tuple[tuple[int, ...], np.dtype[Any]]] = dict.fromkeys(
+        entries, ((), np.dtype(np.float32)))  # unknown names: only their names are shown
+    signatures.update({name: (shape, dtype) for name, (shape, dtype, _) in headers.items()})
+    check_inputs_match([(s.name, s.shape, s.dtype) for s in specs], signatures)
+    arrays: dict[str, np.ndarray] = {}
+    for spec in wanted:
+        info, (_, dtype, offset) = entries[spec.name], headers[spec.name]
+        size = offset + math.prod(spec.shape) * dtype.itemsize
+        if info.file_size != size:
+            raise T10Error(f"--inputs '{path}': entry '{info.filename}' holds "
+                           f"{info.file_size:,} bytes where its header says {size:,}: the "
+                           "archive is damaged")
+        with archive.open(info) as entry:
+            arrays[spec.name] = np.lib.format.read_array(entry, allow_pickle=False)
+            entry.read(1)  # the end of the entry: its CRC is checked
+    return arrays
+
+
+def _npy_header(
+    path: str, archive: zipfile.ZipFile, name: str, info: zipfile.ZipInfo
+) -> tuple[tuple[int, ...], np.dtype[Any], int]:
+    """The shape and dtype an .npy entry's header declares, and where its data starts (only
+    the header is decompressed)."""
+    fmt = np.lib.format
+    with archive.open(info) as entry:
+        version = fmt.read_magic(entry)
+        read_header = fmt.read_array_header_1_0 if version == (1, 0) else (
+            fmt.read_array_header_2_0)
+        shape, _, dtype = read_header(entry)
+        offset = entry.tell()
+    if dtype.hasobject:
+        raise T10Error(f"--inputs '{path}': entry '{name}' is an object array, "
+                       "which needs pickle (never loaded): save numeric arrays")
+    return tuple(shape), dtype, offset
 
 
 def _save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """numpy.savez's format, written at `path` as given and from a mapping: an array named
-    `file` or `allow_pickle` does not collide with savez's own arguments."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+    """numpy.savez's format, written whole at `path` as given and from a mapping: an array
+    named `file` or `allow_pickle` does not collide with savez's own arguments."""
+    with output_file(path, "--outputs") as fresh, zipfile.ZipFile(
+        fresh, "w", zipfile.ZIP_STORED, allowZip64=True
+    ) as archive:
         for name, array in arrays.items():
             with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
                 np.lib.format.write_array(entry, np.asanyarray(array), allow_pickle=False)
 
 
-def _write(path: str, what: str, writer: Any) -> None:
-    try:
-        writer(path)
-    except OSError as e:
-        raise T10Error(f"cannot write {what} '{path}': {e.strerror or e}") from None
+def _check_paths(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None]) -> None:
+    """The output files given (by option) can be written, and none is one of the run's
+    input files (by option) or another output: that would overwrite it."""
+    given = [(option, path) for option, path in outputs.items() if path]
+    for i, (option, path) in enumerate(given):
+        check_output_path(path, option)
+        for read, source in inputs.items():
+            if source and same_file(path, source):
+                raise UsageError(f"{option} '{path}' is the file of {read} '{source}': it "
+                                 "would be overwritten; give another file name")
+        for other, other_path in given[:i]:
+            if same_file(path, other_path):
+                raise UsageError(f"{other} '{other_path}' and {option} '{path}' are one "
+                                 "file: give each its own name")
+
+
+def _chip_file(chip: str) -> str | None:
+    """The file `--chip` reads (None for a built-in chip)."""
+    return None if chip in builtin_chip_names() else chip
 
 
 def _json_safe(obj: Any) -> Any:
@@ -183,17 +252,14 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.timing_only and (args.check or args.outputs):
         given = "--check" if args.check else "--outputs"
         raise UsageError(f"--timing-only computes no output values: it cannot take {given}")
-    for path, option in (
-        (args.outputs, "--outputs"),
-        (args.report, "--report"),
-        (args.trace, "--trace"),
-        (args.plot, "--plot"),
-    ):
-        if path:
-            _check_output_path(path, option)
+    _check_paths(
+        {"--outputs": args.outputs, "--report": args.report, "--trace": args.trace,
+         "--plot": args.plot},
+        {"the model": args.model, "--inputs": args.inputs, "--chip": _chip_file(args.chip)},
+    )
     if args.plot:
         check_plot_path(args.plot, "--plot")
-    inputs = _load_inputs(args.inputs) if args.inputs else None
+    inputs = _inputs_reader(args.inputs) if args.inputs is not None else None
     default = check_tolerance(args.precision, args.partials)
     tolerance = Tolerance(
         default.rtol if args.rtol is None else args.rtol,
@@ -227,15 +293,13 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.trace or args.plot:
         spec, title = load_chip(args.chip), Path(args.model).name
         if args.trace:
-            trace = json.dumps(chrome_trace(result.sim, spec, title))
-            _write(args.trace, "--trace", lambda p: Path(p).write_text(trace, encoding="utf-8"))
+            write_text(args.trace, json.dumps(chrome_trace(result.sim, spec, title)), "--trace")
         if args.plot:
             plot_run(result.sim, spec, args.plot, title)
     if args.outputs:
-        _write(args.outputs, "--outputs", lambda p: _save_npz(p, result.outputs))
+        _save_npz(args.outputs, result.outputs)
     if args.report:
-        _write(args.report, "--report",
-               lambda p: Path(p).write_text(report_json, encoding="utf-8"))
+        write_text(args.report, report_json, "--report")
     if result.check is not None and not result.check.passed:
         failed = ", ".join(
             f"'{name}'" + (f" ({o['problem']})" if "problem" in o else "")
@@ -252,8 +316,9 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
-    if args.output and args.output != "-":
-        _check_output_path(args.output, "-o")
+    if args.output != "-":
+        _check_paths({"-o": args.output}, {"the model": args.model,
+                                           "--chip": _chip_file(args.chip)})
     shown = PassInstrumentation(
         sys.stderr,
         frozenset(args.print_ir_after or ()),
@@ -285,12 +350,8 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         print_ir(compiled.module, stream, args.weights, args.print_debuginfo)
 
     if args.output and args.output != "-":
-
-        def write(path: str) -> None:
-            with open(path, "w", encoding="utf-8") as f:
-                emit(f)
-
-        _write(args.output, "-o", write)
+        with output_file(args.output, "-o") as fresh, open(fresh, "w", encoding="utf-8") as f:
+            emit(f)
     else:
         emit(out)
     return 0
@@ -299,7 +360,8 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
 def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
     if args.output:
-        _check_output_path(args.output, "-o")
+        _check_paths({"-o": args.output},
+                     {"the model": args.model, "--chip": _chip_file(args.chip)})
         check_plot_path(args.output, "-o")
     with Progress(f"t10 explain {args.model}", quiet=args.quiet) as progress:
         found = explain(
@@ -400,6 +462,13 @@ def _seed(text: str) -> int:
     return value
 
 
+def _path(text: str) -> str:
+    """A file or directory name: not empty (an empty one names no file)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got ''")
+    return text
+
+
 def _npz_path(text: str) -> str:
     if not text.endswith(".npz"):
         raise argparse.ArgumentTypeError(f"expected a file name ending in .npz, got '{text}'")
@@ -492,7 +561,11 @@ def _names(choices: Sequence[str], what: str) -> Any:
 
 
 def _chips(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()] or [DEFAULT_CHIP]
+    chips = [t.strip() for t in text.split(",")]
+    if not all(chips):
+        raise argparse.ArgumentTypeError(f"expected comma-separated chip names or files, got "
+                                         f"'{text}'")
+    return chips
 
 
 def _bench_options(p: argparse.ArgumentParser) -> None:
@@ -519,7 +592,7 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                         f"{', '.join(bench_models.PLANNER_CONFIGS)})")
     p.add_argument("--precision", default="fp16", choices=tuple(PRECISIONS),
                    help="storage precision (default fp16)")
-    p.add_argument("--out", default="build/bench", metavar="DIR",
+    p.add_argument("--out", default="build/bench", metavar="DIR", type=_path,
                    help=f"where to write {', '.join(FILES)} (default build/bench)")
     p.add_argument("--quick", action="store_true",
                    help=f"{' and '.join(quick['models'])}, {quick['layers']} layer, batches "
@@ -536,10 +609,10 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
 
 
 def _compile_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", metavar="MODEL.onnx", help="the ONNX model")
+    p.add_argument("model", metavar="MODEL.onnx", type=_path, help="the ONNX model")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress on the terminal (none is shown when stderr is not one)")
-    p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE",
+    p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE", type=_path,
                    help=f"built-in chip name or chip JSON file (default {DEFAULT_CHIP}; "
                         "format: docs/chips.md)")
     p.add_argument("--planner", default="t10", choices=PLANNERS,
@@ -593,7 +666,7 @@ def make_parser() -> argparse.ArgumentParser:
                          description="Compile MODEL.onnx for a chip, simulate it with real "
                                      "numbers and print cycles, plans and SRAM per operator.")
     _compile_options(run)
-    run.add_argument("--inputs", metavar="IN.npz",
+    run.add_argument("--inputs", metavar="IN.npz", type=_path,
                      help="input arrays keyed by ONNX input name (numpy.savez), each of the "
                           "input's exact shape and dtype: float32, or the integer dtype the "
                           "model declares (INT64, INT32, BOOL) with |x| <= 2**24; nothing is "
@@ -617,13 +690,13 @@ def make_parser() -> argparse.ArgumentParser:
                           "fp16: 3e-2)")
     run.add_argument("--json", action="store_true",
                      help="print the report as JSON (the --report format) instead of text")
-    run.add_argument("--report", metavar="REPORT.json",
+    run.add_argument("--report", metavar="REPORT.json", type=_path,
                      help="write the report as JSON (format: docs/report.md)")
-    run.add_argument("--trace", metavar="TRACE.json",
+    run.add_argument("--trace", metavar="TRACE.json", type=_path,
                      help="write the simulated run as a Chrome trace (JSON; open it in "
                           "Perfetto): supersteps and their phases per operator and core "
                           "group, SRAM per core as a counter")
-    run.add_argument("--plot", metavar="PLOT.png",
+    run.add_argument("--plot", metavar="PLOT.png", type=_path,
                      help="draw the time per operator (compute, exchange, sync) and the SRAM "
                           "in use per core over the run")
     run.add_argument("--timing-only", action="store_true",
@@ -637,7 +710,8 @@ def make_parser() -> argparse.ArgumentParser:
     _compile_options(comp)
     comp.add_argument("--emit", default="chip", choices=LEVELS,
                       help="IR level to print (default chip)")
-    comp.add_argument("-o", "--output", metavar="FILE", help="write the IR to FILE")
+    comp.add_argument("-o", "--output", metavar="FILE", type=_path,
+                      help="write the IR to FILE ('-': standard output)")
     comp.add_argument("--weights", action="store_true",
                       help=f"print dense constants (weights) in full (default: those of more "
                            f"than {ELIDE_LARGER_THAN} elements print as "
@@ -669,7 +743,8 @@ def make_parser() -> argparse.ArgumentParser:
                     help="also draw the frontier as a PNG (in the current directory unless "
                          "-o: explain-<the operator's name, cut to 40 characters>-<8 hex "
                          "digits of its hash>.png)")
-    ex.add_argument("-o", "--output", metavar="FILE.png", help="write the plot to FILE.png")
+    ex.add_argument("-o", "--output", metavar="FILE.png", type=_path,
+                    help="write the plot to FILE.png")
     ex.set_defaults(handler=_cmd_explain)
 
     b = sub.add_parser("bench", help="benchmark zoo models under every planner",
@@ -706,7 +781,7 @@ def make_parser() -> argparse.ArgumentParser:
     z.add_argument("--token-ids", action="store_true",
                    help="opt-1.3b: take int64 token ids through the embedding table instead "
                         "of hidden states")
-    z.add_argument("-o", "--output", metavar="FILE.onnx",
+    z.add_argument("-o", "--output", metavar="FILE.onnx", type=_path,
                    help="the model file (weights over 1 GiB go to FILE.onnx.data)")
     z.set_defaults(handler=_cmd_zoo)
     return parser

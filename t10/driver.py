@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +41,7 @@ from t10.passes.t10_plan_search import T10PlanSearch, check_choice_options
 from t10.reference import reference_outputs
 from t10.report import (
     CheckResult,
+    InputSpec,
     Tolerance,
     build_report,
     check_outputs,
@@ -59,6 +60,7 @@ __all__ = [
     "DEFAULT_CHIP",
     "DEFAULT_MIN_UTILIZATION",
     "Compiled",
+    "InputReader",
     "RunResult",
     "check_against_reference",
     "check_tolerance",
@@ -299,6 +301,10 @@ def check_against_reference(
     return check_outputs(outputs, reference_outputs(model, dict(inputs)), tolerance)
 
 
+InputReader = Callable[[Sequence[InputSpec]], Mapping[str, np.ndarray]]
+"""What reads a model's inputs given what the model takes (`run_model`)."""
+
+
 @dataclass
 class RunResult:
     report: dict[str, Any]
@@ -317,7 +323,7 @@ def run_model(
     chip: str = DEFAULT_CHIP,
     planner: str = "t10",
     min_utilization: float = DEFAULT_MIN_UTILIZATION,
-    inputs: Mapping[str, np.ndarray] | None = None,
+    inputs: Mapping[str, np.ndarray] | InputReader | None = None,
     seed: int = 0,
     check: Tolerance | None = None,
     precision: str = "fp32",
@@ -331,8 +337,10 @@ def run_model(
     dims: Mapping[str, int] | None = None,
 ) -> RunResult:
     """Compile and simulate `model_path` (a file, or a model in memory) on `inputs` (default:
-    seeded random ones); `check` compares with onnxruntime (run in fp32 whatever the
-    precision) within that tolerance (`check_tolerance` gives the default one). `timing_only`
+    seeded random ones; an `InputReader` is given the compiled model's inputs and returns
+    the arrays, so it can check a file against them before reading it); `check` compares
+    with onnxruntime (run in fp32 whatever the precision) within that tolerance
+    (`check_tolerance` gives the default one). `timing_only`
     simulates cycles and SRAM without values (the same report, no outputs; the inputs matter
     only as a gather's ids), so it cannot `check`. The `observer` is told the stages:
     `"import"`, each pass, `"simulate"` and, with `check`, `"check"`."""
@@ -356,6 +364,8 @@ def run_model(
     compiled_at = time.perf_counter()
     if inputs is None:
         inputs = random_inputs(input_specs(compiled.module), seed)
+    elif callable(inputs):
+        inputs = inputs(input_specs(compiled.module))
     if observer is not None:
         observer.stage("simulate")
     # the pipeline verified the module after its last pass

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from t10.common.files import output_file
 from t10.errors import T10Error
 
 DPI = 150
@@ -53,10 +54,8 @@ def plot(path: str | Path, width: float, height: float, paint: Callable[[Any], N
         fig = Figure(figsize=(min(width, MAX_WIDTH), min(height, MAX_HEIGHT)),
                      layout="constrained")
         paint(fig)
-        try:
-            fig.savefig(path, dpi=DPI)
-        except OSError as err:
-            raise T10Error(f"cannot write the plot '{path}': {err.strerror or err}") from None
+        with output_file(path, "the plot") as fresh:
+            fig.savefig(fresh, dpi=DPI)
 
 
 def check_plot_path(path: str, option: str) -> None:

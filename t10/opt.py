@@ -32,6 +32,7 @@ import argparse
 import dataclasses
 import difflib
 import inspect
+import io
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -62,6 +63,7 @@ from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from t10.common.files import check_output_path, same_file, write_text
 from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
 from t10.pass_instrumentation import PassInstrumentation
@@ -120,6 +122,13 @@ class _Chunk:
         return str(Span(start, start, self.parser.lexer.input, self.line_offset).get_location())
 
 
+class _Buffer(io.StringIO):
+    """The output to write to `-o`'s file: xdsl-opt's run() closes it, which keeps it."""
+
+    def close(self) -> None:
+        pass
+
+
 class T10OptMain(xDSLOptMain):
     """`xdsl-opt` whose errors are one line each (see the module docstring)."""
 
@@ -128,6 +137,7 @@ class T10OptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None) -> None:
         self.failures = 0
         self._chunk: _Chunk | None = None
+        self._output: _Buffer | None = None
         super().__init__(description="t10's modular optimizer driver (xdsl-opt)", args=args)
         _check_spec(self.args.target, self.available_targets)
         if self.args.frontend:
@@ -204,10 +214,23 @@ class T10OptMain(xDSLOptMain):
         return stream, extension
 
     def prepare_output(self) -> IO[str]:
-        try:
-            return super().prepare_output()
-        except OSError as e:
-            raise T10Error(f"cannot write '{self.args.output_file}': {e.strerror or e}") from None
+        """Standard output, or for `-o FILE` a buffer: FILE is written whole once every chunk
+        succeeded (`run`), and left as it was if any fails or on an interrupt."""
+        path = self.args.output_file
+        if path is None:
+            return sys.stdout
+        check_output_path(path, "-o")
+        if self.args.input_file is not None and same_file(path, self.args.input_file):
+            raise T10Error(f"-o '{path}' is the input file: it would be overwritten; give "
+                           "another file name")
+        self._output = _Buffer()
+        return self._output
+
+    def run(self) -> None:
+        super().run()
+        if self._output is not None and not self.failures:
+            self._chunk = None  # a write error is not the last chunk's
+            write_text(self.args.output_file, self._output.getvalue(), "-o")
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0

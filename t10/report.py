@@ -86,6 +86,11 @@ class InputSpec:
     """...and within its declared range [lo, hi] (`t10.range`): in both where they meet, else
     in the declared one."""
 
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The dtype of its values: float32, or its integer ONNX type."""
+        return np.dtype(self.onnx_type or np.float32)
+
     def draws(self) -> tuple[int, int]:
         """The integers [lo, hi] random values of this input are drawn from."""
         lo, hi = 0, self.index_bound - 1

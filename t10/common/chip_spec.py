@@ -517,8 +517,20 @@ def builtin_chip_names() -> list[str]:
 
 
 def _parse_text(text: str, source: str) -> ChipSpec:
+    def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        """An object whose keys are each given once (json keeps the last of a repeated one)."""
+        obj: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in obj:
+                shown = json.dumps(key)[1:-1]  # control characters escaped
+                shown = shown if len(shown) <= 60 else shown[:60] + "..."
+                raise T10Error(f"chip file '{source}': key '{shown}' is given twice in one "
+                               "object; give each key once")
+            obj[key] = value
+        return obj
+
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as e:
         raise T10Error(
             f"chip file '{source}': not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}"

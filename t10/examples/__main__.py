@@ -17,6 +17,8 @@ from typing import Any
 
 import onnx
 
+from t10.common.files import output_file
+from t10.errors import T10Error
 from t10.examples.models import EXAMPLES
 
 
@@ -72,14 +74,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = args.name.replace("_", "-")
     if name not in EXAMPLES:
         parser.error(f"unknown example '{args.name}' (choose from {', '.join(EXAMPLES)})")
-    if args.output is None:
-        parser.error("missing -o FILE.onnx")
+    if not args.output:
+        parser.error("missing -o FILE.onnx" if args.output is None else "-o: empty file name")
     fn = EXAMPLES[name]
     try:
         model = fn(**_parse_options(fn, args.options))
     except ValueError as e:
         parser.error(str(e))
-    onnx.save_model(model, args.output)
+    try:
+        with output_file(args.output, "-o") as fresh:
+            onnx.save_model(model, fresh)
+    except T10Error as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 1
     print(f"wrote {name} to {args.output}", file=sys.stderr)
     return 0
 

@@ -48,6 +48,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from t10.common.files import output_file
 from t10.errors import T10Error
 
 __all__ = [
@@ -860,18 +861,19 @@ def write(
     path = Path(path)
     _, nbytes = entry.build_shapes_only(batch, seq, layers, token_ids=token_ids, config=config)
     data_path = path.with_name(path.name + ".data") if nbytes > external_threshold else None
-    try:  # open the files first: an unwritable path fails before minutes of generation
-        with open(path, "wb") as f:
-            if data_path is not None:
-                with open(data_path, "wb") as data:
-                    proto = entry._build(_ExternalSink(data, data_path.name), batch, seq,
-                                         layers, seed, token_ids, config)
-            else:
-                proto = entry.build(batch, seq, layers, seed, token_ids=token_ids,
-                                    config=config)
-            f.write(proto.SerializeToString())
-    except OSError as e:
-        raise T10Error(f"cannot write zoo model '{path}': {e.strerror or e}") from None
+    # each file written whole (output_file), the data file renamed only after the model is
+    # written; the new files are made first: an unwritable path fails before the generation
+    if data_path is None:
+        with output_file(path, "zoo model") as fresh, open(fresh, "wb") as f:
+            f.write(entry.build(batch, seq, layers, seed, token_ids=token_ids,
+                                config=config).SerializeToString())
+    else:
+        with output_file(data_path, "zoo model data") as fresh_data:
+            with open(fresh_data, "wb") as data:
+                proto = entry._build(_ExternalSink(data, data_path.name), batch, seq, layers,
+                                     seed, token_ids, config)
+            with output_file(path, "zoo model") as fresh, open(fresh, "wb") as f:
+                f.write(proto.SerializeToString())
     size = path.stat().st_size + (data_path.stat().st_size if data_path else 0)
     return Written(path=path, data_path=data_path, weight_bytes=nbytes, file_bytes=size)
 

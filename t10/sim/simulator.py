@@ -30,6 +30,7 @@ from xdsl.utils.exceptions import InterpretationError, VerifyException
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.chip_spec import ChipSpec
 from t10.common.input_ranges import check_in_range, declared_range
+from t10.common.model_inputs import check_inputs_match
 from t10.common.tensor_expr import EXACT_F32
 from t10.errors import T10Error
 from t10.sim.interpreter_arith import (
@@ -102,33 +103,18 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
         for onnx_type in _attr_strings(main.arg_attrs, len(arg_types), ONNX_TYPE_ATTR)
     ]
     shapes = [tuple(t.get_shape()) if isinstance(t, TensorType) else () for t in arg_types]
-    problems = [f"missing input '{name}'" for name in names if name not in inputs]
-    problems += [f"unknown input '{name}'" for name in inputs if name not in names]
-    cast = ""
-    for name, shape, dtype in zip(names, shapes, dtypes, strict=True):
-        if name not in inputs:
-            continue
-        value = np.asarray(inputs[name])  # the same array when given one
-        if value.dtype != dtype:
-            problems.append(f"input '{name}' has dtype {value.dtype}, expected {dtype}")
-            cast = "; nothing is cast: convert with array.astype(DTYPE) if that is exact"
-        if value.shape != shape:
-            problems.append(f"input '{name}' has shape {list(value.shape)}, expected "
-                            f"{list(shape)}")
-    if problems:
-        takes = ", ".join(
-            f"{name} {dtype} {list(shape)}"
-            for name, shape, dtype in zip(names, shapes, dtypes, strict=True)
-        )
-        raise T10Error(f"the inputs do not match the model: {'; '.join(problems)} (the model "
-                       f"takes {takes}{cast})")
+    given = {name: np.asarray(value) for name, value in inputs.items()}  # the same arrays
+    check_inputs_match(
+        list(zip(names, shapes, dtypes, strict=True)),
+        {name: (value.shape, value.dtype) for name, value in given.items()},
+    )
     entries = list(main.arg_attrs.data) if main.arg_attrs is not None else []
     for i, name in enumerate(names):
         entry = entries[i] if i < len(entries) else None
         declared = declared_range(name, entry if isinstance(entry, DictionaryAttr) else None)
         if declared is not None:
-            check_in_range(name, np.asarray(inputs[name]), declared)
-    return [_as_float32(name, np.asarray(inputs[name])) for name in names]
+            check_in_range(name, given[name], declared)
+    return [_as_float32(name, given[name]) for name in names]
 
 
 def _as_float32(name: str, value: np.ndarray) -> np.ndarray:

@@ -148,6 +148,27 @@ def test_bad_json(tmp_path: Path) -> None:
         load_chip(p)
 
 
+@pytest.mark.parametrize("level", ["top", "matmul", "topology"])
+def test_duplicate_key_is_refused_at_every_level(tmp_path: Path, level: str) -> None:
+    """json keeps the last of a repeated key: a chip file giving one twice (the second value
+    silently winning) is refused naming the key, in the top object and in nested ones."""
+    d = _good()
+    d["topology"] = {"kind": "mesh", "rows": 4, "cols": 4, "cycles_per_hop": 1}
+    text = json.dumps(d)
+    owner, key = {"top": ("", "cores"), "matmul": ("matmul", "k_cycles"),
+                  "topology": ("topology", "rows")}[level]
+    value = json.dumps((d[owner] if owner else d)[key])
+    assert text.count(f'"{key}": {value}') == 1
+    text = text.replace(f'"{key}": {value}', f'"{key}": {value}, "{key}": {value}')
+    assert load_chip(_write(tmp_path, d)) is not None  # the file without the repeat loads
+    p = _write(tmp_path, text)
+    with pytest.raises(T10Error) as e:
+        load_chip(p)
+    assert str(e.value) == (
+        f"chip file '{p}': key '{key}' is given twice in one object; give each key once"
+    )
+
+
 # ---------------------------------------------------------------------------- validation
 
 

@@ -5,6 +5,7 @@ NaN and infinities exactly. The cases that made onnx abort the process run in a 
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -13,19 +14,25 @@ import warnings
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
+import t10.cli
 import t10.driver
 from t10.cli import main
 from t10.common.chip_spec import load_chip
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, compile_model, run_model
+from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPSETS
 from t10.reference import reference_outputs, reference_session
-from t10.report import Tolerance, check_outputs
+from t10.report import Tolerance, check_outputs, input_specs
+from t10.sim.simulator import simulate
 
 CHIP = "test-16"
 DATA = Path(__file__).parent / "data"
@@ -139,9 +146,14 @@ def test_inputs_must_match_exactly(
     arrays: dict[str, np.ndarray],
     pattern: str,
 ) -> None:
-    np.savez(tmp_path / "in.npz", **arrays)
+    _savez(tmp_path / "in.npz", arrays)
     argv = ["run", str(models["mask"]), "--chip", CHIP, "--inputs", str(tmp_path / "in.npz")]
     _fails(argv, 1, "the inputs do not match the model: .*" + pattern, capsys)
+
+
+def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """numpy.savez of named arrays (its typing takes no mapping of names)."""
+    np.savez(path, **arrays)  # pyright: ignore[reportArgumentType]
 
 
 def _npy(p: Path) -> None:
@@ -180,8 +192,7 @@ def _directory(p: Path) -> None:
         (_npy, "is a single .npy array, not a .npz archive: save the inputs with numpy.savez"),
         (_pickle, "is not a .npz archive: save the inputs with numpy.savez"),
         (_truncated, r"is not a readable .npz archive \(BadZipFile"),
-        (_object_array, r"entry 'scores' is not a readable numeric array \(ValueError: Object "
-                        "arrays cannot be loaded"),
+        (_object_array, "entry 'scores' is an object array, which needs pickle"),
         (_not_npy_entry, "entry 'scores' is not a .npy array"),
         (_directory, "cannot read: Is a directory"),
         (lambda p: None, "no such file"),
@@ -198,6 +209,151 @@ def test_inputs_file_errors(
     make(path)
     argv = ["run", str(models["mask"]), "--chip", CHIP, "--inputs", str(path)]
     _fails(argv, 1, re.escape(f"--inputs '{path}'") + ".*" + pattern, capsys)
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _zeros_entry(archive: zipfile.ZipFile, name: str, shape: tuple[int, ...],
+                 data_bytes: int) -> None:
+    """An .npy entry of float32 `shape` whose data is `data_bytes` zeros, streamed (deflated,
+    small on disk)."""
+    with archive.open(name, "w", force_zip64=True) as entry:
+        np.lib.format.write_array_header_1_0(
+            entry, {"descr": "<f4", "fortran_order": False, "shape": shape})
+        chunk = bytes(2**20)
+        for start in range(0, data_bytes, len(chunk)):
+            entry.write(chunk[: min(len(chunk), data_bytes - start)])
+
+
+@pytest.fixture
+def decompressed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The bytes read from zip entries (decompressed), counted."""
+    counted = [0]
+    read = zipfile.ZipExtFile.read
+
+    def counting(self: zipfile.ZipExtFile, n: int = -1) -> bytes:
+        data = read(self, n)
+        counted[0] += len(data)
+        return data
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", counting)
+    return counted
+
+
+def test_inputs_bomb_is_refused_before_its_data_is_decompressed(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    decompressed: list[int],
+) -> None:
+    """An entry of 256 MiB of zeros (256 KiB on disk) for an input of 24 bytes: its header's
+    shape is refused, having decompressed the headers only."""
+    path = tmp_path / "in.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        _zeros_entry(archive, "scores.npy", (2**26,), 2**28)
+        archive.writestr("mask.npy", _npy_bytes(_I64))
+    assert path.stat().st_size < 2**20
+    argv = ["run", str(models["mask"]), "--chip", CHIP, "--inputs", str(path)]
+    _fails(argv, 1, r"input 'scores' has shape \[67108864\], expected \[2, 3\]", capsys)
+    assert decompressed[0] < 2**16
+
+
+def test_inputs_entry_longer_than_its_header_is_refused_unread(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    decompressed: list[int],
+) -> None:
+    """The right header over far more data than it declares: the archive is damaged (numpy
+    would read the first 24 bytes and ignore the rest)."""
+    path = tmp_path / "in.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        _zeros_entry(archive, "scores.npy", (2, 3), 24 + 2**26)
+        archive.writestr("mask.npy", _npy_bytes(_I64))
+    argv = ["run", str(models["mask"]), "--chip", CHIP, "--inputs", str(path)]
+    _fails(argv, 1, "entry 'scores.npy' holds 67,109,016 bytes where its header says 152: "
+                    "the archive is damaged", capsys)
+    assert decompressed[0] < 2**16
+
+
+def test_inputs_entry_given_twice_is_refused(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "in.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("scores.npy", _npy_bytes(_F32))
+            archive.writestr("mask.npy", _npy_bytes(_I64))
+            archive.writestr("scores.npy", _npy_bytes(_F32 + 1))
+    argv = ["run", str(models["mask"]), "--chip", CHIP, "--inputs", str(path)]
+    _fails(argv, 1, re.escape(f"--inputs '{path}': entry 'scores.npy' appears twice"), capsys)
+
+
+def test_many_unknown_inputs_are_counted_not_listed(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A thousand extra entries (in a file, or given to run_model): the first names and how
+    many more, in a short line."""
+    path = tmp_path / "in.npz"
+    extra = _npy_bytes(np.zeros(1, np.float32))
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("scores.npy", _npy_bytes(_F32))
+        archive.writestr("mask.npy", _npy_bytes(_I64))
+        for i in range(1000):
+            archive.writestr(f"e{i}.npy", extra)
+    listed = "unknown inputs 'e0', 'e1', 'e2', 'e3', 'e4' and 995 more " + _EXPECTS
+    argv = ["run", str(models["mask"]), "--chip", CHIP, "--inputs", str(path)]
+    _fails(argv, 1, "the inputs do not match the model: " + listed, capsys)
+    inputs = {"scores": _F32, "mask": _I64, **{f"e{i}": _F32 for i in range(1000)}}
+    with pytest.raises(T10Error) as e:
+        run_model(str(models["mask"]), CHIP, inputs=inputs)
+    assert re.search(listed, str(e.value)) and len(str(e.value)) < 300
+
+
+@pytest.fixture(scope="module")
+def mask_program(models: dict[str, Path]) -> tuple[Any, Any]:
+    """The mask model compiled once: its chip-level module and chip."""
+    compiled = compile_model(str(models["mask"]), CHIP)
+    return compiled.module, compiled.chip
+
+
+_ARRAYS = st.dictionaries(
+    st.sampled_from(["scores", "mask", "extra", "x"]),
+    st.tuples(st.sampled_from([(2, 3), (3, 2), (6,), ()]),
+              st.sampled_from(["<f4", "<i8", "<i4", "<f8", "|b1", ">f4"])),
+)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_ARRAYS)
+@example({"scores": ((2, 3), "<f4"), "mask": ((2, 3), "<i8")})
+def test_inputs_file_decides_as_the_simulator(
+    mask_program: tuple[Any, Any], tmp_path: Path, arrays: dict[str, tuple[Any, str]]
+) -> None:
+    """Whatever arrays a file holds, reading it from the entries' headers refuses exactly
+    what the simulator refuses given the arrays, with the same message, and else gives the
+    same arrays."""
+    module, chip = mask_program
+    given_arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in arrays.items()}
+    path = tmp_path / "in.npz"
+    _savez(path, given_arrays)
+    try:
+        simulate(module, chip, given_arrays, timing_only=True)
+        refused = None
+    except T10Error as e:
+        refused = str(e)
+    try:
+        read = t10.cli._inputs_reader(str(path))(input_specs(module))
+    except T10Error as e:
+        assert str(e) == refused
+    else:
+        assert refused is None, refused
+        assert read.keys() == given_arrays.keys()
+        for name, value in read.items():
+            assert value.dtype == given_arrays[name].dtype
+            np.testing.assert_array_equal(value, given_arrays[name])
 
 
 # ------------------------------------------------------------------ options and output paths

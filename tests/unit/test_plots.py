@@ -10,12 +10,14 @@ from __future__ import annotations
 import itertools
 import struct
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import onnx
 import pytest
 
+import t10.figures
 from t10.bench_models import PLANNER_CONFIGS
 from t10.bench_plots import PLOTS, planner_colour, write_plots
 from t10.bench_table import make_rows
@@ -36,16 +38,26 @@ Saved = list[tuple[Any, Path, int]]
 
 @pytest.fixture
 def saved(monkeypatch: pytest.MonkeyPatch) -> Iterator[Saved]:
-    """Every figure saved while the test runs, with its path and resolution."""
+    """Every figure saved while the test runs, with its path and resolution (the path it is
+    renamed to once written whole: `t10.figures.output_file`)."""
     from matplotlib.figure import Figure
 
     figures: Saved = []
     savefig = Figure.savefig
+    written = t10.figures.output_file
+    final: dict[str, Path] = {}
+
+    @contextmanager
+    def recording(path: Any, what: str) -> Iterator[str]:
+        with written(path, what) as fresh:
+            final[fresh] = Path(path)
+            yield fresh
 
     def catch(self: Any, fname: Any, **kwargs: Any) -> None:
         savefig(self, fname, **kwargs)
-        figures.append((self, Path(fname), kwargs.get("dpi") or self.dpi))
+        figures.append((self, final.get(str(fname), Path(fname)), kwargs.get("dpi") or self.dpi))
 
+    monkeypatch.setattr(t10.figures, "output_file", recording)
     monkeypatch.setattr(Figure, "savefig", catch)
     yield figures
 

@@ -168,7 +168,7 @@ ERRORS = [
     ("unknown-flag", ALLOC, ["--frobnicate"], "unrecognized arguments: --frobnicate"),
     ("missing-input", None, [], "cannot read 'in.mlir': No such file or directory"),
     ("unwritable-output", ALLOC, ["-o", "no/such/dir/out.mlir"],
-     "cannot write 'no/such/dir/out.mlir': No such file or directory"),
+     "-o 'no/such/dir/out.mlir': directory 'no/such/dir' does not exist"),
 ]
 
 
