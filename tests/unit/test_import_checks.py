@@ -167,6 +167,32 @@ def test_the_kernel_check_refuses_some_types_onnx_allows() -> None:
     )
 
 
+def test_a_float_where_condition_and_mismatched_concat_dims_are_refused_naming_the_node() -> None:
+    where = _model(
+        [helper.make_node("Where", ["c", "a", "b"], ["y"], name="w")],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [3]) for n in "cab"],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    )
+    assert "Type 'tensor(float)' of input parameter (c)" in (_ort_refusal(where) or "")
+    assert _import_error(where) == (
+        "ONNX model 'g': node 'w' (Where): its input condition 'c' is a tensor(float), which "
+        "Where (opset 16) does not take: B is one of tensor(bool)"
+    )
+    concat = _model(
+        [helper.make_node("Concat", ["a", "b"], ["y"], axis=1)],
+        [
+            helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("b", TensorProto.FLOAT, [3, 4]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    assert "Can't merge shape info" in (_ort_refusal(concat) or "")
+    assert _import_error(concat) == (
+        "ONNX model 'g': node 'Concat_0' (Concat): Can't merge shape info. Both inferred and "
+        "declared dimension have values but they differ. Inferred=3 Declared=2 Dimension=0"
+    )
+
+
 def test_operands_of_one_type_variable_of_two_types_are_refused() -> None:
     model = _model(
         [helper.make_node("Add", ["x", "z"], ["y"], name="add")],
