@@ -405,3 +405,56 @@ def test_the_ir3_light_models_import_as_shipped(name: str) -> None:
     assert model.ir_version == 3
     module = import_onnx(model)
     assert module.ops.first is not None
+
+
+# --------------------------------------------------------------------------------------------
+# Interpolating Resize: the ranks and axes onnxruntime interpolates
+# --------------------------------------------------------------------------------------------
+
+
+def _resize(mode: str, source: list[int], sizes: list[int], antialias: int) -> onnx.ModelProto:
+    model = _model(
+        [helper.make_node("Resize", ["x", "", "", "s"], ["y"], mode=mode, antialias=antialias)],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, source)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array(sizes, np.int64), "s")],
+    )
+    model.opset_import[0].version = 19  # antialias
+    return model
+
+
+def _resizes() -> list[tuple[str, list[int], list[int], int]]:
+    """Every subset of the axes of ranks 1 to 5 grown 2 → 3, and of rank 4 shrunk 4 → 2,
+    in both interpolating modes, with and without antialias."""
+    cases = []
+    for mode in ("linear", "cubic"):
+        for antialias in (0, 1):
+            for rank in range(1, 6):
+                for bits in range(1 << rank):
+                    axes = [a for a in range(rank) if bits >> a & 1]
+                    cases.append((mode, [2] * rank, [3 if a in axes else 2 for a in range(rank)],
+                                  antialias))
+                    if rank == 4:
+                        shrunk = [2 if a in axes else 4 for a in range(rank)]
+                        cases.append((mode, [4] * rank, shrunk, antialias))
+    return cases
+
+
+@pytest.mark.parametrize(("mode", "source", "sizes", "antialias"), _resizes())
+def test_an_interpolating_resize_is_refused_iff_onnxruntime_refuses_it(
+    mode: str, source: list[int], sizes: list[int], antialias: int
+) -> None:
+    model = _resize(mode, source, sizes, antialias)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    try:
+        session.run(None, {"x": np.zeros(source, np.float32)})
+        refused = False
+    except Exception as e:
+        assert "ScalesValidation" in str(e)
+        refused = True
+    try:
+        import_onnx(model)
+        message = ""
+    except T10Error as e:
+        message = str(e)
+    assert ("is not supported by onnxruntime" in message) == refused, message
