@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pathlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ from t10.common.locations import failing_op, where_from
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
+from t10.frontend.loading import read_model
 from t10.pass_instrumentation import PassObserver, PassTime
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch, check_choice_options
@@ -280,15 +282,8 @@ def compile_model(
 
 
 def load_model(path: str | os.PathLike[str]) -> onnx.ModelProto:
-    """The ONNX model in the file `path`."""
-    try:
-        return onnx.load_model(path)
-    except FileNotFoundError:
-        raise T10Error(f"cannot read ONNX model '{path}': no such file") from None
-    except OSError as e:
-        raise T10Error(f"cannot read ONNX model '{path}': {e.strerror or e}") from None
-    except Exception as e:
-        raise T10Error(f"cannot parse ONNX model '{path}': {type(e).__name__}: {e}") from None
+    """The ONNX model in the file `path`, its external data read as the frontend reads it."""
+    return read_model(pathlib.Path(path))
 
 
 def check_against_reference(

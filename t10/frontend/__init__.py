@@ -75,8 +75,10 @@ from t10.frontend.importer import SUPPORTED_OPS
 from t10.frontend.loading import (
     SUPPORTED_OPSETS,
     check_form,
+    check_kernels,
     check_model,
     fix_dims,
+    load_external_data,
     parse_model,
     read_model,
     strict_shape_inference,
@@ -98,7 +100,9 @@ def import_onnx(
     the sizes of symbolic dimensions by name (``batch``, ``sequence``, ...), since the
     compiler needs static shapes (``loading.fix_dims``)."""
     if isinstance(model, onnx.ModelProto):
-        return _import_model(model, model.graph.name or "<in-memory model>", input_ranges, dims)
+        name = model.graph.name or "<in-memory model>"
+        load_external_data(model, name, None)  # refuses external data: there is no folder
+        return _import_model(model, name, input_ranges, dims)
     path = pathlib.Path(model)
     return _import_model(read_model(path), str(path), input_ranges, dims)
 
@@ -127,4 +131,5 @@ def _import_model(
     fix_dims(skeleton, dims or {}, name)
     check_model(skeleton, name)
     inferred = strict_shape_inference(skeleton, name)
+    check_kernels(inferred, name)
     return import_graph(inferred, name, foldable, model.graph.initializer, input_ranges)

@@ -166,6 +166,9 @@ def checked_axes(imp: Importer, node: onnx.NodeProto, axes: Sequence[int], rank:
     return result
 
 
+MAX_ELEMENTS = 2**63 - 1
+"""The most elements a value may have: onnxruntime and numpy count them in int64."""
+
 _SHAPE_FLOATS = 64
 """Known float inputs up to this many elements are given to shape inference by value: the
 scales a Resize's output shape follows from have one per dim."""
@@ -200,11 +203,18 @@ def dtype_name(elem_type: int) -> str:
 
 
 def broadcast_shapes(*shapes: Shape) -> Shape | None:
-    """Numpy multidirectional broadcasting; None when the shapes are incompatible."""
-    try:
-        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
-    except ValueError:
-        return None
+    """Numpy multidirectional broadcasting; None when the shapes are incompatible. In Python
+    integers: numpy refuses a result of more than 2**63 - 1 elements as it refuses
+    incompatible shapes, which ``Importer.define`` refuses as too large instead."""
+    rank = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
+    result: list[int] = []
+    for sizes in zip(*padded, strict=True):
+        kinds = set(sizes) - {1}
+        if len(kinds) > 1:
+            return None
+        result.append(kinds.pop() if kinds else 1)
+    return tuple(result)
 
 
 def broadcast_exprs(in_shape: Shape, out_dims: Sequence[int], out_sizes: Shape) -> list[AffineExpr]:
@@ -431,6 +441,14 @@ class Importer:
         return op
 
     def define(self, name: str, value: SSAValue, shape: Shape) -> None:
+        if prod(shape) > MAX_ELEMENTS:
+            made = f"node '{self.node_name}' ({self.node_op}): its result" if self.node_op else (
+                "graph input")
+            raise self.error(
+                f"{made} '{name}' has shape {list(shape)}: {prod(shape):.3g} elements, more "
+                "than a tensor can have (2**63 - 1: onnxruntime and numpy count elements in "
+                "int64); no chip holds it"
+            )
         if 0 in shape and not isinstance(value.owner, arith.ConstantOp):
             raise self.error(
                 f"node '{self.node_name}' ({self.node_op}): its result '{name}' would be empty "
@@ -588,7 +606,8 @@ class Importer:
             [numpy_helper.from_array(self.constant(n), n) for n in valued],
         )
         model = onnx.helper.make_model(graph, opset_imports=self.model.opset_import)
-        model.ir_version = self.model.ir_version
+        # IR 4 on: initializers need not be graph inputs (under IR 3 they would have no type)
+        model.ir_version = max(self.model.ir_version, 4)
         try:
             inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output
         except Exception as e:

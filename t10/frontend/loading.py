@@ -1,16 +1,23 @@
-"""Reading an ONNX model and checking it before import: its form (UTF-8 strings, supported
-opsets, outputs, non-negative dimensions), the ONNX checker and strict shape inference."""
+"""Reading an ONNX model and checking it before import: its external data (from its folder
+only), its form (UTF-8 strings, supported opsets, outputs, non-negative dimensions), the ONNX
+checker, strict shape inference with type checking (onnx's full check) and onnxruntime's CPU
+kernels: t10 refuses what onnxruntime, the reference of ``--check``, refuses to load."""
 
 from __future__ import annotations
 
+import functools
+import os
 import pathlib
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import onnx
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
-from onnx.external_data_helper import load_external_data_for_model
+from onnxruntime.capi._pybind_state import (  # onnxruntime's kernel registry
+    get_all_opkernel_def,  # pyright: ignore[reportAttributeAccessIssue] (not in its stubs)
+)
 
 from t10.errors import T10Error
 
@@ -18,9 +25,11 @@ __all__ = [
     "CONVERT_TO_OPSET",
     "SUPPORTED_OPSETS",
     "check_form",
+    "check_kernels",
     "check_model",
     "first_lines",
     "fix_dims",
+    "load_external_data",
     "parse_model",
     "read_model",
     "strict_shape_inference",
@@ -46,7 +55,8 @@ def read_model(path: pathlib.Path) -> onnx.ModelProto:
 
 
 def parse_model(data: bytes, name: str, base_dir: pathlib.Path | None) -> onnx.ModelProto:
-    """The model serialized in ``data``; external initializer data is read from ``base_dir``."""
+    """The model serialized in ``data``; external tensor data is read from the model's folder
+    ``base_dir`` (``load_external_data``)."""
     try:
         model = onnx.load_model_from_string(data)
     except Exception as e:  # protobuf DecodeError and friends
@@ -55,16 +65,63 @@ def parse_model(data: bytes, name: str, base_dir: pathlib.Path | None) -> onnx.M
         ) from None
     if not model.HasField("graph"):
         raise T10Error(f"cannot parse ONNX model '{name}': the file contains no graph")
-    if base_dir is not None and any(
-        t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer
-    ):
-        try:
-            load_external_data_for_model(model, str(base_dir))
-        except Exception as e:
-            raise T10Error(
-                f"ONNX model '{name}': cannot load external initializer data: {e}"
-            ) from None
+    load_external_data(model, name, base_dir)
     return model
+
+
+def load_external_data(model: onnx.ModelProto, name: str, base_dir: pathlib.Path | None) -> None:
+    """Read, in place, the data of every tensor ``model`` stores outside itself: initializers,
+    a Constant's value and any other tensor attribute, sparse tensors, in subgraphs and
+    functions too. As onnxruntime does, a location is relative to the model's folder
+    ``base_dir`` and must stay inside it: no absolute path, no ``..`` or symbolic link leading
+    out of it. A model given in memory (``base_dir`` None) has no folder to read from."""
+    external = [
+        (path, t)
+        for path, t in _messages(model)
+        if isinstance(t, onnx.TensorProto) and t.data_location == onnx.TensorProto.EXTERNAL
+    ]
+    for path, tensor in external:
+        tensor.raw_data = _external_bytes(tensor, f"ONNX model '{name}': {path}", base_dir)
+        tensor.data_location = onnx.TensorProto.DEFAULT
+        del tensor.external_data[:]
+
+
+def _external_bytes(tensor: onnx.TensorProto, where: str, base_dir: pathlib.Path | None) -> bytes:
+    """The bytes of ``tensor``'s external data, from its file inside ``base_dir``."""
+    info = {e.key: e.value for e in tensor.external_data}
+    location = info.get("location", "")
+    where = f"{where}: tensor '{tensor.name}' has its data in file '{location}'"
+    if base_dir is None:
+        raise T10Error(f"{where}, but the model was not read from a file, so there is no "
+                       "folder to read it from: give t10 the model's path")
+    if not location:
+        raise T10Error(f"{where}: an empty location names no file")
+    if pathlib.PurePath(location).is_absolute() or pathlib.PureWindowsPath(location).anchor:
+        raise T10Error(f"{where}, an absolute path; external data must lie in the model's "
+                       "folder, at a path relative to it (as onnxruntime requires)")
+    folder = base_dir.resolve()
+    file = (folder / location).resolve()
+    if not file.is_relative_to(folder):
+        raise T10Error(f"{where}, which lies outside the model's folder '{folder}' (it leads "
+                       f"to '{file}'); external data must lie in the model's folder")
+    if not file.is_file():
+        raise T10Error(f"{where}, which is not a file in the model's folder '{folder}'")
+    try:
+        offset, length = (int(info[k]) if k in info else None for k in ("offset", "length"))
+    except ValueError:
+        raise T10Error(f"{where}, at an offset or length that is not an integer") from None
+    try:
+        with file.open("rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            start = offset or 0
+            end = size if length is None else start + length
+            if not 0 <= start <= end <= size:
+                raise T10Error(f"{where}, at bytes {start} to {end}, but the file has {size} "
+                               "bytes")
+            f.seek(start)
+            return f.read(end - start)
+    except OSError as e:
+        raise T10Error(f"{where}, which cannot be read: {e.strerror or e}") from None
 
 
 def check_form(model: onnx.ModelProto, name: str) -> None:
@@ -203,10 +260,13 @@ def weightless(model: onnx.ModelProto) -> onnx.ModelProto:
     Both serialize the whole model (three copies of a BERT's weights, seconds each) and
     neither reads float values to infer a shape (shape inputs are integers, or tiny); the
     one check they make of such data, that its size matches the shape, is made here. An
-    initializer whose data is external or of the wrong size is kept for the checker."""
+    initializer whose data is external or of the wrong size is kept for the checker. Each
+    unnamed node is given the name the importer gives it, so their messages name it too."""
     skeleton = onnx.ModelProto()
     _copy_fields(model, skeleton, skip="graph")
     _copy_fields(model.graph, skeleton.graph, skip="initializer")
+    for index, node in enumerate(skeleton.graph.node):
+        node.name = node.name or f"{node.op_type}_{index}"  # as the importer names it
     inputs = {vi.name for vi in model.graph.input}
     for t in model.graph.initializer:
         if not _elidable(t):
@@ -251,6 +311,10 @@ def _copy_fields(source: Message, target: Message, skip: str) -> None:
             setattr(target, field.name, value)
 
 
+_UNTYPED = ("of 'type' is required", "Unrecognized type value case")
+"""The checker's messages for a value without a type (no type, an empty one)."""
+
+
 def check_model(model: onnx.ModelProto, name: str) -> None:
     """The ONNX checker, except that a model it refuses only for lack of output shapes (which
     exporters may leave out and onnxruntime accepts) passes once inference adds them."""
@@ -260,18 +324,152 @@ def check_model(model: onnx.ModelProto, name: str) -> None:
         try:
             onnx.checker.check_model(onnx.shape_inference.infer_shapes(model))
         except Exception:
-            if "of 'type' is required" in str(e):  # an output type inference could not fill
+            if any(m in str(e) for m in _UNTYPED):  # an output type inference could not fill
                 strict_shape_inference(model, name)  # raises with the root cause
             raise T10Error(f"invalid ONNX model '{name}': {first_lines(e)}") from None
 
 
 def strict_shape_inference(model: onnx.ModelProto, name: str) -> onnx.ModelProto:
+    """``model`` with the shapes and types of its values inferred, as onnx's full check infers
+    them: strictly, and checking each node's input and output types against its operator's
+    type constraints, as onnxruntime's loader does (a Relu of a bool, a Where of a float
+    condition, an Add of a float and an int64 are refused there too)."""
     try:
-        return onnx.shape_inference.infer_shapes(model, strict_mode=True)
+        return onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
     except Exception as e:
-        raise T10Error(
-            f"ONNX shape inference failed for model '{name}': {first_lines(e)}"
-        ) from None
+        raise T10Error(_inference_failure(model, name, e)) from None
+
+
+_AT_NODE = re.compile(r"\(op_type:([^,)]*), node name: ([^)]*)\): (?:\[\w+\] )?(.*)", re.S)
+_BAD_TYPE = re.compile(r"(\w+) typestr: \w+, has unsupported type: (\S+)")
+_MIXED_TYPE = re.compile(r"(\w+) has inconsistent type (\S+)")
+_ELEM_TYPES = re.compile(
+    r"Inferred elem type differs from existing elem type: \((\d+)\) vs \((\d+)\)"
+)
+
+
+def _inference_failure(model: onnx.ModelProto, name: str, e: Exception) -> str:
+    """One line for a failure of onnx's shape inference: the node it names (``weightless``
+    names every node) and the reason, said plainly where it is a type."""
+    match = _AT_NODE.search(str(e))
+    if match is None:
+        return f"ONNX shape inference failed for model '{name}': {first_lines(e)}"
+    op_type, node_name, reason = match.groups()
+    reason = first_lines(ValueError(reason))
+    node = next((n for n in model.graph.node if n.name == node_name), None)
+    if node is not None and (typed := _type_reason(model, node, reason)):
+        reason = typed
+    return f"ONNX model '{name}': node '{node_name}' ({op_type}): {reason}"
+
+
+def _type_reason(model: onnx.ModelProto, node: onnx.NodeProto, reason: str) -> str | None:
+    """``reason`` said with the value and the types its operator takes, when it is a type
+    that ``node``'s operator does not take (None when it is not, or the schema does not say)."""
+    if found := _ELEM_TYPES.fullmatch(reason):
+        inferred, declared = (_type_name(int(t)) for t in found.groups())
+        return f"its output is a {inferred}, but the model declares it a {declared}"
+    found = _BAD_TYPE.fullmatch(reason) or _MIXED_TYPE.fullmatch(reason)
+    opset = next((o.version for o in model.opset_import if o.domain == node.domain), 1)
+    if found is None or not onnx.defs.has(node.op_type, opset, node.domain):
+        return None
+    param, given = found.groups()
+    schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+    sides = (("input", schema.inputs, node.input), ("output", schema.outputs, node.output))
+    for kind, formals, values in sides:
+        for i, formal in enumerate(formals):
+            if formal.name != param:
+                continue
+            one = formal.option != onnx.defs.OpSchema.FormalParameterOption.Variadic
+            what = f"its {kind} {param}" + (f" '{values[i]}'" if one and i < len(values) else "")
+            var = formal.type_str
+            if found.re is _MIXED_TYPE:
+                return (f"{what} is a {given}, but another of its {var} operands is of another "
+                        f"type; {node.op_type} takes one type for all of them")
+            allowed = ", ".join(sorted(formal.types))
+            return (f"{what} is a {given}, which {node.op_type} (opset {schema.since_version}) "
+                    f"does not take: {var} is one of {allowed}")
+    return None
+
+
+_CAST_TO_FLOAT = {"tensor(float16)": "tensor(float)", "tensor(bfloat16)": "tensor(float)"}
+"""The types onnxruntime runs a node in float where it has no kernel for them: it inserts
+casts (its InsertCastTransformer)."""
+
+
+def check_kernels(model: onnx.ModelProto, name: str) -> None:
+    """Refuse a node of the default domain that onnxruntime, the reference of ``--check``,
+    has no CPU kernel for: its operator's version has kernels, none for the node's types
+    (a Relu of an int64, a Where of bools), even run in float (``_CAST_TO_FLOAT``).
+    ``model`` is shape-inferred: every value has its type."""
+    types = {
+        vi.name: vi.type
+        for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output)
+    }
+    for t in model.graph.initializer:
+        types[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, None)
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
+    for node in model.graph.node:
+        if node.domain not in ("", "ai.onnx") or not onnx.defs.has(node.op_type, opset):
+            continue
+        schema = onnx.defs.get_schema(node.op_type, opset)
+        kernels = [
+            k for k in _cpu_kernels().get(node.op_type, [])
+            if k.version_range[0] <= schema.since_version <= k.version_range[1]
+        ]
+        if not kernels:
+            continue
+        bound = _bound_types(schema, node, types)
+        as_float = {t: _CAST_TO_FLOAT.get(v, v) for t, v in bound.items()}
+        if not any(
+            all(t not in b or b[t] in c for t, c in k.type_constraints.items())
+            for k in kernels
+            for b in (bound, as_float)
+        ):
+            variables = {f.type_str for f in (*schema.inputs, *schema.outputs)} & bound.keys()
+            given = ", ".join(
+                f"{t} = {bound[t]}" for t in sorted(variables) if not t.startswith("tensor(")
+            )
+            raise T10Error(
+                f"ONNX model '{name}': node '{node.name}' ({node.op_type}): onnxruntime, the "
+                f"reference of --check, has no CPU kernel for {node.op_type}-"
+                f"{schema.since_version} with {given}, so it cannot run the model"
+            )
+
+
+def _bound_types(
+    schema: onnx.defs.OpSchema, node: onnx.NodeProto, types: Mapping[str, onnx.TypeProto]
+) -> dict[str, str]:
+    """The type each type variable (and formal parameter) of ``node`` is bound to, by its
+    first present value, as onnxruntime matches kernels (``tensor(float)``)."""
+    bound: dict[str, str] = {}
+    sides = ((schema.inputs, node.input), (schema.outputs, node.output))
+    for formals, values in sides:
+        for i, formal in enumerate(formals):
+            variadic = formal.option == onnx.defs.OpSchema.FormalParameterOption.Variadic
+            present = [v for v in (values[i:] if variadic else values[i : i + 1]) if v]
+            if not present or present[0] not in types:
+                continue
+            tensor = types[present[0]]
+            if tensor.HasField("tensor_type"):
+                type_name = _type_name(tensor.tensor_type.elem_type)
+                bound.setdefault(formal.type_str, type_name)
+                bound.setdefault(formal.name, type_name)
+    return bound
+
+
+@functools.cache
+def _cpu_kernels() -> dict[str, list[Any]]:
+    """onnxruntime's CPU kernels of the default domain by operator (its kernel registry)."""
+    kernels: dict[str, list[Any]] = {}
+    for k in get_all_opkernel_def():
+        if k.provider == "CPUExecutionProvider" and k.domain in ("", "ai.onnx"):
+            kernels.setdefault(k.op_name, []).append(k)
+    return kernels
+
+
+def _type_name(elem_type: int) -> str:
+    """``tensor(float)`` for ``TensorProto.FLOAT``, as onnx and onnxruntime name types."""
+    return f"tensor({onnx.helper.tensor_dtype_to_string(elem_type).split('.')[-1].lower()})"
 
 
 def first_lines(e: Exception, n: int = 6) -> str:

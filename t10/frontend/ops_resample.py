@@ -324,6 +324,7 @@ def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None
         raise imp.node_error(node, "its output shape cannot be inferred")
     rank = len(source)
     attrs = node_attributes(node)
+    _check_onnxruntime_interpolates(imp, node, mode, source, shape, scales)
     pytorch = attrs.get("coordinate_transformation_mode") == b"pytorch_half_pixel"
     # onnxruntime's coordinate for a length-1 output differs from ONNX's 0 given a scale, and
     # its weights there differ for cubic and antialias: refused (the sizes-given linear agrees)
@@ -347,6 +348,36 @@ def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None
                                 [dim(a) for a in range(rank)], resized, rank, index=axis)
         source = resized
     imp.define(node.output[0], value, source)
+
+
+def _check_onnxruntime_interpolates(
+    imp: Importer, node: onnx.NodeProto, mode: str, source: Shape, shape: Shape,
+    scales: dict[int, float],
+) -> None:
+    """onnxruntime, the reference of ``--check``, interpolates only some ranks and resized
+    axes (its ScalesValidation): ``linear`` 2-D and 3-D inputs, 4-D ones resizing neither
+    axis 0 nor 1, or neither 0 nor 3, 5-D ones resizing neither 0 nor 1; ``cubic`` 2-D
+    inputs and those 4-D ones, where resizing axes 1 or 2 only (neither 0 nor 3) must not
+    shrink them without ``antialias``. It refuses the others when it runs the model."""
+    ratio = {a: scales.get(a, shape[a] / source[a]) for a in range(len(source))}
+    resized = {a for a in range(len(source)) if source[a] != shape[a] or ratio[a] != 1.0}
+    rank = len(source)
+    four_d = rank == 4 and 0 not in resized and (1 not in resized or 3 not in resized)
+    if mode == "linear":
+        takes = rank in (2, 3) or four_d or (rank == 5 and not resized & {0, 1})
+    else:
+        shrinks = four_d and 1 in resized and (ratio[1] < 1 or ratio[2] < 1)
+        antialias = bool(node_attributes(node).get("antialias", 0))
+        takes = rank == 2 or (four_d and not (shrinks and not antialias))
+    if not takes:
+        raise imp.node_error(
+            node,
+            f"mode '{mode}' resizing axes {sorted(resized)} of a {rank}-D input is not "
+            "supported by onnxruntime, the reference of --check (it interpolates 'linear' "
+            "2-D and 3-D inputs, 4-D ones keeping axes 0 and 1 or 0 and 3, 5-D ones keeping "
+            "axes 0 and 1; 'cubic' 2-D inputs and those 4-D ones, shrinking axes 1 and 2 only "
+            "with antialias)",
+        )
 
 
 def _axis_weights(

@@ -266,7 +266,7 @@ _SUPPORTED = r"t10 supports ConvTranspose with an input \[N, C, spatial...\]"
     [
         (
             conv_transpose_model((1, 3, 4, 4), 3, (2, 2), group=2),
-            r"node name: convt\): \[ShapeInferenceError\] Input channels C must be divisible by "
+            r"node 'convt' \(ConvTranspose\): Input channels C must be divisible by "
             "group",
         ),
         (
