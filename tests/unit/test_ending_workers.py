@@ -19,7 +19,7 @@ import pytest
 from onnx import helper, numpy_helper
 
 from t10.passes.forked import Terminated, can_fork, end_with_parent, ending_signals
-from tests.unit.helpers import float_model
+from helpers import float_model
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or not can_fork(), reason="needs Linux (/proc, PR_SET_PDEATHSIG)"
