@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from helpers import float_model
 from onnx import helper, numpy_helper
 
 from t10.passes.forked import Terminated, can_fork, end_with_parent, ending_signals
-from helpers import float_model
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or not can_fork(), reason="needs Linux (/proc, PR_SET_PDEATHSIG)"
