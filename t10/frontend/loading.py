@@ -15,9 +15,6 @@ from typing import Any
 import onnx
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
-from onnxruntime.capi._pybind_state import (  # onnxruntime's kernel registry
-    get_all_opkernel_def,  # pyright: ignore[reportAttributeAccessIssue] (not in its stubs)
-)
 
 from t10.errors import T10Error
 
@@ -459,7 +456,12 @@ def _bound_types(
 
 @functools.cache
 def _cpu_kernels() -> dict[str, list[Any]]:
-    """onnxruntime's CPU kernels of the default domain by operator (its kernel registry)."""
+    """onnxruntime's CPU kernels of the default domain by operator (its kernel registry; not
+    in its public API, imported here so that reading IR alone does not load onnxruntime)."""
+    from onnxruntime.capi._pybind_state import (
+        get_all_opkernel_def,  # pyright: ignore[reportAttributeAccessIssue] (not in its stubs)
+    )
+
     kernels: dict[str, list[Any]] = {}
     for k in get_all_opkernel_def():
         if k.provider == "CPUExecutionProvider" and k.domain in ("", "ai.onnx"):
