@@ -548,8 +548,9 @@ class KernelOp(IRDLOperation):
     def _check_origin(self, what: str, out_dim: int) -> None:
         """A kernel adds into a slot of a rotating output (its offset is a slot, not a
         position in the tile), so it needs the `origin` of that slot's chunk along the
-        rotating dim for the padding rule; an output the ops using it lay out without rotation
-        has no slots, so no origin."""
+        rotating dim for the padding rule, and the ops using it lay it out with the phase of
+        its window after the last step; an output they lay out without rotation has no slots,
+        so no origin."""
         layouts = named_layouts(self.output)
         rotating = [(other, lay) for other, lay in layouts if lay.rotating.data]
         label = buffer_label(self.output)
@@ -562,6 +563,14 @@ class KernelOp(IRDLOperation):
                     f"{layout} that {other.name} gives it, so the kernel slices it along that "
                     "dim and needs an origin (where the slot's chunk lies in the tensor)"
                 )
+            for other, layout in rotating:
+                _, _, _, steps, *phase = values(layout.rotating)
+                if (phase or [0])[0] != steps - 1:
+                    raise VerifyException(
+                        f"{what}: its output (buffer {label}) is finished after the last of its "
+                        f"{steps} steps, so the layout {layout} that {other.name} gives it has "
+                        f"phase {steps - 1} (its window then)"
+                    )
         elif self.origin is not None and layouts:
             other, layout = layouts[0]
             raise VerifyException(
