@@ -534,14 +534,16 @@ class Importer:
             may_fold(node) and all(self.is_known(n) for n in reads_values(node))
         )
 
-    def check_builds(self, node: onnx.NodeProto, what: str, shape: Sequence[int]) -> None:
+    def check_builds(
+        self, node: onnx.NodeProto, what: str, shape: Sequence[int], why: str = ""
+    ) -> None:
         """Refuse ``node``'s constant ``what`` of ``shape``, which t10 would build on the host,
         when it has more than MAX_FOLDED_ELEMENTS elements: checked before any memory is
         taken (a shape of the model's, however large, is never allocated unchecked)."""
         if prod(shape) > MAX_FOLDED_ELEMENTS:
             raise self.node_error(
                 node,
-                f"its {what} would be a constant of shape {list(shape)} ({prod(shape):,} "
+                f"{why}its {what} would be a constant of shape {list(shape)} ({prod(shape):,} "
                 f"elements), more than t10 builds at compile time ({MAX_FOLDED_ELEMENTS:,})",
             )
 
@@ -552,7 +554,8 @@ class Importer:
         shapes = [] if node.op_type in BROADCAST_FOLDS else self.inferred_shapes(node)
         for name, shape in zip(node.output, shapes, strict=False):
             if name and shape is not None:
-                self.check_builds(node, f"result '{name}' (of compile-time inputs)", shape)
+                self.check_builds(node, f"result '{name}'", shape,
+                                  "all its inputs are compile-time constants, but ")
         feeds = {
             n: self.constant(n)
             if self.is_known(n)
