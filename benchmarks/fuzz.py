@@ -21,7 +21,7 @@ ends in one of:
 | `success` | exit 0 (an ONNX model: its outputs matched onnxruntime) |
 | `clean-error` | exit 1 or 2 with one line `t10: error: ...` / `t10-opt: error: ...` |
 | `ort-refuses` | t10 ran the model, onnxruntime refused it for `--check` |
-| `fp16-overflow` | ... in NaN / ±inf that an fp16 overflow warning explains (a mutated scale) |
+| `fp16-overflow` | ... as a warning of fp16's range explains (a mutated scale or weight) |
 | `wrong-result` | t10 ran the model and its outputs differ from onnxruntime |
 | `messy-error` | an error that is not one line |
 | `internal-error` | a message with "internal error" |
@@ -489,6 +489,10 @@ def same_outputs(expected: Path, got: Path) -> bool:
     ).passed
 
 
+SATURATED_WARNING = "constant value(s) beyond fp16's range saturated to ±65504"
+"""What the report's warning says of constants that fp16 storage saturated."""
+
+
 def classify(tool: str, ended: Ended) -> str:
     if ended.timed_out:
         return "hang"
@@ -509,8 +513,10 @@ def classify(tool: str, ended: Ended) -> str:
         # a value computed beyond fp16's ±65504 is stored as ±inf, as on the chip; the report
         # warns (`warning fp16 overflow: ...`) only when outputs then hold NaN or ±inf, and a
         # mismatch is the overflow's (a mutation's scale, not a wrong number) only where
-        # those NaN / ±inf are what differs
+        # those NaN / ±inf are what differs; a constant beyond the range is saturated to
+        # ±65504 at compile time, and the report warns of it (`warning fp16: ... saturated`)
         overflowed = "warning fp16 overflow" in out and NONFINITE_MISMATCH in errors[0]
+        overflowed = overflowed or SATURATED_WARNING in out
         return "fp16-overflow" if overflowed else "wrong-result"
     if errors and "onnxruntime could not run the model" in errors[0]:
         return "ort-refuses"
