@@ -70,10 +70,11 @@ def _concat(cls: tuple[int, ...], expand: list[int], x: tuple[int, ...]) -> onnx
 
 
 def _op(op: str, x: tuple[int, ...], w: tuple[int, ...] | None) -> onnx.ModelProto:
-    attrs = {"kernel_shape": [2, 2]} if op in ("MaxPool", "AveragePool") else {}
-    inputs = ["x", "w"] if w is not None else ["x"]
+    node = helper.make_node(op, ["x", "w"] if w is not None else ["x"], ["y"], name="n")
+    if op in ("MaxPool", "AveragePool"):
+        node.attribute.append(helper.make_attribute("kernel_shape", [2, 2]))
     inits = [numpy_helper.from_array(np.ones(w, np.float32), "w")] if w is not None else []
-    return _model([helper.make_node(op, inputs, ["y"], name="n", **attrs)], x, inits)
+    return _model([node], x, inits)
 
 
 _CASES = [
