@@ -1,5 +1,6 @@
 """Property: one-value constants anywhere in float32's range give onnxruntime's numbers in fp16
-as in fp32 (`t10-inline-splats` keeps them float32 inside the body that reads them).
+as in fp32 (`t10-inline-splats` keeps them inside the body that reads them, at float32
+precision; beyond fp16's range they saturate).
 
 Hypothesis draws two kinds of graph:
 
