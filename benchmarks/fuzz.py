@@ -30,7 +30,9 @@ ends in one of:
 | `hang` | it ran past the timeout |
 
 Everything but the first four is a defect; each defect's input, command and output are kept
-in `--out` (default `build/fuzz`) with a `summary.json`, and the counts are printed.
+in `--out` (default `build/fuzz`) with a `summary.json`, and the counts are printed. The
+`ort-refuses` cases are kept too, to be read: onnxruntime refusing a model t10 ran is either
+an invalid model t10 should refuse as well, or an onnxruntime limit.
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ DATA = ROOT / "tests" / "unit" / "data"
 CHIP = "test-16"
 MEMORY_LIMIT = 6 << 30
 DEFECTS = ("messy-error", "internal-error", "traceback", "abort", "hang", "wrong-result")
+KEPT = (*DEFECTS, "ort-refuses")
+"""The outcomes whose cases are kept in `--out`, with the command and its output: the defects,
+and the models onnxruntime refused (to tell an exporter's bad model from t10 accepting one)."""
 
 _CONVERSIONS = ["convert-linalg-to-rtensor", "convert-rtensor-to-cshift", "convert-cshift-to-core",
                 "convert-core-to-chip"]
@@ -677,7 +682,7 @@ def main(argv: list[str] | None = None) -> int:
         outcome = case_outcome(case, ended, _outputs_path(path))
         _outputs_path(path).unlink(missing_ok=True)
         counts[outcome] += 1
-        if outcome in DEFECTS:
+        if outcome in KEPT:
             keep = args.out / outcome
             keep.mkdir(exist_ok=True)
             kept = keep / path.name
@@ -685,8 +690,9 @@ def main(argv: list[str] | None = None) -> int:
             command = [case.tool, *[str(kept) if a == "{}" else a for a in case.argv]]
             (keep / f"{path.stem}.txt").write_text(
                 " ".join(command) + "\n\n" + ended.output, encoding="utf-8")
-            defects.append({"case": case.name, "outcome": outcome, "command": command,
-                            "output": ended.output[-2000:]})
+            if outcome in DEFECTS:
+                defects.append({"case": case.name, "outcome": outcome, "command": command,
+                                "output": ended.output[-2000:]})
         path.unlink(missing_ok=True)
         if not args.quiet:
             done = sum(counts.values())
