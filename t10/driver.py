@@ -38,7 +38,7 @@ from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.frontend.loading import read_model
 from t10.pass_instrumentation import PassObserver, PassTime
-from t10.passes.compile_options import DEFAULTS, CompileOptions
+from t10.passes.compile_options import DEFAULTS, CompileOptions, given_options
 from t10.passes.t10_compile import LEVELS, pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
 from t10.reference import reference_outputs
@@ -162,7 +162,7 @@ def collector_paused() -> Iterator[None]:
 def _check_options(options: CompileOptions, emit: str) -> ChipSpec:
     if emit not in LEVELS:
         raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
-    return options.validate()
+    return given_options(options).validate()
 
 
 @dataclass

@@ -30,7 +30,7 @@ from t10.errors import T10Error
 from t10.figures import log_ticks, plot, shorten
 from t10.pass_instrumentation import PassObserver
 from t10.passes.cold_weights import with_cold_weights
-from t10.passes.compile_options import DEFAULTS, CompileOptions
+from t10.passes.compile_options import DEFAULTS, CompileOptions, given_options
 from t10.passes.memory_reconciliation import PlanPoint, model_bytes
 from t10.passes.operators import Operator, operator_tensor_expr, planned_operators
 from t10.passes.t10_plan_search import (
@@ -141,7 +141,7 @@ def explain(
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
-    if options.planner == "vgm":
+    if given_options(options).planner == "vgm":
         raise T10Error("t10 explain covers the planners that trade plans between operators "
                        "(t10, t10-multidim, replicate); vgm plans each operator on its own")
     compiled = compile_model(

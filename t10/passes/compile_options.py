@@ -115,3 +115,14 @@ class CompileOptions(PlanOptions):
 
 DEFAULTS = CompileOptions()
 """Every option at its default (for help texts and the defaults of other tools)."""
+
+
+def given_options(options: object) -> CompileOptions:
+    """`options`, refused unless a `CompileOptions` (a chip name where the options go is the
+    old call `compile_model(model, "ipu-mk2")`)."""
+    if not isinstance(options, CompileOptions):
+        raise T10Error(
+            f"the compile options must be a CompileOptions, not {type(options).__name__} "
+            f"{options!r}: pass CompileOptions(chip=..., ...)"
+        )
+    return options

@@ -9,7 +9,10 @@ import dataclasses
 import pytest
 from xdsl.utils.arg_spec import parse_pipeline
 
+from t10.driver import compile_model
 from t10.errors import T10Error
+from t10.examples.models import mlp
+from t10.explain import explain
 from t10.passes.compile_options import DEFAULTS, CompileOptions, PlanOptions
 from t10.passes.t10_compile import T10Compile
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
@@ -82,6 +85,15 @@ def test_validate_names_the_pass(options: CompileOptions, message: str) -> None:
     with pytest.raises(T10Error) as e:
         options.validate("t10-compile")
     assert str(e.value) == "t10-compile: " + message.split(": ", 1)[1]
+
+
+def test_the_driver_refuses_options_given_one_by_one() -> None:
+    with pytest.raises(T10Error) as e:
+        compile_model(mlp(), "test-16")  # type: ignore[arg-type]
+    assert str(e.value) == ("the compile options must be a CompileOptions, not str 'test-16': "
+                            "pass CompileOptions(chip=..., ...)")
+    with pytest.raises(T10Error, match="must be a CompileOptions, not str 'test-16'"):
+        explain(mlp(), "fc1/MatMul", "test-16")  # type: ignore[arg-type]
 
 
 def test_validate_loads_the_chip() -> None:
