@@ -36,7 +36,7 @@ def render_table() -> str:
         entry = SUPPORTED_OPS[op]
         module = entry.lower.__module__.rsplit(".", 1)[-1]
         if entry.attributes is None:
-            attributes = "(folded only: every input must be known at compile time)"
+            attributes = "(folded at compile time only: see below)"
         else:
             attributes = ", ".join(f"`{a}`" for a in sorted(entry.attributes)) or "none"
         integers = "yes" if entry.integers is not None else "no"
