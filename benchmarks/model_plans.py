@@ -1,6 +1,6 @@
 """Whole-model plans: a zoo model under the T10 planner (with and without contraction
-epilogues) and the replicate baseline, simulated side by side (issue 3's BERT-base
-acceptance: batch 8, seq 128 on ipu-mk2).
+epilogues) and the replicate baseline, simulated side by side (by default BERT-base at batch
+8, seq 128 on ipu-mk2, the size the planners are compared at).
 
     python benchmarks/model_plans.py [MODEL] [--batch N] [--seq N] [--layers N] [--chip NAME|FILE]
 

@@ -1,4 +1,5 @@
-"""Simulator speed: compile and simulation wall time beside onnxruntime's (issue 3, item 6).
+"""Simulator speed: compile and simulation wall time beside onnxruntime's (the simulator must
+stay fast enough to run whole models in tests).
 
     python benchmarks/simulator_speed.py [--chip NAME|FILE] [--repeat N]
 

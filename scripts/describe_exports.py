@@ -18,7 +18,7 @@ import onnxruntime as ort
 from t10.frontend import SUPPORTED_OPS
 
 PREFIXES = ("hf_", "attn_")
-# The op types the frontend is to import for issue 3; anything else is listed per file.
+# The frontend's first target list, for transformer blocks; anything else is listed per file.
 TARGET_OPS = frozenset(
     "MatMul Gemm Add Sub Mul Div Pow Relu Gelu Erf Tanh Sigmoid Exp Sqrt Reciprocal Neg Softmax "
     "LayerNormalization ReduceMean ReduceSum ReduceMax Transpose Reshape Flatten Squeeze "
@@ -131,7 +131,7 @@ def describe(path: Path) -> str:
     )
 
 
-HEADER = """# Transformer-block ONNX exports (issue 3)
+HEADER = """# Transformer-block ONNX exports
 
 Made by `scripts/export_hf_models.py` (versions in its docstring; reruns are byte-identical),
 described by `scripts/describe_exports.py` (regenerate this file with it). Every file ran in
@@ -165,12 +165,12 @@ fused fast path, `aten::_native_multi_head_attention`, which the TorchScript exp
 dynamo exporter folds the constant shape arithmetic that TorchScript leaves in (Shape, Mod,
 Equal/Where of constants); in the dynamo exports the only op outside the target list is ViT's Conv.
 
-Columns: *outside list* = op types not in the frontend's target list for issue 3 (MatMul Gemm Add
-Sub Mul Div Pow Relu Gelu Erf Tanh Sigmoid Exp Sqrt Reciprocal Neg Softmax LayerNormalization
-ReduceMean ReduceSum ReduceMax Transpose Reshape Flatten Squeeze Unsqueeze Split Slice Concat
-Gather Constant ConstantOfShape Identity Dropout Cast Where Expand Shape); *not imported yet* = op
-types `t10.frontend.SUPPORTED_OPS` lacks at the time this file was written; KiB =
-model plus external data.
+Columns: *outside list* = op types not in the frontend's first target list (transformer blocks:
+MatMul Gemm Add Sub Mul Div Pow Relu Gelu Erf Tanh Sigmoid Exp Sqrt Reciprocal Neg Softmax
+LayerNormalization ReduceMean ReduceSum ReduceMax Transpose Reshape Flatten Squeeze Unsqueeze Split
+Slice Concat Gather Constant ConstantOfShape Identity Dropout Cast Where Expand Shape); *not
+imported yet* = op types `t10.frontend.SUPPORTED_OPS` lacks at the time this file was written; KiB
+= model plus external data.
 
 """
 TABLE = (

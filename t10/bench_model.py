@@ -1,7 +1,7 @@
 """Whole-model plan benchmark: a zoo model compiled with the T10 planner, with the T10
 planner but no contraction epilogues (element-wise readers of MatMuls planned as operators of
-their own), and with the replicate baseline, all simulated on the same seeded inputs (issue
-3's BERT acceptance).
+their own), and with the replicate baseline, all simulated on the same seeded inputs, so the
+planners are compared on one model run by run.
 
 Prints, side by side in one run: total simulated cycles of the three and their ratios; for
 every contraction its cores (and the share of the chip's cores) and plan; and for every

@@ -3,8 +3,8 @@ planner (platformxlab/elk, `TensorExpression.search_optimal_config`), on the sam
 constants at fp16 storage, per memory budget along the Pareto frontier.
 
 The reference figures are that planner's best correct plan per shape (cycles, bytes per core),
-measured once with its own cost model on the same constants (issue 12); "issue 12 start" is
-this planner's best plan before the kernel orientation, fp16 partials and the output-rotating
+measured once with its own cost model on the same constants; "ours before" is this
+planner's best plan before the kernel orientation, fp16 partials and the output-rotating
 plans. Ours are the plan search's estimates (`t10.common.plans.estimate`, equal to the
 simulated cycles), with fp32 partial sums (the default) and with fp16 partials (as that planner
 reduces).
@@ -40,7 +40,7 @@ class Reference:
     bytes: int | None
     """Bytes per core of that plan (None: not recorded)."""
     start_cycles: int
-    """Ours when issue 12 was filed."""
+    """Ours before the kernel orientation, fp16 partials and the output-rotating plans."""
 
 
 REFERENCES = (
@@ -103,7 +103,7 @@ def format_results(chip: ChipSpec, results: Sequence[ShapeResult]) -> str:
         f"Best matmul plans on {chip.name} ({chip.cores} cores, {sram:,} B per core), fp16 "
         "storage: estimated cycles (bytes per core)",
         "",
-        "| M×K·K×N | authors' planner | issue 12 start | ours, fp32 partials | ours, fp16 "
+        "| M×K·K×N | authors' planner | ours before | ours, fp32 partials | ours, fp16 "
         "partials | fp16 ÷ authors' | best fp16-partials plan |",
         "|---|---|---|---|---|---|---|",
     ]

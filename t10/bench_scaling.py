@@ -1,7 +1,8 @@
-"""Whole-model scaling benchmark: how compiling and simulating a model grows with its depth
-(issue 12). For BERT-base (batch 1) and BERT-large (batch 4) at several layer counts, one
-Markdown table of the compile seconds (ONNX import included, as `t10 run`), the timing-only
-simulation seconds (`t10 run --timing-only`), the total simulated cycles and the peak RSS.
+"""Whole-model scaling benchmark: how compiling and simulating a model grows with its depth (whole
+models must compile in seconds). For BERT-base (batch 1) and BERT-large (batch 4) at several
+layer counts, one Markdown table of the compile seconds (ONNX import included, as `t10 run`),
+the timing-only simulation seconds (`t10 run --timing-only`), the total simulated cycles and the
+peak RSS.
 
     python benchmarks/model_scaling.py [--model bert-base|bert-large|all] [--depths 1,2,4]
                                        [--quick] [--chip ipu-mk2] [--precision fp16] [--seq 128]

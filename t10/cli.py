@@ -1,4 +1,6 @@
-"""The `t10` command: compile an ONNX model for a chip, simulate it, benchmark models and plans.
+"""The `t10` command: compile an ONNX model for a chip, simulate it, explain an operator's
+plan, benchmark models and plans (a synopsis; every option: `t10 COMMAND --help`,
+docs/usage.md).
 
 ```
 t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate|vgm|...] [--precision fp32|fp16]
@@ -10,6 +12,8 @@ t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate|vgm|...] [--preci
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partials ...]
                        [--search ...] [--temporaries ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE] [--weights]
+t10 explain MODEL.onnx --op NAME [--chip ...] [--planner ...] [--precision ...]
+                       [--plot | -o FILE.png]
 t10 bench [--models M,...] [--layers N] [--seq N] [--batches B,...] [--max-batch N]
           [--chips C,...] [--planners P,...] [--precision fp32|fp16] [--out DIR] [--quick]
           [--address ADDRESS | --serial]

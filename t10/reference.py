@@ -4,7 +4,7 @@
 graph says. onnxruntime's graph fusions (level ORT_ENABLE_EXTENDED and above) do not always:
 `SkipLayerNormFusion` turns `Add` then `LayerNormalization(axis=-2)` into a
 `SkipLayerNormalization`, which normalizes over the last axis only (onnxruntime 1.32), and
-`LayerNormFusion` has shipped similar defects (onnxruntime issues #25855, #30513). The
+`LayerNormFusion` has shipped similar defects in earlier releases. The
 reference therefore runs the graph node by node (`ORT_DISABLE_ALL`).
 """
 

@@ -52,4 +52,6 @@ PARTIALS_ATTR = "t10.partials"
 """The precision of partial sums carried across steps and cores: fp32 or fp16 (module
 attribute)."""
 MODEL_BYTES_ATTR = "t10.model_bytes"
-"""Bytes of the model's weights held on chip (module attribute)."""
+"""The plan search's peak bytes per core of the model with the chosen plans: resident weights
+plus the largest peak of the operators and moves between them (module attribute, i64; the
+report's plan-search bound)."""

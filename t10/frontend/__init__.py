@@ -6,11 +6,13 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
 * contractions (MatMul, Gemm, the im2col Conv of ``ops_conv`` and of each ConvTranspose
   phase) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat
   ``arith.constant`` as ``outs``;
-* element-wise ops (Add, Sub, Mul, Div, Pow, Neg, Sqrt, Reciprocal, Exp, Tanh, Sigmoid, Erf,
-  Gelu, Relu, Cos, Sin, Sum, ..., the Gemm epilogue; comparisons, logic, Where, Cast and
-  CastLike in ``ops_logical``) are all-parallel generics with a ``tensor.empty`` as ``outs``
-  and numpy broadcasting; their scalar bodies use ``arith`` ops, and ``math`` ops (exp, tanh,
-  erf, sqrt, powf, cos, sin, ...) where ``arith`` has none (see ``ops_elementwise``).
+* element-wise ops (those of ``ops_elementwise``, the Gemm epilogue, and the comparisons,
+  logic, Where, Cast and CastLike of ``ops_logical``) are all-parallel generics with a
+  ``tensor.empty`` as ``outs`` and numpy broadcasting; their scalar bodies use ``arith`` ops,
+  and ``math`` ops (exp, tanh, erf, sqrt, powf, cos, sin, ...) where ``arith`` has none.
+
+The supported op types are the keys of ``SUPPORTED_OPS``; docs/ops.md lists them (generated
+by ``ops_doc``).
 
 Static folding: a node whose inputs are all compile-time known (initializers, ``Constant``
 nodes, results of folded nodes, empty values; the inputs of which ``Shape``, ``Size``,
@@ -26,17 +28,17 @@ broadcasting identity generic.
 
 INT64 / INT32 / BOOL runtime values (graph inputs tagged ``t10.onnx_type``, comparison
 results, casts) are held as the exact float32 of each integer; only the ops registered with a
-range rule (``integers=``: views, Identity, Expand, Cast, comparisons, logic, Where, and the
-arithmetic Add, Sub, Mul, Neg, Abs, Max, Min, CumSum, ReduceSum / ReduceMax / ReduceMin; Gather
-indices become an ``rtensor.gather``) read or produce them: ``integer_ranges`` proves every
-value they compute exact (its static range analysis).
+range rule (``integers=``; docs/ops.md marks them; Gather indices become an
+``rtensor.gather``) read or produce them: ``integer_ranges`` proves every value they compute
+exact (its static range analysis).
 
 Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
 ``importer`` (the importer state, its interface for op lowerings and the op registry),
 ``integer_ranges`` (the range analysis of runtime integers),
-``graph`` (the walk over the graph: arguments, nodes, results) and one ``ops_*`` module per
-kind of op; a new op is one function registered with
-``@importer.lowering`` in the module of its kind (imported below).
+``graph`` (the walk over the graph: arguments, nodes, results), ``ops_doc`` (the op table of
+docs/ops.md) and one ``ops_*`` module per kind of op; a new op is one function registered with
+``@importer.lowering`` in the module of its kind (imported below), then
+``python -m t10.frontend.ops_doc`` to list it in docs/ops.md.
 """
 
 from __future__ import annotations

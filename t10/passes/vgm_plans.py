@@ -1,4 +1,5 @@
-"""The `vgm` planner's choice (Roller-style virtual global memory, the baseline of issue 13).
+"""The `vgm` planner's choice (Roller-style virtual global memory, the compiler baseline T10
+is measured against).
 
 Every tensor has a *home*: `host_layout` over all the program's cores (`cores`, the chip's).
 Weights and function arguments are placed in their homes before the program; every operator

@@ -18,7 +18,7 @@ def results() -> list[bench_plans.ShapeResult]:
 def test_fp16_partials_beat_the_authors_planner_within_the_sram(
     results: list[bench_plans.ShapeResult],
 ) -> None:
-    """Issue 12's goal: with fp16 storage and fp16 partials, the best plan that fits 624 KiB
+    """The plan search's goal: with fp16 storage and fp16 partials, the best plan that fits 624 KiB
     per core is estimated at most the T10 authors' planner's best correct plan; with fp32
     partials no slower than this planner was before."""
     sram = load_chip("ipu-mk2").sram_bytes_per_core

@@ -89,8 +89,8 @@ def test_pinned_operators_keep_their_plan() -> None:
 def test_the_greedy_is_within_two_percent_of_exact_on_bert_base(
     sram: int, tmp_path: Path
 ) -> None:
-    """ACCEPTANCE (issue 13): BERT-base with 2 layers (batch 1, sequence 128, fp16) on the
-    IPU MK2 with a fifth or a sixth of its SRAM per core, where memory binds hard: the
+    """ACCEPTANCE: BERT-base with 2 layers (batch 1, sequence 128, fp16) on the IPU MK2
+    with a fifth or a sixth of its SRAM per core, where memory binds hard: the
     greedy's model estimate (operators, relayouts, gathers) is within 2% of the exact
     search's. (Without its budget starts the greedy was 6.6% slower at 100,000 bytes.)"""
     model = tmp_path / "bert-base-2.onnx"

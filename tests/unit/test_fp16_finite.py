@@ -237,7 +237,7 @@ def test_fp16_saturation_warns_of_all_but_float32_extremes(
     values: list[float], warning: str | None
 ) -> None:
     """Every constant saturated to ±65504 is reported (count, largest magnitude, node) except
-    float32's extremes ±3.4028235e38, the ±infinity of masks (README "Precision"), which
+    float32's extremes ±3.4028235e38, the ±infinity of masks (docs/precision.md), which
     saturation keeps extreme; the fp32 compile reports nothing."""
     w = np.ones((8, 3), np.float32)
     w[1, :] = values

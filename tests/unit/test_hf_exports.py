@@ -1,7 +1,7 @@
-"""Issue 3's acceptance models: ONNX exports of Hugging Face `BertLayer`, `ViTModel` (1 layer)
+"""The transformer acceptance models: ONNX exports of Hugging Face `BertLayer`, `ViTModel` (1 layer)
 and `LlamaModel` (1 layer), and of hand-written `torch.nn` attention blocks, through both torch
 exporters (scripts/export_hf_models.py; tests/unit/data/EXPORTS.md lists their op types),
-compiled, simulated and checked against onnxruntime on both chips; and (issue 14) BertModel and
+compiled, simulated and checked against onnxruntime on both chips; and BertModel and
 GPT2Model building their masks at run time from an INT64 `attention_mask`, also in fp16, and
 RobertaModel, which also computes its position ids from its token ids (integer arithmetic)."""
 

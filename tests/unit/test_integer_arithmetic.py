@@ -1,4 +1,4 @@
-"""Integer arithmetic on runtime integers (issue 14), exact by the frontend's static range
+"""Integer arithmetic on runtime integers, exact by the frontend's static range
 analysis (t10/frontend/integer_ranges.py): RoBERTa-style position ids and the other integer
 ops against onnxruntime in fp32 and fp16, the refusals (unknown range, beyond fp16, beyond
 float32, Div), OPT-style positions from a graph input's declared range (`--input-range`), and
