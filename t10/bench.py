@@ -22,7 +22,7 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO
 
 import numpy as np
@@ -32,12 +32,11 @@ from t10.common.bounds import Bound, operator_bound
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import (
     PRECISIONS,
-    check_partials,
     element_bytes,
     matmul_expr,
     precision_type,
 )
-from t10.driver import check_tolerance, compile_model
+from t10.driver import DEFAULTS, CompileOptions, check_tolerance, compile_model
 from t10.errors import T10Error
 from t10.examples.models import matmul
 from t10.report import check_outputs, input_specs, random_inputs
@@ -85,19 +84,12 @@ class BenchRow:
     bound: Bound
 
 
-def run_plan(
-    chip: str,
-    shape: Shape,
-    planner: str,
-    seed: int = 0,
-    precision: str = "fp32",
-    partials: str = "fp32",
-) -> PlanRun | str:
+def run_plan(options: CompileOptions, shape: Shape, seed: int = 0) -> PlanRun | str:
     """Compile and simulate one matmul; "infeasible" when no plan fits the chip."""
     m, k, n = shape
     model = matmul(m=m, k=k, n=n, seed=seed)
     try:
-        compiled = compile_model(model, chip, planner, precision=precision, partials=partials)
+        compiled = compile_model(model, options)
     except T10Error as e:
         if "does not fit" in str(e):
             return "infeasible"
@@ -108,27 +100,27 @@ def run_plan(
     x = next(iter(inputs.values()))
     ref = x.astype(np.float64) @ weight.astype(np.float64)
     name, got = next(iter(result.outputs.items()))
-    check = check_outputs({name: got}, {name: ref}, check_tolerance(precision, partials))
+    tolerance = check_tolerance(options.precision, options.partials)
+    check = check_outputs({name: got}, {name: ref}, tolerance)
     cores = max((op.cores_used for op in result.report.ops), default=0)
     return PlanRun(result.report.total_cycles, cores, check.max_abs_error, check.passed)
 
 
 def run_bench(
-    chip_name: str,
+    options: CompileOptions = DEFAULTS,
     shapes: Sequence[Shape] = DEFAULT_SHAPES,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
-    precision: str = "fp32",
-    partials: str = "fp32",
 ) -> list[BenchRow]:
-    chip = load_chip(chip_name)
-    elem_bytes = element_bytes(precision_type(precision, "t10 bench"), "t10 bench")
+    """Every shape under the t10 and the replicate planners (`options` gives the rest)."""
+    chip = load_chip(options.chip)
+    elem_bytes = element_bytes(precision_type(options.precision, "t10 bench"), "t10 bench")
     rows = []
     for shape in shapes:
         if progress:
             progress(f"{'x'.join(map(str, shape))} ...")
-        t10 = run_plan(chip_name, shape, "t10", seed, precision, partials)
-        rep = run_plan(chip_name, shape, "replicate", seed, precision, partials)
+        t10 = run_plan(replace(options, planner="t10"), shape, seed)
+        rep = run_plan(replace(options, planner="replicate"), shape, seed)
         bound = operator_bound(chip, matmul_expr(*shape, elem_bytes))
         rows.append(BenchRow(shape, t10, rep, bound))
     return rows
@@ -207,16 +199,16 @@ def _shapes(text: str) -> list[Shape]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--chip", default="ipu-mk2", metavar="NAME|FILE",
-                   help="built-in chip name or chip JSON file (default ipu-mk2)")
+    p.add_argument("--chip", default=DEFAULTS.chip, metavar="NAME|FILE",
+                   help=f"built-in chip name or chip JSON file (default {DEFAULTS.chip})")
     p.add_argument("--shapes", type=_shapes, metavar="MxKxN,...",
                    default=list(DEFAULT_SHAPES),
                    help="matmul shapes (default: "
                         + ",".join("x".join(map(str, s)) for s in DEFAULT_SHAPES) + ")")
-    p.add_argument("--precision", choices=PRECISIONS, default="fp32",
+    p.add_argument("--precision", choices=PRECISIONS, default=DEFAULTS.precision,
                    help="storage precision: fp32 (default) or fp16 (2-byte buffers and "
                         "exchanges, fp16 matmul rate)")
-    p.add_argument("--partials", choices=PRECISIONS, default="fp32",
+    p.add_argument("--partials", choices=PRECISIONS, default=DEFAULTS.partials,
                    help="precision of partial sums across steps and cores: fp32 (default) "
                         "or fp16 (with --precision fp16)")
     p.add_argument("--seed", type=int, default=0, help="seed of weights and inputs")
@@ -224,20 +216,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_from_args(args: argparse.Namespace, out: IO[str]) -> int:
-    chip = load_chip(args.chip)
+    options = CompileOptions(chip=args.chip, precision=args.precision, partials=args.partials)
+    chip = options.validate()
 
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    check_partials(args.precision, args.partials, "--partials")
-    rows = run_bench(
-        args.chip,
-        args.shapes,
-        args.seed,
-        None if args.quiet else progress,
-        args.precision,
-        args.partials,
-    )
+    rows = run_bench(options, args.shapes, args.seed, None if args.quiet else progress)
     print(format_table(rows, chip, args.precision, args.partials), file=out)
     return 0
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from t10.common.chip_spec import load_chip
-from t10.driver import run_model
+from t10.driver import DEFAULTS, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.examples import zoo
 
@@ -33,12 +33,10 @@ class PlannerRun:
     simulate_seconds: float
 
 
-def run_planner(
-    model: Any, chip: str, planner: str, seed: int, epilogues: bool = True
-) -> PlannerRun:
-    run = run_model(model, chip, planner, seed=seed, epilogues=epilogues)
+def run_planner(model: Any, options: CompileOptions, seed: int) -> PlannerRun:
+    run = run_model(model, options, seed=seed)
     return PlannerRun(
-        planner if epilogues else f"{planner}, no epilogues",
+        options.planner if options.epilogues else f"{options.planner}, no epilogues",
         run.report["total_cycles"],
         run.report["ops"],
         run.compile_seconds,
@@ -84,16 +82,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--layers", type=int, default=1)
-    parser.add_argument("--chip", default="ipu-mk2")
+    parser.add_argument("--chip", default=DEFAULTS.chip)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
         cores = load_chip(args.chip).cores
         model = zoo.get(args.model).build(batch=args.batch, seq=args.seq, layers=args.layers)
+        t10 = CompileOptions(chip=args.chip, planner="t10")
         runs = [
-            run_planner(model, args.chip, "t10", args.seed),
-            run_planner(model, args.chip, "t10", args.seed, epilogues=False),
-            run_planner(model, args.chip, "replicate", args.seed),
+            run_planner(model, t10, args.seed),
+            run_planner(model, replace(t10, epilogues=False), args.seed),
+            run_planner(model, replace(t10, planner="replicate"), args.seed),
         ]
     except T10Error as e:
         print(f"model_plans: error: {e}", file=sys.stderr)

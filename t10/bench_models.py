@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 import onnx
 from xdsl.utils.exceptions import DiagnosticException
 
 from t10.common.chip_spec import load_chip
-from t10.driver import run_model
+from t10.driver import DEFAULTS, CompileOptions, run_model
 from t10.errors import DoesNotFit, T10Error
 from t10.examples import zoo
 from t10.report import MOVES
@@ -41,13 +41,14 @@ __all__ = [
     "run_sweep",
 ]
 
-PLANNER_CONFIGS: dict[str, dict[str, Any]] = {
-    "t10": {"planner": "t10"},
-    "replicate": {"planner": "replicate"},
-    "t10-fastest": {"planner": "t10", "search": "fastest"},
-    "vgm": {"planner": "vgm"},
+PLANNER_CONFIGS: dict[str, CompileOptions] = {
+    "t10": CompileOptions(planner="t10"),
+    "replicate": CompileOptions(planner="replicate"),
+    "t10-fastest": CompileOptions(planner="t10", search="fastest"),
+    "vgm": CompileOptions(planner="vgm"),
 }
-"""Planner configuration name → the `t10.driver.run_model` options it sets: T10 (rotating
+"""Planner configuration name → the compile options it sets (a case sets the chip and the
+precision): T10 (rotating
 plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
 at a time, spatial plans within a share of SRAM for temporaries), T10's fastest plan per
 operator without memory reconciliation (it may not fit) and the Roller-style baseline
@@ -124,8 +125,8 @@ def run_case(case: Case) -> dict[str, Any]:
     result: dict[str, Any] = asdict(case)
     result["sram_bytes_per_core"] = load_chip(case.chip).sram_bytes_per_core
     try:
-        run = run_model(_model(case), case.chip, precision=case.precision, timing_only=True,
-                        **PLANNER_CONFIGS[case.planner])
+        options = replace(PLANNER_CONFIGS[case.planner], chip=case.chip, precision=case.precision)
+        run = run_model(_model(case), options, timing_only=True)
     except DiagnosticException as e:  # T10Error included
         unfit = isinstance(e, DoesNotFit)
         return {**result, "status": "does not fit" if unfit else "error",
@@ -186,7 +187,7 @@ def make_sweep(
     models: Sequence[str] | None = None,
     layers: int | None = None,
     batches: Sequence[int] | None = None,
-    chips: Sequence[str] = ("ipu-mk2",),
+    chips: Sequence[str] = (DEFAULTS.chip,),
     planners: Sequence[str] | None = None,
     precision: str = "fp16",
     seq: int | None = None,

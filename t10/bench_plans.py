@@ -26,6 +26,7 @@ from t10.common.plans import Estimate, Plan, format_plan
 from t10.common.tensor_expr import TensorExpr, at_precision, linalg_tensor_expr
 from t10.examples.models import matmul
 from t10.frontend import import_onnx
+from t10.passes.compile_options import DEFAULTS
 from t10.passes.plan_search import operator_frontier
 
 Shape = tuple[int, int, int]
@@ -134,7 +135,7 @@ def format_results(chip: ChipSpec, results: Sequence[ShapeResult]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--chip", default="ipu-mk2", help="built-in chip or chip JSON file")
+    parser.add_argument("--chip", default=DEFAULTS.chip, help="built-in chip or chip JSON file")
     parser.add_argument("--quick", action="store_true",
                         help="only the smallest and one 1024 shape")
     args = parser.parse_args(argv)

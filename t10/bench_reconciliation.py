@@ -11,7 +11,6 @@ searched, so its seconds are those of choosing).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import tempfile
 import time
@@ -25,8 +24,8 @@ from t10.driver import run_passes
 from t10.errors import T10Error
 from t10.examples import zoo
 from t10.frontend import import_onnx
+from t10.passes.compile_options import CompileOptions
 from t10.passes.t10_compile import pipeline
-from t10.passes.t10_plan_search import T10PlanSearch
 from t10.report import planned_ops, planned_sram
 
 DEPTHS = (2, 3, 4)
@@ -52,10 +51,7 @@ def chip_file(sram: int, directory: Path) -> str:
 def plan(model: str, chip: str, search: str) -> Planned:
     """The plan search's estimate of `model` on `chip` with `search` (fp16)."""
     module = import_onnx(model)
-    passes = [
-        dataclasses.replace(p, search=search) if isinstance(p, T10PlanSearch) else p
-        for p in pipeline(chip, "t10", 0.5, emit="linalg", precision="fp16")
-    ]
+    passes = pipeline(CompileOptions(chip=chip, precision="fp16", search=search), emit="linalg")
     start = time.perf_counter()
     run_passes(module, passes)
     seconds = time.perf_counter() - start

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from t10.driver import run_model
+from t10.driver import DEFAULTS, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.examples import zoo
 
@@ -52,7 +52,7 @@ class Row:
 def measure(model_path: str, chip: str, precision: str) -> Measurement:
     """Compile `model_path` (import included) and simulate it timing-only, in this process;
     the peak RSS is this process's so far."""
-    run = run_model(model_path, chip, precision=precision, timing_only=True)
+    run = run_model(model_path, CompileOptions(chip=chip, precision=precision), timing_only=True)
     return Measurement(run.compile_seconds, run.simulate_seconds, run.report["total_cycles"],
                        peak_rss())
 
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--depths", type=_depths, help="layer counts (default: per model)")
     parser.add_argument("--quick", action="store_true",
                         help=f"BERT-base at {', '.join(map(str, QUICK_DEPTHS))} layers only")
-    parser.add_argument("--chip", default="ipu-mk2")
+    parser.add_argument("--chip", default=DEFAULTS.chip)
     parser.add_argument("--precision", default="fp16")
     parser.add_argument("--seq", type=int, default=128)
     parser.add_argument("--child", metavar="MODEL", help=argparse.SUPPRESS)

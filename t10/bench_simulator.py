@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from t10.driver import compile_model
+from t10.driver import DEFAULTS, CompileOptions, compile_model
 from t10.examples import zoo
 from t10.examples.models import bert_ffn, matmul, mlp
 from t10.passes.operator_frontiers import clear_frontier_cache
@@ -65,7 +65,7 @@ def _best_of(repeat: int, run: Callable[[], object]) -> float:
 def measure(name: str, model: onnx.ModelProto, chip_name: str, repeat: int) -> SpeedRow:
     clear_frontier_cache()  # every model's compile time with its own plan searches
     start = time.perf_counter()
-    compiled = compile_model(model, chip_name)
+    compiled = compile_model(model, CompileOptions(chip=chip_name))
     compile_seconds = time.perf_counter() - start
     inputs = random_inputs(input_specs(compiled.module), seed=0)
     start = time.perf_counter()
@@ -107,7 +107,7 @@ def format_table(rows: Sequence[SpeedRow], chip: str) -> str:
 
 def main(argv: Sequence[str] | None = None, out: IO[str] = sys.stdout) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--chip", default="ipu-mk2")
+    parser.add_argument("--chip", default=DEFAULTS.chip)
     parser.add_argument("--repeat", type=int, default=5, help="onnxruntime runs (best of)")
     args = parser.parse_args(argv)
     rows = [measure(name, build(), args.chip, args.repeat) for name, build in MODELS.items()]

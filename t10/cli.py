@@ -51,8 +51,8 @@ from t10.common.files import check_output_path, output_file, same_file, write_te
 from t10.common.model_inputs import check_inputs_match
 from t10.common.tensor_expr import PRECISIONS
 from t10.driver import (
-    DEFAULT_CHIP,
-    DEFAULT_MIN_UTILIZATION,
+    DEFAULTS,
+    CompileOptions,
     InputReader,
     check_tolerance,
     compile_model,
@@ -62,10 +62,10 @@ from t10.errors import T10Error
 from t10.explain import explain, format_explanation, plot_explanation, plot_file_name
 from t10.figures import check_plot_path
 from t10.pass_instrumentation import Observers, PassInstrumentation
+from t10.passes.compile_options import REPLICATE_TEMPORARIES, SEARCHES
 from t10.passes.forked import Terminated, ending_signals
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
-from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
 from t10.progress import Progress
 from t10.report import InputSpec, Tolerance, format_report
 from t10.run_plot import plot_run
@@ -251,6 +251,20 @@ def _check_planner_options(args: argparse.Namespace) -> None:
                          "no --search")
 
 
+def _options(args: argparse.Namespace) -> CompileOptions:
+    """The compile options the command line gives."""
+    return CompileOptions(
+        chip=args.chip,
+        planner=args.planner,
+        min_utilization=args.min_utilization,
+        precision=args.precision,
+        partials=args.partials,
+        search=args.search,
+        temporaries=args.temporaries,
+        epilogues=args.epilogues,
+    )
+
+
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     _check_planner_options(args)
     if args.timing_only and (args.check or args.outputs):
@@ -273,18 +287,11 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     with Progress(f"t10 run {args.model}", quiet=args.quiet) as progress:
         result = run_model(
             args.model,
-            chip=args.chip,
-            planner=args.planner,
-            min_utilization=args.min_utilization,
+            _options(args),
             inputs=inputs,
             seed=args.seed,
             check=tolerance if args.check else None,
-            precision=args.precision,
-            epilogues=args.epilogues,
-            partials=args.partials,
             timing_only=args.timing_only,
-            search=args.search,
-            temporaries=args.temporaries,
             observer=progress,
             input_ranges=_input_ranges(args),
             dims=_dims(args),
@@ -331,19 +338,13 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
         args.weights,
         args.print_debuginfo,
     )
-    shown.check_names(pass_names(args.emit, epilogues=args.epilogues), "--print-ir-after")
+    options = _options(args)
+    shown.check_names(pass_names(options, args.emit), "--print-ir-after")
     with Progress(f"t10 compile {args.model}", quiet=args.quiet) as progress:
         compiled = compile_model(
             args.model,
-            args.chip,
-            args.planner,
-            args.min_utilization,
-            args.emit,
-            args.precision,
-            epilogues=args.epilogues,
-            partials=args.partials,
-            search=args.search,
-            temporaries=args.temporaries,
+            options,
+            emit=args.emit,
             observer=Observers(progress, shown),
             input_ranges=_input_ranges(args),
             dims=_dims(args),
@@ -371,17 +372,10 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
         found = explain(
             args.model,
             args.op,
-            args.chip,
-            args.planner,
-            args.min_utilization,
-            args.precision,
-            args.partials,
-            args.search,
-            args.temporaries,
-            args.epilogues,
-            progress,
-            _input_ranges(args),
-            _dims(args),
+            _options(args),
+            observer=progress,
+            input_ranges=_input_ranges(args),
+            dims=_dims(args),
         )
     format_explanation(found, out)
     if args.plot or args.output:
@@ -588,8 +582,8 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                         "where no planner fits)")
     p.add_argument("--max-batch", type=_positive, default=bench_models.MAX_BATCH, metavar="N",
                    help=f"where the default batches stop (default {bench_models.MAX_BATCH})")
-    p.add_argument("--chips", type=_chips, default=[DEFAULT_CHIP], metavar="C,...",
-                   help=f"built-in chip names or chip JSON files (default {DEFAULT_CHIP})")
+    p.add_argument("--chips", type=_chips, default=[DEFAULTS.chip], metavar="C,...",
+                   help=f"built-in chip names or chip JSON files (default {DEFAULTS.chip})")
     p.add_argument("--planners", type=_names(tuple(bench_models.PLANNER_CONFIGS),
                                              "planner configuration"), metavar="P,...",
                    help="planner configurations, t10 among them (default: all: "
@@ -616,33 +610,33 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL.onnx", type=_path, help="the ONNX model")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress on the terminal (none is shown when stderr is not one)")
-    p.add_argument("--chip", default=DEFAULT_CHIP, metavar="NAME|FILE", type=_path,
-                   help=f"built-in chip name or chip JSON file (default {DEFAULT_CHIP}; "
+    p.add_argument("--chip", default=DEFAULTS.chip, metavar="NAME|FILE", type=_path,
+                   help=f"built-in chip name or chip JSON file (default {DEFAULTS.chip}; "
                         "format: docs/chips.md)")
-    p.add_argument("--planner", default="t10", choices=PLANNERS,
+    p.add_argument("--planner", default=DEFAULTS.planner, choices=PLANNERS,
                    help="t10: compute-shift plans with rotating tensors (default); "
                         "t10-multidim: also plans cut along two dims over time; replicate: "
                         "spatial partitions only; vgm: every tensor in a home over all cores, "
                         "each operator loading its inputs from their homes and storing its "
                         "output back (Roller-style)")
-    p.add_argument("--min-utilization", type=_fraction, default=DEFAULT_MIN_UTILIZATION,
+    p.add_argument("--min-utilization", type=_fraction, default=DEFAULTS.min_utilization,
                    metavar="U", help="prune plans using fewer than U x the useful cores "
-                                     f"(default {DEFAULT_MIN_UTILIZATION})")
-    p.add_argument("--precision", default="fp32", choices=tuple(PRECISIONS),
+                                     f"(default {DEFAULTS.min_utilization})")
+    p.add_argument("--precision", default=DEFAULTS.precision, choices=tuple(PRECISIONS),
                    help="storage precision: fp32 (default) or fp16 (2-byte buffers and "
                         "exchanges, fp16 matmul rate)")
-    p.add_argument("--partials", default="fp32", choices=tuple(PRECISIONS),
+    p.add_argument("--partials", default=DEFAULTS.partials, choices=tuple(PRECISIONS),
                    help="precision of the partial sums a plan carries across steps and "
                         "cores: fp32 (default: accumulated apart, rounded once) or fp16 "
                         "(with --precision fp16: accumulated in the output, half the bytes, "
                         "less accurate)")
-    p.add_argument("--search", default=None, choices=SEARCHES,
+    p.add_argument("--search", default=DEFAULTS.search, choices=SEARCHES,
                    help="how plans are chosen under the SRAM limit: greedy (T10's moves of "
                         "least time per byte saved; t10's default), exact (the fastest choice "
                         "that fits, a mixed-integer program: seconds for mid-sized models) or "
                         "fastest (every operator's fastest plan on its own, as a vendor "
                         "planner does; replicate's default)")
-    p.add_argument("--temporaries", type=_share, default=None, metavar="SHARE",
+    p.add_argument("--temporaries", type=_share, default=DEFAULTS.temporaries, metavar="SHARE",
                    help="with --planner replicate: the share of a core's SRAM (0 < SHARE <= "
                         "1) an operator may take while it runs, beyond its weights (default "
                         f"{REPLICATE_TEMPORARIES}, the vendor planner's)")

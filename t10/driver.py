@@ -1,8 +1,9 @@
 """The library API: build the context, compile an ONNX model, simulate it, check it.
 
 ```
-  compiled = compile_model("model.onnx", chip="ipu-mk2")      # Compiled: module, planned, chip
-  result = run_model("model.onnx", check=CHECK_TOLERANCES["fp32"])
+  options = CompileOptions(chip="ipu-mk2", precision="fp16")   # every option has a default
+  compiled = compile_model("model.onnx", options)              # Compiled: module, planned, chip
+  result = run_model("model.onnx", options, check=check_tolerance("fp16"))
   result.report["total_cycles"], result.outputs["output"], result.check.passed
 ```
 
@@ -31,15 +32,15 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import VerifyException
 
 from t10.common.attr_names import PLANNER_ATTR, PRECISION_ATTR
-from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.chip_spec import ChipSpec
 from t10.common.locations import failing_op, where_from
-from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.frontend.loading import read_model
 from t10.pass_instrumentation import PassObserver, PassTime
+from t10.passes.compile_options import DEFAULTS, CompileOptions, given_options
 from t10.passes.t10_compile import LEVELS, pipeline
-from t10.passes.t10_plan_search import T10PlanSearch, check_choice_options
+from t10.passes.t10_plan_search import T10PlanSearch
 from t10.reference import reference_outputs
 from t10.report import (
     CheckResult,
@@ -59,8 +60,8 @@ from t10.t10_dialects import DIALECTS
 
 __all__ = [
     "CHECK_TOLERANCES",
-    "DEFAULT_CHIP",
-    "DEFAULT_MIN_UTILIZATION",
+    "DEFAULTS",
+    "CompileOptions",
     "Compiled",
     "InputReader",
     "RunResult",
@@ -75,8 +76,6 @@ __all__ = [
     "simulate_compiled",
 ]
 
-DEFAULT_CHIP = "ipu-mk2"
-DEFAULT_MIN_UTILIZATION = 0.5
 CHECK_TOLERANCES: dict[str, Tolerance] = {
     "fp32": Tolerance(rtol=1e-4, atol=1e-5, atol_rms=1e-6),
     "fp16": Tolerance(rtol=1e-2, atol=1e-3, atol_rms=1e-2),
@@ -160,22 +159,10 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _check_options(
-    chip: str,
-    planner: str,
-    emit: str,
-    precision: str,
-    partials: str,
-    search: str | None,
-    temporaries: float | None,
-) -> ChipSpec:
+def _check_options(options: CompileOptions, emit: str) -> ChipSpec:
     if emit not in LEVELS:
         raise T10Error(f"unknown IR level '{emit}': choose from {', '.join(LEVELS)}")
-    precision_type(precision, "--precision")
-    precision_type(partials, "--partials", "partials")
-    check_partials(precision, partials, "--partials")
-    check_choice_options("t10-plan-search", planner, search, temporaries)
-    return load_chip(chip)
+    return given_options(options).validate()
 
 
 @dataclass
@@ -192,21 +179,14 @@ class Compiled:
 
 def compile_module(
     module: ModuleOp,
-    chip: str = DEFAULT_CHIP,
-    planner: str = "t10",
-    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    options: CompileOptions = DEFAULTS,
+    *,
     emit: str = "chip",
-    precision: str = "fp32",
-    fuse: bool = True,
-    epilogues: bool = True,
-    partials: str = "fp32",
-    search: str | None = None,
-    temporaries: float | None = None,
     observer: PassObserver | None = None,
 ) -> Compiled:
     """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
     down to the `emit` level (`observer`: see `run_passes`)."""
-    spec = _check_options(chip, planner, emit, precision, partials, search, temporaries)
+    spec = _check_options(options, emit)
     planned: list[ModuleOp] = []
     bound: list[int] = []
 
@@ -221,22 +201,11 @@ def compile_module(
             if isinstance(p, T10PlanSearch):
                 planned.append(module.clone())
             elif p is before_search:
-                bound.append(model_bound_of(spec, module, precision, partials))
+                bound.append(model_bound_of(spec, module, options.precision, options.partials))
             if observer is not None:
                 observer.after_pass(p, module, time)
 
-    passes = pipeline(
-        chip,
-        planner,
-        min_utilization,
-        emit,
-        precision,
-        fuse,
-        epilogues,
-        partials,
-        search,
-        temporaries,
-    )
+    passes = pipeline(options, emit)
     before_search = passes[[isinstance(p, T10PlanSearch) for p in passes].index(True) - 1]
     run_passes(module, passes, KeepPlans())
     return Compiled(module=module, planned=planned[0], chip=spec, bound=bound[0])
@@ -244,16 +213,9 @@ def compile_module(
 
 def compile_model(
     model: str | os.PathLike[str] | onnx.ModelProto,
-    chip: str = DEFAULT_CHIP,
-    planner: str = "t10",
-    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    options: CompileOptions = DEFAULTS,
+    *,
     emit: str = "chip",
-    precision: str = "fp32",
-    fuse: bool = True,
-    epilogues: bool = True,
-    partials: str = "fp32",
-    search: str | None = None,
-    temporaries: float | None = None,
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
     dims: Mapping[str, int] | None = None,
@@ -261,23 +223,11 @@ def compile_model(
     """Import the ONNX `model` (a file or a proto; `input_ranges`: the declared ranges of
     integer inputs, `dims`: the sizes of symbolic dimensions, `import_onnx`) and compile it
     (`compile_module`)."""
-    # before the model is read
-    _check_options(chip, planner, emit, precision, partials, search, temporaries)
+    _check_options(options, emit)  # before the model is read
     if observer is not None:
         observer.stage("import")
     return compile_module(
-        import_onnx(model, input_ranges, dims),
-        chip,
-        planner,
-        min_utilization,
-        emit,
-        precision,
-        fuse,
-        epilogues,
-        partials,
-        search,
-        temporaries,
-        observer,
+        import_onnx(model, input_ranges, dims), options, emit=emit, observer=observer
     )
 
 
@@ -315,18 +265,12 @@ class RunResult:
 
 def run_model(
     model_path: str | onnx.ModelProto,
-    chip: str = DEFAULT_CHIP,
-    planner: str = "t10",
-    min_utilization: float = DEFAULT_MIN_UTILIZATION,
+    options: CompileOptions = DEFAULTS,
+    *,
     inputs: Mapping[str, np.ndarray] | InputReader | None = None,
     seed: int = 0,
     check: Tolerance | None = None,
-    precision: str = "fp32",
-    epilogues: bool = True,
-    partials: str = "fp32",
     timing_only: bool = False,
-    search: str | None = None,
-    temporaries: float | None = None,
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
     dims: Mapping[str, int] | None = None,
@@ -343,18 +287,7 @@ def run_model(
         raise T10Error("a timing-only simulation computes no values to check")
     start = time.perf_counter()
     compiled = compile_model(
-        model_path,
-        chip,
-        planner,
-        min_utilization,
-        precision=precision,
-        epilogues=epilogues,
-        partials=partials,
-        search=search,
-        temporaries=temporaries,
-        observer=observer,
-        input_ranges=input_ranges,
-        dims=dims,
+        model_path, options, observer=observer, input_ranges=input_ranges, dims=dims
     )
     compiled_at = time.perf_counter()
     if inputs is None:
@@ -377,8 +310,8 @@ def run_model(
         result.report,
         planned_ops(compiled.planned),
         model=model_path if isinstance(model_path, str) else None,
-        planner=planner,
-        precision=precision,
+        planner=options.planner,
+        precision=options.precision,
         check=checked,
         planned_sram_bytes=planned_sram(compiled.planned),
         bound_cycles=compiled.bound,

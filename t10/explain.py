@@ -30,6 +30,7 @@ from t10.errors import T10Error
 from t10.figures import log_ticks, plot, shorten
 from t10.pass_instrumentation import PassObserver
 from t10.passes.cold_weights import with_cold_weights
+from t10.passes.compile_options import DEFAULTS, CompileOptions, given_options
 from t10.passes.memory_reconciliation import PlanPoint, model_bytes
 from t10.passes.operators import Operator, operator_tensor_expr, planned_operators
 from t10.passes.t10_plan_search import (
@@ -132,34 +133,21 @@ def _find(operators: list[Operator], name: str) -> int:
 def explain(
     model: str | os.PathLike[str] | onnx.ModelProto,
     op: str,
-    chip: str,
-    planner: str = "t10",
-    min_utilization: float = 0.5,
-    precision: str = "fp32",
-    partials: str = "fp32",
-    search: str | None = None,
-    temporaries: float | None = None,
-    epilogues: bool = True,
+    options: CompileOptions = DEFAULTS,
+    *,
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
     dims: Mapping[str, int] | None = None,
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
-    if planner == "vgm":
+    if given_options(options).planner == "vgm":
         raise T10Error("t10 explain covers the planners that trade plans between operators "
                        "(t10, t10-multidim, replicate); vgm plans each operator on its own")
     compiled = compile_model(
         model,
-        chip,
-        planner,
-        min_utilization,
-        "linalg",
-        precision,
-        epilogues=epilogues,
-        partials=partials,
-        search=search,
-        temporaries=temporaries,
+        options,
+        emit="linalg",
         observer=observer,
         input_ranges=input_ranges,
         dims=dims,
@@ -169,17 +157,8 @@ def explain(
     module, spec = compiled.module, compiled.chip
     operators = planned_operators(module)
     target = _find(operators, op)
-    planning = T10PlanSearch(
-        chip=chip,
-        planner=planner,
-        min_utilization=min_utilization,
-        precision=precision,
-        partials=partials,
-        search=search,
-        temporaries=temporaries,
-        reuse=False,
-    )
-    exprs = [operator_tensor_expr(o, precision, partials) for o in operators]
+    planning = T10PlanSearch(**options.plan_options(), reuse=False)
+    exprs = [operator_tensor_expr(o, options.precision, options.partials) for o in operators]
     shared = SharedSearch()
     # every operator's plan is pinned now: its options are the chosen point
     chosen = [
@@ -189,15 +168,15 @@ def explain(
     generic = operators[target].generic
     pins = {k: generic.attributes.pop(k) for k in (PLAN_ATTR, COLD_ATTR) if k in generic.attributes}
     try:
-        options = planning.options(spec, operators[target], exprs[target], shared)
+        frontier = planning.options(spec, operators[target], exprs[target], shared)
     finally:
         generic.attributes.update(pins)
     if chosen[target].cold:
-        options = with_cold_weights(spec, exprs[target], options)
-    points = list(options.points)
+        frontier = with_cold_weights(spec, exprs[target], frontier)
+    points = list(frontier.points)
     if chosen[target] not in points:
         points.append(chosen[target])
-    elem = element_bytes(precision_type(precision, "--precision"), "--precision")
+    elem = element_bytes(precision_type(options.precision, "--precision"), "--precision")
     liveness = model_liveness(module, operators, elem)
     edges = dataflow_edges(operators)
     readers = sorted({e.consumer for e in edges if e.producer == target})

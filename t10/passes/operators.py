@@ -11,10 +11,9 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from t10.common.epilogues import epilogue_inputs, epilogue_of, fused_tensor_expr, is_epilogue
-from t10.common.tensor_expr import TensorExpr, at_precision, check_partials, linalg_tensor_expr
+from t10.common.tensor_expr import TensorExpr, at_precision, linalg_tensor_expr
 from t10.errors import T10Error
 from t10.passes.memory_reconciliation import Operands
-from t10.passes.plan_search import check_options
 from t10.t10_dialects.rtensor import RTensorType, through_views
 
 _LINALG_OPS_PLANNED = ("linalg.generic", "linalg.yield", "linalg.index")
@@ -61,14 +60,6 @@ def check_not_lowered(module: ModuleOp, what: str) -> None:
                 "before t10-plan-search): simulate chip-level IR with -t t10-sim, or run the "
                 "conversions after its level"
             )
-
-
-def check_search_options(
-    what: str, planner: str, min_utilization: float, precision: str, partials: str
-) -> None:
-    """The plan search's options are valid (`what`: the pass named in the error)."""
-    check_partials(precision, partials, what)
-    check_options(what, planner, min_utilization)
 
 
 @dataclass(frozen=True)

@@ -49,16 +49,16 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 from t10.common import costs
 from t10.common.attr_names import EPILOGUE_ATTR, PLAN_ATTR
-from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import epilogue_problem, mark_epilogue
 from t10.common.locations import Located
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
+from t10.passes.compile_options import DEFAULTS, PlanOptions
 from t10.passes.layout_transitions import transition_estimate
 from t10.passes.operator_frontiers import check_jobs, operator_frontiers
 from t10.passes.operators import (
     Operator,
-    check_search_options,
     operand_roles,
     operator_tensor_expr,
 )
@@ -158,29 +158,34 @@ class MarkEpilogue(RewritePattern):
 class T10FuseEpilogue(ModulePass):
     name = "t10-fuse-epilogue"
 
-    chip: str = "ipu-mk2"
+    chip: str = DEFAULTS.chip
     """The chip whose cost model decides (as t10-plan-search's option)."""
-    min_utilization: float = 0.5
-    precision: str = "fp32"
-    partials: str = "fp32"
+    min_utilization: float = DEFAULTS.min_utilization
+    precision: str = DEFAULTS.precision
+    partials: str = DEFAULTS.partials
     jobs: int = 0
     """Worker processes for the searches, as t10-plan-search's option."""
     always: bool = False
     """Mark every candidate, whether it pays or not."""
 
+    def cost_options(self) -> PlanOptions:
+        """The options of the cost model that decides: the replicate planner's, whose spatial
+        plans hold every operator's fastest plan."""
+        return PlanOptions(
+            chip=self.chip,
+            planner="replicate",
+            min_utilization=self.min_utilization,
+            precision=self.precision,
+            partials=self.partials,
+        )
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         fusion_costs = None
         if not self.always:
-            check_search_options(
-                self.name, "replicate", self.min_utilization, self.precision, self.partials
-            )
+            chip = self.cost_options().validate(self.name)
             check_jobs(self.name, self.jobs)
             fusion_costs = FusionCosts(
-                load_chip(self.chip),
-                self.min_utilization,
-                self.precision,
-                self.partials,
-                self.jobs,
+                chip, self.min_utilization, self.precision, self.partials, self.jobs
             )
             pairs = [(o, r) for o in op.walk() if (r := candidate_reader(o)) is not None]
             fusion_costs.search(

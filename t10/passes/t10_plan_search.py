@@ -98,7 +98,7 @@ from t10.common.attr_names import (
     REUSED_ATTR,
     STORE_ATTR,
 )
-from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import (
     unmark_epilogue,
 )
@@ -112,6 +112,7 @@ from t10.common.tensor_expr import (
 from t10.common.weights import cold_attr, cold_inputs
 from t10.errors import DoesNotFit, T10Error
 from t10.passes.cold_weights import cold_point, expand_estimate, with_cold_weights
+from t10.passes.compile_options import PlanOptions, check_choice_options
 from t10.passes.exact_reconciliation import exact_plans
 from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
@@ -146,7 +147,6 @@ from t10.passes.operators import (
     Operator,
     check_named_ops,
     check_not_lowered,
-    check_search_options,
     operand_roles,
     operator_tensor_expr,
     planned_operators,
@@ -334,77 +334,22 @@ def record_plan(
             generic.attributes[name] = estimate_attr(move)
 
 
-SEARCHES = ("greedy", "exact", "fastest")
-"""How plans are chosen under the SRAM limit: T10's greedy (`choose_plans`), the exact
-optimum (`exact_plans`), or every operator's fastest plan on its own (`fastest_plans`)."""
-PLANNER_SEARCH = {"t10": "greedy", "t10-multidim": "greedy", "replicate": "fastest"}
-"""Each planner's own way of choosing (the `search` option's default)."""
 COLD_PLANNERS = ("t10", "t10-multidim")
 """The planners whose operators may keep their weights cold (a vendor-style planner keeps
 every weight where its operator reads it)."""
-REPLICATE_TEMPORARIES = 0.6
-"""The share of a core's SRAM an operator's plan may take while it runs (beyond its
-resident weights) under the `replicate` planner: the vendor planner's default available
-memory proportion."""
-
-
-def check_choice_options(
-    what: str, planner: str, search: str | None, temporaries: float | None
-) -> tuple[str, float | None]:
-    """The search (given, or the planner's own) and the temporaries proportion (`replicate`
-    only; None for the other planners, which limit nothing but the whole model's bytes)."""
-    if search is not None and search not in SEARCHES:
-        raise T10Error(f"{what}: unknown search '{search}'; choose one of {', '.join(SEARCHES)}")
-    if planner == "vgm" and search is not None:
-        raise T10Error(
-            f"{what}: planner=vgm chooses every operator's plan on its own; search is a rule "
-            "of the other planners"
-        )
-    if temporaries is not None:
-        if planner != "replicate":
-            raise T10Error(
-                f"{what}: temporaries (the share of SRAM an operator may use while it runs) "
-                f"is a rule of planner=replicate, not of planner={planner}"
-            )
-        if not 0 < temporaries <= 1:
-            raise T10Error(
-                f"{what}: temporaries must be a share of SRAM in (0, 1], not {temporaries}"
-            )
-    share = (temporaries or REPLICATE_TEMPORARIES) if planner == "replicate" else None
-    return search or PLANNER_SEARCH.get(planner, "greedy"), share
 
 
 @dataclass(frozen=True)
-class T10PlanSearch(ModulePass):
-    """Intra-operator Pareto search and inter-operator memory reconciliation (T10)."""
+class T10PlanSearch(PlanOptions, ModulePass):
+    """Intra-operator Pareto search and inter-operator memory reconciliation (T10); its
+    options are `PlanOptions`' and the two below."""
 
     name = "t10-plan-search"
 
-    chip: str = "ipu-mk2"
-    """A built-in chip name or a chip JSON file."""
-    planner: str = "t10"
-    """`t10` (rotating tensors) or `replicate` (spatial partitions only)."""
-    min_utilization: float = 0.5
-    """Plans must be able to use at least this fraction of the cores an operator can use."""
-    precision: str = "fp32"
-    """Storage precision: `fp32` or `fp16`."""
-    partials: str = "fp32"
-    """Precision of the partial sums a plan carries across steps and cores: `fp32`, or the
-    storage's (`fp16` with `precision=fp16`)."""
     reuse: bool = True
     """Identical operators share one Pareto frontier, searched once (docs/DESIGN.md, "Reuse
     contract"). Off: every operator's frontier is searched on its own, which gives the same
     plans, slower (tests/unit/test_model_scaling.py compares the two)."""
-    search: str | None = None
-    """How plans are chosen under the SRAM limit: `greedy` (T10's Δtime/Δbytes moves,
-    `memory_reconciliation.choose_plans`), `exact` (the least total operator cycles that
-    fit, a mixed-integer program: `exact_reconciliation`; for models up to mid size) or
-    `fastest` (every operator's fastest plan, chosen on its own; the model may not fit).
-    Default: the planner's own (`PLANNER_SEARCH`: greedy for t10, fastest for replicate).
-    The transition sweep follows each."""
-    temporaries: float | None = None
-    """`replicate` only: the share of SRAM (0 < share <= 1) an operator's plan may take while
-    it runs, beyond its resident weights (default `REPLICATE_TEMPORARIES`, 0.6)."""
     jobs: int = 0
     """Worker processes that search the big operators' frontiers side by side (with
     `reuse`), and plan the operators apart from their epilogues beside those with them:
@@ -412,13 +357,9 @@ class T10PlanSearch(ModulePass):
     whatever the count (`t10.passes.operator_frontiers`, `t10.passes.forked`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        check_search_options(
-            self.name, self.planner, self.min_utilization, self.precision, self.partials
-        )
+        chip = self.validate(self.name)
         check_jobs(self.name, self.jobs)
-        check_choice_options(self.name, self.planner, self.search, self.temporaries)
         check_named_ops(op, self.name)
-        chip = load_chip(self.chip)
         check_not_lowered(op, self.name)
         frontiers = SharedSearch()
         if self.planner == "vgm":

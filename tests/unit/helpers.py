@@ -21,7 +21,7 @@ from xdsl.ir.affine import AffineMap
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.exchange import ViewMove, grid_coords, local_indices
 from t10.common.plans import Estimate, Layout, Plan
-from t10.driver import Compiled, compile_model
+from t10.driver import Compiled, CompileOptions, compile_model
 from t10.examples.zoo import ZOO
 from t10.frontend import import_onnx
 from t10.passes.memory_reconciliation import Liveness, PlanPoint, ReturnedView
@@ -75,7 +75,7 @@ def run_and_check(
     simulate it on `inputs` (default `random_onnx_inputs` with `seed`) and assert every output
     is within RTOL / ATOL of onnxruntime's on the same inputs (integer dtypes included)."""
     proto = onnx.load(model) if isinstance(model, Path) else model
-    compiled = compile_model(model, chip, planner, fuse=fuse)
+    compiled = compile_model(model, CompileOptions(chip=chip, planner=planner, fuse=fuse))
     inputs = random_onnx_inputs(proto, seed) if inputs is None else inputs
     result = simulate(compiled.module, compiled.chip, inputs)
     assert_within_planned_sram(compiled, result)

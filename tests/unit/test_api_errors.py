@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from t10.common.chip_spec import chip_from_dict, load_chip
-from t10.driver import compile_model, run_model
+from t10.driver import CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.sim.simulator import simulate
@@ -68,10 +68,11 @@ def _raises(call: Callable[[], object], *words: str) -> str:
 
 
 def test_missing_and_malformed_models(tmp_path: Path) -> None:
-    _raises(lambda: compile_model(str(tmp_path / "nope.onnx"), CHIP), "nope.onnx")
+    missing = str(tmp_path / "nope.onnx")
+    _raises(lambda: compile_model(missing, CompileOptions(chip=CHIP)), "nope.onnx")
     garbage = tmp_path / "garbage.onnx"
     garbage.write_bytes(b"\x08\x07this is not a model")
-    _raises(lambda: compile_model(str(garbage), CHIP), "garbage.onnx")
+    _raises(lambda: compile_model(str(garbage), CompileOptions(chip=CHIP)), "garbage.onnx")
     truncated = tmp_path / "truncated.onnx"
     truncated.write_bytes(_relu().SerializeToString()[:20])
     _raises(lambda: import_onnx(str(truncated)), "truncated.onnx")
@@ -82,7 +83,7 @@ def test_unsupported_operator_is_named() -> None:
         [helper.make_node("Hardmax", ["x"], ["y"], name="odd")], {"x": (TensorProto.FLOAT, [4])},
         ["y"],
     )
-    _raises(lambda: compile_model(model, CHIP), "unsupported", "Hardmax")
+    _raises(lambda: compile_model(model, CompileOptions(chip=CHIP)), "unsupported", "Hardmax")
 
 
 def test_unsupported_opset_and_no_outputs() -> None:
@@ -98,7 +99,7 @@ def test_negative_dim_is_refused_before_shape_inference() -> None:
 
 
 def test_model_that_fits_no_plan() -> None:
-    _raises(lambda: compile_model(_relu([4096, 4096]), CHIP), "does not fit")
+    _raises(lambda: compile_model(_relu([4096, 4096]), CompileOptions(chip=CHIP)), "does not fit")
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,16 +108,16 @@ def test_model_that_fits_no_plan() -> None:
 
 
 @pytest.mark.parametrize(
-    ("option", "words"),
+    ("options", "emit", "words"),
     [
-        ({"chip": "no-such-chip"}, ("no-such-chip",)),
-        ({"planner": "greedy"}, ("greedy", "replicate")),
-        ({"precision": "fp8"}, ("fp8",)),
-        ({"emit": "llvm"}, ("llvm", "chip")),
+        (CompileOptions(chip="no-such-chip"), "chip", ("no-such-chip",)),
+        (CompileOptions(chip=CHIP, planner="greedy"), "chip", ("greedy", "replicate")),
+        (CompileOptions(chip=CHIP, precision="fp8"), "chip", ("fp8",)),
+        (CompileOptions(chip=CHIP), "llvm", ("llvm", "chip")),
     ],
 )
-def test_bad_compile_options(option: dict[str, str], words: tuple[str, ...]) -> None:
-    _raises(lambda: compile_model(_relu(), **{"chip": CHIP, **option}), *words)
+def test_bad_compile_options(options: CompileOptions, emit: str, words: tuple[str, ...]) -> None:
+    _raises(lambda: compile_model(_relu(), options, emit=emit), *words)
 
 
 def test_bad_chip_figures_name_the_field() -> None:
@@ -147,7 +148,7 @@ def test_run_model_refuses_inputs_that_are_not_the_models(
     tmp_path: Path, inputs: dict[str, np.ndarray], words: tuple[str, ...]
 ) -> None:
     path = _saved(tmp_path, _relu())
-    _raises(lambda: run_model(path, chip=CHIP, inputs=inputs), *words)
+    _raises(lambda: run_model(path, CompileOptions(chip=CHIP), inputs=inputs), *words)
 
 
 @pytest.mark.parametrize(
@@ -162,7 +163,7 @@ def test_run_model_refuses_inputs_that_are_not_the_models(
 def test_simulate_refuses_inputs_that_are_not_the_programs(
     value: np.ndarray, words: tuple[str, ...]
 ) -> None:
-    compiled = compile_model(_relu(), CHIP)
+    compiled = compile_model(_relu(), CompileOptions(chip=CHIP))
     _raises(lambda: simulate(compiled.module, compiled.chip, {"x": value}), *words)
 
 
@@ -173,7 +174,7 @@ def test_simulate_takes_an_integer_input_in_its_declared_dtype() -> None:
         {"ids": (TensorProto.INT64, [4])},
         ["y"],
     )
-    compiled = compile_model(model, CHIP)
+    compiled = compile_model(model, CompileOptions(chip=CHIP))
     ids = np.array([3, -1, 0, 7], np.int64)
     out = simulate(compiled.module, compiled.chip, {"ids": ids}).outputs["y"]
     np.testing.assert_array_equal(out, np.maximum(ids, 0).astype(np.float32))
@@ -196,7 +197,7 @@ def test_simulation_overflow_and_nan_are_values_not_warnings() -> None:
         [onnx.numpy_helper.from_array(w, "w")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    compiled = compile_model(model, CHIP)
+    compiled = compile_model(model, CompileOptions(chip=CHIP))
     x = np.full((4, 8), 2.0, np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -224,9 +225,9 @@ def test_fp16_overflow_is_reported(tmp_path: Path, where: str) -> None:
         [onnx.numpy_helper.from_array(w, "w")],
     )
     path = _saved(tmp_path, helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
-    result = run_model(path, chip=CHIP, inputs={"x": x}, precision="fp16")
+    result = run_model(path, CompileOptions(chip=CHIP, precision="fp16"), inputs={"x": x})
     (warning,) = result.report["warnings"]
     assert "fp16 overflow" in warning and "--precision fp32" in warning
     assert ("core.kernel 'mm'" if where == "kernel" else "core.load") in warning
     assert not np.isfinite(result.outputs["y"]).all()
-    assert run_model(path, chip=CHIP, inputs={"x": x}).report["warnings"] == []
+    assert run_model(path, CompileOptions(chip=CHIP), inputs={"x": x}).report["warnings"] == []

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from t10.common.bounds import Bound, model_bound, operator_bound
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
-from t10.driver import run_model
+from t10.driver import CompileOptions, run_model
 from t10.examples.models import mlp
 from t10.passes.plan_search import operator_frontier
 
@@ -162,7 +162,11 @@ def test_model_bound_sums_the_operators() -> None:
 def test_simulated_operators_are_at_least_their_bounds(tmp_path: Path, epilogues: bool) -> None:
     path = tmp_path / "mlp.onnx"
     path.write_bytes(mlp().SerializeToString())
-    report = run_model(str(path), "test-16", epilogues=epilogues, timing_only=True).report
+    report = run_model(
+        str(path),
+        CompileOptions(chip="test-16", epilogues=epilogues),
+        timing_only=True,
+    ).report
     planned = [op for op in report["ops"] if op["kind"] not in ("relayout", "gather")]
     assert planned and all(op["bound_cycles"] is not None for op in planned)
     for op in report["ops"]:

@@ -18,7 +18,7 @@ from t10.cli import main
 from t10.common.bounds import operator_bound
 from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import matmul_expr
-from t10.driver import compile_model, make_context, run_model
+from t10.driver import CompileOptions, compile_model, make_context, run_model
 from t10.examples.models import matmul, mlp
 from t10.report import input_specs, random_inputs
 
@@ -151,7 +151,12 @@ def test_dims_give_symbolic_dimensions_their_sizes(
     assert main(["compile", str(path), "--chip", "test-16", "--emit", "linalg", "--dim",
                  "batch=2", "--dim", "sequence=7"]) == 0
     assert "%scores: tensor<2x7xf32>" in capsys.readouterr().out
-    result = run_model(_symbolic_model(), "test-16", check=None, dims={"batch": 1, "sequence": 2})
+    result = run_model(
+        _symbolic_model(),
+        CompileOptions(chip="test-16"),
+        check=None,
+        dims={"batch": 1, "sequence": 2},
+    )
     assert result.outputs["y"].shape == (1, 2, 4)
 
 
@@ -180,7 +185,10 @@ def test_run_with_the_exact_search_where_memory_binds(
     models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--search exact` chooses the plans that fit a squeezed chip, and they run and check."""
-    needed = run_model(str(models["mlp"]), chip="test-16").report["planned_sram_bytes_per_core"]
+    needed = run_model(
+        str(models["mlp"]),
+        CompileOptions(chip="test-16"),
+    ).report["planned_sram_bytes_per_core"]
     chip = chip_file_with_sram(int(needed * 0.9) // 4 * 4, tmp_path)
     assert main(["run", str(models["mlp"]), "--chip", chip, "--search", "exact", "--check"]) == 0
     assert "PASSED" in capsys.readouterr().out
@@ -223,7 +231,7 @@ def test_run_outputs_and_report(
 def test_run_inputs_npz_matches_seeded(
     models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    module = compile_model(str(models["mm"]), "test-16", emit="linalg").module
+    module = compile_model(str(models["mm"]), CompileOptions(chip="test-16"), emit="linalg").module
     inputs = random_inputs(input_specs(module), seed=5)
     np.savez(tmp_path / "in.npz", **inputs)
     a, b = tmp_path / "a.npz", tmp_path / "b.npz"
@@ -241,7 +249,11 @@ def test_run_integer_input(
 ) -> None:
     """Random integer inputs are 0/1 of the input's dtype; --inputs takes int64 arrays;
     --check feeds onnxruntime the integers."""
-    module = compile_model(str(models["mask"]), "test-16", emit="linalg").module
+    module = compile_model(
+        str(models["mask"]),
+        CompileOptions(chip="test-16"),
+        emit="linalg",
+    ).module
     specs = input_specs(module)
     assert [(s.name, s.onnx_type) for s in specs] == [("scores", None), ("mask", "int64")]
     inputs = random_inputs(specs, seed=2)
@@ -419,7 +431,7 @@ def test_t10_sim_target(models: dict[str, Path]) -> None:
     from t10.errors import T10Error
     from t10.targets import T10SimTarget
 
-    module = compile_model(str(models["mm"]), "test-16").module
+    module = compile_model(str(models["mm"]), CompileOptions(chip="test-16")).module
     out = io.StringIO()
     T10SimTarget(seed=0).emit(make_context(), module, out)
     text = out.getvalue()

@@ -27,7 +27,7 @@ import t10.cli
 import t10.driver
 from t10.cli import main
 from t10.common.chip_spec import load_chip
-from t10.driver import CHECK_TOLERANCES, compile_model, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPSETS
 from t10.reference import reference_outputs, reference_session
@@ -307,14 +307,14 @@ def test_many_unknown_inputs_are_counted_not_listed(
     _fails(argv, 1, "the inputs do not match the model: " + listed, capsys)
     inputs = {"scores": _F32, "mask": _I64, **{f"e{i}": _F32 for i in range(1000)}}
     with pytest.raises(T10Error) as e:
-        run_model(str(models["mask"]), CHIP, inputs=inputs)
+        run_model(str(models["mask"]), CompileOptions(chip=CHIP), inputs=inputs)
     assert re.search(listed, str(e.value)) and len(str(e.value)) < 300
 
 
 @pytest.fixture(scope="module")
 def mask_program(models: dict[str, Path]) -> tuple[Any, Any]:
     """The mask model compiled once: its chip-level module and chip."""
-    compiled = compile_model(str(models["mask"]), CHIP)
+    compiled = compile_model(str(models["mask"]), CompileOptions(chip=CHIP))
     return compiled.module, compiled.chip
 
 
@@ -681,9 +681,13 @@ def test_fp32_check_floor_follows_the_output_scale(tmp_path: Path) -> None:
     next(a for a in gemm.attribute if a.name == "alpha").f = 1e30
     path = tmp_path / "alpha.onnx"
     onnx.save_model(model, str(path))
-    result = run_model(str(path), chip=CHIP, check=CHECK_TOLERANCES["fp32"])
+    result = run_model(str(path), CompileOptions(chip=CHIP), check=CHECK_TOLERANCES["fp32"])
     assert result.check is not None and result.check.passed
-    strict = run_model(str(path), chip=CHIP, check=Tolerance(rtol=1e-4, atol=1e-5, atol_rms=0))
+    strict = run_model(
+        str(path),
+        CompileOptions(chip=CHIP),
+        check=Tolerance(rtol=1e-4, atol=1e-5, atol_rms=0),
+    )
     assert strict.check is not None and not strict.check.passed
 
 

@@ -12,7 +12,7 @@ import onnx
 import pytest
 from helpers import random_onnx_inputs, with_random_weights
 
-from t10.driver import run_model
+from t10.driver import CompileOptions, run_model
 from t10.report import Tolerance
 
 TOLERANCE = Tolerance(rtol=1e-4, atol=1e-5, atol_rms=2e-5)
@@ -35,8 +35,12 @@ def test_every_export_is_here() -> None:
 @pytest.mark.parametrize("name", MODELS)
 def test_export_matches_onnxruntime(name: str, exporter: str) -> None:
     model = with_random_weights(onnx.load(str(DATA / f"{name}.{exporter}.onnx")))
-    result = run_model(model, "ipu-mk2", inputs=random_onnx_inputs(model, 1),
-                       check=TOLERANCE)
+    result = run_model(
+        model,
+        CompileOptions(chip="ipu-mk2"),
+        inputs=random_onnx_inputs(model, 1),
+        check=TOLERANCE,
+    )
     assert result.check is not None and result.check.passed, result.check.outputs
     assert result.report["peak_sram_bytes_per_core"] <= result.report[
         "planned_sram_bytes_per_core"]

@@ -21,7 +21,7 @@ from t10.common.attr_names import COLD_ATTR, PLAN_ATTR
 from t10.common.chip_spec import load_chip
 from t10.common.plans import Plan, host_layout, input_layouts
 from t10.common.weights import cold_attr
-from t10.driver import CHECK_TOLERANCES, compile_module
+from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_module
 from t10.errors import T10Error
 from t10.examples import models
 from t10.frontend import import_onnx
@@ -59,10 +59,16 @@ def _check_run(report: dict) -> None:
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
 def test_chosen_where_memory_binds_and_matches_onnxruntime(precision: str, tmp_path: Path) -> None:
     chip = chip_file_with_sram(SRAM if precision == "fp32" else SRAM // 2, tmp_path)
-    compiled = driver.compile_model(_mlp(), chip, emit="linalg", precision=precision)
+    compiled = driver.compile_model(
+        _mlp(),
+        driver.CompileOptions(chip=chip, precision=precision),
+        emit="linalg",
+    )
     assert "t10.cold = array<i64: 1" in str(compiled.planned)
     result = driver.run_model(
-        _mlp(), chip, precision=precision, check=driver.CHECK_TOLERANCES[precision]
+        _mlp(),
+        driver.CompileOptions(chip=chip, precision=precision),
+        check=driver.CHECK_TOLERANCES[precision],
     )
     assert result.check is not None and result.check.passed, result.check
     _check_run(result.report)
@@ -71,7 +77,7 @@ def test_chosen_where_memory_binds_and_matches_onnxruntime(precision: str, tmp_p
 
 
 def test_never_chosen_when_the_fastest_plans_fit(tmp_path: Path) -> None:
-    compiled = driver.compile_model(_mlp(), "test-16", emit="linalg")
+    compiled = driver.compile_model(_mlp(), driver.CompileOptions(chip="test-16"), emit="linalg")
     assert "t10.cold" not in str(compiled.planned)
 
 
@@ -120,7 +126,7 @@ def test_pinned_cold_plans_match_onnxruntime(rows: int, cols: int, k: int, preci
         plan = Plan((plan.factors[0], 16 // plan.factors[0], 1))
     operator.generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(plan)
     operator.generic.attributes[COLD_ATTR] = cold_attr([1])
-    compiled = compile_module(module, "test-16", precision=precision)
+    compiled = compile_module(module, CompileOptions(chip="test-16", precision=precision))
     assert COLD_ATTR in next(
         o for o in compiled.planned.walk() if isinstance(o, GenericOp)
     ).attributes
@@ -148,4 +154,4 @@ def test_a_bad_cold_mark_is_refused(cold: list[int], message: str) -> None:
     operator.generic.attributes[COLD_ATTR] = cold_attr(cold)
     operator.generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(Plan((4, 4, 1)))
     with pytest.raises(T10Error, match=re.escape(message)):
-        compile_module(module, "test-16")
+        compile_module(module, CompileOptions(chip="test-16"))

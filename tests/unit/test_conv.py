@@ -16,7 +16,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.t10_dialects import rtensor
@@ -121,7 +121,11 @@ def test_conv_matches_onnxruntime(case: str, chip: str) -> None:
 @pytest.mark.parametrize("case", ["3x3 pad 1", "asymmetric pads, strides, dilations",
                                   "depthwise x2", "3-D"])
 def test_conv_fp16_matches_onnxruntime(case: str, chip: str) -> None:
-    result = run_model(_conv(case), chip, precision="fp16", check=CHECK_TOLERANCES["fp16"])
+    result = run_model(
+        _conv(case),
+        CompileOptions(chip=chip, precision="fp16"),
+        check=CHECK_TOLERANCES["fp16"],
+    )
     assert result.check is not None and result.check.passed
 
 

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import arith
 
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.t10_dialects import rtensor
@@ -87,7 +87,11 @@ def test_conv_transpose_matches_onnxruntime(case: str, chip: str) -> None:
 @pytest.mark.parametrize("case", ["1-D stride 3, pads", "2-D stride 2 (a decoder upsample)",
                                   "2-D grouped", "3-D"])
 def test_conv_transpose_fp16_matches_onnxruntime(case: str) -> None:
-    result = run_model(_case(case), "test-16", precision="fp16", check=CHECK_TOLERANCES["fp16"])
+    result = run_model(
+        _case(case),
+        CompileOptions(chip="test-16", precision="fp16"),
+        check=CHECK_TOLERANCES["fp16"],
+    )
     assert result.check is not None and result.check.passed
 
 

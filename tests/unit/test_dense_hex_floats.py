@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
 )
 
 from t10.common.chip_spec import load_chip
-from t10.driver import check_against_reference, check_tolerance, run_model
+from t10.driver import CompileOptions, check_against_reference, check_tolerance, run_model
 from t10.opt import T10OptMain, main
 from t10.report import input_specs, random_inputs
 from t10.sim.simulator import simulate
@@ -182,7 +182,7 @@ def test_minus_inf_model_stage_by_stage_computes_as_t10_run(
     inputs = random_inputs(input_specs(module), 0)
     staged = simulate(module, load_chip("test-16"), inputs).outputs
     assert check_against_reference(model, inputs, staged, check_tolerance("fp32")).passed
-    direct = run_model(model, "test-16", inputs=inputs).outputs
+    direct = run_model(model, CompileOptions(chip="test-16"), inputs=inputs).outputs
     assert staged.keys() == direct.keys()
     for name, values in direct.items():
         np.testing.assert_array_equal(staged[name], values, err_msg=name)

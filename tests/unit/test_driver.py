@@ -13,7 +13,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.passes import ModulePass
 
 from t10.common.attr_names import PLAN_ATTR
-from t10.driver import compile_model, run_passes
+from t10.driver import CompileOptions, compile_model, run_passes
 from t10.errors import T10Error
 from t10.examples.models import mlp
 from t10.frontend import import_onnx
@@ -56,7 +56,7 @@ class Seen:
 
 
 def test_after_pass_sees_every_pass_in_order() -> None:
-    passes = pipeline("test-16", "t10", 0.5)
+    passes = pipeline(CompileOptions(chip="test-16"))
     seen = Seen()
     run_passes(import_onnx(mlp()), passes, seen)
     assert seen.ended == [(p.name, p.name) for p in passes]
@@ -67,7 +67,7 @@ def test_pass_times_add_up_to_the_pipeline() -> None:
     """Each pass's time and its verification's are measured apart and cover the run."""
     seen = Seen()
     start = time.perf_counter()
-    run_passes(import_onnx(mlp()), pipeline("test-16", "t10", 0.5), seen)
+    run_passes(import_onnx(mlp()), pipeline(CompileOptions(chip="test-16")), seen)
     total = time.perf_counter() - start
     times = seen.times
     assert all(t.seconds > 0 and t.verify_seconds > 0 for t in times)
@@ -75,7 +75,7 @@ def test_pass_times_add_up_to_the_pipeline() -> None:
 
 
 def test_compile_keeps_the_plans_and_lowers_to_the_chip_level() -> None:
-    compiled = compile_model(mlp(), "test-16")
+    compiled = compile_model(mlp(), CompileOptions(chip="test-16"))
     assert any(op.name == "chip.program" for op in compiled.module.walk())
     assert not any(isinstance(op, GenericOp) for op in compiled.module.walk())
     assert any(PLAN_ATTR in op.attributes for op in compiled.planned.walk())

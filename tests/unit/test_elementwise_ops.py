@@ -17,7 +17,7 @@ from xdsl.dialects import math as math_dialect
 
 from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import ELEMENTWISE_BODY_OPS
-from t10.driver import CHECK_TOLERANCES, compile_model, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.reference import reference_session
 from t10.sim.interpreter_arith import CMPF_PREDICATES, FLOAT_BINARY, MATH_FUNCTIONS
@@ -216,7 +216,7 @@ def test_fused_exported_gelu_is_one_operator_and_cheaper(chip: str) -> None:
     x = {"x": np.random.default_rng(5).standard_normal((32, 64)).astype(np.float32)}
     cycles = {}
     for fuse in (True, False):
-        module = compile_model(model, chip, fuse=fuse).module
+        module = compile_model(model, CompileOptions(chip=chip, fuse=fuse)).module
         result = simulate(module, load_chip(chip), x)
         (want,) = reference_session(model).run(None, x)
         np.testing.assert_allclose(result.outputs["y"], want, rtol=RTOL, atol=ATOL)
@@ -239,7 +239,7 @@ def test_fused_operator_estimate_is_its_simulated_cost() -> None:
         node("Mul", ["t", "h"], ["y"]),
     ]
     model = _model(nodes, {"x": [48, 80]}, {"y": [48, 80]}, {"b": np.ones(80, np.float32)})
-    run = run_planner(model, "ipu-mk2", "t10", seed=0)
+    run = run_planner(model, CompileOptions(chip="ipu-mk2"), seed=0)
     (op,) = run.ops
     assert op["name"] == "Add_0+Tanh_1+Mul_2"
     assert op["estimated_cycles"] == op["cycles"] and op["compute_cycles"] > 0
@@ -294,8 +294,12 @@ def test_activations_match_onnxruntime(op: str, defaults: bool, chip: str) -> No
 def test_activations_in_fp16_storage_match_onnxruntime() -> None:
     for op, attrs in ACTIVATIONS.items():
         model = activation_model(op, attrs, rows=8)
-        result = run_model(model, "ipu-mk2", inputs=_inputs(model, seed=5), precision="fp16",
-                           check=CHECK_TOLERANCES["fp16"])
+        result = run_model(
+            model,
+            CompileOptions(chip="ipu-mk2", precision="fp16"),
+            inputs=_inputs(model, seed=5),
+            check=CHECK_TOLERANCES["fp16"],
+        )
         assert result.check is not None and result.check.passed, (op, result.check)
 
 
@@ -346,7 +350,7 @@ def test_prelu_slope_must_broadcast_to_the_input() -> None:
     ), opset_imports=[helper.make_opsetid("", 20)])
     with pytest.raises(T10Error, match=r"node 'act' \(PRelu\): slope of shape \[4, 1, 3\] does "
                                        r"not broadcast to the input's shape \[2, 3\]"):
-        compile_model(model, "test-16")
+        compile_model(model, CompileOptions(chip="test-16"))
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])

@@ -17,6 +17,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 from t10.common.chip_spec import load_chip
 from t10.driver import (
     CHECK_TOLERANCES,
+    CompileOptions,
     compile_model,
     compile_module,
     make_context,
@@ -37,7 +38,7 @@ def compile_with_estimate(
     model: onnx.ModelProto | Path, chip: str, planner: str = "t10"
 ) -> tuple[ModuleOp, int]:
     """The chip-level module and the plan search's total estimated cycles."""
-    compiled = compile_model(model, chip, planner, fuse=False)
+    compiled = compile_model(model, CompileOptions(chip=chip, planner=planner, fuse=False))
     estimated = sum(
         op.attributes["t10.estimate"].cycles.data
         for op in compiled.planned.walk()
@@ -214,7 +215,7 @@ def test_padding_stays_zero_through_a_reduction() -> None:
     ones unless kernels zero it; the matmul then reads both padded operands where their
     producers left them (pinned plans, same placement: no relayout re-zeroes them)."""
     module = Parser(make_context(), PADDED_REDUCTION).parse_module()
-    compile_module(module, "test-16")
+    compile_module(module, CompileOptions(chip="test-16"))
     assert not any(op.name == "core.relayout" for op in module.walk())
     rng = np.random.default_rng(0)
     a = rng.standard_normal((5, 7)).astype(np.float32)
@@ -253,7 +254,7 @@ def test_projections_of_one_activation_share_its_move(chip: str, tmp_path: Path)
     the estimate still matches the simulation op by op."""
     path = tmp_path / "projections.onnx"
     onnx.save(_projections(), path)
-    report = run_model(str(path), chip, check=CHECK_TOLERANCES["fp32"]).report
+    report = run_model(str(path), CompileOptions(chip=chip), check=CHECK_TOLERANCES["fp32"]).report
     assert report["check"]["passed"]
     moves = [op["name"] for op in report["ops"] if op["kind"] == "relayout"]
     assert moves == ["q_proj/relayout"]

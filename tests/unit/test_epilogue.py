@@ -24,6 +24,7 @@ from t10.common.plans import Plan, Rotation, plan_problem, reduction_group
 from t10.common.tensor_expr import linalg_tensor_expr, op_name
 from t10.driver import (
     CHECK_TOLERANCES,
+    CompileOptions,
     compile_model,
     compile_module,
     make_context,
@@ -129,7 +130,7 @@ def _simulate(
 ) -> tuple[SimResult, dict[str, int]]:
     """Plan (pinned plans are kept), lower and simulate; also the estimated cycles by
     operator and relayout."""
-    compiled = compile_module(module, chip, precision=precision, fuse=False)
+    compiled = compile_module(module, CompileOptions(chip=chip, precision=precision, fuse=False))
     estimates = {op.name: op.estimated_cycles for op in planned_ops(compiled.planned)}
     return simulate(module, compiled.chip, feeds), estimates
 
@@ -224,7 +225,7 @@ def test_after_a_split_reduction_the_epilogue_runs_on_the_reduce_scattered_parts
     assert fused.report.total_cycles < apart.report.total_cycles
     plan = _planned(model, "ipu-mk2")
     assert reduction_group(expr, plan) > 1
-    chip_ir = str(compile_model(model, "ipu-mk2").module)
+    chip_ir = str(compile_model(model, CompileOptions(chip="ipu-mk2")).module)
     assert "core.all_reduce \"sum\"" in chip_ir and " scatter : " in chip_ir
     assert "axes [0, 1] scatter sizes" in chip_ir and "core.all_gather" in chip_ir
 
@@ -232,7 +233,7 @@ def test_after_a_split_reduction_the_epilogue_runs_on_the_reduce_scattered_parts
 def _planned(model: onnx.ModelProto, chip: str) -> Plan:
     (plan,) = [
         op.attributes["t10.plan"].to_plan()
-        for op in compile_model(model, chip, emit="linalg").module.walk()
+        for op in compile_model(model, CompileOptions(chip=chip), emit="linalg").module.walk()
         if isinstance(op, GenericOp) and "t10.plan" in op.attributes
     ]
     return plan
@@ -319,7 +320,7 @@ def test_the_simulator_keeps_each_replica_to_its_own_run_until_the_all_gather() 
     feeds = _inputs(dense_residual())
     complete, _ = _simulate(module.clone(), "test-16", feeds)
     _check(dense_residual(), complete, "fp32")
-    compile_module(module, "test-16", fuse=False)
+    compile_module(module, CompileOptions(chip="test-16", fuse=False))
     (gather,) = [op for op in module.walk() if isinstance(op, core.AllGatherOp)]
     gather.detach()
     gather.erase()
@@ -329,7 +330,11 @@ def test_the_simulator_keeps_each_replica_to_its_own_run_until_the_all_gather() 
 
 def _planned_total(model: Path, chip: str, epilogues: bool) -> tuple[int, ModuleOp]:
     """The plan search's estimate of the whole model (operators, relayouts, gathers)."""
-    module = compile_model(str(model), chip, emit="linalg", epilogues=epilogues).module
+    module = compile_model(
+        str(model),
+        CompileOptions(chip=chip, epilogues=epilogues),
+        emit="linalg",
+    ).module
     return sum(op.estimated_cycles or 0 for op in planned_ops(module)), module
 
 
@@ -339,7 +344,10 @@ def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: 
     faster: never slower than without them; where it drops them, no mark or fused name is
     left. The squeezed sizes reach both outcomes."""
     model = tiny_llama(tmp_path / "llama.onnx")
-    needed = run_model(str(model), chip="test-16").report["planned_sram_bytes_per_core"]
+    needed = run_model(
+        str(model),
+        CompileOptions(chip="test-16"),
+    ).report["planned_sram_bytes_per_core"]
     outcomes = set()
     for fraction in (0.99, 0.97, 0.9, 0.85):
         chip = chip_file_with_sram(int(needed * fraction) // 4 * 4, tmp_path)
@@ -361,7 +369,10 @@ def test_the_plan_without_epilogues_made_beside_is_the_one_made_here(
     SRAM sizes that keep the epilogues and that drop them."""
     monkeypatch.setattr(forked, "usable_cpus", lambda: 2)  # a child even on one CPU
     model = tiny_llama(tmp_path / "llama.onnx")
-    needed = run_model(str(model), chip="test-16").report["planned_sram_bytes_per_core"]
+    needed = run_model(
+        str(model),
+        CompileOptions(chip="test-16"),
+    ).report["planned_sram_bytes_per_core"]
     for fraction in (0.99, 0.85):
         chip = chip_file_with_sram(int(needed * fraction) // 4 * 4, tmp_path)
         printed = []
@@ -369,7 +380,7 @@ def test_the_plan_without_epilogues_made_beside_is_the_one_made_here(
             module = import_onnx(str(model))
             passes = [
                 dataclasses.replace(p, jobs=jobs) if isinstance(p, T10PlanSearch) else p
-                for p in pipeline(chip, "t10", 0.5, emit="linalg")
+                for p in pipeline(CompileOptions(chip=chip), emit="linalg")
             ]
             run_passes(module, passes)
             printed.append(str(module))
@@ -387,7 +398,7 @@ def test_every_export_with_every_candidate_fused_matches_onnxruntime(name: str, 
     path = Path(__file__).parent / "data" / name
     module = _fused(onnx.load(path), chip)
     assert any(EPILOGUE_ATTR in op.attributes for op in module.walk())
-    compile_module(module, chip, fuse=False)
+    compile_module(module, CompileOptions(chip=chip, fuse=False))
     inputs = random_inputs(input_specs(module), 0)
     result = simulate(module, load_chip(chip), inputs)
     check = check_outputs(result.outputs, reference_outputs(onnx.load(path), inputs),

@@ -27,7 +27,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from t10.common import costs
 from t10.common.chip_spec import load_chip
-from t10.driver import run_model
+from t10.driver import CompileOptions, run_model
 from t10.examples.models import EXAMPLES
 from t10.examples.zoo import ZOO
 
@@ -123,7 +123,7 @@ def test_estimates_equal_the_simulation(
     if stem in BIG:
         chip = chip_file_with_sram(4 << 20, tmp_path_factory.mktemp("chip"))
     uniform_ids = stem not in VALUES
-    report = run_model(MODELS[name](), chip, timing_only=uniform_ids).report
+    report = run_model(MODELS[name](), CompileOptions(chip=chip), timing_only=uniform_ids).report
     assert_consistent(report, chip, uniform_ids)
 
 
@@ -132,8 +132,11 @@ def test_estimates_equal_the_simulation(
 def test_returned_views_are_estimated(planner: str, precision: str) -> None:
     """The move that makes a returned view (the second Conv's output) has its estimate
     under every planner and precision."""
-    report = run_model(two_convs(), "test-16", planner=planner, precision=precision,
-                       timing_only=True).report
+    report = run_model(
+        two_convs(),
+        CompileOptions(chip="test-16", planner=planner, precision=precision),
+        timing_only=True,
+    ).report
     moves = [op for op in report["ops"] if op["name"] == "conv2:5/relayout"]
     assert len(moves) == 1 and moves[0]["kind"] == "relayout"
     assert_consistent(report, "test-16")

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from t10.cli import main
 from t10.common.attr_names import MODEL_BYTES_ATTR, REUSED_ATTR
-from t10.driver import compile_model, run_model
+from t10.driver import CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.examples import zoo
 from t10.examples.models import mlp
@@ -34,9 +34,9 @@ def tight_chip(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_the_chosen_plan_is_the_models(tight_chip: str, op: str) -> None:
     """The chosen alternative is the plan the search recorded, and the model measured around
     it is the model the search planned: its peak and its estimated cycles."""
-    e = explain(mlp(), op, tight_chip)
-    run = run_model(mlp(), tight_chip, timing_only=True)
-    planned = compile_model(mlp(), tight_chip, emit="linalg").module
+    e = explain(mlp(), op, CompileOptions(chip=tight_chip))
+    run = run_model(mlp(), CompileOptions(chip=tight_chip), timing_only=True)
+    planned = compile_model(mlp(), CompileOptions(chip=tight_chip), emit="linalg").module
     assert e.chosen.model_bytes == planned.attributes[MODEL_BYTES_ATTR].value.data
     assert e.chosen.model_cycles == run.report["estimated_total_cycles"]
     assert e.chosen.model_bytes <= e.sram_bytes
@@ -71,16 +71,16 @@ def test_the_chosen_plan_counts_the_shared_moves(op: str) -> None:
     """Where readers share a move, the model measured around the chosen plan is still the
     model the search planned (it once counted every reader's move apart)."""
     model = _three_readers()
-    planned = compile_model(model, "test-16", emit="linalg").module
+    planned = compile_model(model, CompileOptions(chip="test-16"), emit="linalg").module
     assert any(REUSED_ATTR in o.attributes for o in planned.walk())
-    e = explain(model, op, "test-16")
-    run = run_model(model, "test-16", timing_only=True)
+    e = explain(model, op, CompileOptions(chip="test-16"))
+    run = run_model(model, CompileOptions(chip="test-16"), timing_only=True)
     assert e.chosen.model_cycles == run.report["estimated_total_cycles"]
     assert e.chosen.model_bytes == planned.attributes[MODEL_BYTES_ATTR].value.data
 
 
 def test_memory_is_the_reason_when_faster_plans_do_not_fit(tight_chip: str) -> None:
-    e = explain(mlp(), "fc1/MatMul", tight_chip)
+    e = explain(mlp(), "fc1/MatMul", CompileOptions(chip=tight_chip))
     faster = [a for a in e.alternatives if a.model_cycles < e.chosen.model_cycles]
     assert faster and all(a.model_bytes > e.sram_bytes for a in faster)
     assert e.reason().startswith("memory: every plan that would make the model faster needs")
@@ -88,7 +88,7 @@ def test_memory_is_the_reason_when_faster_plans_do_not_fit(tight_chip: str) -> N
 
 
 def test_the_fastest_plan_when_memory_does_not_bind() -> None:
-    e = explain(mlp(), "fc1/MatMul", "test-16")
+    e = explain(mlp(), "fc1/MatMul", CompileOptions(chip="test-16"))
     assert e.chosen.point.cycles == min(a.point.cycles for a in e.alternatives)
     assert e.reason() == "it is the operator's fastest plan, and the model fits with it"
     text = io.StringIO()
@@ -129,7 +129,7 @@ def test_cli_on_a_bert_base_ffn_matmul(
 )
 def test_bad_requests(op: str, planner: str, message: str) -> None:
     with pytest.raises(T10Error, match=message):
-        explain(mlp(), op, "test-16", planner)
+        explain(mlp(), op, CompileOptions(chip="test-16", planner=planner))
 
 
 def _long_fused_model() -> onnx.ModelProto:

@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import StringAttr
 
-from t10.driver import compile_module
+from t10.driver import CompileOptions, compile_module
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.frontend.folding import NUMPY_FOLDS, evaluate
@@ -411,7 +411,7 @@ def test_terabyte_constants_are_splats(
     constants = [op for op in module.walk() if isinstance(op, arith.ConstantOp)]
     assert constants and all(len(c.value.data.data) == 4 for c in constants)
     with pytest.raises(T10Error, match=r"the model does not fit chip 'test-16'"):
-        compile_module(module, "test-16")
+        compile_module(module, CompileOptions(chip="test-16"))
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.transformers.float16 import convert_float_to_float16
 
 from t10 import driver
-from t10.driver import run_model
+from t10.driver import CompileOptions, run_model
 from t10.examples.models import EXAMPLES
 from t10.examples.zoo import ZOO
 from t10.reference import reference_session
@@ -156,8 +156,8 @@ def test_fp16_adds_no_nan_or_inf(name: str) -> None:
     inputs = None
     if name.startswith("attention-"):
         inputs = _attention_inputs(name.removeprefix("attention-"), _mask(0, 2), 0)
-    fp16 = run_model(model, CHIP, inputs=inputs, precision="fp16")
-    fp32 = run_model(model, CHIP, inputs=inputs)
+    fp16 = run_model(model, CompileOptions(chip=CHIP, precision="fp16"), inputs=inputs)
+    fp32 = run_model(model, CompileOptions(chip=CHIP), inputs=inputs)
     assert _nonfinite_added(fp16.outputs, fp32.outputs) == {}
     assert fp16.report["warnings"] == []
 
@@ -181,7 +181,7 @@ def test_fp16_mask_beyond_range_masks_as_onnxruntime_fp16(
     masked = _mask(seed, full_rows)
     model = _masked_attention(form, fill, masked)
     inputs = _attention_inputs(form, masked, seed)
-    result = run_model(model, CHIP, inputs=inputs, precision="fp16")
+    result = run_model(model, CompileOptions(chip=CHIP, precision="fp16"), inputs=inputs)
     half = convert_float_to_float16(model, keep_io_types=True)
     got = reference_session(half).run(None, inputs)
     want = {name: np.asarray(v) for name, v in zip(("y", "sb"), got, strict=True)}
@@ -208,8 +208,11 @@ def test_fp16_weight_beyond_range_saturates(tmp_path: Path) -> None:
     rounding of 65504 + 7 (65504), and the report says so; a weight of -inf stays -inf."""
     w = np.ones((8, 3), np.float32)
     w[2, 1], w[0, 0] = 1e6, -np.inf
-    result = run_model(_matmul(w), CHIP, inputs={"x": np.ones((4, 8), np.float32)},
-                       precision="fp16")
+    result = run_model(
+        _matmul(w),
+        CompileOptions(chip=CHIP, precision="fp16"),
+        inputs={"x": np.ones((4, 8), np.float32)},
+    )
     np.testing.assert_array_equal(result.outputs["y"][:, 1], np.full(4, 65504, np.float32))
     np.testing.assert_array_equal(result.outputs["y"][:, 0], np.full(4, -np.inf, np.float32))
     assert result.report["warnings"] == [_saturated(1, "1e+06", "mm")]
@@ -239,9 +242,13 @@ def test_fp16_saturation_warns_of_all_but_float32_extremes(
     w = np.ones((8, 3), np.float32)
     w[1, :] = values
     x = np.ones((4, 8), np.float32)
-    fp16 = run_model(_matmul(w), CHIP, inputs={"x": x}, precision="fp16")
+    fp16 = run_model(_matmul(w), CompileOptions(chip=CHIP, precision="fp16"), inputs={"x": x})
     assert fp16.report["warnings"] == ([] if warning is None else [warning])
-    assert run_model(_matmul(w), CHIP, inputs={"x": x}).report["warnings"] == []
+    assert run_model(
+        _matmul(w),
+        CompileOptions(chip=CHIP),
+        inputs={"x": x},
+    ).report["warnings"] == []
 
 
 def test_fp16_overflow_no_output_shows_is_not_reported() -> None:
@@ -250,9 +257,9 @@ def test_fp16_overflow_no_output_shows_is_not_reported() -> None:
     x = np.ones((4, 8), np.float32)
     x[3, 0] = -7e4
     model = _matmul(np.ones((8, 3), np.float32), relu=True)
-    result = run_model(model, CHIP, inputs={"x": x}, precision="fp16")
-    np.testing.assert_array_equal(result.outputs["y"], run_model(model, CHIP, inputs={"x": x})
-                                  .outputs["y"])
+    result = run_model(model, CompileOptions(chip=CHIP, precision="fp16"), inputs={"x": x})
+    fp32 = run_model(model, CompileOptions(chip=CHIP), inputs={"x": x})
+    np.testing.assert_array_equal(result.outputs["y"], fp32.outputs["y"])
     assert result.report["warnings"] == []
 
 
@@ -261,8 +268,11 @@ def test_fp16_overflow_warning_names_first_overflow_and_outputs() -> None:
     warning names the outputs' non-finite count and the kernel."""
     w = np.ones((8, 3), np.float32)
     w[:, 2] = 1e4
-    result = run_model(_matmul(w), CHIP, inputs={"x": np.ones((4, 8), np.float32)},
-                       precision="fp16")
+    result = run_model(
+        _matmul(w),
+        CompileOptions(chip=CHIP, precision="fp16"),
+        inputs={"x": np.ones((4, 8), np.float32)},
+    )
     (warning,) = result.report["warnings"]
     assert warning.startswith("fp16 overflow: outputs hold NaN or ±inf ('y' 4 value(s)) after "
                               "core.kernel 'mm' stored 4 finite value(s)"), warning

@@ -14,7 +14,7 @@ from t10.common.chip_spec import load_chip
 from t10.common.exchange import element_move
 from t10.common.gathers import GatherKind
 from t10.common.plans import Layout
-from t10.driver import compile_model
+from t10.driver import CompileOptions, compile_model
 from t10.errors import T10Error
 from t10.reference import reference_session
 from t10.sim.simulator import SimResult, simulate
@@ -62,7 +62,7 @@ def embedding(unsqueeze: bool = False, axis: int = 0, returned: bool = False) ->
 
 
 def run(model: onnx.ModelProto, chip: str, ids: np.ndarray) -> SimResult:
-    module = compile_model(model, chip).module
+    module = compile_model(model, CompileOptions(chip=chip)).module
     result = simulate(module, load_chip(chip), {"ids": ids})
     want = reference_session(model).run(None, {"ids": ids})
     for vi, w in zip(model.graph.output, want, strict=True):
@@ -93,7 +93,7 @@ def test_gather_along_another_axis() -> None:
 
 
 def test_an_out_of_range_id_is_a_runtime_error_naming_it() -> None:
-    module = compile_model(embedding(), "test-16").module
+    module = compile_model(embedding(), CompileOptions(chip="test-16")).module
     ids = _ids()
     ids[1, 5] = VOCAB
     with pytest.raises(
@@ -134,7 +134,7 @@ def test_gather_traffic_counts_what_each_core_lacks(
 
 
 def test_simulated_gather_bytes_are_the_brute_force_busiest_core() -> None:
-    module = compile_model(embedding(), "test-16").module
+    module = compile_model(embedding(), CompileOptions(chip="test-16")).module
     ids = _ids()
     result = simulate(module, load_chip("test-16"), {"ids": ids})
     (op,) = [o for o in module.walk() if isinstance(o, core.GatherOp)]

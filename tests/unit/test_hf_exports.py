@@ -71,9 +71,8 @@ def test_runtime_masks_in_fp16(name: str) -> None:
     path = DATA / name
     result = driver.run_model(
         str(path),
-        "test-16",
+        driver.CompileOptions(chip="test-16", precision="fp16"),
         inputs=inputs_for(onnx.load(path)),
-        precision="fp16",
         check=driver.CHECK_TOLERANCES["fp16"],
     )
     assert result.check is not None and result.check.passed, result.check

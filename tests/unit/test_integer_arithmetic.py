@@ -97,9 +97,8 @@ def test_position_ids_fp16() -> None:
     ids = token_ids(2, 12)
     result = driver.run_model(
         model,
-        "test-16",
+        driver.CompileOptions(chip="test-16", precision="fp16"),
         inputs={"input_ids": ids},
-        precision="fp16",
         check=driver.CHECK_TOLERANCES["fp16"],
     )
     assert result.check is not None and result.check.passed, result.check
@@ -209,7 +208,7 @@ def test_range_beyond_fp16_refuses_fp16_and_computes_fp32() -> None:
         r"stay exact \(fp16 holds every integer with \|x\| <= 2048\); compile with "
         r"--precision fp32$",
     ):
-        driver.compile_model(model, "test-16", precision="fp16")
+        driver.compile_model(model, driver.CompileOptions(chip="test-16", precision="fp16"))
     b = np.ones((2, 64), bool)
     b[1, ::3] = False
     run_and_check(model, "test-16", {"b": b})
@@ -385,7 +384,11 @@ def test_integer_chains_equal_onnxruntime(
     beyond_fp16 = any(isinstance(r, Interval) and r.magnitude > 2048 for r in ranges.values())
     for precision in ("fp32", "fp16"):
         try:
-            result = driver.run_model(model, "test-16", inputs=feeds, precision=precision)
+            result = driver.run_model(
+                model,
+                driver.CompileOptions(chip="test-16", precision=precision),
+                inputs=feeds,
+            )
         except T10Error as e:
             assert precision == "fp16" and beyond_fp16, e
             assert "fp16 storage would round the integers computed by node" in str(e)
@@ -441,9 +444,8 @@ def test_positions_of_a_declared_mask_match_onnxruntime(chip: str, precision: st
     model, feeds = opt_positions_model(), left_padded(2, 10)
     result = driver.run_model(
         model,
-        chip,
+        driver.CompileOptions(chip=chip, precision=precision),
         inputs=feeds,
-        precision=precision,
         check=driver.CHECK_TOLERANCES[precision],
         input_ranges=MASK,
     )
@@ -482,7 +484,12 @@ def test_an_input_outside_its_declared_range_is_refused() -> None:
         match=r"^input 'attention_mask' holds 2, outside \[0, 1\], the range the model was "
         r"compiled for \(--input-range attention_mask=0:1\)",
     ):
-        driver.run_model(opt_positions_model(), "test-16", inputs=feeds, input_ranges=MASK)
+        driver.run_model(
+            opt_positions_model(),
+            driver.CompileOptions(chip="test-16"),
+            inputs=feeds,
+            input_ranges=MASK,
+        )
 
 
 @pytest.mark.parametrize(
@@ -550,7 +557,12 @@ def test_declared_input_ranges_are_sound(
             return
     feeds = {"v0": np.random.default_rng(seed).integers(bounds[0], bounds[1] + 1, (rows, cols))}
     want = reference_session(model).run(values, feeds)
-    result = driver.run_model(model, "test-16", inputs=feeds, input_ranges=declared)
+    result = driver.run_model(
+        model,
+        driver.CompileOptions(chip="test-16"),
+        inputs=feeds,
+        input_ranges=declared,
+    )
     for name, expected in zip(values, want, strict=True):
         proven = ranges[name]
         assert isinstance(proven, Interval), (name, proven)

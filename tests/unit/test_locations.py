@@ -13,7 +13,7 @@ from xdsl.passes import ModulePass
 
 from t10.common.attr_names import NAME_ATTR, PLAN_ATTR
 from t10.common.locations import onnx_nodes
-from t10.driver import run_passes
+from t10.driver import CompileOptions, run_passes
 from t10.errors import T10Error
 from t10.examples.models import mlp
 from t10.frontend import import_onnx
@@ -30,7 +30,7 @@ def _names(op: Operation) -> set[str]:
 
 def _compiled(level: str = "chip") -> ModuleOp:
     module = import_onnx(mlp())
-    run_passes(module, pipeline("test-16", "t10", 0.5, level))
+    run_passes(module, pipeline(CompileOptions(chip="test-16"), emit=level))
     return module
 
 

@@ -30,7 +30,10 @@ def fp16_exact(*shape: int, seed: int = 0) -> np.ndarray:
 
 def check_fp16(model: onnx.ModelProto, chip: str, inputs: dict[str, np.ndarray]) -> None:
     result = driver.run_model(
-        model, chip, inputs=inputs, precision="fp16", check=driver.CHECK_TOLERANCES["fp16"]
+        model,
+        driver.CompileOptions(chip=chip, precision="fp16"),
+        inputs=inputs,
+        check=driver.CHECK_TOLERANCES["fp16"],
     )
     assert result.check is not None and result.check.passed, result.check
 
@@ -248,7 +251,11 @@ def test_positions_beyond_fp16_are_refused_not_rounded() -> None:
     for model, inputs in ((argmax, {"x": x}), (one_hot, {"i": np.array([2049, 3], np.float32)})):
         with pytest.raises(T10Error, match=r"fp16 storage would round the positions 0 to 2999 "
                                            r"of node '(ArgMax|OneHot)_0'"):
-            driver.run_model(model, "test-16", inputs=inputs, precision="fp16")
+            driver.run_model(
+                model,
+                driver.CompileOptions(chip="test-16", precision="fp16"),
+                inputs=inputs,
+            )
         run_and_check(model, "test-16", inputs)
 
 
@@ -260,7 +267,11 @@ def test_integer_inputs_beyond_fp16_are_refused_not_rounded() -> None:
         match=r"input 'n' \(int64\): value 2049 at index \[0, 0\] is "
         r"not exact in fp16 storage",
     ):
-        driver.run_model(model, "test-16", inputs={"x": randn(3, 8), "n": n}, precision="fp16")
+        driver.run_model(
+            model,
+            driver.CompileOptions(chip="test-16", precision="fp16"),
+            inputs={"x": randn(3, 8), "n": n},
+        )
     n[:] = 4096  # exact in fp16
     n[1:] = -2048
     check_fp16(model, "test-16", {"x": fp16_exact(3, 8), "n": n})
@@ -480,5 +491,5 @@ def test_integer_constant_beyond_fp16_refuses_fp16_storage() -> None:
         match=r"fp16 storage would round the INT64 constant 'big' \(value 3001\) read by node "
         r"'pick' \(Where\): integers that must stay exact",
     ):
-        driver.compile_model(model, "test-16", precision="fp16")
+        driver.compile_model(model, driver.CompileOptions(chip="test-16", precision="fp16"))
     run_and_check(model, "test-16", inputs)

@@ -14,7 +14,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 
 from t10.bench_scaling import Measurement, Row, format_table, measure
 from t10.common.chip_spec import load_chip
-from t10.driver import run_passes
+from t10.driver import CompileOptions, run_passes
 from t10.examples import zoo
 from t10.frontend import import_onnx
 from t10.passes import operator_frontiers, plan_search, t10_plan_search
@@ -38,7 +38,7 @@ def compiled(model: onnx.ModelProto, chip: str, reuse: bool) -> ModuleOp:
     module = import_onnx(model)
     passes = [
         dataclasses.replace(p, reuse=reuse) if isinstance(p, T10PlanSearch) else p
-        for p in pipeline(chip, "t10", 0.5, "linalg", "fp16")
+        for p in pipeline(CompileOptions(chip=chip, precision="fp16"), emit="linalg")
     ]
     run_passes(module, passes)
     return module
@@ -80,7 +80,7 @@ def test_reuse_gives_the_plans_of_planning_every_layer(
     assert shared.attributes == alone.attributes
     cycles = []
     for module in (shared, alone):
-        run_passes(module, pipeline(chip, "t10", 0.5, "chip", "fp16")[-4:])
+        run_passes(module, pipeline(CompileOptions(chip=chip, precision="fp16"), emit="chip")[-4:])
         inputs = random_inputs(input_specs(module), 0)
         cycles.append(simulate(module, load_chip(chip), inputs, True).report.total_cycles)
     assert cycles[0] == cycles[1] > 0
@@ -93,7 +93,7 @@ def test_scaling_table(tmp_path: Path) -> None:
     onnx.save(tiny_bert(1), path)
     measured = measure(str(path), "test-16", "fp16")
     module = compiled(tiny_bert(1), "test-16", reuse=True)
-    run_passes(module, pipeline("test-16", "t10", 0.5, "chip", "fp16")[-4:])
+    run_passes(module, pipeline(CompileOptions(chip="test-16", precision="fp16"), emit="chip")[-4:])
     inputs = random_inputs(input_specs(module), 0)
     simulated = simulate(module, load_chip("test-16"), inputs, True)
     assert measured.total_cycles == simulated.report.total_cycles

@@ -121,7 +121,8 @@ def _pinned(
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     generic.attributes["t10.plan"] = PlanAttr.from_plan(plan)
     return driver.compile_module(
-        module, chip, precision=precision, fuse=False, partials=partials
+        module,
+        driver.CompileOptions(chip=chip, precision=precision, partials=partials, fuse=False),
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 from helpers import randn, run_and_check
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.driver import CHECK_TOLERANCES, compile_model, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 
 node = helper.make_node
@@ -88,8 +88,11 @@ def test_normalizations_match_onnxruntime(name: str, chip: str) -> None:
 
 @pytest.mark.parametrize("name", ["instance", "group", "rms", "l2-last", "mvn"])
 def test_normalizations_in_fp16_match_onnxruntime(name: str) -> None:
-    result = run_model(MODELS[name](), "ipu-mk2", precision="fp16",
-                       check=CHECK_TOLERANCES["fp16"])
+    result = run_model(
+        MODELS[name](),
+        CompileOptions(chip="ipu-mk2", precision="fp16"),
+        check=CHECK_TOLERANCES["fp16"],
+    )
     assert result.check is not None and result.check.passed, result.check
 
 
@@ -112,10 +115,10 @@ def test_lp_normalization_of_a_zero_line_is_zero(chip: str) -> None:
 def test_lp_normalization_p_must_be_1_or_2() -> None:
     with pytest.raises(T10Error, match=r"\(LpNormalization\): p = 3 is not a norm ONNX "
                                        "defines: p must be 1 or 2"):
-        compile_model(lp_norm(3, 1), "test-16")
+        compile_model(lp_norm(3, 1), CompileOptions(chip="test-16"))
 
 
 def test_groups_must_divide_the_channels() -> None:
     with pytest.raises(T10Error, match=r"num_groups 3 must divide the channels of an "
                                        r"\[N, C, D1, \.\.\.\] input, got \[2, 8, 6, 5\]"):
-        compile_model(group_norm(groups=3), "test-16")
+        compile_model(group_norm(groups=3), CompileOptions(chip="test-16"))

@@ -30,7 +30,7 @@ from onnx.backend.test.loader import load_model_tests
 from xdsl.dialects.builtin import ModuleOp
 
 from t10.common.chip_spec import load_chip
-from t10.driver import compile_model
+from t10.driver import CompileOptions, compile_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPS
 from t10.frontend.folding import may_fold
@@ -408,7 +408,7 @@ def _array(value: object) -> np.ndarray:
 
 
 def _compile(model: onnx.ModelProto) -> ModuleOp:
-    return compile_model(model, CHIP).module
+    return compile_model(model, CompileOptions(chip=CHIP)).module
 
 
 ROUNDED_CASES = {

@@ -71,7 +71,8 @@ def _run(
     module = import_onnx(model)
     _pin(module, plans)
     compiled = driver.compile_module(
-        module, chip, precision=precision, fuse=False, partials=partials
+        module,
+        driver.CompileOptions(chip=chip, precision=precision, partials=partials, fuse=False),
     )
     result = simulate(compiled.module, compiled.chip, inputs)
     estimates = {op.name: op.estimated_cycles for op in planned_ops(compiled.planned)}
@@ -265,7 +266,9 @@ def _half(x: np.ndarray) -> np.ndarray:
 
 def _searched_plan(path: str, chip: str, precision: str, partials: str) -> Plan:
     compiled = driver.compile_model(
-        path, chip, emit="linalg", precision=precision, partials=partials
+        path,
+        driver.CompileOptions(chip=chip, precision=precision, partials=partials),
+        emit="linalg",
     )
     (plan,) = [
         op.attributes["t10.plan"].to_plan()
@@ -287,7 +290,9 @@ def test_searched_plan_that_rotates_its_output_matches_onnxruntime(
     assert _searched_plan(path, "test-16", precision, partials).rotation_of(OUTPUT) is not None
     tolerance = driver.check_tolerance(precision, partials)
     result = driver.run_model(
-        path, "test-16", check=tolerance, precision=precision, partials=partials
+        path,
+        driver.CompileOptions(chip="test-16", precision=precision, partials=partials),
+        check=tolerance,
     )
     assert result.check is not None and result.check.passed
     assert result.report["estimated_total_cycles"] == result.report["total_cycles"]
@@ -304,7 +309,11 @@ def test_searched_ring_of_37_on_1472_cores_matches_onnxruntime(tmp_path: Path) -
     onnx.save(matmul(512, 512, 512), path)
     plan = _searched_plan(path, str(chip), "fp32", "fp32")
     assert plan == Plan((1, 37, 37), 0, 37, (Rotation(0, 1, 37), Rotation(OUTPUT, 2, 37)))
-    result = driver.run_model(path, str(chip), check=driver.CHECK_TOLERANCES["fp32"])
+    result = driver.run_model(
+        path,
+        driver.CompileOptions(chip=str(chip)),
+        check=driver.CHECK_TOLERANCES["fp32"],
+    )
     assert result.check is not None and result.check.passed
     assert result.report["estimated_total_cycles"] == result.report["total_cycles"]
 
@@ -313,7 +322,10 @@ def test_ipu_mk2_best_4096_cubed_plan_rotates_its_output_as_estimated() -> None:
     """The issue's 4096^3 matmul on ipu-mk2 in fp16: its best plan rotates the output (fp32
     partials: an f32 accumulator shifted at 4 bytes, rounded at the end) and the simulated
     cycles (timing only: 1.4 TFLOP of values would take minutes) equal the estimate."""
-    compiled = driver.compile_model(matmul(4096, 4096, 4096), "ipu-mk2", precision="fp16")
+    compiled = driver.compile_model(
+        matmul(4096, 4096, 4096),
+        driver.CompileOptions(chip="ipu-mk2", precision="fp16"),
+    )
     (plan,) = [
         op.attributes["t10.plan"].to_plan()
         for op in compiled.planned.walk()

@@ -23,6 +23,7 @@ from t10.bench_plots import PLOTS, planner_colour, write_plots
 from t10.bench_table import make_rows
 from t10.cli import main
 from t10.common.chip_spec import load_chip
+from t10.driver import CompileOptions
 from t10.examples.models import mlp
 from t10.explain import explain, plot_explanation
 from t10.run_plot import plot_run
@@ -320,7 +321,7 @@ def test_the_run_plot(n_ops: int, saved: Saved, tmp_path: Path) -> None:
 def test_the_frontier_plot(op: str, saved: Saved, tmp_path: Path) -> None:
     """Log axes, so plans of a few KB stay apart beside an SRAM of hundreds (a linear axis up
     to the SRAM crushed them against its left edge); bounded, readable, inside its axes."""
-    e = explain(mlp(), op, "ipu-mk2")
+    e = explain(mlp(), op, CompileOptions(chip="ipu-mk2"))
     plot_explanation(e, str(tmp_path / "frontier.png"))
     [(fig, path, dpi)] = saved
     [ax] = fig.axes

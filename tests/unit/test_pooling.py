@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from onnx import helper, numpy_helper
 
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.t10_dialects import rtensor
@@ -73,7 +73,11 @@ def test_pool_matches_onnxruntime(case: str, chip: str) -> None:
                                   "average ceil_mode including pads", "global average",
                                   "LRN size 5 (AlexNet)"])
 def test_pool_fp16_matches_onnxruntime(case: str, chip: str) -> None:
-    result = run_model(_pool(case), chip, precision="fp16", check=CHECK_TOLERANCES["fp16"])
+    result = run_model(
+        _pool(case),
+        CompileOptions(chip=chip, precision="fp16"),
+        check=CHECK_TOLERANCES["fp16"],
+    )
     assert result.check is not None and result.check.passed
 
 

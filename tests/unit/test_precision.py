@@ -19,7 +19,7 @@ from t10.common.chip_spec import load_chip
 from t10.common.epilogues import is_epilogue
 from t10.common.plans import Plan, Rotation
 from t10.common.tensor_expr import op_name
-from t10.driver import compile_model, run_model
+from t10.driver import CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.frontend import import_onnx
@@ -44,10 +44,14 @@ def _half(x: np.ndarray) -> np.ndarray:
 
 def test_mlp_fp16_matches_onnxruntime_within_fp16_tolerance(chip: str, tmp_path: Path) -> None:
     path = _save(mlp(batch=8, sizes=(256, 512, 256, 10)), tmp_path, "mlp")
-    result = run_model(path, chip, precision="fp16", check=driver.CHECK_TOLERANCES["fp16"])
+    result = run_model(
+        path,
+        CompileOptions(chip=chip, precision="fp16"),
+        check=driver.CHECK_TOLERANCES["fp16"],
+    )
     assert result.check is not None and result.check.passed
     assert result.report["precision"] == "fp16"
-    fp32 = run_model(path, chip).report
+    fp32 = run_model(path, CompileOptions(chip=chip)).report
     assert fp32["precision"] == "fp32"
     assert result.report["peak_sram_bytes_per_core"] < fp32["peak_sram_bytes_per_core"]
 
@@ -57,7 +61,7 @@ def _simulate_with_plans(
 ) -> tuple[SimResult, list[tuple[str, str, int]]]:
     """Simulate `path` at `precision` with the plans the fp32 search chose (pinned); also
     return every buffer's label, element type and bytes per core, in program order."""
-    fp32 = compile_model(path, chip, emit="linalg")
+    fp32 = compile_model(path, CompileOptions(chip=chip), emit="linalg")
     plans = {op_name(op): op.attributes["t10.plan"] for op in fp32.module.walk()
              if isinstance(op, GenericOp) and not is_epilogue(op)}
     module = import_onnx(path)
@@ -65,7 +69,7 @@ def _simulate_with_plans(
     for op in module.walk():
         if isinstance(op, GenericOp) and not is_epilogue(op):
             op.attributes["t10.plan"] = plans[op_name(op)]
-    driver.compile_module(module, chip, precision=precision)
+    driver.compile_module(module, driver.CompileOptions(chip=chip, precision=precision))
     buffers = []
     for op in module.walk():
         if isinstance(op, core.AllocOp):
@@ -113,7 +117,10 @@ def test_partial_sums_accumulate_in_f32_then_round(tmp_path: Path) -> None:
     plan = Plan((1, 8, 2), temporal_dim=2, steps=8, rotations=(Rotation(0, 1, 8),))
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     generic.attributes["t10.plan"] = PlanAttr.from_plan(plan)
-    compiled = driver.compile_module(module, "test-16", precision="fp16", fuse=False)
+    compiled = driver.compile_module(
+        module,
+        driver.CompileOptions(chip="test-16", precision="fp16", fuse=False),
+    )
     (planned,) = [op for op in compiled.planned.walk() if isinstance(op, GenericOp)]
     estimate = planned.attributes["t10.estimate"].cycles.data
     assert module.attributes["t10.precision"] == StringAttr("fp16")
@@ -138,10 +145,11 @@ def test_planner_fits_in_fp16_what_fp32_cannot(tmp_path: Path) -> None:
     model = matmul(64, 1024, 1024)
     path = _save(model, tmp_path, "mm")
     with pytest.raises(T10Error, match="does not fit chip 'test-16'"):
-        compile_model(path, "test-16")
-    result = run_model(path, "test-16", precision="fp16")
+        compile_model(path, CompileOptions(chip="test-16"))
+    result = run_model(path, CompileOptions(chip="test-16", precision="fp16"))
     assert result.report["peak_sram_bytes_per_core"] <= 256 * 1024
-    x = random_inputs(input_specs(compile_model(path, "test-16", precision="fp16").module), 0)
+    fp16 = compile_model(path, CompileOptions(chip="test-16", precision="fp16"))
+    x = random_inputs(input_specs(fp16.module), 0)
     w = numpy_helper.to_array(model.graph.initializer[0])
     want = _half(_half(x["input"]).astype(np.float64) @ _half(w).astype(np.float64))
     np.testing.assert_allclose(result.outputs["output"], want, rtol=2**-10, atol=1e-6)
@@ -152,10 +160,11 @@ def test_fp16_numerics_are_fp16_storage_not_fp32(tmp_path: Path) -> None:
     weights and every operator's output rounded to fp16; fp32 accumulation) to one ulp."""
     model = mlp(batch=8, sizes=(64, 48, 10))
     path = _save(model, tmp_path, "mlp")
-    fp16 = run_model(path, "test-16", precision="fp16").outputs["output"]
-    fp32 = run_model(path, "test-16").outputs["output"]
+    fp16 = run_model(path, CompileOptions(chip="test-16", precision="fp16")).outputs["output"]
+    fp32 = run_model(path, CompileOptions(chip="test-16")).outputs["output"]
     w = {t.name: _half(numpy_helper.to_array(t)) for t in model.graph.initializer}
-    x = random_inputs(input_specs(compile_model(path, "test-16").module), 0)["input"]
+    compiled = compile_model(path, CompileOptions(chip="test-16"))
+    x = random_inputs(input_specs(compiled.module), 0)["input"]
     h = _half(_half(x).astype(np.float64) @ w["fc1.weight"])
     h = np.maximum(_half(h + w["fc1.bias"]), 0)  # the max of fp16 numbers is one
     h = _half(h.astype(np.float64) @ w["fc2.weight"])
@@ -170,7 +179,7 @@ def test_bad_precision_is_one_clear_error(capsys: pytest.CaptureFixture[str]) ->
     err = capsys.readouterr().err
     assert "invalid choice: 'bf8'" in err and "fp32" in err and "fp16" in err
     with pytest.raises(T10Error, match="unknown precision 'bf8'; choose one of fp32, fp16"):
-        compile_model("model.onnx", precision="bf8")
+        compile_model("model.onnx", CompileOptions(precision="bf8"))
 
 
 def test_cli_run_fp16_reports_precision_and_uses_fp16_tolerance(
@@ -225,7 +234,8 @@ def _pinned_matmul(m: int, k: int, n: int, plan: Plan, partials: str) -> tuple[
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     generic.attributes["t10.plan"] = PlanAttr.from_plan(plan)
     compiled = driver.compile_module(
-        module, "test-16", precision="fp16", fuse=False, partials=partials
+        module,
+        driver.CompileOptions(chip="test-16", precision="fp16", partials=partials, fuse=False),
     )
     return compiled, model
 
@@ -282,9 +292,13 @@ def test_fp16_partials_are_cheaper_and_match_onnxruntime(chip: str, tmp_path: Pa
     fp16-partials tolerance of onnxruntime."""
     path = _save(mlp(batch=16, sizes=(512, 1024, 256)), tmp_path, "mlp")
     tolerance = driver.check_tolerance("fp16", "fp16")
-    half = run_model(path, chip, precision="fp16", partials="fp16", check=tolerance)
+    half = run_model(
+        path,
+        CompileOptions(chip=chip, precision="fp16", partials="fp16"),
+        check=tolerance,
+    )
     assert half.check is not None and half.check.passed
-    full = run_model(path, chip, precision="fp16")
+    full = run_model(path, CompileOptions(chip=chip, precision="fp16"))
     assert half.report["total_cycles"] <= full.report["total_cycles"]
     assert half.report["estimated_total_cycles"] == half.report["total_cycles"]
 

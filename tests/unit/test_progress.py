@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from t10.cli import main
-from t10.driver import run_model
+from t10.driver import CompileOptions, run_model
 from t10.examples.models import mlp
 from t10.passes.t10_compile import pass_names
 from t10.progress import Progress
@@ -35,7 +35,7 @@ def test_a_terminal_sees_every_stage_and_no_thread_starts() -> None:
     stream = Terminal()
     before = threading.active_count()
     with Watching("t10 run mlp", stream) as progress:
-        run_model(mlp(), "test-16", timing_only=True, observer=progress)
+        run_model(mlp(), CompileOptions(chip="test-16"), timing_only=True, observer=progress)
     shown = stream.getvalue()
     for stage in ["importing the model", *pass_names(), "simulating"]:
         assert stage in shown
@@ -47,7 +47,7 @@ def test_a_terminal_sees_every_stage_and_no_thread_starts() -> None:
 @pytest.mark.parametrize("stream", [io.StringIO(), Terminal()])
 def test_quiet_when_not_a_terminal_or_asked(stream: io.StringIO) -> None:
     with Progress("t10 run mlp", stream, quiet=isinstance(stream, Terminal)) as progress:
-        run_model(mlp(), "test-16", timing_only=True, observer=progress)
+        run_model(mlp(), CompileOptions(chip="test-16"), timing_only=True, observer=progress)
     assert stream.getvalue() == ""
 
 

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from t10.driver import CHECK_TOLERANCES, compile_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model
 from t10.reference import reference_outputs
 from t10.report import check_outputs
 from t10.sim.simulator import simulate
@@ -168,6 +168,6 @@ def test_reduction_chain_matches_reference(c: Chain) -> None:
     want = reference_outputs(model, {"x": x})
     spec = ReferenceEvaluator(model).run(None, {"x": x})
     _assert_close(want, dict(zip(want, spec, strict=True)), "reference vs ONNX spec")
-    compiled = compile_model(model, c.chip, c.planner, fuse=c.fuse)
+    compiled = compile_model(model, CompileOptions(chip=c.chip, planner=c.planner, fuse=c.fuse))
     got = simulate(compiled.module, compiled.chip, {"x": x}).outputs
     _assert_close(got, want, "simulator vs reference")

@@ -20,7 +20,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 from t10.common.chip_spec import load_chip
 from t10.common.plans import Plan
 from t10.common.tensor_expr import ExprKind, linalg_tensor_expr
-from t10.driver import run_passes
+from t10.driver import CompileOptions, run_passes
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
@@ -184,7 +184,7 @@ def test_max_over_padded_split_reduction_dim_ignores_padding() -> None:
     model = _model(node, shape, 20, {"axes": np.asarray([1], np.int64)})
     x = -1.0 - np.abs(_x(shape, seed=3))
     module = import_onnx(model)
-    plan_search, *lowering = pipeline("test-16", "t10", 0.5, fuse=False)
+    plan_search, *lowering = pipeline(CompileOptions(chip="test-16", fuse=False))
     run_passes(module, [plan_search])
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     # pin a plan that splits the reduction dim 13 over 4 cores: tiles of 4, 3 padded elements

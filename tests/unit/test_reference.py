@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from t10.cli import main
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, run_model
 from t10.reference import reference_outputs, reference_session
 
 SHAPE = [2, 16, 64]
@@ -68,7 +68,7 @@ def test_residual_layer_norm_over_two_axes_passes_check(chip: str, tmp_path: Pat
     model, g, b = _residual_layer_norm(-2)
     path = tmp_path / "residual_layer_norm.onnx"
     onnx.save(model, path)
-    result = run_model(str(path), chip=chip, check=CHECK_TOLERANCES["fp32"])
+    result = run_model(str(path), CompileOptions(chip=chip), check=CHECK_TOLERANCES["fp32"])
     assert result.check is not None and result.check.passed
     x = np.random.default_rng(0).standard_normal(SHAPE).astype(np.float32)  # run's seed 0
     want = _layer_norm_by_spec(x, g, b, -2)

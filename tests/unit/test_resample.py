@@ -16,7 +16,7 @@ from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 
@@ -65,8 +65,11 @@ def test_upsampling_cnn_matches_onnxruntime(chip: str) -> None:
 
 
 def test_upsampling_cnn_in_fp16_matches_onnxruntime() -> None:
-    result = run_model(upsampling_cnn(), "ipu-mk2", precision="fp16",
-                       check=CHECK_TOLERANCES["fp16"])
+    result = run_model(
+        upsampling_cnn(),
+        CompileOptions(chip="ipu-mk2", precision="fp16"),
+        check=CHECK_TOLERANCES["fp16"],
+    )
     assert result.check is not None and result.check.passed, result.check
 
 

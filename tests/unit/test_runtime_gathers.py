@@ -71,10 +71,8 @@ def run(
     """Compiled (for test-16 by default), simulated, and checked against onnxruntime."""
     result = driver.run_model(
         model,
-        chip,
-        planner=planner,
+        driver.CompileOptions(chip=chip, planner=planner, precision=precision),
         inputs={"x": x, "idx": idx},
-        precision=precision,
         check=driver.check_tolerance(precision),
     )
     assert result.check is not None and result.check.passed, result.check
@@ -162,7 +160,7 @@ def test_an_out_of_range_index_is_a_runtime_error_naming_the_node(
     idx[bad[0]] = bad[1]
     model = gather_model(op, DATA, ids, returned=False, **attrs)
     with pytest.raises(T10Error, match=message):
-        driver.run_model(model, CHIP, inputs={"x": x, "idx": idx})
+        driver.run_model(model, driver.CompileOptions(chip=CHIP), inputs={"x": x, "idx": idx})
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.driver import CHECK_TOLERANCES, compile_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model
 from t10.reference import reference_outputs
 from t10.report import check_outputs
 from t10.sim.simulator import simulate
@@ -94,7 +94,7 @@ steps = st.builds(Step, st.sampled_from(OPS), float32s, st.booleans())
 def _run(model: onnx.ModelProto, inputs: dict[str, np.ndarray], precision: str, fuse: bool,
          want: dict[str, np.ndarray]) -> list[str]:
     """The simulated outputs checked against `want`; the report's warnings."""
-    compiled = compile_model(model, "test-16", "t10", precision=precision, fuse=fuse)
+    compiled = compile_model(model, CompileOptions(chip="test-16", precision=precision, fuse=fuse))
     simulated = simulate(compiled.module, compiled.chip, inputs)
     check = check_outputs(simulated.outputs, want, CHECK_TOLERANCES[precision])
     assert check.passed, check.outputs

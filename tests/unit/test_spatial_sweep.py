@@ -11,7 +11,7 @@ import random
 from helpers import random_point
 
 from t10.common.plans import Plan
-from t10.driver import compile_model
+from t10.driver import CompileOptions, compile_model
 from t10.examples import zoo
 from t10.passes.memory_reconciliation import OpOptions
 from t10.passes.t10_plan_search import spatial_options
@@ -24,7 +24,11 @@ def _total(planner: str) -> int:
         max_positions=64,
     )
     model = zoo.ZOO["bert-base"].build(1, 64, layers=1, config=config)
-    compiled = compile_model(model, "test-16", planner, emit="linalg", precision="fp16")
+    compiled = compile_model(
+        model,
+        CompileOptions(chip="test-16", planner=planner, precision="fp16"),
+        emit="linalg",
+    )
     return sum(op.estimated_cycles or 0 for op in planned_ops(compiled.planned))
 
 

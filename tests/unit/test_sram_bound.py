@@ -12,7 +12,7 @@ import pytest
 from helpers import DATA, chip_file_with_sram, tiny_llama
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.driver import CHECK_TOLERANCES, run_model
+from t10.driver import CHECK_TOLERANCES, CompileOptions, run_model
 from t10.errors import T10Error
 
 FRACTIONS = (0.9, 0.72, 0.6, 0.3)
@@ -64,7 +64,7 @@ BUILT = {"llama": tiny_llama, "returned_views": _returned_views}
 @pytest.mark.parametrize("model", ["llama", "returned_views", "mlp_3layer.torchscript.onnx"])
 def test_plans_fit_the_simulator_at_every_sram_size(model: str, tmp_path: Path) -> None:
     path = BUILT[model](tmp_path / f"{model}.onnx") if model in BUILT else DATA / model
-    free = run_model(str(path), chip="test-16").report
+    free = run_model(str(path), CompileOptions(chip="test-16")).report
     needed = free["planned_sram_bytes_per_core"]
     assert free["peak_sram_bytes_per_core"] <= needed
     outcomes = []
@@ -72,7 +72,9 @@ def test_plans_fit_the_simulator_at_every_sram_size(model: str, tmp_path: Path) 
         sram = int(needed * fraction) // 4 * 4
         try:
             report = run_model(
-                str(path), chip=chip_file_with_sram(sram, tmp_path), check=CHECK_TOLERANCES["fp32"]
+                str(path),
+                CompileOptions(chip=chip_file_with_sram(sram, tmp_path)),
+                check=CHECK_TOLERANCES["fp32"],
             ).report
         except T10Error as err:
             assert f"does not fit chip 'sram{sram}'" in str(err)
@@ -110,20 +112,26 @@ def test_returned_views_of_an_input_fit_or_are_refused_by_the_search(tmp_path: P
     """The views are made from one placement of the input; the search counts it and the
     views' buffers, so a chip too small is refused by the search, never by the simulator."""
     path = _views_of_big_input(tmp_path / "views.onnx")
-    free = run_model(str(path), chip="test-16", check=CHECK_TOLERANCES["fp32"]).report
+    free = run_model(
+        str(path),
+        CompileOptions(chip="test-16"),
+        check=CHECK_TOLERANCES["fp32"],
+    ).report
     assert free["check"]["passed"]
     needed = free["planned_sram_bytes_per_core"]
     assert free["peak_sram_bytes_per_core"] <= needed
     # the input is placed once: twice would not fit test-16
     assert 2 * 5 * 5 * 11 * 11 * 11 * 4 > free["sram_bytes_per_core"] > needed
     report = run_model(
-        str(path), chip=chip_file_with_sram(needed, tmp_path), check=CHECK_TOLERANCES["fp32"]
+        str(path),
+        CompileOptions(chip=chip_file_with_sram(needed, tmp_path)),
+        check=CHECK_TOLERANCES["fp32"],
     ).report
     assert report["check"]["passed"]
     assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"] == needed
     sram = needed - 4
     with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view 'Slice_"):
-        run_model(str(path), chip=chip_file_with_sram(sram, tmp_path))
+        run_model(str(path), CompileOptions(chip=chip_file_with_sram(sram, tmp_path)))
 
 
 def _flat_view_of_short_input(path: Path) -> Path:
@@ -148,13 +156,19 @@ def test_a_returned_view_lies_over_its_placed_sources_cores(tmp_path: Path) -> N
     """The search counts the view's buffer over the cores the input's placement takes: at
     exactly its bound the model runs, 4 bytes less and the search refuses it."""
     path = _flat_view_of_short_input(tmp_path / "flat.onnx")
-    free = run_model(str(path), chip="test-16", check=CHECK_TOLERANCES["fp32"]).report
+    free = run_model(
+        str(path),
+        CompileOptions(chip="test-16"),
+        check=CHECK_TOLERANCES["fp32"],
+    ).report
     needed = free["planned_sram_bytes_per_core"]
     assert free["peak_sram_bytes_per_core"] == needed == 2 * 12 * 12 * 4  # source + view
     report = run_model(
-        str(path), chip=chip_file_with_sram(needed, tmp_path), check=CHECK_TOLERANCES["fp32"]
+        str(path),
+        CompileOptions(chip=chip_file_with_sram(needed, tmp_path)),
+        check=CHECK_TOLERANCES["fp32"],
     ).report
     assert report["check"]["passed"]
     sram = needed - 4
     with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view"):
-        run_model(str(path), chip=chip_file_with_sram(sram, tmp_path))
+        run_model(str(path), CompileOptions(chip=chip_file_with_sram(sram, tmp_path)))

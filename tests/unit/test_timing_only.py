@@ -17,6 +17,7 @@ from t10.common.attr_names import PLAN_ATTR
 from t10.common.chip_spec import load_chip
 from t10.driver import (
     CHECK_TOLERANCES,
+    CompileOptions,
     compile_model,
     make_context,
     run_model,
@@ -47,7 +48,7 @@ CASES = {
 def test_timing_only_counts_what_the_numeric_run_counts(case: str) -> None:
     make, chip, precision = CASES[case]
     model = make()
-    compiled = compile_model(model, chip, precision=precision)
+    compiled = compile_model(model, CompileOptions(chip=chip, precision=precision))
     inputs = random_inputs(input_specs(compiled.module), 0)
     numeric = simulate(compiled.module, compiled.chip, inputs).report
     timing = simulate(compiled.module, compiled.chip, inputs, timing_only=True)
@@ -59,7 +60,11 @@ def test_timing_only_counts_what_the_numeric_run_counts(case: str) -> None:
 
 def test_split_k_case_splits_the_reduction() -> None:
     """The split-k case above really reduces across cores."""
-    compiled = compile_model(matmul(16, 4096, 16), "test-16", fuse=False, emit="linalg")
+    compiled = compile_model(
+        matmul(16, 4096, 16),
+        CompileOptions(chip="test-16", fuse=False),
+        emit="linalg",
+    )
     (plan,) = [o.attributes[PLAN_ATTR] for o in compiled.module.walk() if PLAN_ATTR in o.attributes]
     assert "grid [1, 1, 16]" in str(plan)
 
@@ -67,13 +72,18 @@ def test_split_k_case_splits_the_reduction() -> None:
 def test_run_model_timing_only(tmp_path: Path) -> None:
     path = tmp_path / "mlp.onnx"
     onnx.save(mlp(), path)
-    numeric = run_model(str(path), chip="test-16")
-    timing = run_model(str(path), chip="test-16", timing_only=True)
+    numeric = run_model(str(path), CompileOptions(chip="test-16"))
+    timing = run_model(str(path), CompileOptions(chip="test-16"), timing_only=True)
     assert timing.outputs == {}
     assert timing.report["total_cycles"] == numeric.report["total_cycles"]
     assert timing.report["ops"] == numeric.report["ops"]
     with pytest.raises(T10Error, match="computes no values to check"):
-        run_model(str(path), chip="test-16", timing_only=True, check=CHECK_TOLERANCES["fp32"])
+        run_model(
+            str(path),
+            CompileOptions(chip="test-16"),
+            timing_only=True,
+            check=CHECK_TOLERANCES["fp32"],
+        )
 
 
 @pytest.mark.parametrize("other", [["--check"], ["--outputs", "out.npz"]])

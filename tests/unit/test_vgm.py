@@ -73,7 +73,8 @@ def test_examples_match_onnxruntime_and_their_estimates(
     chip: str, precision: str, model: onnx.ModelProto
 ) -> None:
     run = driver.run_model(
-        model, chip, planner="vgm", precision=precision,
+        model,
+        driver.CompileOptions(chip=chip, planner="vgm", precision=precision),
         check=driver.check_tolerance(precision),
     )
     assert run.check is not None and run.check.passed
@@ -86,7 +87,9 @@ def test_bert_matches_onnxruntime_and_its_estimates(chip: str) -> None:
     """A small BERT layer: gathers of token ids, views between operators (folded into the
     loads), epilogues, a returned pooler output."""
     run = driver.run_model(
-        _bert(), chip, planner="vgm", inputs=_bert_inputs(),
+        _bert(),
+        driver.CompileOptions(chip=chip, planner="vgm"),
+        inputs=_bert_inputs(),
         check=driver.check_tolerance("fp32"),
     )
     assert run.check is not None and run.check.passed
@@ -105,7 +108,10 @@ def test_bert_gathers_of_the_sampled_ids_run_as_estimated(chip: str) -> None:
     ):
         inputs[name] = GatherKind("rows", 0).sample(tables[table], inputs[name].shape)
     run = driver.run_model(
-        model, chip, planner="vgm", inputs=inputs, check=driver.check_tolerance("fp32")
+        model,
+        driver.CompileOptions(chip=chip, planner="vgm"),
+        inputs=inputs,
+        check=driver.check_tolerance("fp32"),
     )
     assert run.check is not None and run.check.passed
     _check_run(run.report)
@@ -116,7 +122,9 @@ def test_bert_in_fp16_runs_as_estimated() -> None:
     """(The zoo's BERT masks with a constant beyond fp16's range, so its fp16 values are NaN
     under every planner: timing only.)"""
     run = driver.run_model(
-        _bert(), "test-16", planner="vgm", precision="fp16", inputs=_bert_inputs(),
+        _bert(),
+        driver.CompileOptions(chip="test-16", planner="vgm", precision="fp16"),
+        inputs=_bert_inputs(),
         timing_only=True,
     )
     _check_run(run.report, gathers_exact=False)
@@ -161,14 +169,18 @@ def test_a_model_that_does_not_fit_is_refused(tmp_path: Path) -> None:
     chip = chip_file_with_sram(6000, tmp_path)
     with pytest.raises(T10Error, match=r"^the model does not fit chip 'sram6000': .* "
                        r"smallest plans need \d+ bytes per core \(planner=vgm\)"):
-        driver.compile_model(models.mlp(), chip, "vgm")
+        driver.compile_model(models.mlp(), driver.CompileOptions(chip=chip, planner="vgm"))
 
 
 def test_pinned_plans_are_kept() -> None:
     module = import_onnx(models.mlp())
     pinned = PlanAttr.from_plan(Plan((1, 2, 8)))
     planned_operators(module)[0].generic.attributes["t10.plan"] = pinned
-    driver.compile_module(module, "test-16", "vgm", emit="linalg", fuse=False)
+    driver.compile_module(
+        module,
+        driver.CompileOptions(chip="test-16", planner="vgm", fuse=False),
+        emit="linalg",
+    )
     assert planned_operators(module)[0].generic.attributes["t10.plan"] == pinned
 
 
@@ -180,7 +192,11 @@ def test_a_pinned_cold_mark_is_refused() -> None:
     generic.attributes["t10.plan"] = PlanAttr.from_plan(Plan((1, 2, 8)))
     generic.attributes["t10.cold"] = DenseArrayBase.from_list(i64, [1])
     with pytest.raises(T10Error, match=r"'t10.cold' does not apply with planner vgm"):
-        driver.compile_module(module, "test-16", "vgm", emit="linalg", fuse=False)
+        driver.compile_module(
+            module,
+            driver.CompileOptions(chip="test-16", planner="vgm", fuse=False),
+            emit="linalg",
+        )
 
 
 def test_cli_runs_the_vgm_planner(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,7 +20,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.driver import compile_model
+from t10.driver import CompileOptions, compile_model
 from t10.reference import reference_session
 from t10.sim.simulator import simulate
 
@@ -326,7 +326,7 @@ def test_view_chains_match_onnxruntime(chip: str, model: onnx.ModelProto) -> Non
     x = np.random.default_rng(0).standard_normal(
         [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
     ).astype(np.float32)
-    compiled = compile_model(model, chip)
+    compiled = compile_model(model, CompileOptions(chip=chip))
     result = simulate(compiled.module, compiled.chip, {"x": x})
     assert_within_planned_sram(compiled, result)
     got = result.outputs

@@ -31,7 +31,7 @@ from t10.common.view_maps import (
     slice_map,
     transpose_map,
 )
-from t10.driver import compile_model
+from t10.driver import CompileOptions, compile_model
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.reference import reference_session
@@ -358,7 +358,7 @@ def test_rolls_over_several_axes(
         nodes.insert(0, helper.make_node(first, ["x"], ["r"]))
     model = float_model(nodes, {"x": shape}, ["y"], inits)
     x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
-    module = compile_model(model, chip).module
+    module = compile_model(model, CompileOptions(chip=chip)).module
     got = simulate(module, load_chip(chip), {"x": x}).outputs["y"]
     start = -x if first == "Neg" else x
     np.testing.assert_array_equal(got, np.roll(start, shifts, axes))
@@ -453,7 +453,7 @@ def test_pad_matches_onnxruntime(
     model = _pad_model(shape, pads, value, axes, opset)
     x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     x[..., 0] = 0.0  # Relu gives +0.0 there: kept elements must stay +0.0
-    module = compile_model(model, chip).module
+    module = compile_model(model, CompileOptions(chip=chip)).module
     got = simulate(module, load_chip(chip), {"x": x}).outputs
     ref = reference_session(model).run(None, {"x": x})
     want = dict(zip(["p", "y"], ref, strict=True))
@@ -481,7 +481,8 @@ def test_pad_modes_that_read_the_input_match_onnxruntime(
     pads = before + after
     model = _pad_model(shape, pads, None, opset=19 if mode == "wrap" else 17, mode=mode)
     x = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
-    got = simulate(compile_model(model, "test-16").module, load_chip("test-16"), {"x": x}).outputs
+    module = compile_model(model, CompileOptions(chip="test-16")).module
+    got = simulate(module, load_chip("test-16"), {"x": x}).outputs
     want = dict(zip(["p", "y"], reference_session(model).run(None, {"x": x}), strict=True))
     for name in ("p", "y"):
         np.testing.assert_array_equal(got[name], want[name])

@@ -20,6 +20,7 @@ import onnx
 import pytest
 from onnx import TensorProto, numpy_helper
 
+from t10.driver import CompileOptions
 from t10.errors import T10Error
 from t10.examples import zoo
 from t10.examples.zoo import ZOO, ZooConfig, ZooModel
@@ -475,7 +476,9 @@ def test_compiles_simulates_and_matches_onnxruntime(
     path = tmp_path / f"{name}.onnx"
     onnx.save(ZOO[name].build(1, _seq(name), config=_tiny_config(name)), path)
     result = run_model(
-        str(path), chip="test-16", check=CHECK_TOLERANCES[precision], precision=precision
+        str(path),
+        CompileOptions(chip="test-16", precision=precision),
+        check=CHECK_TOLERANCES[precision],
     )
     assert result.check is not None and result.check.passed, result.check
     assert all(np.isfinite(v).all() for v in result.outputs.values())
@@ -515,8 +518,11 @@ def test_resnet50_compiles_simulates_and_matches_onnxruntime(precision: str) -> 
 
     model = ZOO["resnet50"].build(1, 32, layers=4,
                                   config=replace(ZOO["resnet50"].config, labels=10))
-    result = run_model(model, chip="test-16", check=CHECK_TOLERANCES[precision],
-                       precision=precision)
+    result = run_model(
+        model,
+        CompileOptions(chip="test-16", precision=precision),
+        check=CHECK_TOLERANCES[precision],
+    )
     assert result.check is not None and result.check.passed, result.check
 
 
@@ -552,7 +558,11 @@ def test_nerf_compiles_simulates_and_matches_onnxruntime(chip: str, precision: s
     from t10.driver import CHECK_TOLERANCES, run_model
 
     model = ZOO["nerf"].build(4, 16, layers=8)
-    result = run_model(model, chip=chip, check=CHECK_TOLERANCES[precision], precision=precision)
+    result = run_model(
+        model,
+        CompileOptions(chip=chip, precision=precision),
+        check=CHECK_TOLERANCES[precision],
+    )
     assert result.check is not None and result.check.passed, result.check
 
 
