@@ -31,6 +31,7 @@ from xdsl.ir import Block, SSAValue
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
+from t10.common.estimator import PlanEstimator
 from t10.common.plans import (
     Estimate,
     Layout,
@@ -53,7 +54,7 @@ from t10.passes.layout_transitions import (
 )
 from t10.passes.memory_reconciliation import Liveness, OpOptions
 from t10.passes.operators import Operator
-from t10.passes.plan_search import FastEstimator, plan_key
+from t10.passes.plan_search import plan_key
 from t10.t10_dialects.rtensor import GatherOp, through_views
 
 
@@ -253,7 +254,7 @@ def candidates(chip: ChipSpec, op: VgmOperator, cores: int) -> list[tuple[Plan, 
         if load.view is None
     ]
     homes.append((expr.output, None, host_layout(expr.output.shape, cores)))
-    fast = FastEstimator(chip, expr)
+    fast = PlanEstimator(chip, expr)
     for access, operand, home in homes:
         plan = aligned_plan(expr, access, operand, home)
         if plan is not None and plan not in found and plan.cores <= chip.cores:
