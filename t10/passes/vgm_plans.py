@@ -32,6 +32,7 @@ from xdsl.ir import Block, SSAValue
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.estimator import PlanEstimator
+from t10.common.move_costs import GatherOperand, GatherSpec, transition_estimate
 from t10.common.plans import (
     Estimate,
     Layout,
@@ -44,14 +45,7 @@ from t10.common.plans import (
 from t10.common.tensor_expr import Access, TensorExpr
 from t10.common.view_maps import View
 from t10.errors import DoesNotFit
-from t10.passes.layout_transitions import (
-    GatherOperand,
-    GatherSpec,
-    aligned_plan,
-    gather_moves,
-    summed,
-    transition_estimate,
-)
+from t10.passes.layout_transitions import aligned_plan, gather_moves, summed
 from t10.passes.memory_reconciliation import Liveness, OpOptions
 from t10.passes.operators import Operator
 from t10.passes.plan_search import plan_key

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.estimator import PlanEstimator, estimate
+from t10.common.move_costs import quick_cycles, transition_estimate
 from t10.common.plans import (
     OUTPUT,
     Estimate,
@@ -42,13 +43,7 @@ from t10.common.plans import (
 from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
 from t10.common.view_maps import View
 from t10.errors import T10Error
-from t10.passes.layout_transitions import (
-    Edge,
-    SharedMove,
-    quick_cycles,
-    shared_moves,
-    transition_estimate,
-)
+from t10.passes.layout_transitions import Edge, SharedMove, shared_moves
 from t10.passes.memory_reconciliation import (
     Liveness,
     Operands,
