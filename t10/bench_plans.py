@@ -5,7 +5,7 @@ constants at fp16 storage, per memory budget along the Pareto frontier.
 The reference figures are that planner's best correct plan per shape (cycles, bytes per core),
 measured once with its own cost model on the same constants; "ours before" is this
 planner's best plan before the kernel orientation, fp16 partials and the output-rotating
-plans. Ours are the plan search's estimates (`t10.common.plans.estimate`, equal to the
+plans. Ours are the plan search's estimates (`t10.common.estimator.estimate`, equal to the
 simulated cycles), with fp32 partial sums (the default) and with fp16 partials (as that planner
 reduces).
 

@@ -7,6 +7,11 @@ the chip file carries the constants (`docs/chips.md`), this module only combines
 All functions are pure and return whole cycles: a fractional total is rounded **up**.  The
 arithmetic is exact (decimal chip constants such as 0.28 are taken as the decimal they spell,
 not as the nearest binary float), so `exchange_cycles(chip, 100)` is 28, not 29.
+
+Each cost term is written once, here: `Affine` (an element-wise kernel, the exchange) and
+`MatmulKernel` hold a chip's constants scaled to integers, and the functions below, the plan
+estimator (`t10.common.estimator`), the moves' estimates and the simulator all cost through
+them.
 """
 
 from __future__ import annotations
@@ -14,12 +19,18 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
+from math import lcm
 
 from t10.common.chip_spec import ChipSpec, MatmulCosts
 from t10.errors import T10Error
 
 __all__ = [
+    "Affine",
+    "MatmulKernel",
     "elementwise_cycles",
+    "elementwise_rate",
+    "exchange_rate",
+    "matmul_kernel",
     "exchange_cycles",
     "kernel_rows_cols",
     "matmul_cycles",
@@ -45,6 +56,74 @@ def _count(name: str, v: object, *, positive: bool = False) -> int:
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+class Affine:
+    """⌈a·n + b⌉ cycles for n units (elements, bytes), with exact rational a and b (the
+    decimals a chip file spells), in integer arithmetic."""
+
+    def __init__(self, a: float | Fraction, b: float | Fraction = 0) -> None:
+        fa, fb = _exact(a), _exact(b)
+        self.den = lcm(fa.denominator, fb.denominator)
+        self.a = int(fa * self.den)
+        """`a` scaled by `den` (an integer)."""
+        self.b = int(fb * self.den)
+
+    def __call__(self, n: int) -> int:
+        return -(-(self.a * n + self.b) // self.den)
+
+
+@lru_cache(maxsize=256)
+def elementwise_rate(chip: ChipSpec, relu_like: bool = False, ops: int = 1) -> Affine:
+    """The cost of an element-wise kernel of `ops` arithmetic ops per element, per element
+    (`elementwise_cycles`; it costs `fixed_cycles` at zero elements, which callers that run no
+    kernel then skip)."""
+    c = chip.relu if relu_like else chip.elementwise
+    return Affine(_exact(c.cycles_per_element) * ops, c.fixed_cycles)
+
+
+@lru_cache(maxsize=64)
+def exchange_rate(chip: ChipSpec) -> Affine:
+    """The cost of one core's bytes over the exchange, per byte (`exchange_cycles`)."""
+    return Affine(chip.exchange_cycles_per_byte)
+
+
+class MatmulKernel:
+    """The matmul kernel's cost (`matmul_cycles`) for one element size, with the chip's
+    constants scaled to integers."""
+
+    def __init__(self, costs: MatmulCosts, elem_bytes: int) -> None:
+        self.costs = costs
+        self.elem_bytes = elem_bytes
+        parts = [_exact(x) for x in (costs.inner_cycles, costs.k_cycles, costs.col_cycles,
+                                     costs.fixed_cycles)]
+        self.den = lcm(*(p.denominator for p in parts))
+        self.inner, self.k, self.col, self.fixed = (int(p * self.den) for p in parts)
+
+    def cycles(self, batch: int, m: int, k: int, n: int) -> int:
+        """`matmul_cycles`: the product oriented by the chip's rule."""
+        if batch == 0 or m == 0 or k == 0 or n == 0:
+            return 0
+        m, n = kernel_rows_cols(self.costs, m, n)
+        return self.oriented(batch, m, k, n)
+
+    def oriented(self, batch: int, m: int, k: int, n: int) -> int:
+        """The cycles with m as the kernel's rows and n as its columns (sizes positive)."""
+        c, eb = self.costs, self.elem_bytes
+        rows = -(-m // c.row_block)
+        kblocks = -(-(k * eb) // c.k_bytes_block)
+        cols = -(-n // c.col_block)
+        scaled = batch * (
+            eb * self.inner * rows * kblocks * cols + self.k * kblocks * cols
+            + self.col * cols + self.fixed
+        )
+        return -(-scaled // self.den)
+
+
+@lru_cache(maxsize=64)
+def matmul_kernel(chip: ChipSpec, elem_bytes: int) -> MatmulKernel:
+    """The chip's `MatmulKernel` for `elem_bytes`-byte elements."""
+    return MatmulKernel(chip.matmul, elem_bytes)
 
 
 def kernel_rows_cols(costs: MatmulCosts, m: int, n: int) -> tuple[int, int]:
@@ -76,20 +155,7 @@ def matmul_cycles(chip: ChipSpec, batch: int, m: int, k: int, n: int, elem_bytes
     """
     b, m, k, n = (_count(x, v) for x, v in (("batch", batch), ("m", m), ("k", k), ("n", n)))
     _count("elem_bytes", elem_bytes, positive=True)
-    if b == 0 or m == 0 or k == 0 or n == 0:
-        return 0
-    c = chip.matmul
-    m, n = kernel_rows_cols(c, m, n)
-    rows = _ceil_div(m, c.row_block)
-    kblocks = _ceil_div(k * elem_bytes, c.k_bytes_block)
-    cols = _ceil_div(n, c.col_block)
-    per_batch = (
-        elem_bytes * _exact(c.inner_cycles) * rows * kblocks * cols
-        + _exact(c.k_cycles) * kblocks * cols
-        + _exact(c.col_cycles) * cols
-        + _exact(c.fixed_cycles)
-    )
-    return math.ceil(b * per_batch)
+    return matmul_kernel(chip, elem_bytes).cycles(b, m, k, n)
 
 
 def matmul_cycles_floor(
@@ -136,10 +202,7 @@ def elementwise_cycles(
     0.5·N + 200). Zero elements cost 0.
     """
     n = _count("n_elements", n_elements)
-    if n == 0:
-        return 0
-    c = chip.relu if relu_like else chip.elementwise
-    return math.ceil(_exact(c.cycles_per_element) * n * ops + _exact(c.fixed_cycles))
+    return 0 if n == 0 else elementwise_rate(chip, relu_like, ops)(n)
 
 
 def exchange_cycles(chip: ChipSpec, nbytes: int) -> int:
@@ -148,8 +211,7 @@ def exchange_cycles(chip: ChipSpec, nbytes: int) -> int:
     `⌈nbytes·exchange_cycles_per_byte⌉` (IPU MK2: 0.28 cycles/byte).  Zero bytes cost 0.
     Does not include the BSP sync (`sync_cycles`) that ends an exchange phase.
     """
-    nb = _count("nbytes", nbytes)
-    return math.ceil(_exact(chip.exchange_cycles_per_byte) * nb)
+    return exchange_rate(chip)(_count("nbytes", nbytes))
 
 
 def sync_cycles(chip: ChipSpec) -> int:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from t10.common.chip_spec import ChipSpec
+from t10.common.move_costs import quick_cycles, transition_estimate
 from t10.common.plans import Estimate, Layout, Plan, host_layout, input_layouts
 from t10.common.tensor_expr import TensorExpr
-from t10.passes.layout_transitions import quick_cycles, summed, transition_estimate
+from t10.passes.layout_transitions import summed
 from t10.passes.memory_reconciliation import Operands, OpOptions, PlanPoint, plan_point
 
 

@@ -35,10 +35,10 @@ from math import prod
 import numpy as np
 
 from t10.common.chip_spec import ChipSpec
+from t10.common.estimator import estimate
 from t10.common.plans import (
     Estimate,
     Plan,
-    estimate,
     host_layout,
     input_layouts,
     output_layout,

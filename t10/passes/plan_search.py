@@ -3,7 +3,7 @@
 pass (`t10/passes/t10_plan_search.py`) drives it, and `t10.passes.memory_reconciliation` then
 picks one frontier plan per operator for the whole model.
 
-The estimate of a plan (`t10.common.plans.estimate`) depends on its spatial factors only
+The estimate of a plan (`t10.common.estimator.estimate`) depends on its spatial factors only
 through the per-core *tiles* ceil(size / F), the ring factors (a rotation in p pieces needs
 p | F[ring]) and the reduction group G = prod F[reduction dims] (the all-reduce moves
 (G - 1) * ceil(T / G) elements, which is not monotone in G). So the search enumerates *tile
@@ -17,8 +17,8 @@ the Pareto frontier of the whole space {every F with prod F <= cores} x `tempora
 Utilisation: a tile vector is kept if the factors with its tiles can use at least
 `min_utilization` of the cores the operator can use; it is realised with the fewest cores.
 
-Speed: plans are costed by `FastEstimator` (same numbers as `estimate`, exact integer
-arithmetic, cached kernel costs). The spatial-only plan of each tile vector is evaluated
+Speed: plans are costed by `t10.common.estimator.PlanEstimator` (exact integer arithmetic,
+cached kernel costs). The spatial-only plan of each tile vector is evaluated
 first; it is a lower bound on the cycles of every rotating plan of the same tiles (a temporal
 split never makes the compute cheaper and adds syncs), so a tile vector whose
 (memory lower bound, spatial cycles) is already dominated is skipped. Each rotating
@@ -37,20 +37,18 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from math import ceil, lcm, prod
 
 from t10.common.chip_spec import ChipSpec
-from t10.common.costs import kernel_rows_cols
+from t10.common.estimator import PlanEstimator
 from t10.common.plans import (
     OUTPUT,
     Estimate,
     Plan,
     Rotation,
-    epilogue_elements,
     shiftable_dims,
 )
-from t10.common.tensor_expr import ExprKind, TensorExpr
+from t10.common.tensor_expr import TensorExpr
 from t10.errors import T10Error
 
 TEMPORAL_DIMS = {"t10": 1, "replicate": 0, "t10-multidim": 2, "vgm": 0}
@@ -130,200 +128,6 @@ def spatial_factors(expr: TensorExpr, cores: int, min_cores: int) -> Iterator[tu
             yield from rec(d + 1, used * lo, reach * hi, (*acc, lo))
 
     yield from rec(0, 1, 1, ())
-
-
-# --------------------------------------------------------------------------------------------
-# Fast estimate
-# --------------------------------------------------------------------------------------------
-
-
-def _exact(x: float | Fraction) -> Fraction:
-    """The decimal a chip constant spells (as `t10.common.costs` reads it)."""
-    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
-
-
-class _Affine:
-    """ceil(a * n + b) with exact rational a, b, in integer arithmetic."""
-
-    def __init__(self, a: float | Fraction, b: float) -> None:
-        fa, fb = _exact(a), _exact(b)
-        self.den = lcm(fa.denominator, fb.denominator)
-        self.a = int(fa * self.den)
-        self.b = int(fb * self.den)
-
-    def __call__(self, n: int) -> int:
-        return -(-(self.a * n + self.b) // self.den)
-
-
-class FastEstimator:
-    """`t10.common.plans.estimate` for one (chip, expression), with the chip constants turned
-    into integers and kernel costs cached: returns identical numbers, several times faster."""
-
-    def __init__(self, chip: ChipSpec, expr: TensorExpr) -> None:
-        self.expr = expr
-        self.sizes = expr.loop_sizes
-        self.eb = expr.elem_bytes
-        self.in_dims = tuple(tuple(d for d in a.dims if d is not None) for a in expr.inputs)
-        self.out_dims = tuple(d for d in expr.output.dims if d is not None)
-        self.red = expr.reduction_dims
-        self.sync = chip.sync_cycles
-        self.contraction = expr.kind is ExprKind.CONTRACTION
-        # whether the output may rotate its partial sums at all (`output_rings`)
-        self.output_rotates = self.contraction and expr.epilogue is None
-        # partial sums wider than the storage accumulate apart and are rounded (rounds_partials)
-        self.partial_bytes = expr.partial_bytes
-        self.wide_partials = (
-            expr.elem_bytes < expr.partial_bytes and expr.kind is not ExprKind.ELEMENTWISE
-        )
-        # matmul role per loop dim, as TensorExpr.matmul_dims: 0 batch, 1 m, 2 k, 3 n
-        self.roles: tuple[int, ...] = ()
-        if self.contraction:
-            a, b = expr.inputs[:2]
-            self.roles = tuple(
-                2 if not par else 1 if a.uses(d) and not b.uses(d)
-                else 3 if b.uses(d) and not a.uses(d) else 0
-                for d, par in enumerate(expr.parallel)
-            )
-        mm = self.mm = chip.matmul
-        parts = [_exact(x) for x in (mm.inner_cycles, mm.k_cycles, mm.col_cycles,
-                                     mm.fixed_cycles)]
-        self.mm_den = lcm(*(p.denominator for p in parts))
-        self.mm_inner, self.mm_k, self.mm_col, self.mm_fixed = (
-            int(p * self.mm_den) for p in parts
-        )
-        self.mm_blocks = (mm.row_block, mm.k_bytes_block, mm.col_block)
-        kernel_ew = chip.relu if expr.relu_like else chip.elementwise
-        self.kernel_ew = _Affine(
-            _exact(kernel_ew.cycles_per_element) * expr.body_ops, kernel_ew.fixed_cycles
-        )
-        self.reduce_ew = _Affine(chip.elementwise.cycles_per_element,
-                                 chip.elementwise.fixed_cycles)
-        self.exchange = _Affine(chip.exchange_cycles_per_byte, 0)
-        self._kernels: dict[tuple[int, ...], int] = {}
-        self._kernel_floors: dict[tuple[int, ...], int] = {}
-        self.epilogue: _Affine | None = None
-        if expr.epilogue is not None:
-            epi = chip.relu if expr.epilogue.relu_like else chip.elementwise
-            self.epilogue = _Affine(
-                _exact(epi.cycles_per_element) * expr.epilogue.body_ops, epi.fixed_cycles
-            )
-
-    def kernel(self, sizes: Sequence[int]) -> int:
-        """`t10.common.plans.kernel_cycles` (cached)."""
-        key = tuple(sizes)
-        cycles = self._kernels.get(key)
-        if cycles is None:
-            cycles = self._matmul(key) if self.contraction else self.kernel_ew(prod(key))
-            self._kernels[key] = cycles
-        return cycles
-
-    def kernel_floor(self, sizes: Sequence[int]) -> int:
-        """A lower bound of `kernel` that splitting keeps: for any step counts n_d,
-        prod(n_d) * kernel(ceil(sizes_d / n_d)) >= kernel_floor(sizes). `kernel` itself is
-        such a bound in a fixed orientation (every term rounds up per dim, and the fixed
-        cost is paid per call); the chip's orientation rule may turn a step's product the
-        cheaper way, so a contraction's floor is its cheaper orientation."""
-        key = tuple(sizes)
-        cycles = self._kernel_floors.get(key)
-        if cycles is None:
-            if self.contraction:
-                b, m, k, n = self._matmul_dims(key)
-                cycles = min(self._oriented(b, m, k, n), self._oriented(b, n, k, m))
-            else:
-                cycles = self.kernel(key)
-            self._kernel_floors[key] = cycles
-        return cycles
-
-    def _matmul_dims(self, sizes: tuple[int, ...]) -> tuple[int, int, int, int]:
-        dims = [1, 1, 1, 1]
-        for role, size in zip(self.roles, sizes, strict=True):
-            dims[role] *= size
-        b, m, k, n = dims
-        return b, m, k, n
-
-    def _matmul(self, sizes: tuple[int, ...]) -> int:
-        b, m, k, n = self._matmul_dims(sizes)
-        m, n = kernel_rows_cols(self.mm, m, n)
-        return self._oriented(b, m, k, n)
-
-    def _oriented(self, b: int, m: int, k: int, n: int) -> int:
-        """The kernel's cycles with m as its rows and n as its columns."""
-        row_block, k_bytes_block, col_block = self.mm_blocks
-        rows = -(-m // row_block)
-        kblocks = -(-(k * self.eb) // k_bytes_block)
-        cols = -(-n // col_block)
-        scaled = b * (
-            self.eb * self.mm_inner * rows * kblocks * cols
-            + self.mm_k * kblocks * cols
-            + self.mm_col * cols
-            + self.mm_fixed
-        )
-        return -(-scaled // self.mm_den)
-
-    def estimate(self, plan: Plan) -> Estimate:
-        factors, temporal, steps = plan.factors, plan.temporal_dim, plan.steps
-        outer, outer_steps = plan.outer_dim, plan.outer_steps
-        tiles = [-(-s // f) for s, f in zip(self.sizes, factors, strict=True)]
-        if temporal is not None:
-            tiles[temporal] = -(-tiles[temporal] // steps) * steps
-        if outer is not None:
-            tiles[outer] = -(-tiles[outer] // outer_steps) * outer_steps
-        rotations = {r.operand: r for r in plan.rotations}
-        eb = self.eb
-        elements = inner_exchange = outer_exchange = 0
-        for i, dims in enumerate(self.in_dims):
-            local = prod(tiles[d] for d in dims)
-            r = rotations.get(i)
-            if r is None:
-                elements += local
-                continue
-            # window of n/p chunks plus one incoming chunk; each input has its own core.shift
-            n = outer_steps if r.outer else steps
-            chunk = local // n
-            elements += chunk * (n // r.pieces + 1)
-            if r.outer:
-                outer_exchange += self.exchange(chunk * eb)
-            else:
-                inner_exchange += self.exchange(chunk * eb)
-        out_tile = prod(tiles[d] for d in self.out_dims)
-        out_rot = rotations.get(OUTPUT)
-        out_local = out_tile
-        out_steps = 1
-        if out_rot is not None:
-            out_steps = outer_steps if out_rot.outer else steps
-            out_local = out_tile // out_steps * (out_steps // out_rot.pieces + 1)
-        memory = (elements + out_local) * eb
-        if temporal is not None:
-            tiles[temporal] //= steps
-        if outer is not None:
-            tiles[outer] //= outer_steps
-        total = steps * outer_steps
-        compute = total * self.kernel(tiles)
-        exchange = (total - 1) * inner_exchange + (outer_steps - 1) * outer_exchange
-        syncs = total
-        group = prod(factors[d] for d in self.red)
-        rounding = self.wide_partials and (
-            group > 1 or temporal in self.red or outer in self.red
-        )
-        acc_bytes = self.partial_bytes if rounding else eb
-        if out_rot is not None:  # its own shift, at the partial-sum width; no all-reduce
-            shifts = outer_steps - 1 if out_rot.outer else total - 1
-            exchange += shifts * self.exchange(out_tile // out_steps * acc_bytes)
-            group //= out_rot.pieces
-        if group > 1:
-            moved = (group - 1) * -(-out_tile // group)
-            exchange += 2 * self.exchange(moved * acc_bytes)
-            compute += self.reduce_ew(moved)
-            syncs += 2
-            memory += moved * acc_bytes
-        if rounding:
-            compute += self.reduce_ew(out_local)
-            syncs += 1
-            memory += out_local * self.partial_bytes
-        if self.epilogue is not None:
-            compute += self.epilogue(epilogue_elements(out_tile, group, rounding))
-            syncs += 1 if rounding else 0
-        return Estimate(compute, exchange, syncs * self.sync, memory)
 
 
 # --------------------------------------------------------------------------------------------
@@ -545,7 +349,7 @@ class _Search:
         self.rotate = levels > 0
         self.levels = levels
         self.min_cores = min_cores
-        self.fast = FastEstimator(chip, expr)
+        self.fast = PlanEstimator(chip, expr)
         self.sizes = expr.loop_sizes
         self.red = expr.reduction_dims
         self.par = tuple(d for d in range(expr.rank) if d not in self.red)
@@ -867,7 +671,7 @@ class _Search:
             return prod(steps) * self.fast.kernel(step_tiles) - whole_kernel
 
         # both floors count the tile's kernel once; the steps' kernels add up to no less
-        # than its floor (`FastEstimator.kernel_floor`)
+        # than its floor (`PlanEstimator.kernel_floor`)
         cycles -= whole_kernel - self.fast.kernel_floor(tiles)
         return _Bound(
             self.frontier, rotated, level_tiles, plain, after, (fixed * eb, out_bytes, eb), cycles,
@@ -1027,7 +831,7 @@ class _Search:
         )
         syncs = (2**levels - 1) * self.fast.sync
         # the spatial plan and `out_floor` count the tile's kernel once; the steps' kernels
-        # add up to no less than its floor (`FastEstimator.kernel_floor`)
+        # add up to no less than its floor (`PlanEstimator.kernel_floor`)
         slack = self.fast.kernel(tiles) - self.fast.kernel_floor(tiles)
         whole = none
         if len(halves) >= levels:

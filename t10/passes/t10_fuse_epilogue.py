@@ -52,10 +52,10 @@ from t10.common.attr_names import EPILOGUE_ATTR, PLAN_ATTR
 from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import epilogue_problem, mark_epilogue
 from t10.common.locations import Located
+from t10.common.move_costs import transition_estimate
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
 from t10.passes.compile_options import DEFAULTS, PlanOptions
-from t10.passes.layout_transitions import transition_estimate
 from t10.passes.operator_frontiers import check_jobs, operator_frontiers
 from t10.passes.operators import (
     Operator,

@@ -16,7 +16,7 @@ An analysis pass: it changes no operation, it only writes attributes.
   inputs (their expansion is part of its `t10.relayout`);
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
   `t10.gather = #rtensor.estimate<...>`, the gather into its layout for uniformly drawn ids
-  (the ids are unknown at compile time: `layout_transitions.gather_estimate`);
+  (the ids are unknown at compile time: `t10.common.move_costs.gather_estimate`);
 - on an `rtensor.gather` made on chip for no operator (returned from the function, or read
   by another gather): `t10.gather = #rtensor.estimate<...>`, its making
   (`layout_transitions.made_gather_moves`);
@@ -102,6 +102,7 @@ from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import (
     unmark_epilogue,
 )
+from t10.common.move_costs import IDS_BYTES, GatherSpec
 from t10.common.plans import Estimate, Plan
 from t10.common.tensor_expr import (
     TensorExpr,
@@ -116,9 +117,7 @@ from t10.passes.compile_options import PlanOptions, check_choice_options
 from t10.passes.exact_reconciliation import exact_plans
 from t10.passes.forked import call_beside
 from t10.passes.layout_transitions import (
-    IDS_BYTES,
     Edge,
-    GatherSpec,
     SharedMove,
     gathers_into,
     made_gather_moves,

@@ -31,6 +31,8 @@ from xdsl.ir import Block, SSAValue
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
+from t10.common.estimator import PlanEstimator
+from t10.common.move_costs import GatherOperand, GatherSpec, transition_estimate
 from t10.common.plans import (
     Estimate,
     Layout,
@@ -43,17 +45,10 @@ from t10.common.plans import (
 from t10.common.tensor_expr import Access, TensorExpr
 from t10.common.view_maps import View
 from t10.errors import DoesNotFit
-from t10.passes.layout_transitions import (
-    GatherOperand,
-    GatherSpec,
-    aligned_plan,
-    gather_moves,
-    summed,
-    transition_estimate,
-)
+from t10.passes.layout_transitions import aligned_plan, gather_moves, summed
 from t10.passes.memory_reconciliation import Liveness, OpOptions
 from t10.passes.operators import Operator
-from t10.passes.plan_search import FastEstimator, plan_key
+from t10.passes.plan_search import plan_key
 from t10.t10_dialects.rtensor import GatherOp, through_views
 
 
@@ -253,7 +248,7 @@ def candidates(chip: ChipSpec, op: VgmOperator, cores: int) -> list[tuple[Plan, 
         if load.view is None
     ]
     homes.append((expr.output, None, host_layout(expr.output.shape, cores)))
-    fast = FastEstimator(chip, expr)
+    fast = PlanEstimator(chip, expr)
     for access, operand, home in homes:
         plan = aligned_plan(expr, access, operand, home)
         if plan is not None and plan not in found and plan.cores <= chip.cores:

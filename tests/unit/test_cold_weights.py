@@ -19,6 +19,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 from t10 import driver
 from t10.common.attr_names import COLD_ATTR, PLAN_ATTR
 from t10.common.chip_spec import load_chip
+from t10.common.move_costs import quick_cycles, transition_estimate
 from t10.common.plans import Plan, host_layout, input_layouts
 from t10.common.weights import cold_attr
 from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_module
@@ -31,7 +32,6 @@ from t10.passes.cold_weights import (
     expand_estimate,
     with_cold_weights,
 )
-from t10.passes.layout_transitions import quick_cycles, transition_estimate
 from t10.passes.memory_reconciliation import op_options
 from t10.passes.operators import operand_roles, operator_tensor_expr, planned_operators
 from t10.passes.plan_search import operator_frontier

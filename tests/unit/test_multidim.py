@@ -14,13 +14,13 @@ from xdsl.dialects.linalg.ops import GenericOp
 from t10 import driver
 from t10.common import costs
 from t10.common.chip_spec import load_chip
+from t10.common.estimator import estimate
 from t10.common.plans import (
     OUTPUT,
     Layout,
     Plan,
     Rotating,
     Rotation,
-    estimate,
     format_plan,
     input_layouts,
     kernel_cycles,

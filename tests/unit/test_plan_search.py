@@ -21,27 +21,29 @@ from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, load_chip
+from t10.common.estimator import PlanEstimator, estimate
+from t10.common.move_costs import quick_cycles, transition_estimate
 from t10.common.plans import (
     OUTPUT,
     Estimate,
     Layout,
     Plan,
     Rotation,
-    estimate,
+    all_reduce_group,
+    epilogue_elements,
+    input_layouts,
+    kernel_cycles,
+    output_layout,
     plan_problem,
+    rounds_partials,
+    step_sizes,
     temporal_plans,
     validate_plan,
 )
 from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
 from t10.common.view_maps import View
 from t10.errors import T10Error
-from t10.passes.layout_transitions import (
-    Edge,
-    SharedMove,
-    quick_cycles,
-    shared_moves,
-    transition_estimate,
-)
+from t10.passes.layout_transitions import Edge, SharedMove, shared_moves
 from t10.passes.memory_reconciliation import (
     Liveness,
     Operands,
@@ -62,7 +64,6 @@ from t10.passes.memory_reconciliation import (
 from t10.passes.plan_search import (
     PLANNERS,
     TEMPORAL_DIMS,
-    FastEstimator,
     factor_candidates,
     factor_range,
     min_cores_for,
@@ -409,7 +410,7 @@ def test_random_matmuls_match_brute_force() -> None:
 def test_matmuls_on_the_ipu_kernel_match_brute_force() -> None:
     """The IPU's kernel takes the larger of m and n as its rows (`kernel_rows_cols`), so a
     step's product may turn the cheaper way and the steps' kernels add up to less than the
-    tile's: the search's bounds must allow for it (`FastEstimator.kernel_floor`). Sizes
+    tile's: the search's bounds must allow for it (`PlanEstimator.kernel_floor`). Sizes
     about the kernel's 16 columns, fp16, on few cores."""
     rng = random.Random(11)
     for _ in range(12):
@@ -492,12 +493,62 @@ def test_min_cores_small_ops_cannot_use_the_whole_chip() -> None:
      square_sum(5, 6, 7)],
     ids=lambda e: e.name,
 )
-def test_fast_estimator_is_exact(expr: TensorExpr) -> None:
+def test_the_estimator_is_the_layouts_cost(expr: TensorExpr) -> None:
+    """The estimator (integer arithmetic over tile sizes) costs every plan as its layouts
+    (`layout_estimate`) say it runs."""
     plans = [plan for plan, _ in whole_space(tiny_chip(16), expr, True, levels=2)]
     for chip in (tiny_chip(16), load_chip("ipu-mk2")):
-        fast = FastEstimator(chip, expr)
+        fast = PlanEstimator(chip, expr)
         for plan in plans:
-            assert fast.estimate(plan) == estimate(chip, expr, plan)
+            assert fast.estimate(plan) == layout_estimate(chip, expr, plan)
+
+
+def layout_estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
+    """The estimate derived from the plan's layouts (`input_layouts`, `output_layout`), as the
+    lowering builds them, rather than from tile sizes as the estimator does: every step a
+    kernel, a shift per rotating operand and a sync; the all-reduce of a split reduction;
+    the rounding pass of wide partial sums; an epilogue."""
+    eb = expr.elem_bytes
+    layouts = input_layouts(expr, plan)
+    out_layout = output_layout(expr, plan)
+    out_tile = prod(out_layout.tile)
+    out_local = out_layout.local_elements()
+    total = plan.total_steps
+    compute = total * kernel_cycles(chip, expr, step_sizes(expr, plan))
+    exchange = 0
+    for i, lay in enumerate(layouts):
+        rot = plan.rotation_of(i)
+        if lay.rotating is None or rot is None:
+            continue
+        shift = costs.exchange_cycles(chip, lay.local_elements() // lay.rotating.slots * eb)
+        exchange += (plan.outer_steps - 1 if rot.outer else total - 1) * shift
+    syncs = total
+    memory = sum(lay.local_elements() for lay in layouts) * eb + out_local * eb
+    rounding = rounds_partials(expr, plan)
+    acc_bytes = expr.partial_bytes if rounding else eb
+    if out_layout.rotating is not None:
+        out_chunk = out_local // out_layout.rotating.slots * acc_bytes
+        out_rot = plan.rotation_of(OUTPUT)
+        shifts = plan.outer_steps - 1 if out_rot is not None and out_rot.outer else total - 1
+        exchange += shifts * costs.exchange_cycles(chip, out_chunk)
+    group = all_reduce_group(expr, plan)
+    if group > 1:
+        part = ceil(out_tile / group)
+        moved = (group - 1) * part * acc_bytes
+        exchange += 2 * costs.exchange_cycles(chip, moved)
+        compute += costs.elementwise_cycles(chip, (group - 1) * part, False)
+        syncs += 2
+        memory += moved
+    if rounding:
+        compute += costs.elementwise_cycles(chip, out_local, False)
+        syncs += 1
+        memory += out_local * expr.partial_bytes
+    if expr.epilogue is not None:
+        epi = expr.epilogue
+        elements = epilogue_elements(out_tile, group, rounding)
+        compute += costs.elementwise_cycles(chip, elements, epi.relu_like, epi.body_ops)
+        syncs += 1 if rounding else 0
+    return Estimate(compute, exchange, syncs * costs.sync_cycles(chip), memory)
 
 
 @given(
@@ -515,7 +566,7 @@ def test_kernel_floor_bounds_every_split_into_steps(
     if fp16:
         expr = dataclasses.replace(expr, elem_bytes=2)
     for chip in (tiny_chip(16), load_chip("ipu-mk2")):
-        fast = FastEstimator(chip, expr)
+        fast = PlanEstimator(chip, expr)
         loops = expr.loop_sizes
         step = [ceil(s / n) for s, n in zip(loops, steps, strict=True)]
         assert prod(steps) * fast.kernel(step) >= fast.kernel_floor(loops)

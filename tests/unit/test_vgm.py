@@ -20,12 +20,12 @@ from t10 import driver
 from t10.cli import main
 from t10.common.chip_spec import load_chip
 from t10.common.gathers import GatherKind
+from t10.common.move_costs import transition_estimate
 from t10.common.plans import Plan, host_layout, input_layouts
 from t10.errors import T10Error
 from t10.examples import models, zoo
 from t10.frontend import import_onnx
 from t10.passes import vgm_plans
-from t10.passes.layout_transitions import transition_estimate
 from t10.passes.memory_reconciliation import op_options
 from t10.passes.operators import operand_roles, operator_tensor_expr, planned_operators
 from t10.passes.plan_search import operator_frontier
