@@ -49,10 +49,11 @@ from t10.report import (
     check_outputs,
     input_specs,
     kernel_ops,
-    model_bound_of,
     planned_ops,
     planned_sram,
     random_inputs,
+    recorded_bound,
+    recorded_ops,
 )
 from t10.sim.simulator import SimReport, simulate
 from t10.t10_dialects import DIALECTS
@@ -187,7 +188,7 @@ class Compiled:
     chip: ChipSpec
     bound: int | None = None
     """The model's lower bound (`t10.report.model_bound_of`), taken as the module entered the
-    plan search (the same for every planner)."""
+    plan search (the same for every planner) and recorded on it (`recorded_bound`)."""
 
 
 def compile_module(
@@ -208,7 +209,6 @@ def compile_module(
     down to the `emit` level (`observer`: see `run_passes`)."""
     spec = _check_options(chip, planner, emit, precision, partials, search, temporaries)
     planned: list[ModuleOp] = []
-    bound: list[int] = []
 
     class KeepPlans:
         def stage(self, name: str) -> None:
@@ -220,8 +220,6 @@ def compile_module(
         ) -> None:
             if isinstance(p, T10PlanSearch):
                 planned.append(module.clone())
-            elif p is before_search:
-                bound.append(model_bound_of(spec, module, precision, partials))
             if observer is not None:
                 observer.after_pass(p, module, time)
 
@@ -237,9 +235,10 @@ def compile_module(
         search,
         temporaries,
     )
-    before_search = passes[[isinstance(p, T10PlanSearch) for p in passes].index(True) - 1]
     run_passes(module, passes, KeepPlans())
-    return Compiled(module=module, planned=planned[0], chip=spec, bound=bound[0])
+    return Compiled(
+        module=module, planned=planned[0], chip=spec, bound=recorded_bound(planned[0])
+    )
 
 
 def compile_model(
@@ -391,16 +390,21 @@ def simulate_compiled(
     module: ModuleOp, chip: ChipSpec, seed: int = 0, timing_only: bool = False
 ) -> dict[str, Any]:
     """The report of simulating a `chip`-level module on seeded random inputs (`timing_only`:
-    without values, as `run_model`). Its plans are gone at this level, so each operator's
-    kind comes from its kernels; the planner and precision from the module's attributes."""
+    without values, as `run_model`): the plans, estimates and bounds the plan search recorded
+    on the module (`recorded_ops`, `recorded_bound`), as `run_model` reports them; a module
+    with no record (planned by an older t10) has each operator's kind from its kernels and
+    no plans. The planner and precision come from the module's attributes."""
     inputs = random_inputs(input_specs(module), seed)
     result = simulate(module, chip, inputs, timing_only)
     planner = module.attributes.get(PLANNER_ATTR)
     precision = module.attributes.get(PRECISION_ATTR)
+    recorded = recorded_ops(module)
     return build_report(
         chip,
         result.report,
-        kernel_ops(module),
+        kernel_ops(module) if recorded is None else recorded,
         planner=planner.data if isinstance(planner, StringAttr) else None,
         precision=precision.data if isinstance(precision, StringAttr) else None,
+        planned_sram_bytes=planned_sram(module),
+        bound_cycles=recorded_bound(module),
     )

@@ -9,9 +9,10 @@ xdsl-opt model.chip.mlir -t 't10-sim{timing-only=true}'   # cycles and SRAM, no 
 The module must be at the `chip` level and carry the `t10.chip` attribute that
 `t10-plan-search` writes (a built-in chip name or a chip file). Inputs are seeded
 standard-normal float32 arrays, one per argument of `@main` (the same ones `t10 run
---seed S` uses). The printed report is `t10 run`'s, with what the simulation measured (and
-each operator's kind, from its kernels); the plans and estimates are empty columns because
-the plan attributes are gone at this level.
+--seed S` uses). The printed report is `t10 run`'s: what the simulation measured, with the
+plans, estimates and bounds `t10-plan-search` recorded on the module (`t10.planned_ops`,
+`t10.bound`), which every lowering keeps, whether the passes ran in one process or stage by
+stage through text IR.
 """
 
 from __future__ import annotations

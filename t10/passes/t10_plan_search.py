@@ -152,6 +152,7 @@ from t10.passes.operators import (
     planned_operators,
 )
 from t10.passes.plan_search import operator_frontier
+from t10.passes.planned_record import model_bound_of, record_planned_ops
 from t10.passes.vgm_plans import (
     HomeLiveness,
     VgmOperator,
@@ -420,6 +421,7 @@ class T10PlanSearch(ModulePass):
         check_named_ops(op, self.name)
         chip = load_chip(self.chip)
         check_not_lowered(op, self.name)
+        bound = model_bound_of(chip, op, self.precision, self.partials)
         frontiers = SharedSearch()
         if self.planner == "vgm":
             peak = self.plan_vgm(chip, op, frontiers)
@@ -431,6 +433,7 @@ class T10PlanSearch(ModulePass):
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
         op.attributes[PARTIALS_ATTR] = StringAttr(self.partials)
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
+        record_planned_ops(chip, op, bound)
 
     def plan_model(self, chip: ChipSpec, op: ModuleOp, frontiers: SharedSearch) -> int:
         """Plans every operator (`plan_operators`, with the epilogues and, when memory binds,
