@@ -63,7 +63,7 @@ from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.passes.t10_plan_search import REPLICATE_TEMPORARIES, SEARCHES
 from t10.progress import Progress
-from t10.report import InputSpec, Tolerance, format_report
+from t10.report import InputSpec, Tolerance, format_report, report_json
 from t10.run_plot import plot_run
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
 from t10.trace import chrome_trace
@@ -222,16 +222,6 @@ def _chip_file(chip: str) -> str | None:
     return None if chip in builtin_chip_names() else chip
 
 
-def _json_safe(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_json_safe(v) for v in obj]
-    return obj
-
-
 # --------------------------------------------------------------------------------------------
 # Commands
 # --------------------------------------------------------------------------------------------
@@ -285,9 +275,9 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             input_ranges=_input_ranges(args),
             dims=_dims(args),
         )
-    report_json = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
+    report_text = report_json(result.report)
     if args.json:
-        out.write(report_json)
+        out.write(report_text)
     else:
         print(format_report(result.report), file=out)
     if args.trace or args.plot:
@@ -299,7 +289,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.outputs:
         _save_npz(args.outputs, result.outputs)
     if args.report:
-        write_text(args.report, report_json, "--report")
+        write_text(args.report, report_text, "--report")
     if result.check is not None and not result.check.passed:
         failed = ", ".join(
             f"'{name}'" + (f" ({o['problem']})" if "problem" in o else "")

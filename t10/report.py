@@ -10,6 +10,7 @@ the text and the `--report` JSON always agree. The JSON format is documented in
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ __all__ = [
     "random_inputs",
     "recorded_bound",
     "recorded_ops",
+    "report_json",
 ]
 
 
@@ -380,6 +382,21 @@ def build_report(
 # --------------------------------------------------------------------------------------------
 # Text
 # --------------------------------------------------------------------------------------------
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def report_json(report: Mapping[str, Any]) -> str:
+    """The report as JSON text (docs/report.md), a non-finite number as null."""
+    return json.dumps(_json_safe(report), indent=2, allow_nan=False) + "\n"
 
 
 def _n(v: Any) -> str:

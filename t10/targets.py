@@ -4,6 +4,7 @@
 xdsl-opt model.onnx -p 't10-compile{chip=test-16}' -t t10-sim
 xdsl-opt model.onnx -p 't10-compile{chip=test-16}' -t 't10-sim{seed=3}'
 xdsl-opt model.chip.mlir -t 't10-sim{timing-only=true}'   # cycles and SRAM, no values
+xdsl-opt model.chip.mlir -t 't10-sim{report="run.json"}'  # also the JSON report, as t10 run's
 ```
 
 The module must be at the `chip` level and carry the `t10.chip` attribute that
@@ -26,9 +27,10 @@ from xdsl.utils.target import Target
 
 from t10.common.attr_names import CHIP_ATTR
 from t10.common.chip_spec import load_chip
+from t10.common.files import check_output_path, write_text
 from t10.driver import simulate_compiled
 from t10.errors import T10Error
-from t10.report import format_report
+from t10.report import format_report, report_json
 
 
 @dataclass(frozen=True)
@@ -38,12 +40,16 @@ class T10SimTarget(Target):
     seed: int = 0
     timing_only: bool = False
     """Count cycles and SRAM without computing values (as `t10 run --timing-only`)."""
+    report: str | None = None
+    """Also write the report as JSON to this file (`t10 run --report`'s format)."""
 
     def __post_init__(self) -> None:
         if self.seed < 0:
             raise T10Error(
                 f"t10-sim: option 'seed' expects a non-negative integer, got {self.seed}"
             )
+        if self.report is not None:
+            check_output_path(self.report, "t10-sim: option 'report'")
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         chip_attr = module.attributes.get(CHIP_ATTR)
@@ -61,3 +67,5 @@ class T10SimTarget(Target):
             module, load_chip(chip_attr.data), self.seed, self.timing_only
         )
         output.write(format_report(report) + "\n")
+        if self.report is not None:
+            write_text(self.report, report_json(report), "t10-sim: option 'report'")
