@@ -36,6 +36,7 @@ from t10.errors import T10Error
 from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, ViewOp
 
 __all__ = [
+    "check_record",
     "PlannedOp",
     "model_bound_of",
     "planned_ops",
@@ -182,6 +183,26 @@ def recorded_ops(module: ModuleOp) -> list[PlannedOp] | None:
             )
         out.append(PlannedOp(name, kind, plan, estimate, sram, bound_cycles=bound))
     return out
+
+
+def check_record(module: ModuleOp, pass_name: str) -> None:
+    """Refuse a module whose plans differ from those `t10-plan-search` recorded for the
+    report (a `t10.plan` edited after the search): lowered, its report would show plans it
+    does not run."""
+    recorded = recorded_ops(module)
+    if recorded is None:
+        return
+    planned = {p.name: p.plan for p in recorded if p.plan is not None}
+    for p in planned_ops(module):
+        if p.plan is not None and planned.get(p.name) != p.plan:
+            was = planned.get(p.name)
+            raise T10Error(
+                f"{pass_name}: operator '{p.name}' has the plan {p.plan}, but the module's "
+                f"'{PLANNED_OPS_ATTR}' records "
+                + ("none for it" if was is None else f"{was}")
+                + " (a plan edited after t10-plan-search); rerun t10-plan-search, which "
+                "keeps a generic's t10.plan as pinned and records it"
+            )
 
 
 def recorded_bound(module: ModuleOp) -> int | None:

@@ -74,3 +74,36 @@ def test_stage_by_stage_report_is_t10_runs(
     planned = [op for op in got["ops"] if op["plan"] is not None]
     assert planned and all(op["estimated_cycles"] and op["bound_cycles"] for op in planned)
     assert got["estimated_total_cycles"] and got["bound_cycles"]
+
+
+def test_a_plan_edited_after_the_search_is_refused_until_searched_again(tmp_path: Path) -> None:
+    """The record is the plan search's: a plan edited after it would be lowered while the
+    report showed the recorded one, so the lowering refuses it; the search pins and records
+    it."""
+    model = tmp_path / "mm.onnx"
+    subprocess.run(
+        [sys.executable, "-m", "t10.examples", "matmul", "m=64", "k=64", "n=64", "-o", str(model)],
+        check=True, capture_output=True,
+    )
+    planned = tmp_path / "planned.mlir"
+    run("t10-opt", model, "-p", "t10-plan-search{chip=test-16}", "-o", planned)
+    old, new = (f"t10.plan = #rtensor.plan<grid {g}>" for g in ("[2, 4, 2]", "[4, 2, 2]"))
+    assert old in planned.read_text()
+    planned.write_text(planned.read_text().replace(old, new))
+    done = subprocess.run(
+        [str(BIN / "t10-opt"), str(planned), "-p", "convert-linalg-to-rtensor"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        "t10-opt: error: convert-linalg-to-rtensor: operator 'matmul' has the plan "
+        "#rtensor.plan<grid [4, 2, 2]>, but the module's 't10.planned_ops' records "
+        "#rtensor.plan<grid [2, 4, 2]> (a plan edited after t10-plan-search); rerun "
+        "t10-plan-search, which keeps a generic's t10.plan as pinned and records it\n"
+    )
+    lowering = "convert-linalg-to-rtensor,convert-rtensor-to-cshift,convert-cshift-to-core,"
+    report = run(
+        "t10-opt", planned, "-p", f"t10-plan-search{{chip=test-16}},{lowering}"
+        "convert-core-to-chip", "-t", "t10-sim",
+    )
+    assert report.splitlines()[-1].endswith("#rtensor.plan<grid [4, 2, 2]>")
