@@ -21,7 +21,7 @@ ends in one of:
 | `success` | exit 0 (an ONNX model: its outputs matched onnxruntime) |
 | `clean-error` | exit 1 or 2 with one line `t10: error: ...` / `t10-opt: error: ...` |
 | `ort-refuses` | t10 ran the model, onnxruntime refused it for `--check` |
-| `fp16-overflow` | ... in NaN / ±inf that an fp16 overflow warning explains (a mutated scale) |
+| `fp16-overflow` | ... as a warning of fp16's range explains (a mutated scale or weight) |
 | `wrong-result` | t10 ran the model and its outputs differ from onnxruntime |
 | `messy-error` | an error that is not one line |
 | `internal-error` | a message with "internal error" |
@@ -30,7 +30,9 @@ ends in one of:
 | `hang` | it ran past the timeout |
 
 Everything but the first four is a defect; each defect's input, command and output are kept
-in `--out` (default `build/fuzz`) with a `summary.json`, and the counts are printed.
+in `--out` (default `build/fuzz`) with a `summary.json`, and the counts are printed. The
+`ort-refuses` cases are kept too, to be read: onnxruntime refusing a model t10 ran is either
+an invalid model t10 should refuse as well, or an onnxruntime limit.
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ DATA = ROOT / "tests" / "unit" / "data"
 CHIP = "test-16"
 MEMORY_LIMIT = 6 << 30
 DEFECTS = ("messy-error", "internal-error", "traceback", "abort", "hang", "wrong-result")
+KEPT = (*DEFECTS, "ort-refuses")
+"""The outcomes whose cases are kept in `--out`, with the command and its output: the defects,
+and the models onnxruntime refused (to tell an exporter's bad model from t10 accepting one)."""
 
 _CONVERSIONS = ["convert-linalg-to-rtensor", "convert-rtensor-to-cshift", "convert-cshift-to-core",
                 "convert-core-to-chip"]
@@ -489,6 +494,10 @@ def same_outputs(expected: Path, got: Path) -> bool:
     ).passed
 
 
+SATURATED_WARNING = "constant value(s) beyond fp16's range saturated to ±65504"
+"""What the report's warning says of constants that fp16 storage saturated."""
+
+
 def classify(tool: str, ended: Ended) -> str:
     if ended.timed_out:
         return "hang"
@@ -509,8 +518,10 @@ def classify(tool: str, ended: Ended) -> str:
         # a value computed beyond fp16's ±65504 is stored as ±inf, as on the chip; the report
         # warns (`warning fp16 overflow: ...`) only when outputs then hold NaN or ±inf, and a
         # mismatch is the overflow's (a mutation's scale, not a wrong number) only where
-        # those NaN / ±inf are what differs
+        # those NaN / ±inf are what differs; a constant beyond the range is saturated to
+        # ±65504 at compile time, and the report warns of it (`warning fp16: ... saturated`)
         overflowed = "warning fp16 overflow" in out and NONFINITE_MISMATCH in errors[0]
+        overflowed = overflowed or SATURATED_WARNING in out
         return "fp16-overflow" if overflowed else "wrong-result"
     if errors and "onnxruntime could not run the model" in errors[0]:
         return "ort-refuses"
@@ -671,7 +682,7 @@ def main(argv: list[str] | None = None) -> int:
         outcome = case_outcome(case, ended, _outputs_path(path))
         _outputs_path(path).unlink(missing_ok=True)
         counts[outcome] += 1
-        if outcome in DEFECTS:
+        if outcome in KEPT:
             keep = args.out / outcome
             keep.mkdir(exist_ok=True)
             kept = keep / path.name
@@ -679,8 +690,9 @@ def main(argv: list[str] | None = None) -> int:
             command = [case.tool, *[str(kept) if a == "{}" else a for a in case.argv]]
             (keep / f"{path.stem}.txt").write_text(
                 " ".join(command) + "\n\n" + ended.output, encoding="utf-8")
-            defects.append({"case": case.name, "outcome": outcome, "command": command,
-                            "output": ended.output[-2000:]})
+            if outcome in DEFECTS:
+                defects.append({"case": case.name, "outcome": outcome, "command": command,
+                                "output": ended.output[-2000:]})
         path.unlink(missing_ok=True)
         if not args.quiet:
             done = sum(counts.values())

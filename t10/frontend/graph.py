@@ -44,6 +44,7 @@ from t10.frontend.importer import (
     integer_ops,
 )
 from t10.frontend.ops_compile_time import lower_fold_only
+from t10.frontend.runtime_checks import check_runtime_shapes
 from t10.t10_dialects import rtensor
 
 __all__ = ["check_supported_ops", "import_graph"]
@@ -93,10 +94,11 @@ def import_graph(
     for index, node in enumerate(imp.graph.node):
         imp.node_name = node.name or f"{node.op_type}_{index}"
         imp.node_op = node.op_type
+        check_runtime_shapes(imp, node)
+        if imp.fold_empty_results(node):
+            continue  # before folding: an empty result needs no evaluation
         if imp.folds(index, node):
             imp.fold(node)
-            continue
-        if imp.fold_empty_results(node):
             continue
         _check_attributes(imp, node)
         inputs = _integer_values(imp, [n for n in node.input if n and not imp.is_known(n)])

@@ -534,19 +534,28 @@ class Importer:
             may_fold(node) and all(self.is_known(n) for n in reads_values(node))
         )
 
+    def check_builds(
+        self, node: onnx.NodeProto, what: str, shape: Sequence[int], why: str = ""
+    ) -> None:
+        """Refuse ``node``'s constant ``what`` of ``shape``, which t10 would build on the host,
+        when it has more than MAX_FOLDED_ELEMENTS elements: checked before any memory is
+        taken (a shape of the model's, however large, is never allocated unchecked)."""
+        if prod(shape) > MAX_FOLDED_ELEMENTS:
+            raise self.node_error(
+                node,
+                f"{why}its {what} would be a constant of shape {list(shape)} ({prod(shape):,} "
+                f"elements), more than t10 builds at compile time ({MAX_FOLDED_ELEMENTS:,})",
+            )
+
     def fold(self, node: onnx.NodeProto) -> None:
         """Evaluate ``node`` (``folding.evaluate``); its outputs become known. A runtime value
         (only where ``SHAPE_READERS`` reads just its shape and type) is given as a stand-in
         array of its shape and element type."""
         shapes = [] if node.op_type in BROADCAST_FOLDS else self.inferred_shapes(node)
         for name, shape in zip(node.output, shapes, strict=False):
-            if name and shape is not None and prod(shape) > MAX_FOLDED_ELEMENTS:
-                raise self.node_error(
-                    node,
-                    f"all its inputs are compile-time constants, but its result '{name}' "
-                    f"would be a constant of shape {list(shape)} ({prod(shape):,} elements), "
-                    f"more than t10 builds at compile time ({MAX_FOLDED_ELEMENTS:,})",
-                )
+            if name and shape is not None:
+                self.check_builds(node, f"result '{name}'", shape,
+                                  "all its inputs are compile-time constants, but ")
         feeds = {
             n: self.constant(n)
             if self.is_known(n)

@@ -134,6 +134,7 @@ def lower_trilu(imp: Importer, node: onnx.NodeProto) -> None:
     if len(ks) != 1:
         raise imp.node_error(node, f"k must be one integer, got {len(ks)} values")
     k = ks[0]
+    imp.check_builds(node, "mask", shape[-2:])
     rows, cols = np.arange(shape[-2])[:, None], np.arange(shape[-1])[None, :]
     upper = bool(node_attributes(node).get("upper", 1))
     keep = (cols - rows >= k) if upper else (cols - rows <= k)

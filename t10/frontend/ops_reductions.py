@@ -496,6 +496,7 @@ def lower_cumsum(imp: Importer, node: onnx.NodeProto) -> None:
     axis = _cumsum_axis(imp, node, rank)
     attrs = node_attributes(node)
     n = shape[axis]
+    imp.check_builds(node, "triangle", [n, n])
     positions = np.arange(n)
     keeps = _CUMSUM_KEEPS[bool(attrs.get("exclusive", 0)), bool(attrs.get("reverse", 0))]
     triangle = keeps(positions[None, :], positions[:, None]).astype(np.float32)  # [i, j]

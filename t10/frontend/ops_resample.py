@@ -113,6 +113,7 @@ def _source_positions(
     ONNX defines it at the model's opset) on a tensor holding each element's own flat
     position, and the output shape; a node whose positions are not one per axis (a product of
     per-axis positions) is refused."""
+    imp.check_builds(node, "input positions", source)
     flat = np.arange(int(np.prod(source)), dtype=np.int64).reshape(source)
     feeds = {node.input[0]: flat}
     for name in node.input[1:]:
@@ -395,6 +396,7 @@ def _axis_weights(
         name, pair = "scales", np.array([1.0, scale], np.float32)
     else:
         name, pair = "sizes", np.array([size, out], np.int64)
+    imp.check_builds(node, f"interpolation weights along axis {axis}", [size, max(size, out)])
     feeds: dict[str, np.ndarray] = {"x": np.eye(size, dtype=np.float32)}
     if "scales" in attrs:
         attrs["scales"] = [float(v) for v in pair]

@@ -82,8 +82,10 @@ from xdsl.rewriter import InsertPoint
 from t10.common.attr_names import (
     ESTIMATE_ATTR,
     FP16_INEXACT_ATTR,
+    FP16_SATURATED_ATTR,
     GATHER_ATTR,
     HOME_CORES_ATTR,
+    NAME_ATTR,
     PARTIALS_ATTR,
     PLAN_ATTR,
     PRECISION_ATTR,
@@ -557,6 +559,49 @@ class EraseUnused(RewritePattern):
                 rewriter.erase(op)
 
 
+MASK_EXTREME = float(np.finfo(np.float32).max)
+"""A constant of at least this magnitude (float32's extreme) stands for ±infinity (a Hugging Face
+mask): its saturation to ±FP16_MAX keeps that meaning, so it is not reported."""
+
+
+@dataclass
+class Saturation:
+    """What `saturate_fp16_constants` saturated that can change a result: values below
+    MASK_EXTREME in magnitude."""
+
+    count: int = 0
+    largest: float = 0.0
+    node: str = ""
+
+    def note(self, values: np.ndarray, op: Operation) -> None:
+        reported = np.abs(values[np.isfinite(values) & (np.abs(values) > FP16_MAX)])
+        reported = reported[reported < MASK_EXTREME]
+        if not reported.size:
+            return
+        self.count += int(reported.size)
+        self.largest = max(self.largest, float(reported.max()))
+        self.node = self.node or _node_of(op)
+
+    def warning(self) -> str:
+        return (
+            f"fp16: {self.count} constant value(s) beyond fp16's range saturated to ±65504 "
+            f"(largest |x| {self.largest:.6g}, first in node '{self.node}'): results that "
+            "depend on them differ from the fp32 model"
+        )
+
+
+def _node_of(constant: Operation) -> str:
+    """The ONNX node name of the op that holds `constant` in its body or first uses it."""
+    users = [use.operation for use in constant.results[0].uses]
+    for op in [constant, *users]:
+        while op is not None:
+            name = op.attributes.get(NAME_ATTR)
+            if isinstance(name, StringAttr):
+                return name.data
+            op = op.parent_op()
+    return "?"
+
+
 def _saturated(values: np.ndarray) -> np.ndarray | None:
     """`values` with each finite element beyond ±FP16_MAX made ±FP16_MAX (None: none is)."""
     over = np.isfinite(values) & (np.abs(values) > FP16_MAX)
@@ -568,7 +613,10 @@ def _saturated(values: np.ndarray) -> np.ndarray | None:
 def saturate_fp16_constants(module: ModuleOp) -> None:
     """Every float `arith.constant` of `module` (dense or scalar) with its finite values
     beyond fp16's range saturated to ±FP16_MAX; ±inf and NaN stay. Integer-valued constants
-    need no exception: fp16 compilation refuses those beyond 2048 (`t10.fp16_inexact`)."""
+    need no exception: fp16 compilation refuses those beyond 2048 (`t10.fp16_inexact`).
+    What was saturated below MASK_EXTREME is recorded as the module's FP16_SATURATED_ATTR
+    (the warning the simulator's report gives)."""
+    saturation = Saturation()
     for op in module.walk():
         if not isinstance(op, arith.ConstantOp):
             continue
@@ -576,6 +624,7 @@ def saturate_fp16_constants(module: ModuleOp) -> None:
         if isinstance(value, FloatAttr):
             number = value.value.data
             if isfinite(number) and abs(number) > FP16_MAX:
+                saturation.note(np.array([number]), op)
                 op.value = FloatAttr(copysign(FP16_MAX, number), value.type)
         elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(
             element := value.get_element_type(), Float16Type | Float32Type | Float64Type
@@ -583,7 +632,10 @@ def saturate_fp16_constants(module: ModuleOp) -> None:
             values = np.frombuffer(value.data.data, dtype=np.dtype(element.format))
             saturated = _saturated(values)
             if saturated is not None:
+                saturation.note(values.astype(np.float64), op)
                 op.value = DenseIntOrFPElementsAttr(value.type, BytesAttr(saturated.tobytes()))
+    if saturation.count:
+        module.attributes[FP16_SATURATED_ATTR] = StringAttr(saturation.warning())
 
 
 def _module_string(module: ModuleOp, name: str) -> str:

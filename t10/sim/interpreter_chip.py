@@ -8,7 +8,7 @@ reduce-scatter and an all-gather phase). Per operator label, the report adds the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -123,7 +123,10 @@ class ReportBuilder:
             sram_bytes_per_core=max(t.sram_bytes_per_core, sram_bytes),
         )
 
-    def build(self, state: SimState, outputs: Mapping[str, np.ndarray]) -> SimReport:
+    def build(
+        self, state: SimState, outputs: Mapping[str, np.ndarray], notes: Sequence[str] = ()
+    ) -> SimReport:
+        """The report; `notes`: the compiler's warnings, before the simulation's."""
         ops = list(self._ops.values())
         total = sum(op.cycles for op in ops)
         return SimReport(
@@ -131,7 +134,7 @@ class ReportBuilder:
             seconds=total / state.chip.clock_hz,
             peak_sram_bytes_per_core=int(state.peak.max(initial=0)),
             ops=ops,
-            warnings=state.overflow_warnings(outputs),
+            warnings=[*notes, *state.overflow_warnings(outputs)],
             steps=self._steps,
         )
 

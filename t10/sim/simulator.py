@@ -27,7 +27,7 @@ from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
-from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.attr_names import FP16_SATURATED_ATTR, NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.chip_spec import ChipSpec
 from t10.common.input_ranges import check_in_range, declared_range
 from t10.common.model_inputs import check_inputs_match
@@ -188,4 +188,6 @@ def simulate(
     }
     if timing_only:
         outputs = {}
-    return SimResult(outputs=outputs, report=report.build(state, outputs))
+    saturated = module.attributes.get(FP16_SATURATED_ATTR)
+    notes = [saturated.data] if isinstance(saturated, StringAttr) else []
+    return SimResult(outputs=outputs, report=report.build(state, outputs, notes))

@@ -507,7 +507,31 @@ class KernelOp(IRDLOperation):
                         f"reads {extent}"
                     )
         self._check_extents(what, sizes, dims, more)
+        self._check_shared_bounds(what)
         self._check_iterators(what)
+
+    def _check_shared_bounds(self, what: str) -> None:
+        """`bounds` restate the extents of the tensors the operands hold, which every kernel
+        that shares one of their buffers also restates: along each buffer dim both kernels
+        read at a loop, their bounds agree (a buffer no op lays out has no other word on them)."""
+        bounds = ints_of(self.bounds)
+        operands = (*self.inputs, self.output)
+        for i, (buffer, amap) in enumerate(zip(operands, self.indexing_maps.data, strict=True)):
+            ours = map_loops(amap)
+            for other, k in _kernel_uses(buffer):
+                theirs = map_loops(other.indexing_maps.data[k])
+                other_bounds = ints_of(other.bounds)
+                for j, (d, e) in enumerate(zip(ours, theirs, strict=False)):
+                    if (
+                        d is not None and e is not None and d < len(bounds)
+                        and e < len(other_bounds) and bounds[d] != other_bounds[e]
+                    ):
+                        raise VerifyException(
+                            f"{what}: bounds {list(bounds)} give buffer dim {j} of operand #{i} "
+                            f"(buffer {buffer_label(buffer)}) {bounds[d]} elements, but "
+                            f"core.kernel '{other.label.data}' that shares it gives it "
+                            f"{other_bounds[e]} (bounds {list(other_bounds)})"
+                        )
 
     def _check_iterators(self, what: str) -> None:
         """A loop is a reduction exactly when the output does not read it."""
@@ -524,8 +548,9 @@ class KernelOp(IRDLOperation):
     def _check_origin(self, what: str, out_dim: int) -> None:
         """A kernel adds into a slot of a rotating output (its offset is a slot, not a
         position in the tile), so it needs the `origin` of that slot's chunk along the
-        rotating dim for the padding rule; an output the ops using it lay out without rotation
-        has no slots, so no origin."""
+        rotating dim for the padding rule, and the ops using it lay it out with the phase of
+        its window after the last step; an output they lay out without rotation has no slots,
+        so no origin."""
         layouts = named_layouts(self.output)
         rotating = [(other, lay) for other, lay in layouts if lay.rotating.data]
         label = buffer_label(self.output)
@@ -538,6 +563,14 @@ class KernelOp(IRDLOperation):
                     f"{layout} that {other.name} gives it, so the kernel slices it along that "
                     "dim and needs an origin (where the slot's chunk lies in the tensor)"
                 )
+            for other, layout in rotating:
+                _, _, _, steps, *phase = values(layout.rotating)
+                if (phase or [0])[0] != steps - 1:
+                    raise VerifyException(
+                        f"{what}: its output (buffer {label}) is finished after the last of its "
+                        f"{steps} steps, so the layout {layout} that {other.name} gives it has "
+                        f"phase {steps - 1} (its window then)"
+                    )
         elif self.origin is not None and layouts:
             other, layout = layouts[0]
             raise VerifyException(
@@ -726,12 +759,19 @@ class ShiftOp(IRDLOperation):
 
 
 def _check_group_axes(op: AllReduceOp | AllGatherOp) -> None:
-    """The group `axes` are distinct axes of `grid`."""
+    """The group `axes` are distinct axes of `grid`, each of more than one core (the group
+    axes restate the axes the buffer's copies lie along: `_check_groups_hold_copies` matches
+    grids only up to size-1 axes, so a size-1 group axis would name no axis of the layout)."""
     grid = _check_grid(op.grid, op.name)
     axes = ints_of(op.axes)
     if not axes or len(set(axes)) != len(axes) or any(not 0 <= a < len(grid) for a in axes):
         raise VerifyException(f"{op.name}: axes must be distinct axes of grid {list(grid)}")
     check_grid_cores(op, op.name, grid, [op.buffer])
+    if any(grid[a] == 1 for a in axes):
+        raise VerifyException(
+            f"{op.name}: group axes {list(axes)} of grid {list(grid)} include a size-1 axis, "
+            "along which no cores combine"
+        )
     check_in_superstep(op, op.name, "exchange")
     _check_groups_hold_copies(op.name, grid, axes, op.buffer)
 

@@ -206,6 +206,8 @@ def test_a_worker_dies_with_its_parent_or_at_once_if_that_is_gone() -> None:
 
 def test_ending_signals_raise_terminated_and_leave_ignored_ones_alone() -> None:
     hangup = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    # SIGTERM as by default, whatever an earlier test left (an in-process Ray installs its own)
+    terminate = signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         with pytest.raises(Terminated) as raised, ending_signals():
             assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
@@ -216,3 +218,4 @@ def test_ending_signals_raise_terminated_and_leave_ignored_ones_alone() -> None:
         assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     finally:
         signal.signal(signal.SIGHUP, hangup)
+        signal.signal(signal.SIGTERM, terminate)

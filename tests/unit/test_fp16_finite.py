@@ -205,14 +205,43 @@ def _matmul(w: np.ndarray, relu: bool = False) -> onnx.ModelProto:
 
 def test_fp16_weight_beyond_range_saturates(tmp_path: Path) -> None:
     """A weight of 1e6 is stored as 65504 (not inf): each output of its column is one fp16
-    rounding of 65504 + 7 (65504), and nothing is reported; a weight of -inf stays -inf."""
+    rounding of 65504 + 7 (65504), and the report says so; a weight of -inf stays -inf."""
     w = np.ones((8, 3), np.float32)
     w[2, 1], w[0, 0] = 1e6, -np.inf
     result = run_model(_matmul(w), CHIP, inputs={"x": np.ones((4, 8), np.float32)},
                        precision="fp16")
     np.testing.assert_array_equal(result.outputs["y"][:, 1], np.full(4, 65504, np.float32))
     np.testing.assert_array_equal(result.outputs["y"][:, 0], np.full(4, -np.inf, np.float32))
-    assert result.report["warnings"] == []
+    assert result.report["warnings"] == [_saturated(1, "1e+06", "mm")]
+
+
+def _saturated(count: int, largest: str, node: str) -> str:
+    return (f"fp16: {count} constant value(s) beyond fp16's range saturated to ±65504 "
+            f"(largest |x| {largest}, first in node '{node}'): results that depend on them "
+            "differ from the fp32 model")
+
+
+@pytest.mark.parametrize(
+    ("values", "warning"),
+    [
+        ([1e30, -7e4, 1e5], _saturated(3, "1e+30", "mm")),
+        ([F32_MIN, -F32_MIN, F32_MIN], None),
+        ([F32_MIN, -1e10, 2.0], _saturated(1, "1e+10", "mm")),
+        ([65504.0, -65504.0, 2.0], None),
+    ],
+)
+def test_fp16_saturation_warns_of_all_but_float32_extremes(
+    values: list[float], warning: str | None
+) -> None:
+    """Every constant saturated to ±65504 is reported (count, largest magnitude, node) except
+    float32's extremes ±3.4028235e38, the ±infinity of masks (README "Precision"), which
+    saturation keeps extreme; the fp32 compile reports nothing."""
+    w = np.ones((8, 3), np.float32)
+    w[1, :] = values
+    x = np.ones((4, 8), np.float32)
+    fp16 = run_model(_matmul(w), CHIP, inputs={"x": x}, precision="fp16")
+    assert fp16.report["warnings"] == ([] if warning is None else [warning])
+    assert run_model(_matmul(w), CHIP, inputs={"x": x}).report["warnings"] == []
 
 
 def test_fp16_overflow_no_output_shows_is_not_reported() -> None:

@@ -54,6 +54,10 @@ def test_classify_counts_tracebacks_aborts_and_hangs(fuzz: ModuleType) -> None:
     # a mismatch of finite values is not the overflow's, warning or not
     assert fuzz.classify("t10", ended(1, None, False, warned + wrong, 0.1)) == "wrong-result"
     assert fuzz.classify("t10", ended(1, None, False, nonfinite, 0.1)) == "wrong-result"
+    # a mismatch of any values where the report says constants were saturated is fp16's range
+    saturated = (f"warning fp16: 1 {fuzz.SATURATED_WARNING} (largest |x| 1e+30, first in "
+                 "node 'fc1'): results that depend on them differ from the fp32 model\n")
+    assert fuzz.classify("t10", ended(1, None, False, saturated + wrong, 0.1)) == "fp16-overflow"
 
 
 def test_run_forked_reports_signals(fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -392,6 +392,47 @@ def test_a_value_of_more_elements_than_int64_counts_is_refused_naming_it(
     )
 
 
+def _resize(mode: str) -> list[onnx.NodeProto]:
+    sizes = numpy_helper.from_array(np.array([2**16, 2**14], np.int64), "sizes")
+    return [helper.make_node("Constant", [], ["s"], value=sizes),
+            helper.make_node("Resize", ["x", "", "", "s"], ["y"], mode=mode)]
+
+
+def _cumsum() -> list[onnx.NodeProto]:
+    axis = numpy_helper.from_array(np.array(0, np.int64), "axis")
+    return [helper.make_node("Constant", [], ["a"], value=axis),
+            helper.make_node("CumSum", ["x", "a"], ["y"])]
+
+
+@pytest.mark.parametrize(
+    ("nodes", "made"),
+    [
+        (_resize("linear"), "node 'Resize_1' (Resize): its interpolation weights along axis 0 "
+                            "would be a constant of shape [32768, 65536]"),
+        (_resize("nearest"), "node 'Resize_1' (Resize): its input positions would be a "
+                             "constant of shape [32768, 16384]"),
+        ([helper.make_node("Trilu", ["x"], ["y"])],
+         "node 'Trilu_0' (Trilu): its mask would be a constant of shape [32768, 16384]"),
+        (_cumsum(), "node 'CumSum_1' (CumSum): its triangle would be a constant of shape "
+                    "[32768, 32768]"),
+    ],
+)
+def test_a_constant_the_frontend_builds_beyond_its_limit_is_refused_before_it_is_built(
+    nodes: list[onnx.NodeProto], made: str
+) -> None:
+    """A constant t10 builds on the host from a node's shapes (interpolation weights,
+    positions, masks) is refused naming the node when it has more than MAX_FOLDED_ELEMENTS
+    elements, before numpy is asked for the memory (a mutated dim once made numpy refuse an
+    array too big, an internal error)."""
+    model = _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2**15, 2**14])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    assert _import_error(model).startswith(f"ONNX model 'g': {made} (")
+    assert _import_error(model).endswith("more than t10 builds at compile time (268,435,456)")
+
+
 # --------------------------------------------------------------------------------------------
 # IR-3 models
 # --------------------------------------------------------------------------------------------

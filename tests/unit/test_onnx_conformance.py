@@ -622,6 +622,11 @@ def test_every_case_passes_or_is_unsupported(outcomes: list[Outcome]) -> None:
     assert not failed, "conformance failures:\n" + "\n".join(failed)
 
 
+NO_KERNEL = r"onnxruntime, the reference of --check, has no CPU kernel for "
+"""The import's refusal of a node onnxruntime cannot run, which may come before a refusal for
+an element type t10 does not hold: either message is right for such a case."""
+
+
 def test_unsupported_cases_are_the_listed_ones(outcomes: list[Outcome]) -> None:
     """The refused cases are those of `EXPECTED_UNSUPPORTED` and every case with a graph
     input or output of an unsupported element type, each refused with its message: the
@@ -642,7 +647,7 @@ def test_unsupported_cases_are_the_listed_ones(outcomes: list[Outcome]) -> None:
     wrong = [
         f"{c}: {m!r} does not match {expected[c]!r}"
         for c, m in unsupported.items()
-        if not re.search(expected[c], m)
+        if not re.search(expected[c], m) and not (c in typed and re.search(NO_KERNEL, m))
     ]
     assert not wrong, "unexpected messages:\n" + "\n".join(wrong)
 

@@ -4,7 +4,12 @@
 // fp16 storage saturates every finite float constant beyond fp16's range to ±65504 (as
 // onnxruntime's fp16 converter clamps a model's constants): a weight's elements and a
 // kernel body's constant (a Hugging Face mask's float32 minimum); values in range stay (and
-// so do ±inf: tests/unit/test_fp16_finite.py). fp32 keeps them as they are.
+// so do ±inf: tests/unit/test_fp16_finite.py). fp32 keeps them as they are. The module
+// records, for the report's warning, the saturated values other than float32's extremes (the
+// ±infinity of masks): here the weight's 1e6, first read by node 'masked'.
+
+// CHECK:      builtin.module attributes {{.*}}t10.fp16_saturated = "fp16: 1 constant value(s) beyond fp16's range saturated to \C2\B165504 (largest |x| 1e+06, first in node 'masked'): results that depend on them differ from the fp32 model"}
+// FP32-NOT:   t10.fp16_saturated
 
 // CHECK:      arith.constant dense<[6.550400e+04, -6.550400e+04, 2.000000e+00]> : tensor<3xf32>
 // CHECK:      rtensor.generic "masked"

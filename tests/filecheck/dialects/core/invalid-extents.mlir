@@ -104,7 +104,8 @@
 
 // -----
 
-// The output's bounds too (the tensor the store says the buffer holds).
+// A kernel's bounds agree with those of each kernel that shares a buffer with it (the negation
+// and the ReLU on 'r', which no op lays out: before the store's word on the negation's output).
 %x = "test.op"() : () -> tensor<8x16xf32>
 %w = "test.op"() : () -> tensor<16x8xf32>
 %0 = chip.program "main" on 8 -> tensor<8x8xf32> {
@@ -150,7 +151,7 @@
   chip.yield %y : tensor<8x8xf32>
 }
 
-// CHECK: Operation does not verify: core.kernel 'neg': bounds [8, 6] give loop d1 6 elements, but operand #1 (buffer 'n') holds tensor<8x8xf32> (as core.store says), 8 along dim 1
+// CHECK: Operation does not verify: core.kernel 'relu': bounds [8, 8] give buffer dim 1 of operand #1 (buffer 'r') 8 elements, but core.kernel 'neg' that shares it gives it 6 (bounds [8, 6])
 
 // -----
 

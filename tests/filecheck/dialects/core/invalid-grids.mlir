@@ -553,3 +553,35 @@
 }
 
 // CHECK: Operation does not verify: core.all_reduce: grid [2, 1, 4] is not the grid of the layout #rtensor.layout<grid [2, 2, 2] axes [d0, d1] tile [4, 4]> that core.store gives buffer 'c'
+
+// -----
+
+// An all_reduce groups cores along axes of more than one core (its grid matches the layout's up to size-1 axes, so a size-1 group axis names none of them).
+%x = "test.op"() : () -> tensor<8x16xf32>
+%w = "test.op"() : () -> tensor<16x8xf32>
+%0 = chip.program "main" on 8 -> tensor<8x8xf32> {
+  %a = core.alloc "a" on 8 : !core.buffer<4x8xf32>
+  core.load %x into %a layout <grid [2, 2, 2] axes [d0, d2] tile [4, 8] rotate 1 ring d1 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> : tensor<8x16xf32>, !core.buffer<4x8xf32>
+  %b = core.alloc "b" on 8 : !core.buffer<8x4xf32>
+  core.load %w into %b layout <grid [2, 2, 2] axes [d2, d1] tile [8, 4] rotate 0 ring d0 x 2 steps 2 skew [(d1, 2, 1), (d0, 2, 1)]> : tensor<16x8xf32>, !core.buffer<8x4xf32>
+  %c = core.alloc "c" on 8 : !core.buffer<4x4xf32>
+  %zero = arith.constant 0 : index
+  %four = arith.constant 4 : index
+  %x1 = core.coord 1 of [2, 2, 2]
+  %o = arith.muli %x1, %four : index
+  chip.superstep "mm" {
+    core.kernel "mm" on [2, 2, 2] sizes [4, 4, 4] of [8, 8, 16] ins(%a, %b) outs(%c) at(%o, %zero, %zero) along [1, 0, -1] {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<4x8xf32>, !core.buffer<8x4xf32>) -> !core.buffer<4x4xf32> {
+      ^bb0(%p: f32, %q: f32, %acc: f32):
+        %m = arith.mulf %p, %q : f32
+        %s = arith.addf %acc, %m : f32
+        linalg.yield %s : f32
+      }
+  } exchange {
+    core.shift %a ring 1 x 2 of [2, 2, 2] dim 1 size 4 from %zero to %four : !core.buffer<4x8xf32>
+    core.all_reduce "sum" %c over [0] of [1, 2, 2, 2] : !core.buffer<4x4xf32>
+  }
+  %y = core.store %c layout <grid [2, 2, 2] axes [d0, d1] tile [4, 4]> : !core.buffer<4x4xf32> -> tensor<8x8xf32>
+  chip.yield %y : tensor<8x8xf32>
+}
+
+// CHECK: Operation does not verify: core.all_reduce: group axes [0] of grid [1, 2, 2, 2] include a size-1 axis, along which no cores combine

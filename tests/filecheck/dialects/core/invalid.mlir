@@ -378,6 +378,24 @@ core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) 
 
 // -----
 
+// A rotating output is finished after the last step: the ops using it lay it out with the
+// phase of its window then (steps - 1, here 3).
+%x = "test.op"() : () -> !core.buffer<2x2xf32>
+%w = "test.op"() : () -> !core.buffer<2x4xf32>
+%o = core.alloc "mm" on 4 : !core.buffer<2x3xf32>
+%i = "test.op"() : () -> index
+core.kernel "mm" on [1, 2, 2] sizes [2, 1, 2] of [2, 8, 4] ins(%x, %w) outs(%o) at(%i, %i, %i) along [-1, 1, 1] origin %i {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} : (!core.buffer<2x2xf32>, !core.buffer<2x4xf32>) -> !core.buffer<2x3xf32> {
+^bb0(%a: f32, %b: f32, %acc: f32):
+  %p = arith.mulf %a, %b : f32
+  %s = arith.addf %acc, %p : f32
+  linalg.yield %s : f32
+}
+%y = core.store %o layout <grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 1> : !core.buffer<2x3xf32> -> tensor<2x8xf32>
+
+// CHECK: Operation does not verify: core.kernel 'mm': its output (buffer 'mm') is finished after the last of its 4 steps, so the layout #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 1> that core.store gives it has phase 3 (its window then)
+
+// -----
+
 // An origin is only for a rotating output: a plain output's offset is its position in the
 // tile.
 %x = "test.op"() : () -> !core.buffer<2x2xf32>
