@@ -49,7 +49,6 @@ from t10.report import (
     check_outputs,
     input_specs,
     kernel_ops,
-    planned_ops,
     planned_sram,
     random_inputs,
     recorded_bound,
@@ -356,55 +355,89 @@ def run_model(
         dims=dims,
     )
     compiled_at = time.perf_counter()
-    if inputs is None:
-        inputs = random_inputs(input_specs(compiled.module), seed)
-    elif callable(inputs):
-        inputs = inputs(input_specs(compiled.module))
     if observer is not None:
         observer.stage("simulate")
+
     # the pipeline verified the module after its last pass
-    result = simulate(compiled.module, compiled.chip, inputs, timing_only, verified=True)
-    simulated_at = time.perf_counter()
-    checked = None
-    if check is not None:
+    simulated = simulate_compiled(
+        compiled.module, compiled.chip, inputs, seed, timing_only,
+        check=None if check is None else _reference_check(model_path, check, observer),
+        model=model_path if isinstance(model_path, str) else None,
+        verified=True,
+    )
+    return RunResult(simulated.report, simulated.outputs, simulated.check,
+                     compiled_at - start, simulated.seconds, simulated.sim)
+
+
+def _reference_check(
+    model_path: str | onnx.ModelProto, tolerance: Tolerance, observer: PassObserver | None
+) -> Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckResult]:
+    """What checks simulated outputs against onnxruntime's on the same inputs."""
+
+    def check(inputs: Mapping[str, np.ndarray], outputs: Mapping[str, np.ndarray]
+              ) -> CheckResult:
         if observer is not None:
             observer.stage("check")
         model = load_model(model_path) if isinstance(model_path, str) else model_path
-        checked = check_against_reference(model, inputs, result.outputs, check)
-    report = build_report(
-        compiled.chip,
-        result.report,
-        planned_ops(compiled.planned),
-        model=model_path if isinstance(model_path, str) else None,
-        planner=planner,
-        precision=precision,
-        check=checked,
-        planned_sram_bytes=planned_sram(compiled.planned),
-        bound_cycles=compiled.bound,
-    )
-    return RunResult(report, result.outputs, checked, compiled_at - start,
-                     simulated_at - compiled_at, result.report)
+        return check_against_reference(model, inputs, outputs, tolerance)
+
+    return check
+
+
+@dataclass
+class Simulated:
+    """What `simulate_compiled` gives: the run report, the outputs (none when timing only),
+    the check against onnxruntime (if asked) and what the simulator measured."""
+
+    report: dict[str, Any]
+    outputs: dict[str, np.ndarray]
+    check: CheckResult | None
+    sim: SimReport
+    seconds: float
+    """Simulating (not the check)."""
 
 
 def simulate_compiled(
-    module: ModuleOp, chip: ChipSpec, seed: int = 0, timing_only: bool = False
-) -> dict[str, Any]:
-    """The report of simulating a `chip`-level module on seeded random inputs (`timing_only`:
-    without values, as `run_model`): the plans, estimates and bounds the plan search recorded
-    on the module (`recorded_ops`, `recorded_bound`), as `run_model` reports them; a module
-    with no record (planned by an older t10) has each operator's kind from its kernels and
-    no plans. The planner and precision come from the module's attributes."""
-    inputs = random_inputs(input_specs(module), seed)
-    result = simulate(module, chip, inputs, timing_only)
+    module: ModuleOp,
+    chip: ChipSpec,
+    inputs: Mapping[str, np.ndarray] | InputReader | None = None,
+    seed: int = 0,
+    timing_only: bool = False,
+    *,
+    check: Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckResult]
+    | None = None,
+    model: str | None = None,
+    verified: bool = False,
+) -> Simulated:
+    """Simulate a `chip`-level module on `inputs` (default: seeded random ones; an
+    `InputReader` is given the module's inputs, as in `run_model`) and build its report
+    from the module alone: the plans, estimates and bounds the plan search recorded on it
+    (`recorded_ops`, `recorded_bound`; they survive every lowering and the text IR), the
+    planner, precision and planned bytes from its attributes. So `t10 run` and the
+    `t10-sim` target at the end of a stage-by-stage `t10-opt` pipeline give one report. A
+    module with no record (planned by an older t10) has each operator's kind from its
+    kernels and no plans. `check(inputs, outputs)` compares with a reference; `model` is the
+    report's model file; `verified`: see `simulate`."""
+    if inputs is None:
+        inputs = random_inputs(input_specs(module), seed)
+    elif callable(inputs):
+        inputs = inputs(input_specs(module))
+    start = time.perf_counter()
+    result = simulate(module, chip, inputs, timing_only, verified=verified)
+    seconds = time.perf_counter() - start
+    checked = None if check is None else check(inputs, result.outputs)
     planner = module.attributes.get(PLANNER_ATTR)
     precision = module.attributes.get(PRECISION_ATTR)
     recorded = recorded_ops(module)
-    return build_report(
+    report = build_report(
         chip,
         result.report,
         kernel_ops(module) if recorded is None else recorded,
+        model=model,
         planner=planner.data if isinstance(planner, StringAttr) else None,
         precision=precision.data if isinstance(precision, StringAttr) else None,
+        check=checked,
         planned_sram_bytes=planned_sram(module),
         bound_cycles=recorded_bound(module),
     )
+    return Simulated(report, result.outputs, checked, result.report, seconds)

@@ -25,7 +25,6 @@ from t10.common.attr_names import (
     NAME_ATTR,
     ONNX_TYPE_ATTR,
 )
-from t10.common.bounds import operator_bound
 from t10.common.chip_spec import ChipSpec
 from t10.common.input_ranges import declared_range
 from t10.common.tensor_expr import (
@@ -274,9 +273,7 @@ MOVES = ("relayout", "gather", "store")
 `X/store`)."""
 
 
-def _sim_op(
-    chip: ChipSpec, planned: PlannedOp | None, stats: OpStats | None, name: str
-) -> dict[str, Any]:
+def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> dict[str, Any]:
     def sim(field: str) -> int | None:
         return None if stats is None else int(getattr(stats, field))
 
@@ -298,11 +295,7 @@ def _sim_op(
         "estimated_sram_bytes_per_core": (
             None if planned is None else planned.estimated_sram_bytes_per_core
         ),
-        "bound_cycles": (
-            None if planned is None
-            else planned.bound_cycles if planned.expr is None
-            else operator_bound(chip, planned.expr).cycles
-        ),
+        "bound_cycles": None if planned is None else planned.bound_cycles,
     }
 
 
@@ -334,8 +327,8 @@ def build_report(
     for stats in sim.ops:
         p = by_name.get(stats.name) if stats.name not in seen else None
         seen.add(stats.name)
-        ops.append(_sim_op(chip, p, stats, stats.name))
-    ops.extend(_sim_op(chip, p, None, p.name) for p in planned or () if p.name not in seen)
+        ops.append(_sim_op(p, stats, stats.name))
+    ops.extend(_sim_op(p, None, p.name) for p in planned or () if p.name not in seen)
     estimates = [p.estimated_cycles for p in planned or ()]
     bound = bound_cycles
     report: dict[str, Any] = {

@@ -49,26 +49,31 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PlannedOp:
-    """One operator as the plan search left it (`t10.name`, kind, plan and estimate), with
-    the tensor expression it was planned as (None for a move or an unplanned generic)."""
+    """One reported step (an operator or a data move) as the plan search left it: its
+    `t10.name`, kind, plan and estimate, and its lower bound once recorded
+    (`recorded_ops`)."""
 
     name: str
     kind: str
     plan: str | None
     estimated_cycles: int | None
     estimated_sram_bytes_per_core: int | None
-    expr: TensorExpr | None = None
     bound_cycles: int | None = None
-    """Its lower bound as recorded (`recorded_ops`), where `expr` is gone."""
 
 
 def planned_ops(module: ModuleOp) -> list[PlannedOp]:
-    """Every `linalg.generic` of a module after `t10-plan-search`, in program order."""
+    """Every reported step of a module after `t10-plan-search`, in program order."""
+    return [step for step, _ in _planned_steps(module)]
+
+
+def _planned_steps(module: ModuleOp) -> list[tuple[PlannedOp, TensorExpr | None]]:
+    """`planned_ops`, each with the tensor expression a planned operator was planned as
+    (for its bound; None for a move or an unplanned generic)."""
     precision, partials = (
         attr.data if isinstance(attr := module.attributes.get(key), StringAttr) else "fp32"
         for key in (PRECISION_ATTR, PARTIALS_ATTR)
     )
-    out: list[PlannedOp] = []
+    out: list[tuple[PlannedOp, TensorExpr | None]] = []
     for op in module.walk():
         if isinstance(op, ViewOp) and RELAYOUT_ATTR in op.attributes:  # a returned view
             move = op.attributes[RELAYOUT_ATTR]
@@ -127,17 +132,17 @@ def _planned(
     plan: str | None,
     est: Attribute | None,
     expr: TensorExpr | None = None,
-) -> PlannedOp:
+) -> tuple[PlannedOp, TensorExpr | None]:
     cycles = getattr(est, "cycles", None)
     sram = getattr(est, "bytes", None)
-    return PlannedOp(
+    step = PlannedOp(
         name=name,
         kind=kind,
         plan=plan,
         estimated_cycles=None if cycles is None else cycles.data,
         estimated_sram_bytes_per_core=None if sram is None else sram.data,
-        expr=expr,
     )
+    return step, expr
 
 
 def record_planned_ops(chip: ChipSpec, module: ModuleOp, bound: int) -> None:
@@ -145,7 +150,7 @@ def record_planned_ops(chip: ChipSpec, module: ModuleOp, bound: int) -> None:
     with its lower bound on `chip`, and the model's `bound` (`model_bound_of` the module as
     it entered the plan search)."""
     records: list[Attribute] = []
-    for p in planned_ops(module):
+    for p, expr in _planned_steps(module):
         entry: dict[str, Attribute] = {"name": StringAttr(p.name), "kind": StringAttr(p.kind)}
         if p.plan is not None:
             entry["plan"] = StringAttr(p.plan)
@@ -153,8 +158,8 @@ def record_planned_ops(chip: ChipSpec, module: ModuleOp, bound: int) -> None:
             entry["estimate"] = IntegerAttr(p.estimated_cycles, 64)
         if p.estimated_sram_bytes_per_core is not None:
             entry["sram"] = IntegerAttr(p.estimated_sram_bytes_per_core, 64)
-        if p.expr is not None:
-            entry["bound"] = IntegerAttr(operator_bound(chip, p.expr).cycles, 64)
+        if expr is not None:
+            entry["bound"] = IntegerAttr(operator_bound(chip, expr).cycles, 64)
         records.append(DictionaryAttr(entry))
     module.attributes[BOUND_ATTR] = IntegerAttr(bound, 64)
     module.attributes[PLANNED_OPS_ATTR] = ArrayAttr(records)

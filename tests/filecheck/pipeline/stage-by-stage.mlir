@@ -34,3 +34,18 @@
 // MLP-NEXT: fc1/MatMul+fc1/Add+fc1/Relu  contraction     16   4,026    2,810       862   354     4,026  1,858      6,848  #rtensor.plan<grid [1, 4, 4]>
 // MLP-NEXT: fc2/MatMul+fc2/Add/relayout  relayout        16     405        0       287   118       405      -      6,336  -
 // MLP-NEXT: fc2/MatMul+fc2/Add           contraction     16   3,186    2,330       502   354     3,186  1,490      5,312  #rtensor.plan<grid [1, 2, 8]>
+
+// A BERT-Base layer: the report of the stages is t10 run's, line for line but the model's file.
+// RUN: t10 zoo bert-base --layers 1 --seq 32 -o %t.bert.onnx
+// RUN: t10 run %t.bert.onnx --timing-only -q | grep -v '^model ' > %t.bert.run.txt
+// RUN: t10-opt %t.bert.onnx -p 't10-inline-splats,t10-fuse-elementwise,t10-fuse-epilogue,t10-plan-search' -o %t.bert.linalg.mlir
+// RUN: t10-opt %t.bert.linalg.mlir -p convert-linalg-to-rtensor,convert-rtensor-to-cshift -o %t.bert.cshift.mlir
+// RUN: t10-opt %t.bert.cshift.mlir -p convert-cshift-to-core,convert-core-to-chip -t 't10-sim{timing-only=true}' > %t.bert.sim.txt
+// RUN: diff %t.bert.run.txt %t.bert.sim.txt
+// RUN: filecheck %s --check-prefix=BERT < %t.bert.sim.txt
+
+// BERT:      chip    ipu-mk2: 1,472 cores
+// BERT:      total   [[TOTAL:[0-9,]+]] cycles = {{.*}} (plan-search estimate [[TOTAL]] cycles)
+// BERT-NEXT: bound   {{[0-9,]+}} cycles (total ÷ bound {{[0-9.]+}})
+// BERT:      op {{.*}} estimate  bound  SRAM/core  plan
+// BERT:      {{.*}}/MatMul{{.*}} contraction {{.*}} #rtensor.plan<grid [{{.*}}]>
