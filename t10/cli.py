@@ -36,24 +36,20 @@ import json
 import math
 import os
 import sys
-import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
 
 from t10 import bench, bench_models
 from t10.bench_sweep import FILES, run_bench
 from t10.common.chip_spec import builtin_chip_names, load_chip
-from t10.common.files import check_output_path, output_file, same_file, write_text
-from t10.common.model_inputs import check_inputs_match
+from t10.common.files import check_output_path, output_file, output_paths_problem, write_text
 from t10.common.tensor_expr import PRECISIONS
 from t10.driver import (
     DEFAULTS,
     CompileOptions,
-    InputReader,
     check_tolerance,
     compile_model,
     run_model,
@@ -61,13 +57,14 @@ from t10.driver import (
 from t10.errors import T10Error
 from t10.explain import explain, format_explanation, plot_explanation, plot_file_name
 from t10.figures import check_plot_path
+from t10.npz_files import inputs_reader, save_npz
 from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.compile_options import REPLICATE_TEMPORARIES, SEARCHES
 from t10.passes.forked import Terminated, ending_signals
 from t10.passes.plan_search import PLANNERS
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.progress import Progress
-from t10.report import InputSpec, Tolerance, format_report
+from t10.report import Tolerance, format_report, report_json
 from t10.run_plot import plot_run
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
 from t10.trace import chrome_trace
@@ -89,151 +86,20 @@ class _Parser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------------------------
 
 
-_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-"""How a zip archive starts (numpy.savez writes one; the second is an empty archive)."""
-_NPY_MAGIC = b"\x93NUMPY"
-_NPZ_FIX = "save the inputs with numpy.savez('IN.npz', NAME=array, ...), one per ONNX input name"
-
-
-def _inputs_reader(path: str) -> InputReader:
-    """What reads the inputs in the .npz archive `path` once the model's inputs are known.
-    The file and its list of entries are checked now (an archive, each entry a NAME.npy, no
-    name twice); then each entry's header (shape, dtype) and size before any array data
-    is decompressed, so an entry that would expand far beyond the input it is for is
-    refused unread. A .npy file, a pickle, an object array or a damaged archive is refused
-    (nothing is unpickled)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(len(_NPY_MAGIC))
-    except FileNotFoundError:
-        raise T10Error(f"--inputs '{path}': no such file") from None
-    except OSError as e:
-        raise T10Error(f"--inputs '{path}': cannot read: {e.strerror or e}") from None
-    if head.startswith(_NPY_MAGIC):
-        raise T10Error(f"--inputs '{path}' is a single .npy array, not a .npz archive: "
-                       f"{_NPZ_FIX}")
-    if not head.startswith(_ZIP_MAGIC):
-        raise T10Error(f"--inputs '{path}' is not a .npz archive: {_NPZ_FIX}")
-    entries = _npz_archive(path, lambda archive: _npz_entries(path, archive))
-
-    def read(specs: Sequence[InputSpec]) -> dict[str, np.ndarray]:
-        return _npz_archive(path, lambda archive: _read_npz(path, archive, entries, specs))
-
-    return read
-
-
-def _npz_archive(path: str, use: Any) -> Any:
-    """`use(archive)` on the zip archive at `path`; its errors name the file."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return use(archive)
-    except T10Error:
-        raise
-    except Exception as e:  # zipfile, zlib and .npy header errors of a damaged archive
-        raise T10Error(f"--inputs '{path}' is not a readable .npz archive "
-                       f"({type(e).__name__}: {_one_line(str(e))})") from None
-
-
-def _npz_entries(path: str, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
-    """The entries of an .npz archive by array name (NAME.npy holds array NAME)."""
-    entries: dict[str, zipfile.ZipInfo] = {}
-    for info in archive.infolist():
-        name = info.filename.removesuffix(".npy")
-        if name == info.filename:
-            raise T10Error(f"--inputs '{path}': entry '{name}' is not a .npy array "
-                           "(numpy.savez writes NAME.npy entries)")
-        if name in entries:
-            raise T10Error(f"--inputs '{path}': entry '{info.filename}' appears twice: "
-                           f"{_NPZ_FIX}")
-        entries[name] = info
-    return entries
-
-
-def _read_npz(
-    path: str,
-    archive: zipfile.ZipFile,
-    entries: Mapping[str, zipfile.ZipInfo],
-    specs: Sequence[InputSpec],
-) -> dict[str, np.ndarray]:
-    """The arrays of `entries` once their names, headers and sizes match `specs`."""
-    wanted = [spec for spec in specs if spec.name in entries]
-    headers = {s.name: _npy_header(path, archive, s.name, entries[s.name]) for s in wanted}
-    signatures: dict[str, tuple[tuple[int, ...], np.dtype[Any]]] = dict.fromkeys(
-        entries, ((), np.dtype(np.float32)))  # unknown names: only their names are shown
-    signatures.update({name: (shape, dtype) for name, (shape, dtype, _) in headers.items()})
-    check_inputs_match([(s.name, s.shape, s.dtype) for s in specs], signatures)
-    arrays: dict[str, np.ndarray] = {}
-    for spec in wanted:
-        info, (_, dtype, offset) = entries[spec.name], headers[spec.name]
-        size = offset + math.prod(spec.shape) * dtype.itemsize
-        if info.file_size != size:
-            raise T10Error(f"--inputs '{path}': entry '{info.filename}' holds "
-                           f"{info.file_size:,} bytes where its header says {size:,}: the "
-                           "archive is damaged")
-        with archive.open(info) as entry:
-            arrays[spec.name] = np.lib.format.read_array(entry, allow_pickle=False)
-            entry.read(1)  # the end of the entry: its CRC is checked
-    return arrays
-
-
-def _npy_header(
-    path: str, archive: zipfile.ZipFile, name: str, info: zipfile.ZipInfo
-) -> tuple[tuple[int, ...], np.dtype[Any], int]:
-    """The shape and dtype an .npy entry's header declares, and where its data starts (only
-    the header is decompressed)."""
-    fmt = np.lib.format
-    with archive.open(info) as entry:
-        version = fmt.read_magic(entry)
-        read_header = fmt.read_array_header_1_0 if version == (1, 0) else (
-            fmt.read_array_header_2_0)
-        shape, _, dtype = read_header(entry)
-        offset = entry.tell()
-    if dtype.hasobject:
-        raise T10Error(f"--inputs '{path}': entry '{name}' is an object array, "
-                       "which needs pickle (never loaded): save numeric arrays")
-    return tuple(shape), dtype, offset
-
-
-def _save_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """numpy.savez's format, written whole at `path` as given and from a mapping: an array
-    named `file` or `allow_pickle` does not collide with savez's own arguments."""
-    with output_file(path, "--outputs") as fresh, zipfile.ZipFile(
-        fresh, "w", zipfile.ZIP_STORED, allowZip64=True
-    ) as archive:
-        for name, array in arrays.items():
-            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
-                np.lib.format.write_array(entry, np.asanyarray(array), allow_pickle=False)
-
-
 def _check_paths(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None]) -> None:
     """The output files given (by option) can be written, and none is one of the run's
     input files (by option) or another output: that would overwrite it."""
-    given = [(option, path) for option, path in outputs.items() if path]
-    for i, (option, path) in enumerate(given):
-        check_output_path(path, option)
-        for read, source in inputs.items():
-            if source and same_file(path, source):
-                raise UsageError(f"{option} '{path}' is the file of {read} '{source}': it "
-                                 "would be overwritten; give another file name")
-        for other, other_path in given[:i]:
-            if same_file(path, other_path):
-                raise UsageError(f"{other} '{other_path}' and {option} '{path}' are one "
-                                 "file: give each its own name")
+    for option, path in outputs.items():
+        if path:
+            check_output_path(path, option)
+    problem = output_paths_problem(outputs, inputs)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def _chip_file(chip: str) -> str | None:
     """The file `--chip` reads (None for a built-in chip)."""
     return None if chip in builtin_chip_names() else chip
-
-
-def _json_safe(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_json_safe(v) for v in obj]
-    return obj
 
 
 # --------------------------------------------------------------------------------------------
@@ -277,7 +143,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     )
     if args.plot:
         check_plot_path(args.plot, "--plot")
-    inputs = _inputs_reader(args.inputs) if args.inputs is not None else None
+    inputs = inputs_reader(args.inputs, "--inputs") if args.inputs is not None else None
     default = check_tolerance(args.precision, args.partials)
     tolerance = Tolerance(
         default.rtol if args.rtol is None else args.rtol,
@@ -296,9 +162,9 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             input_ranges=_input_ranges(args),
             dims=_dims(args),
         )
-    report_json = json.dumps(_json_safe(result.report), indent=2, allow_nan=False) + "\n"
+    report_text = report_json(result.report)
     if args.json:
-        out.write(report_json)
+        out.write(report_text)
     else:
         print(format_report(result.report), file=out)
     if args.trace or args.plot:
@@ -308,9 +174,9 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         if args.plot:
             plot_run(result.sim, spec, args.plot, title)
     if args.outputs:
-        _save_npz(args.outputs, result.outputs)
+        save_npz(args.outputs, result.outputs, "--outputs")
     if args.report:
-        write_text(args.report, report_json, "--report")
+        write_text(args.report, report_text, "--report")
     if result.check is not None and not result.check.passed:
         failed = ", ".join(
             f"'{name}'" + (f" ({o['problem']})" if "problem" in o else "")

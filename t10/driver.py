@@ -50,10 +50,10 @@ from t10.report import (
     check_outputs,
     input_specs,
     kernel_ops,
-    model_bound_of,
-    planned_ops,
     planned_sram,
     random_inputs,
+    recorded_bound,
+    recorded_ops,
 )
 from t10.sim.simulator import SimReport, simulate
 from t10.t10_dialects import DIALECTS
@@ -174,7 +174,7 @@ class Compiled:
     chip: ChipSpec
     bound: int | None = None
     """The model's lower bound (`t10.report.model_bound_of`), taken as the module entered the
-    plan search (the same for every planner)."""
+    plan search (the same for every planner) and recorded on it (`recorded_bound`)."""
 
 
 def compile_module(
@@ -188,7 +188,6 @@ def compile_module(
     down to the `emit` level (`observer`: see `run_passes`)."""
     spec = _check_options(options, emit)
     planned: list[ModuleOp] = []
-    bound: list[int] = []
 
     class KeepPlans:
         def stage(self, name: str) -> None:
@@ -200,15 +199,14 @@ def compile_module(
         ) -> None:
             if isinstance(p, T10PlanSearch):
                 planned.append(module.clone())
-            elif p is before_search:
-                bound.append(model_bound_of(spec, module, options.precision, options.partials))
             if observer is not None:
                 observer.after_pass(p, module, time)
 
     passes = pipeline(options, emit)
-    before_search = passes[[isinstance(p, T10PlanSearch) for p in passes].index(True) - 1]
     run_passes(module, passes, KeepPlans())
-    return Compiled(module=module, planned=planned[0], chip=spec, bound=bound[0])
+    return Compiled(
+        module=module, planned=planned[0], chip=spec, bound=recorded_bound(planned[0])
+    )
 
 
 def compile_model(
@@ -290,50 +288,89 @@ def run_model(
         model_path, options, observer=observer, input_ranges=input_ranges, dims=dims
     )
     compiled_at = time.perf_counter()
-    if inputs is None:
-        inputs = random_inputs(input_specs(compiled.module), seed)
-    elif callable(inputs):
-        inputs = inputs(input_specs(compiled.module))
     if observer is not None:
         observer.stage("simulate")
+
     # the pipeline verified the module after its last pass
-    result = simulate(compiled.module, compiled.chip, inputs, timing_only, verified=True)
-    simulated_at = time.perf_counter()
-    checked = None
-    if check is not None:
+    simulated = simulate_compiled(
+        compiled.module, compiled.chip, inputs, seed, timing_only,
+        check=None if check is None else _reference_check(model_path, check, observer),
+        model=model_path if isinstance(model_path, str) else None,
+        verified=True,
+    )
+    return RunResult(simulated.report, simulated.outputs, simulated.check,
+                     compiled_at - start, simulated.seconds, simulated.sim)
+
+
+def _reference_check(
+    model_path: str | onnx.ModelProto, tolerance: Tolerance, observer: PassObserver | None
+) -> Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckResult]:
+    """What checks simulated outputs against onnxruntime's on the same inputs."""
+
+    def check(inputs: Mapping[str, np.ndarray], outputs: Mapping[str, np.ndarray]
+              ) -> CheckResult:
         if observer is not None:
             observer.stage("check")
         model = load_model(model_path) if isinstance(model_path, str) else model_path
-        checked = check_against_reference(model, inputs, result.outputs, check)
-    report = build_report(
-        compiled.chip,
-        result.report,
-        planned_ops(compiled.planned),
-        model=model_path if isinstance(model_path, str) else None,
-        planner=options.planner,
-        precision=options.precision,
-        check=checked,
-        planned_sram_bytes=planned_sram(compiled.planned),
-        bound_cycles=compiled.bound,
-    )
-    return RunResult(report, result.outputs, checked, compiled_at - start,
-                     simulated_at - compiled_at, result.report)
+        return check_against_reference(model, inputs, outputs, tolerance)
+
+    return check
+
+
+@dataclass
+class Simulated:
+    """What `simulate_compiled` gives: the run report, the outputs (none when timing only),
+    the check against onnxruntime (if asked) and what the simulator measured."""
+
+    report: dict[str, Any]
+    outputs: dict[str, np.ndarray]
+    check: CheckResult | None
+    sim: SimReport
+    seconds: float
+    """Simulating (not the check)."""
 
 
 def simulate_compiled(
-    module: ModuleOp, chip: ChipSpec, seed: int = 0, timing_only: bool = False
-) -> dict[str, Any]:
-    """The report of simulating a `chip`-level module on seeded random inputs (`timing_only`:
-    without values, as `run_model`). Its plans are gone at this level, so each operator's
-    kind comes from its kernels; the planner and precision from the module's attributes."""
-    inputs = random_inputs(input_specs(module), seed)
-    result = simulate(module, chip, inputs, timing_only)
+    module: ModuleOp,
+    chip: ChipSpec,
+    inputs: Mapping[str, np.ndarray] | InputReader | None = None,
+    seed: int = 0,
+    timing_only: bool = False,
+    *,
+    check: Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckResult]
+    | None = None,
+    model: str | None = None,
+    verified: bool = False,
+) -> Simulated:
+    """Simulate a `chip`-level module on `inputs` (default: seeded random ones; an
+    `InputReader` is given the module's inputs, as in `run_model`) and build its report
+    from the module alone: the plans, estimates and bounds the plan search recorded on it
+    (`recorded_ops`, `recorded_bound`; they survive every lowering and the text IR), the
+    planner, precision and planned bytes from its attributes. So `t10 run` and the
+    `t10-sim` target at the end of a stage-by-stage `t10-opt` pipeline give one report. A
+    module with no record (planned by an older t10) has each operator's kind from its
+    kernels and no plans. `check(inputs, outputs)` compares with a reference; `model` is the
+    report's model file; `verified`: see `simulate`."""
+    if inputs is None:
+        inputs = random_inputs(input_specs(module), seed)
+    elif callable(inputs):
+        inputs = inputs(input_specs(module))
+    start = time.perf_counter()
+    result = simulate(module, chip, inputs, timing_only, verified=verified)
+    seconds = time.perf_counter() - start
+    checked = None if check is None else check(inputs, result.outputs)
     planner = module.attributes.get(PLANNER_ATTR)
     precision = module.attributes.get(PRECISION_ATTR)
-    return build_report(
+    recorded = recorded_ops(module)
+    report = build_report(
         chip,
         result.report,
-        kernel_ops(module),
+        kernel_ops(module) if recorded is None else recorded,
+        model=model,
         planner=planner.data if isinstance(planner, StringAttr) else None,
         precision=precision.data if isinstance(precision, StringAttr) else None,
+        check=checked,
+        planned_sram_bytes=planned_sram(module),
+        bound_cycles=recorded_bound(module),
     )
+    return Simulated(report, result.outputs, checked, result.report, seconds)

@@ -10,6 +10,7 @@ the text and the `--report` JSON always agree. The JSON format is documented in
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,36 +19,26 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
-from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Attribute
 
 from t10.common.attr_names import (
-    EPILOGUE_ATTR,
-    ESTIMATE_ATTR,
-    GATHER_ATTR,
     INDEX_BOUND_ATTR,
-    MODEL_BYTES_ATTR,
     NAME_ATTR,
     ONNX_TYPE_ATTR,
-    PARTIALS_ATTR,
-    PLAN_ATTR,
-    PRECISION_ATTR,
-    RELAYOUT_ATTR,
-    STORE_ATTR,
 )
-from t10.common.bounds import model_bound, operator_bound
 from t10.common.chip_spec import ChipSpec
-from t10.common.epilogues import epilogue_of, fused_tensor_expr
 from t10.common.input_ranges import declared_range
 from t10.common.tensor_expr import (
-    TensorExpr,
-    at_precision,
     is_mul_add,
-    linalg_tensor_expr,
-    op_name,
+)
+from t10.passes.planned_record import (
+    PlannedOp,
+    model_bound_of,
+    planned_ops,
+    planned_sram,
+    recorded_bound,
+    recorded_ops,
 )
 from t10.sim.interpreter_chip import OpStats, SimReport
-from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, ViewOp
 
 __all__ = [
     "MOVES",
@@ -63,6 +54,9 @@ __all__ = [
     "planned_ops",
     "planned_sram",
     "random_inputs",
+    "recorded_bound",
+    "recorded_ops",
+    "report_json",
 ]
 
 
@@ -141,97 +135,6 @@ def random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.nda
         else rng.integers(*s.draws(), s.shape, endpoint=True).astype(np.dtype(s.onnx_type))
         for s in specs
     }
-
-
-@dataclass(frozen=True)
-class PlannedOp:
-    """One operator as the plan search left it (`t10.name`, kind, plan and estimate), with
-    the tensor expression it was planned as (None for a move or an unplanned generic)."""
-
-    name: str
-    kind: str
-    plan: str | None
-    estimated_cycles: int | None
-    estimated_sram_bytes_per_core: int | None
-    expr: TensorExpr | None = None
-
-
-def planned_ops(module: ModuleOp) -> list[PlannedOp]:
-    """Every `linalg.generic` of a module after `t10-plan-search`, in program order."""
-    precision, partials = (
-        attr.data if isinstance(attr := module.attributes.get(key), StringAttr) else "fp32"
-        for key in (PRECISION_ATTR, PARTIALS_ATTR)
-    )
-    out: list[PlannedOp] = []
-    for op in module.walk():
-        if isinstance(op, ViewOp) and RELAYOUT_ATTR in op.attributes:  # a returned view
-            move = op.attributes[RELAYOUT_ATTR]
-            out.append(_planned(f"{op.label.data}/relayout", "relayout", None, move))
-        if isinstance(op, GatherOp) and GATHER_ATTR in op.attributes:  # made for no operator
-            move = op.attributes[GATHER_ATTR]
-            out.append(_planned(f"{op.label.data}/gather", "gather", None, move))
-        if not isinstance(op, GenericOp) or EPILOGUE_ATTR in op.attributes:
-            continue  # an epilogue is reported with its contraction
-        plan = op.attributes.get(PLAN_ATTR)
-        relayout = op.attributes.get(RELAYOUT_ATTR)
-        if relayout is not None:
-            out.append(_planned(f"{op_name(op)}/relayout", "relayout", None, relayout))
-        gather = op.attributes.get(GATHER_ATTR)
-        if gather is not None:
-            out.append(_planned(f"{op_name(op)}/gather", "gather", None, gather))
-        epilogue = epilogue_of(op)
-        expr = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
-        est = op.attributes.get(ESTIMATE_ATTR)
-        if plan is None:
-            out.append(_planned(op_name(op), expr.kind.value, None, est))
-        else:
-            planned = at_precision(expr, precision, partials, "the report")
-            out.append(_planned(op_name(op), expr.kind.value, str(plan), est, planned))
-        store = op.attributes.get(STORE_ATTR)
-        if isinstance(store, EstimateAttr) and store.cycles.data:  # else already home
-            out.append(_planned(f"{op_name(op)}/store", "store", None, store))
-    return out
-
-
-def model_bound_of(chip: ChipSpec, module: ModuleOp, precision: str, partials: str) -> int:
-    """The model's lower bound (`t10.common.bounds.model_bound`) over its operators as they
-    enter the plan search: element-wise chains fused, epilogues marked (`t10-fuse-epilogue`,
-    which no planner option changes), at the storage and partial-sum precisions. It is the
-    same whichever planner runs: a planner may run a marked epilogue apart (where that is
-    faster or fits), which only costs more, as the bound of an epilogue fused is at most
-    the bounds of its contraction and of itself apart."""
-    exprs = []
-    for op in module.walk():
-        if isinstance(op, GenericOp) and EPILOGUE_ATTR not in op.attributes:
-            epilogue = epilogue_of(op)
-            expr = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
-            exprs.append(at_precision(expr, precision, partials, "the report"))
-    return model_bound(chip, exprs)
-
-
-def planned_sram(module: ModuleOp) -> int | None:
-    """The plan search's bytes per core at the model's peak (`t10.model_bytes`), if any."""
-    attr = module.attributes.get(MODEL_BYTES_ATTR)
-    return attr.value.data if isinstance(attr, IntegerAttr) else None
-
-
-def _planned(
-    name: str,
-    kind: str,
-    plan: str | None,
-    est: Attribute | None,
-    expr: TensorExpr | None = None,
-) -> PlannedOp:
-    cycles = getattr(est, "cycles", None)
-    sram = getattr(est, "bytes", None)
-    return PlannedOp(
-        name=name,
-        kind=kind,
-        plan=plan,
-        estimated_cycles=None if cycles is None else cycles.data,
-        estimated_sram_bytes_per_core=None if sram is None else sram.data,
-        expr=expr,
-    )
 
 
 def kernel_ops(module: ModuleOp) -> list[PlannedOp]:
@@ -370,9 +273,7 @@ MOVES = ("relayout", "gather", "store")
 `X/store`)."""
 
 
-def _sim_op(
-    chip: ChipSpec, planned: PlannedOp | None, stats: OpStats | None, name: str
-) -> dict[str, Any]:
+def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> dict[str, Any]:
     def sim(field: str) -> int | None:
         return None if stats is None else int(getattr(stats, field))
 
@@ -394,10 +295,7 @@ def _sim_op(
         "estimated_sram_bytes_per_core": (
             None if planned is None else planned.estimated_sram_bytes_per_core
         ),
-        "bound_cycles": (
-            None if planned is None or planned.expr is None
-            else operator_bound(chip, planned.expr).cycles
-        ),
+        "bound_cycles": None if planned is None else planned.bound_cycles,
     }
 
 
@@ -429,8 +327,8 @@ def build_report(
     for stats in sim.ops:
         p = by_name.get(stats.name) if stats.name not in seen else None
         seen.add(stats.name)
-        ops.append(_sim_op(chip, p, stats, stats.name))
-    ops.extend(_sim_op(chip, p, None, p.name) for p in planned or () if p.name not in seen)
+        ops.append(_sim_op(p, stats, stats.name))
+    ops.extend(_sim_op(p, None, p.name) for p in planned or () if p.name not in seen)
     estimates = [p.estimated_cycles for p in planned or ()]
     bound = bound_cycles
     report: dict[str, Any] = {
@@ -477,6 +375,21 @@ def build_report(
 # --------------------------------------------------------------------------------------------
 # Text
 # --------------------------------------------------------------------------------------------
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def report_json(report: Mapping[str, Any]) -> str:
+    """The report as JSON text (docs/report.md), a non-finite number as null."""
+    return json.dumps(_json_safe(report), indent=2, allow_nan=False) + "\n"
 
 
 def _n(v: Any) -> str:

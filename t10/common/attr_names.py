@@ -55,3 +55,10 @@ MODEL_BYTES_ATTR = "t10.model_bytes"
 """The plan search's peak bytes per core of the model with the chosen plans: resident weights
 plus the largest peak of the operators and moves between them (module attribute, i64; the
 report's plan-search bound)."""
+BOUND_ATTR = "t10.bound"
+"""The model's lower bound in cycles, over its operators as they entered the plan search
+(module attribute, i64)."""
+PLANNED_OPS_ATTR = "t10.planned_ops"
+"""What the plan search chose, per reported step, for the report of a lowered module (module
+attribute): an array of dictionaries {name, kind[, plan][, estimate][, sram][, bound]}, in
+program order, written by `t10-plan-search` (`t10.passes.planned_record`)."""

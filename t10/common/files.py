@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from t10.errors import T10Error
 
-__all__ = ["check_output_path", "output_file", "same_file", "write_text"]
+__all__ = ["check_output_path", "output_file", "output_paths_problem", "same_file", "write_text"]
 
 _DEVICE_DIRS = ("/dev/", "/proc/")
 """Paths under these name devices and open files (/dev/stdout, /proc/self/fd/1): written
@@ -70,6 +70,26 @@ def check_output_path(path: str | os.PathLike[str], what: str) -> None:
             raise T10Error(f"{what} '{path}': directory '{target.parent}' does not exist")
     except OSError as e:  # a name too long, or a directory not searchable
         raise T10Error(f"{what} '{path}': {e.strerror or e}") from None
+
+
+def output_paths_problem(
+    outputs: Mapping[str, str | None], inputs: Mapping[str, str | None]
+) -> str | None:
+    """Why the output files given (`outputs`: option -> path or None) cannot all be
+    written: one of them is a file of the run's `inputs` (option -> path), which it would
+    overwrite, or two are one file; None when they can. Each output path must have passed
+    `check_output_path`."""
+    given = [(option, path) for option, path in outputs.items() if path]
+    for i, (option, path) in enumerate(given):
+        for read, source in inputs.items():
+            if source and same_file(path, source):
+                return (f"{option} '{path}' is the file of {read} '{source}': it would be "
+                        "overwritten; give another file name")
+        for other, other_path in given[:i]:
+            if same_file(path, other_path):
+                return (f"{other} '{other_path}' and {option} '{path}' are one file: give "
+                        "each its own name")
+    return None
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:

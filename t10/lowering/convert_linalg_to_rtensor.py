@@ -110,6 +110,7 @@ from t10.common.tensor_expr import (
 from t10.common.view_maps import View
 from t10.common.weights import cold_inputs
 from t10.errors import T10Error
+from t10.passes.planned_record import check_record
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
 from t10.t10_dialects.syntax import int_array
@@ -660,6 +661,7 @@ class ConvertLinalgToRTensor(ModulePass):
             )
         partials = _module_string(op, PARTIALS_ATTR)
         check_partials(precision, partials, f"module attribute '{PARTIALS_ATTR}'")
+        check_record(op, self.name)
         if precision == "fp16":
             saturate_fp16_constants(op)
         gathers = Gathers(_program_cores(op))

@@ -151,6 +151,7 @@ from t10.passes.operators import (
     planned_operators,
 )
 from t10.passes.plan_search import operator_frontier
+from t10.passes.planned_record import model_bound_of, record_planned_ops
 from t10.passes.vgm_plans import (
     HomeLiveness,
     VgmOperator,
@@ -360,6 +361,7 @@ class T10PlanSearch(PlanOptions, ModulePass):
         check_jobs(self.name, self.jobs)
         check_named_ops(op, self.name)
         check_not_lowered(op, self.name)
+        bound = model_bound_of(chip, op, self.precision, self.partials)
         frontiers = SharedSearch()
         if self.planner == "vgm":
             peak = self.plan_vgm(chip, op, frontiers)
@@ -371,6 +373,7 @@ class T10PlanSearch(PlanOptions, ModulePass):
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
         op.attributes[PARTIALS_ATTR] = StringAttr(self.partials)
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
+        record_planned_ops(chip, op, bound)
 
     def plan_model(self, chip: ChipSpec, op: ModuleOp, frontiers: SharedSearch) -> int:
         """Plans every operator (`plan_operators`, with the epilogues and, when memory binds,

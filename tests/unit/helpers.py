@@ -5,6 +5,7 @@ builders, seeded inputs, and the compile-simulate-compare check against onnxrunt
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import random
 from importlib import resources
@@ -15,19 +16,26 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir.affine import AffineMap
+from xdsl.printer import Printer
 
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.exchange import ViewMove, grid_coords, local_indices
 from t10.common.plans import Estimate, Layout, Plan
-from t10.driver import Compiled, CompileOptions, compile_model
+from t10.driver import Compiled, CompileOptions, compile_model, make_context, run_passes
 from t10.examples.zoo import ZOO
 from t10.frontend import import_onnx
+from t10.lowering.convert_core_to_chip import ConvertCoreToChip
+from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
+from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
+from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
 from t10.passes.memory_reconciliation import Liveness, PlanPoint, ReturnedView
 from t10.reference import reference_session
 from t10.report import planned_sram
 from t10.sim.simulator import SimResult, simulate
+from t10.t10_dialects.parsing import Parser
 
 CHIPS = ["test-16", "ipu-mk2"]
 """The built-in chips the numerical tests run on (the `chip` fixture of conftest.py)."""
@@ -55,6 +63,27 @@ def random_onnx_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.nd
         for i in model.graph.input
         if i.name not in initializers
     }
+
+
+def through_text(module: ModuleOp) -> ModuleOp:
+    """`module` printed as `t10-opt -o` prints it, and read back as `t10-opt` reads it."""
+    text = io.StringIO()
+    Printer(text).print_op(module)
+    return Parser(make_context(), text.getvalue()).parse_module()
+
+
+def lowered_stage_by_stage(planned: ModuleOp) -> ModuleOp:
+    """A module after `t10-plan-search` lowered to the chip level as a `t10-opt` pipeline run
+    stage by stage lowers it: read back from its text before each stage and after the last
+    (the stages of tests/filecheck/pipeline/stage-by-stage.mlir)."""
+    module = through_text(planned)
+    for stage in (
+        [ConvertLinalgToRTensor(), ConvertRTensorToCShift()],
+        [ConvertCShiftToCore(), ConvertCoreToChip()],
+    ):
+        run_passes(module, stage)
+        module = through_text(module)
+    return module
 
 
 class Checked(NamedTuple):

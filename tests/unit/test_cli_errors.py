@@ -30,6 +30,7 @@ from t10.common.chip_spec import load_chip
 from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPSETS
+from t10.npz_files import inputs_reader
 from t10.reference import reference_outputs, reference_session
 from t10.report import Tolerance, check_outputs, input_specs
 from t10.sim.simulator import simulate
@@ -345,7 +346,7 @@ def test_inputs_file_decides_as_the_simulator(
     except T10Error as e:
         refused = str(e)
     try:
-        read = t10.cli._inputs_reader(str(path))(input_specs(module))
+        read = inputs_reader(str(path), "--inputs")(input_specs(module))
     except T10Error as e:
         assert str(e) == refused
     else:

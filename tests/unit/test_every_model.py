@@ -1,4 +1,7 @@
-"""Every test model through compile and simulate: the report's figures agree with each other.
+"""Every test model through compile and simulate: the report's figures agree with each other,
+and `t10 run`'s report (`compile_model`, then `simulate_compiled` on the chip-level module,
+as `run_model` does) is what the same module lowered stage by stage through text IR, as a
+`t10-opt` pipeline run one stage per process lowers it, reports (`lowered_stage_by_stage`).
 
 The models: every ONNX file under tests/unit/data, the built-in examples (`t10.examples`) and
 every zoo architecture at toy sizes, one layer. Per model, every op the simulator ran has a
@@ -22,12 +25,19 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from helpers import DATA, chip_file_with_sram, float_model, randn, typed_model
+from helpers import (
+    DATA,
+    chip_file_with_sram,
+    float_model,
+    lowered_stage_by_stage,
+    randn,
+    typed_model,
+)
 from onnx import TensorProto, helper, numpy_helper
 
 from t10.common import costs
 from t10.common.chip_spec import load_chip
-from t10.driver import CompileOptions, run_model
+from t10.driver import CompileOptions, compile_model, run_model, simulate_compiled
 from t10.examples.models import EXAMPLES
 from t10.examples.zoo import ZOO
 
@@ -123,8 +133,11 @@ def test_estimates_equal_the_simulation(
     if stem in BIG:
         chip = chip_file_with_sram(4 << 20, tmp_path_factory.mktemp("chip"))
     uniform_ids = stem not in VALUES
-    report = run_model(MODELS[name](), CompileOptions(chip=chip), timing_only=uniform_ids).report
+    compiled = compile_model(MODELS[name](), CompileOptions(chip=chip))
+    report = simulate_compiled(compiled.module, compiled.chip, timing_only=uniform_ids).report
     assert_consistent(report, chip, uniform_ids)
+    staged = lowered_stage_by_stage(compiled.planned)
+    assert simulate_compiled(staged, compiled.chip, timing_only=uniform_ids).report == report
 
 
 @pytest.mark.parametrize("planner", ["t10", "t10-multidim", "replicate", "vgm"])

@@ -11,7 +11,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from t10.common.attr_names import NAME_ATTR, PLAN_ATTR
+from t10.common.attr_names import NAME_ATTR, PLAN_ATTR, PLANNED_OPS_ATTR
 from t10.common.locations import onnx_nodes
 from t10.driver import CompileOptions, run_passes
 from t10.errors import T10Error
@@ -75,6 +75,7 @@ def test_a_lowering_error_names_the_onnx_node() -> None:
     for op in module.walk():
         op.attributes.pop(NAME_ATTR, None)
     del first.attributes[PLAN_ATTR]
+    del module.attributes[PLANNED_OPS_ATTR]  # the search's record, of named, planned operators
     with pytest.raises(T10Error, match=r"^ONNX node 'fc1/MatMul': operator 'linalg.generic' "
                        r"has no 't10.plan' attribute"):
         run_passes(module, [ConvertLinalgToRTensor()])

@@ -14,7 +14,7 @@
 // ONNX-SAME:   t10.name = "matmul"
 
 // t10-compile runs the plan search and every conversion: one chip program of supersteps.
-// CHECK:      builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 156 : i64} {
+// CHECK:      builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 156 : i64, t10.bound = {{[0-9]+}} : i64, t10.planned_ops = [{{.*}}]} {
 // CHECK:        %{{.*}} = chip.program "main" on {{[0-9]+}} -> tensor<8x6xf32> {
 // CHECK:          core.load %input into
 // CHECK:          chip.superstep "matmul" {

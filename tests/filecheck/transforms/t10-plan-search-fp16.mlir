@@ -8,7 +8,7 @@
 // The fastest plan changes (fp16 matmuls are cheaper per k block) and every byte figure is
 // 2 bytes per element: the add's plan is fp32's (t10-plan-search.mlir), at half the bytes.
 
-// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp16", t10.partials = "fp32", t10.model_bytes = 4640 : i64}
+// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp16", t10.partials = "fp32", t10.model_bytes = 4640 : i64, t10.bound = {{[0-9]+}} : i64, t10.planned_ops = [{{.*}}]}
 // CHECK:      t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [4, 4, 1]>, t10.estimate = #rtensor.estimate<cycles = 2748, compute = 2630, exchange = 0, sync = 118, bytes = 4608>
 // CHECK:      t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [4, 4]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 1056>
 

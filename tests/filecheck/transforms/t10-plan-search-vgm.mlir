@@ -9,7 +9,7 @@
 // plan places its input and output exactly as their home, so it loads and stores nothing
 // (a zero store, no `t10.relayout`).
 
-// CHECK:      builtin.module attributes {t10.home_cores = 16 : i64, t10.chip = "test-16", t10.planner = "vgm", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 3712 : i64} {
+// CHECK:      builtin.module attributes {t10.home_cores = 16 : i64, t10.chip = "test-16", t10.planner = "vgm", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 3712 : i64, t10.bound = {{[0-9]+}} : i64, t10.planned_ops = [{{.*}}]} {
 // CHECK:      t10.name = "mm", t10.plan = #rtensor.plan<grid [4, 1, 4]>, t10.estimate = #rtensor.estimate<cycles = 2126, compute = 1340, exchange = 432, sync = 354, bytes = 2816>, t10.relayout = #rtensor.estimate<cycles = 488, compute = 0, exchange = 252, sync = 236, bytes = 512>, t10.store = #rtensor.estimate<cycles = 118, compute = 0, exchange = 0, sync = 118, bytes = 256>}
 // CHECK:      t10.name = "relu", t10.plan = #rtensor.plan<grid [16, 1]>, t10.estimate = #rtensor.estimate<cycles = 350, compute = 232, exchange = 0, sync = 118, bytes = 512>, t10.store = #rtensor.estimate<cycles = 0, compute = 0, exchange = 0, sync = 0, bytes = 0>}
 // SEARCH: {{^}}t10-opt: error: t10-plan-search: planner=vgm chooses every operator's plan on its own; search is a rule of the other planners{{$}}

@@ -12,8 +12,8 @@
 // core), so both planners pick the fastest plan, which is spatial only. It splits k, so
 // the add cannot take the product where it lies: its inputs' transition is estimated.
 
-// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 9232 : i64}
-// REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 9232 : i64}
+// CHECK: builtin.module attributes {t10.chip = "test-16", t10.planner = "t10", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 9232 : i64, t10.bound = 3002 : i64, t10.planned_ops = [{name = "fc/MatMul", kind = "contraction", plan = "#rtensor.plan<grid [2, 4, 2]>", estimate = 4850 : i64, sram = 9216 : i64, bound = 2456 : i64}, {name = "fc/Add/relayout", kind = "relayout", estimate = 405 : i64, sram = 1024 : i64}, {name = "fc/Add", kind = "elementwise", plan = "#rtensor.plan<grid [1, 16]>", estimate = 546 : i64, sram = 2064 : i64, bound = 546 : i64}]}
+// REPL:  builtin.module attributes {t10.chip = "test-16", t10.planner = "replicate", t10.precision = "fp32", t10.partials = "fp32", t10.model_bytes = 9232 : i64, t10.bound = {{[0-9]+}} : i64, t10.planned_ops = [{{.*}}]}
 // ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>
 // ALL:       t10.name = "fc/Add", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2064>, t10.relayout = #rtensor.estimate<cycles = 405, compute = 0, exchange = 287, sync = 118, bytes = 1024>
 
@@ -103,7 +103,7 @@ builtin.module {
 // Liveness: the Exp's output waits for the Add while the matmul runs, so it counts in the
 // model's bytes: resident weights 2048 + the matmul's own 7168 + the Exp's output 1024.
 
-// ALL: builtin.module attributes {{.*}} t10.model_bytes = 10240 : i64}
+// ALL: builtin.module attributes {{.*}} t10.model_bytes = 10240 : i64, t10.bound = {{[0-9]+}} : i64, t10.planned_ops = [{{.*}}]}
 // ALL:       t10.name = "act/Exp", t10.plan = #rtensor.plan<grid [1, 16]>, t10.estimate = #rtensor.estimate<cycles = 546, compute = 428, exchange = 0, sync = 118, bytes = 2048>
 // ALL:       t10.name = "fc/MatMul", t10.plan = #rtensor.plan<grid [2, 4, 2]>, t10.estimate = #rtensor.estimate<cycles = 4850, compute = 3922, exchange = 574, sync = 354, bytes = 9216>
 
@@ -225,7 +225,7 @@ builtin.module {
 // no plan uses more), each view is moved into a buffer of its own; the peak is the argument
 // with the larger view: 16384 + 16384.
 
-// ALL: builtin.module attributes {{.*}} t10.model_bytes = 32768 : i64}
+// ALL: builtin.module attributes {{.*}} t10.model_bytes = 32768 : i64, t10.bound = {{[0-9]+}} : i64, t10.planned_ops = [{{.*}}]}
 
 builtin.module {
   func.func @main(%x: tensor<64x64xf32> {t10.name = "x"}) -> (tensor<32x64xf32> {t10.name = "top"}, tensor<64x64xf32> {t10.name = "t"}) {
