@@ -22,11 +22,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
+from xdsl.dialects.builtin import ModuleOp
 
 import t10.cli
 import t10.driver
 from t10.cli import main
-from t10.common.chip_spec import load_chip
+from t10.common.chip_spec import ChipSpec, load_chip
 from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPSETS
@@ -312,11 +313,22 @@ def test_many_unknown_inputs_are_counted_not_listed(
     assert re.search(listed, str(e.value)) and len(str(e.value)) < 300
 
 
+class MaskProgram:
+    """The mask model's chip-level module and chip. Its repr is short: hypothesis prints a
+    test's arguments for every example, and printing a module field by field took minutes."""
+
+    def __init__(self, module: ModuleOp, chip: ChipSpec) -> None:
+        self.module, self.chip = module, chip
+
+    def __repr__(self) -> str:
+        return f"MaskProgram(<the mask model on {self.chip.name}>)"
+
+
 @pytest.fixture(scope="module")
-def mask_program(models: dict[str, Path]) -> tuple[Any, Any]:
-    """The mask model compiled once: its chip-level module and chip."""
+def mask_program(models: dict[str, Path]) -> MaskProgram:
+    """The mask model compiled once."""
     compiled = compile_model(str(models["mask"]), CompileOptions(chip=CHIP))
-    return compiled.module, compiled.chip
+    return MaskProgram(compiled.module, compiled.chip)
 
 
 _ARRAYS = st.dictionaries(
@@ -331,12 +343,12 @@ _ARRAYS = st.dictionaries(
 @given(_ARRAYS)
 @example({"scores": ((2, 3), "<f4"), "mask": ((2, 3), "<i8")})
 def test_inputs_file_decides_as_the_simulator(
-    mask_program: tuple[Any, Any], tmp_path: Path, arrays: dict[str, tuple[Any, str]]
+    mask_program: MaskProgram, tmp_path: Path, arrays: dict[str, tuple[Any, str]]
 ) -> None:
     """Whatever arrays a file holds, reading it from the entries' headers refuses exactly
     what the simulator refuses given the arrays, with the same message, and else gives the
     same arrays."""
-    module, chip = mask_program
+    module, chip = mask_program.module, mask_program.chip
     given_arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in arrays.items()}
     path = tmp_path / "in.npz"
     _savez(path, given_arrays)
