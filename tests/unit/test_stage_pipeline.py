@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 BIN = Path(sys.executable).parent
+MATMUL = ("matmul", "m=64", "k=64", "n=64")
 
 
 def stages(chip: str) -> list[list[str]]:
@@ -24,6 +25,15 @@ def stages(chip: str) -> list[list[str]]:
         ["-p", "convert-linalg-to-rtensor,convert-rtensor-to-cshift"],
         ["-p", "convert-cshift-to-core,convert-core-to-chip"],
     ]
+
+
+def example(path: Path, *args: str) -> Path:
+    """The built-in example `args` (`python -m t10.examples ...`) written to `path`."""
+    subprocess.run(
+        [sys.executable, "-m", "t10.examples", *args, "-o", str(path)], check=True,
+        capture_output=True,
+    )
+    return path
 
 
 def run(tool: str, *args: str | Path) -> str:
@@ -47,16 +57,12 @@ def stage_by_stage(model: Path, chip: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    "example", [["matmul", "m=64", "k=64", "n=64"], ["mlp", "batch=16", "sizes=64,128,32"]]
+    "args", [list(MATMUL), ["mlp", "batch=16", "sizes=64,128,32"]]
 )
-def test_stage_by_stage_report_is_t10_runs(tmp_path: Path, example: list[str]) -> None:
+def test_stage_by_stage_report_is_t10_runs(tmp_path: Path, args: list[str]) -> None:
     """Through the commands (every test model and zoo architecture is compared in process,
     through text IR, by test_every_model; a BERT-Base layer by the FileCheck test)."""
-    model = tmp_path / f"{example[0]}.onnx"
-    subprocess.run(
-        [sys.executable, "-m", "t10.examples", *example, "-o", str(model)], check=True,
-        capture_output=True,
-    )
+    model = example(tmp_path / f"{args[0]}.onnx", *args)
     expected = json.loads(run("t10", "run", model, "--chip", "test-16", "--json", "-q"))
     got = stage_by_stage(model, "test-16")
     assert expected.pop("model") == str(model) and got.pop("model") is None
@@ -71,11 +77,7 @@ def test_a_plan_edited_after_the_search_is_refused_until_searched_again(tmp_path
     """The record is the plan search's: a plan edited after it would be lowered while the
     report showed the recorded one, so the lowering refuses it; the search pins and records
     it."""
-    model = tmp_path / "mm.onnx"
-    subprocess.run(
-        [sys.executable, "-m", "t10.examples", "matmul", "m=64", "k=64", "n=64", "-o", str(model)],
-        check=True, capture_output=True,
-    )
+    model = example(tmp_path / "mm.onnx", *MATMUL)
     planned = tmp_path / "planned.mlir"
     run("t10-opt", model, "-p", "t10-plan-search{chip=test-16}", "-o", planned)
     old, new = (f"t10.plan = #rtensor.plan<grid {g}>" for g in ("[2, 4, 2]", "[4, 2, 2]"))
@@ -104,11 +106,7 @@ def test_a_plan_edited_after_the_search_is_refused_until_searched_again(tmp_path
 def chip_mm(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A 64³ matmul: its ONNX file and its chip-level module on test-16."""
     tmp = tmp_path_factory.mktemp("mm")
-    model = tmp / "mm.onnx"
-    subprocess.run(
-        [sys.executable, "-m", "t10.examples", "matmul", "m=64", "k=64", "n=64", "-o", str(model)],
-        check=True, capture_output=True,
-    )
+    model = example(tmp / "mm.onnx", *MATMUL)
     chip_level = tmp / "mm.chip.mlir"
     run("t10-opt", model, "-p", "t10-compile{chip=test-16}", "-o", chip_level)
     return model, chip_level
