@@ -64,3 +64,12 @@ def test_embedding_example_matches_numpy(chip: str) -> None:
     names = [op.name for op in result.report.ops]
     assert names[0] == "matmul0" and "bias_relu" in names and names[-1] == "matmul1"
     assert result.report.total_cycles == sum(op.cycles for op in result.report.ops)
+
+
+def test_the_package_says_it_is_typed() -> None:
+    """PEP 561: `t10/py.typed` is in the package and in its package data, so a typed
+    downstream compiler type-checks its use of t10 instead of seeing it untyped."""
+    root = pathlib.Path(t10.__file__).parent
+    assert (root / "py.typed").is_file()
+    pyproject = (root.parent / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"t10" = ["py.typed"]' in pyproject
