@@ -113,8 +113,9 @@ def windows(
     strides, dilations = per_dim("strides", 1), per_dim("dilations", 1)
     auto_pad = auto_pad_of(imp, node)
     extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        out = tuple(-(-n // s) for n, s in zip(size, strides, strict=True))
+    same = auto_pad in ("SAME_UPPER", "SAME_LOWER")
+    out = tuple(-(-n // s) for n, s in zip(size, strides, strict=True))  # SAME: ceil(n / s)
+    if same:
         needed = [
             max(0, (o - 1) * s + e - n)
             for o, s, e, n in zip(out, strides, extent, size, strict=True)
@@ -139,7 +140,7 @@ def windows(
             f"{list(after)}) is smaller than the dilated kernel {extent}: the result would be "
             "empty",
         )
-    if auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+    if not same:
         out = tuple(
             _ceil_count(span, s, n, b) if ceil_mode else span // s + 1
             for span, s, n, b in zip(spans, strides, size, before, strict=True)

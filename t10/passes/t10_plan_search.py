@@ -497,6 +497,7 @@ class T10PlanSearch(PlanOptions, ModulePass):
         # plans alone do not fit or end more than CLOSE_ENOUGH slower than the fastest
         # (each twin's expansion is costed by the exchange geometry: seconds on big models)
         cold = too_big and search != "fastest" and self.planner in COLD_PLANNERS
+        chosen: list[PlanPoint] = []
         try:
             chosen = choose(options)
             slow = sum(p.cycles for p in chosen) > (1 + CLOSE_ENOUGH) * sum(
