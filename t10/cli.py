@@ -505,11 +505,11 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                         "that fits, a mixed-integer program: seconds for mid-sized models) or "
                         "fastest (every operator's fastest plan on its own, as a vendor "
                         "planner does; replicate's default)")
-    takers = [p for p in planners() if p.temporaries is not None]
+    takers = temporaries_planners()
     p.add_argument("--temporaries", type=_share, default=DEFAULTS.temporaries, metavar="SHARE",
-                   help=f"with --planner {' or '.join(p.name for p in takers)}: the share of a "
-                        "core's SRAM (0 < SHARE <= 1) an operator may take while it runs, "
-                        f"beyond its weights (default {takers[0].temporaries}, the vendor "
+                   help=f"with --planner {' or '.join(takers)}: the share of a core's SRAM "
+                        "(0 < SHARE <= 1) an operator may take while it runs, beyond its "
+                        f"weights (default {planner(takers[0]).temporaries}, the vendor "
                         "planner's)")
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "

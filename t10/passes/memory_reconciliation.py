@@ -875,8 +875,8 @@ def _does_not_fit(
     fix = f"use a chip with more SRAM per core or more cores than {chip.cores}"
     if not ops:
         fix = "use a chip with more SRAM per core (a model without operators runs on one core)"
-    elif planner_of(planner).does_not_fit:
-        fix += f", or {planner_of(planner).does_not_fit}"
+    elif hint := planner_of(planner).does_not_fit:
+        fix += f", or {hint}"
     if fastest and smallest is None:  # smaller plans fit
         fix = "use search=greedy or search=exact, which trade time for memory"
     return DoesNotFit(
