@@ -39,6 +39,7 @@ from t10.common.tensor_expr import (
 from t10.driver import DEFAULTS, CompileOptions, check_tolerance, compile_model
 from t10.errors import T10Error
 from t10.examples.models import matmul
+from t10.passes.planners.replicate import REPLICATE
 from t10.report import check_outputs, input_specs, random_inputs
 from t10.sim.simulator import simulate
 
@@ -120,7 +121,7 @@ def run_bench(
         if progress:
             progress(f"{'x'.join(map(str, shape))} ...")
         t10 = run_plan(replace(options, planner="t10"), shape, seed)
-        rep = run_plan(replace(options, planner="replicate"), shape, seed)
+        rep = run_plan(replace(options, planner=REPLICATE.name), shape, seed)
         bound = operator_bound(chip, matmul_expr(*shape, elem_bytes))
         rows.append(BenchRow(shape, t10, rep, bound))
     return rows

@@ -22,6 +22,7 @@ from t10.common.chip_spec import load_chip
 from t10.driver import DEFAULTS, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.examples import zoo
+from t10.passes.planners.replicate import REPLICATE
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs = [
             run_planner(model, t10, args.seed),
             run_planner(model, replace(t10, epilogues=False), args.seed),
-            run_planner(model, replace(t10, planner="replicate"), args.seed),
+            run_planner(model, replace(t10, planner=REPLICATE.name), args.seed),
         ]
     except T10Error as e:
         print(f"model_plans: error: {e}", file=sys.stderr)

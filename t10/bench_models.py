@@ -24,6 +24,7 @@ from t10.common.chip_spec import load_chip
 from t10.driver import DEFAULTS, CompileOptions, run_model
 from t10.errors import DoesNotFit, T10Error
 from t10.examples import zoo
+from t10.passes.planners import planners
 from t10.report import MOVES
 
 __all__ = [
@@ -42,13 +43,13 @@ __all__ = [
 ]
 
 PLANNER_CONFIGS: dict[str, CompileOptions] = {
-    "t10": CompileOptions(planner="t10"),
-    "replicate": CompileOptions(planner="replicate"),
-    "t10-fastest": CompileOptions(planner="t10", search="fastest"),
-    "vgm": CompileOptions(planner="vgm"),
+    config.name: CompileOptions(planner=p.name, search=config.search)
+    for p, config in sorted(
+        ((p, config) for p in planners() for config in p.bench), key=lambda pc: pc[1].column
+    )
 }
 """Planner configuration name → the compile options it sets (a case sets the chip and the
-precision): T10 (rotating
+precision), from every planner's `Planner.bench`: T10 (rotating
 plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
 at a time, spatial plans within a share of SRAM for temporaries), T10's fastest plan per
 operator without memory reconciliation (it may not fit) and the Roller-style baseline

@@ -59,9 +59,9 @@ from t10.explain import explain, format_explanation, plot_explanation, plot_file
 from t10.figures import check_plot_path
 from t10.npz_files import inputs_reader, save_npz
 from t10.pass_instrumentation import Observers, PassInstrumentation
-from t10.passes.compile_options import REPLICATE_TEMPORARIES, SEARCHES
+from t10.passes.compile_options import SEARCHES, temporaries_planners
 from t10.passes.forked import Terminated, ending_signals
-from t10.passes.plan_search import PLANNERS
+from t10.passes.planners import Planner, planner, planner_names, planners
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.progress import Progress
 from t10.report import Tolerance, format_report, report_json
@@ -108,13 +108,15 @@ def _chip_file(chip: str) -> str | None:
 
 
 def _check_planner_options(args: argparse.Namespace) -> None:
-    if args.temporaries is not None and args.planner != "replicate":
+    chosen = planner(args.planner)
+    if args.temporaries is not None and chosen.temporaries is None:
+        takers = " or ".join(f"--planner {name}" for name in temporaries_planners())
         raise UsageError(
-            f"--temporaries is a rule of --planner replicate, not of --planner {args.planner}"
+            f"--temporaries is a rule of {takers}, not of --planner {args.planner}"
         )
-    if args.search is not None and args.planner == "vgm":
-        raise UsageError("--planner vgm chooses every operator's plan on its own: it takes "
-                         "no --search")
+    if args.search is not None and chosen.search is None:
+        raise UsageError(f"--planner {args.planner} chooses every operator's plan on its own: "
+                         "it takes no --search")
 
 
 def _options(args: argparse.Namespace) -> CompileOptions:
@@ -472,6 +474,11 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                        help="run the cases one after another in this process, without Ray")
 
 
+def _planner_help(planner: Planner) -> str:
+    default = " (default)" if planner.name == DEFAULTS.planner else ""
+    return f"{planner.name}: {planner.help}{default}"
+
+
 def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL.onnx", type=_path, help="the ONNX model")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -479,12 +486,8 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chip", default=DEFAULTS.chip, metavar="NAME|FILE", type=_path,
                    help=f"built-in chip name or chip JSON file (default {DEFAULTS.chip}; "
                         "format: docs/chips.md)")
-    p.add_argument("--planner", default=DEFAULTS.planner, choices=PLANNERS,
-                   help="t10: compute-shift plans with rotating tensors (default); "
-                        "t10-multidim: also plans cut along two dims over time; replicate: "
-                        "spatial partitions only; vgm: every tensor in a home over all cores, "
-                        "each operator loading its inputs from their homes and storing its "
-                        "output back (Roller-style)")
+    p.add_argument("--planner", default=DEFAULTS.planner, choices=planner_names(),
+                   help="; ".join(_planner_help(p) for p in planners()))
     p.add_argument("--min-utilization", type=_fraction, default=DEFAULTS.min_utilization,
                    metavar="U", help="prune plans using fewer than U x the useful cores "
                                      f"(default {DEFAULTS.min_utilization})")
@@ -502,10 +505,12 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                         "that fits, a mixed-integer program: seconds for mid-sized models) or "
                         "fastest (every operator's fastest plan on its own, as a vendor "
                         "planner does; replicate's default)")
+    takers = temporaries_planners()
     p.add_argument("--temporaries", type=_share, default=DEFAULTS.temporaries, metavar="SHARE",
-                   help="with --planner replicate: the share of a core's SRAM (0 < SHARE <= "
-                        "1) an operator may take while it runs, beyond its weights (default "
-                        f"{REPLICATE_TEMPORARIES}, the vendor planner's)")
+                   help=f"with --planner {' or '.join(takers)}: the share of a core's SRAM "
+                        "(0 < SHARE <= 1) an operator may take while it runs, beyond its "
+                        f"weights (default {planner(takers[0]).temporaries}, the vendor "
+                        "planner's)")
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "
                         "as operators of their own instead of running them on its cores")

@@ -33,6 +33,7 @@ from t10.passes.cold_weights import with_cold_weights
 from t10.passes.compile_options import DEFAULTS, CompileOptions, given_options
 from t10.passes.memory_reconciliation import PlanPoint, model_bytes
 from t10.passes.operators import Operator, operator_tensor_expr, planned_operators
+from t10.passes.planners import planner, planner_names, planners
 from t10.passes.t10_plan_search import (
     SharedSearch,
     T10PlanSearch,
@@ -141,9 +142,11 @@ def explain(
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
-    if given_options(options).planner == "vgm":
+    name = given_options(options).planner
+    if name in planner_names() and planner(name).search is None:  # unknown: compile_model says
+        traded = ", ".join(p.name for p in planners() if p.search is not None)
         raise T10Error("t10 explain covers the planners that trade plans between operators "
-                       "(t10, t10-multidim, replicate); vgm plans each operator on its own")
+                       f"({traded}); {name} plans each operator on its own")
     compiled = compile_model(
         model,
         options,

@@ -17,6 +17,8 @@ from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
 from t10.passes.plan_search import check_options
+from t10.passes.planners import planner as planner_of
+from t10.passes.planners import planners
 
 PLAN_SEARCH = "t10-plan-search"
 """The pass whose rules the planner, min-utilization, search and temporaries options are
@@ -25,38 +27,40 @@ PLAN_SEARCH = "t10-plan-search"
 SEARCHES = ("greedy", "exact", "fastest")
 """How plans are chosen under the SRAM limit: T10's greedy (`choose_plans`), the exact
 optimum (`exact_plans`), or every operator's fastest plan on its own (`fastest_plans`)."""
-PLANNER_SEARCH = {"t10": "greedy", "t10-multidim": "greedy", "replicate": "fastest"}
-"""Each planner's own way of choosing (the `search` option's default)."""
-REPLICATE_TEMPORARIES = 0.6
-"""The share of a core's SRAM an operator's plan may take while it runs (beyond its
-resident weights) under the `replicate` planner: the vendor planner's default available
-memory proportion."""
+
+
+def temporaries_planners() -> tuple[str, ...]:
+    """The planners that take the `temporaries` option."""
+    return tuple(p.name for p in planners() if p.temporaries is not None)
 
 
 def check_choice_options(
     what: str, planner: str, search: str | None, temporaries: float | None
 ) -> tuple[str, float | None]:
-    """The search (given, or the planner's own) and the temporaries proportion (`replicate`
-    only; None for the other planners, which limit nothing but the whole model's bytes)."""
+    """The search (given, or the planner's own) and the temporaries proportion (for the
+    planners that take it, given or their own; None for the others, which limit nothing
+    but the whole model's bytes)."""
     if search is not None and search not in SEARCHES:
         raise T10Error(f"{what}: unknown search '{search}'; choose one of {', '.join(SEARCHES)}")
-    if planner == "vgm" and search is not None:
+    chosen = planner_of(planner, what)
+    if chosen.search is None and search is not None:
         raise T10Error(
-            f"{what}: planner=vgm chooses every operator's plan on its own; search is a rule "
-            "of the other planners"
+            f"{what}: planner={planner} chooses every operator's plan on its own; search is a "
+            "rule of the other planners"
         )
     if temporaries is not None:
-        if planner != "replicate":
+        if chosen.temporaries is None:
+            takers = " or ".join(f"planner={name}" for name in temporaries_planners())
             raise T10Error(
                 f"{what}: temporaries (the share of SRAM an operator may use while it runs) "
-                f"is a rule of planner=replicate, not of planner={planner}"
+                f"is a rule of {takers}, not of planner={planner}"
             )
         if not 0 < temporaries <= 1:
             raise T10Error(
                 f"{what}: temporaries must be a share of SRAM in (0, 1], not {temporaries}"
             )
-    share = (temporaries or REPLICATE_TEMPORARIES) if planner == "replicate" else None
-    return search or PLANNER_SEARCH.get(planner, "greedy"), share
+    share = None if chosen.temporaries is None else temporaries or chosen.temporaries
+    return search or chosen.search or "greedy", share
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,8 +70,9 @@ class PlanOptions:
     chip: str = "ipu-mk2"
     """A built-in chip name or a chip JSON file."""
     planner: str = "t10"
-    """`t10` (rotating tensors), `t10-multidim`, `replicate` (spatial partitions only) or
-    `vgm` (every tensor in a home over all cores)."""
+    """A registered planner (`t10.passes.planners`): `t10` (rotating tensors),
+    `t10-multidim`, `replicate` (spatial partitions only) or `vgm` (every tensor in a home
+    over all cores)."""
     min_utilization: float = 0.5
     """Plans must be able to use at least this fraction of the cores an operator can use."""
     precision: str = "fp32"
@@ -80,11 +85,12 @@ class PlanOptions:
     `memory_reconciliation.choose_plans`), `exact` (the least total operator cycles that
     fit, a mixed-integer program: `exact_reconciliation`; for models up to mid size) or
     `fastest` (every operator's fastest plan, chosen on its own; the model may not fit).
-    Default: the planner's own (`PLANNER_SEARCH`: greedy for t10, fastest for replicate).
+    Default: the planner's own (`Planner.search`: greedy for t10, fastest for replicate).
     The transition sweep follows each."""
     temporaries: float | None = None
-    """`replicate` only: the share of SRAM (0 < share <= 1) an operator's plan may take while
-    it runs, beyond its resident weights (default `REPLICATE_TEMPORARIES`, 0.6)."""
+    """For the planners that take it (`replicate`): the share of SRAM (0 < share <= 1) an
+    operator's plan may take while it runs, beyond its resident weights (default the
+    planner's `Planner.temporaries`, 0.6 for replicate)."""
 
     def validate(self, what: str | None = None) -> ChipSpec:
         """The chip, once every option is valid: otherwise a T10Error naming `what` (the pass

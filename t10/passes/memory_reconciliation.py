@@ -47,6 +47,7 @@ from t10.common.plans import (
 from t10.common.tensor_expr import TensorExpr
 from t10.common.view_maps import View
 from t10.errors import DoesNotFit, T10Error
+from t10.passes.planners import planner as planner_of
 
 # --------------------------------------------------------------------------------------------
 # What lives when
@@ -874,9 +875,8 @@ def _does_not_fit(
     fix = f"use a chip with more SRAM per core or more cores than {chip.cores}"
     if not ops:
         fix = "use a chip with more SRAM per core (a model without operators runs on one core)"
-    elif planner == "replicate":
-        fix += (", or the t10 planner (planner=t10), which rotates shared tensors among cores "
-                "instead of replicating them")
+    elif hint := planner_of(planner).does_not_fit:
+        fix += f", or {hint}"
     if fastest and smallest is None:  # smaller plans fit
         fix = "use search=greedy or search=exact, which trade time for memory"
     return DoesNotFit(

@@ -50,15 +50,7 @@ from t10.common.plans import (
 )
 from t10.common.tensor_expr import TensorExpr
 from t10.errors import T10Error
-
-TEMPORAL_DIMS = {"t10": 1, "replicate": 0, "t10-multidim": 2, "vgm": 0}
-"""Per planner, how many temporal dims its plans may have. `t10`: compute-shift plans with
-rotating tensors along one temporal dim; `replicate`: spatial partitions only (every core
-holds whole copies of the sub-tensors it reads); `t10-multidim`: also plans with two
-temporal dims (`t10.common.plans`), a larger space that takes several times longer to
-search; `vgm`: spatial partitions only, loaded from and stored to homes
-(`t10.passes.vgm_plans`)."""
-PLANNERS = tuple(TEMPORAL_DIMS)
+from t10.passes.planners import planner as planner_of
 
 # --------------------------------------------------------------------------------------------
 # Spatial factors
@@ -209,8 +201,7 @@ def pareto_frontier(points: Sequence[tuple[Plan, Estimate]]) -> list[tuple[Plan,
 
 def check_options(what: str, planner: str, min_utilization: float) -> None:
     """`planner` and `min_utilization` are valid (`what`: the pass or function named)."""
-    if planner not in PLANNERS:
-        raise T10Error(f"{what}: unknown planner '{planner}'; choose one of {', '.join(PLANNERS)}")
+    planner_of(planner, what)
     if not 0.0 <= min_utilization <= 1.0:
         raise T10Error(f"{what}: min-utilization must be between 0 and 1, got {min_utilization}")
 
@@ -851,11 +842,11 @@ def operator_frontier(
     """The Pareto frontier of one operator's plans over (sram_bytes, cycles), memory
     descending / cycles ascending (the fastest plan first); equal points keep the plan with
     fewer cores. `planner` "t10" searches rotating plans, "t10-multidim" also those with two
-    temporal dims, "replicate" spatial ones only (`TEMPORAL_DIMS`). Plans stand for at least
-    `min_utilization` of the cores the operator can use (see `spatial_factors`); if none
-    does, the threshold is dropped."""
+    temporal dims, "replicate" spatial ones only (its `Planner.temporal_dims`). Plans stand
+    for at least `min_utilization` of the cores the operator can use (see
+    `spatial_factors`); if none does, the threshold is dropped."""
     check_options("operator_frontier", planner, min_utilization)
-    levels = TEMPORAL_DIMS[planner]
+    levels = planner_of(planner).temporal_dims
     min_cores = min_cores_for(chip, expr, min_utilization)
     frontier = _Search(chip, expr, levels, min_cores).run()
     if not frontier:

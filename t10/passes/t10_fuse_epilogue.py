@@ -62,6 +62,7 @@ from t10.passes.operators import (
     operand_roles,
     operator_tensor_expr,
 )
+from t10.passes.planners.replicate import REPLICATE
 
 
 @dataclass
@@ -78,13 +79,13 @@ class FusionCosts:
     def search(self, operators: list[Operator]) -> None:
         """Search the operators' frontiers, side by side (they are kept for later calls)."""
         exprs = [operator_tensor_expr(o, self.precision, self.partials) for o in operators]
-        operator_frontiers(self.chip, exprs, "replicate", self.min_utilization, self.jobs)
+        operator_frontiers(self.chip, exprs, REPLICATE.name, self.min_utilization, self.jobs)
 
     def fastest(self, operator: Operator) -> tuple[TensorExpr, Plan, Estimate]:
         """The operator's fastest plan (the first of its spatial frontier)."""
         expr = operator_tensor_expr(operator, self.precision, self.partials)
         [frontier] = operator_frontiers(
-            self.chip, [expr], "replicate", self.min_utilization, self.jobs
+            self.chip, [expr], REPLICATE.name, self.min_utilization, self.jobs
         )
         return (expr, *frontier[0])
 
@@ -173,7 +174,7 @@ class T10FuseEpilogue(ModulePass):
         plans hold every operator's fastest plan."""
         return PlanOptions(
             chip=self.chip,
-            planner="replicate",
+            planner=REPLICATE.name,
             min_utilization=self.min_utilization,
             precision=self.precision,
             partials=self.partials,

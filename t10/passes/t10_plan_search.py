@@ -88,7 +88,6 @@ from t10.common.attr_names import (
     COLD_ATTR,
     ESTIMATE_ATTR,
     GATHER_ATTR,
-    HOME_CORES_ATTR,
     MODEL_BYTES_ATTR,
     PARTIALS_ATTR,
     PLAN_ATTR,
@@ -152,6 +151,7 @@ from t10.passes.operators import (
 )
 from t10.passes.plan_search import operator_frontier
 from t10.passes.planned_record import model_bound_of, record_planned_ops
+from t10.passes.planners import planner
 from t10.passes.vgm_plans import (
     HomeLiveness,
     VgmOperator,
@@ -334,11 +334,6 @@ def record_plan(
             generic.attributes[name] = estimate_attr(move)
 
 
-COLD_PLANNERS = ("t10", "t10-multidim")
-"""The planners whose operators may keep their weights cold (a vendor-style planner keeps
-every weight where its operator reads it)."""
-
-
 @dataclass(frozen=True)
 class T10PlanSearch(PlanOptions, ModulePass):
     """Intra-operator Pareto search and inter-operator memory reconciliation (T10); its
@@ -362,12 +357,7 @@ class T10PlanSearch(PlanOptions, ModulePass):
         check_named_ops(op, self.name)
         check_not_lowered(op, self.name)
         bound = model_bound_of(chip, op, self.precision, self.partials)
-        frontiers = SharedSearch()
-        if self.planner == "vgm":
-            peak = self.plan_vgm(chip, op, frontiers)
-            op.attributes[HOME_CORES_ATTR] = IntegerAttr(chip.cores, 64)
-        else:
-            peak = self.plan_model(chip, op, frontiers)
+        peak = planner(self.planner).plan(self, chip, op)
         op.attributes[CHIP_ATTR] = StringAttr(self.chip)
         op.attributes[PLANNER_ATTR] = StringAttr(self.planner)
         op.attributes[PRECISION_ATTR] = StringAttr(self.precision)
@@ -375,10 +365,12 @@ class T10PlanSearch(PlanOptions, ModulePass):
         op.attributes[MODEL_BYTES_ATTR] = IntegerAttr(peak, 64)
         record_planned_ops(chip, op, bound)
 
-    def plan_model(self, chip: ChipSpec, op: ModuleOp, frontiers: SharedSearch) -> int:
+    def plan_model(self, chip: ChipSpec, op: ModuleOp) -> int:
         """Plans every operator (`plan_operators`, with the epilogues and, when memory binds,
         without), records them and returns the model's bytes per core. A pinned plan is the
-        plan of its operator with its epilogue: with one, the epilogues stay."""
+        plan of its operator with its epilogue: with one, the epilogues stay (the planners
+        with a search: `Planner.plan`)."""
+        frontiers = SharedSearch()
         operators = planned_operators(op)
         fused = [o for o in operators if o.epilogue is not None]
         if any(pinned_plan(o.generic) is not None for o in fused):
@@ -426,10 +418,12 @@ class T10PlanSearch(PlanOptions, ModulePass):
         record_made_gathers(gathers, moves)
         return model_bytes(result.chosen, result.liveness)
 
-    def plan_vgm(self, chip: ChipSpec, module: ModuleOp, frontiers: SharedSearch) -> int:
-        """The `vgm` planner: every operator's plan on its own, loaded from and stored to
-        homes over all the chip's cores (`t10.passes.vgm_plans`; epilogues stay as marked);
-        records the plans and moves and returns the model's bytes per core."""
+    def plan_vgm(self, chip: ChipSpec, module: ModuleOp) -> int:
+        """The `vgm` planner's (`t10.passes.planners.vgm`): every operator's plan on its own,
+        loaded from and stored to homes over all the chip's cores (`t10.passes.vgm_plans`;
+        epilogues stay as marked); records the plans and moves and returns the model's bytes
+        per core."""
+        frontiers = SharedSearch()
         operators = planned_operators(module)
         for o in operators:
             if COLD_ATTR in o.generic.attributes:
@@ -496,7 +490,7 @@ class T10PlanSearch(PlanOptions, ModulePass):
         # cold twins trade time for memory: looked for only where memory binds and the hot
         # plans alone do not fit or end more than CLOSE_ENOUGH slower than the fastest
         # (each twin's expansion is costed by the exchange geometry: seconds on big models)
-        cold = too_big and search != "fastest" and self.planner in COLD_PLANNERS
+        cold = too_big and search != "fastest" and planner(self.planner).cold_weights
         chosen: list[PlanPoint] = []
         try:
             chosen = choose(options)

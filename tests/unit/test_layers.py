@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("simulator", ("t10.sim",)),
     ("driver", ("t10.driver", "t10.report", "t10.reference", "t10.universe", "t10.targets",
                 "t10.pass_instrumentation", "t10.explain", "t10.trace", "t10.run_plot",
-                "t10.figures")),
+                "t10.figures", "t10.npz_files")),
     ("tools", ("t10.cli", "t10.opt", "t10.bench", "t10.bench_model", "t10.bench_plans",
                "t10.bench_reconciliation", "t10.bench_models", "t10.bench_ray", "t10.bench_sweep",
                "t10.bench_table", "t10.bench_plots",

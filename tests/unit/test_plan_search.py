@@ -62,8 +62,6 @@ from t10.passes.memory_reconciliation import (
     split_bytes,
 )
 from t10.passes.plan_search import (
-    PLANNERS,
-    TEMPORAL_DIMS,
     factor_candidates,
     factor_range,
     min_cores_for,
@@ -71,6 +69,8 @@ from t10.passes.plan_search import (
     pareto_frontier,
     spatial_factors,
 )
+from t10.passes.planners import planner as planner_of
+from t10.passes.planners import planner_names
 from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
 from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
@@ -200,8 +200,8 @@ def brute_force(
 
 
 def planner_space(cores: int, expr: TensorExpr, planner: str) -> list[tuple[Plan, Estimate]]:
-    """The whole plan space of `planner` (`TEMPORAL_DIMS`)."""
-    levels = TEMPORAL_DIMS[planner]
+    """The whole plan space of `planner` (its `Planner.temporal_dims`)."""
+    levels = planner_of(planner).temporal_dims
     return brute_force(cores, expr, levels > 0, max(levels, 1))
 
 
@@ -344,7 +344,7 @@ CASE_IDS = [f"{name} on {cores} cores" for name, _, cores in BRUTE_FORCE_CASES]
 
 
 @pytest.mark.parametrize("expr, cores", CASES, ids=CASE_IDS)
-@pytest.mark.parametrize("planner", PLANNERS)
+@pytest.mark.parametrize("planner", planner_names())
 def test_search_matches_brute_force(expr: TensorExpr, cores: int, planner: str) -> None:
     """ACCEPTANCE: at every SRAM size, the search finds a plan as fast (and as small) as the
     fastest fitting plan of the whole space; when nothing fits, it says so."""
