@@ -434,6 +434,16 @@ def _chips(text: str) -> list[str]:
     return chips
 
 
+def _tolerance_defaults(field: str) -> str:
+    """The defaults of one tolerance `field`, as `check_tolerance` gives them."""
+    fp32, fp16, partials = (
+        getattr(check_tolerance(*precisions), field)
+        for precisions in (("fp32",), ("fp16",), ("fp16", "fp16"))
+    )
+    text = f"default {fp32:g}; fp16: {fp16:g}"
+    return text if partials == fp16 else f"{text}; --partials fp16: {partials:g}"
+
+
 def _bench_options(p: argparse.ArgumentParser) -> None:
     from t10.examples.zoo import ZOO
 
@@ -549,14 +559,12 @@ def make_parser() -> argparse.ArgumentParser:
     run.add_argument("--check", action="store_true",
                      help="compare with onnxruntime; exit 1 past tolerance")
     run.add_argument("--rtol", type=_non_negative, default=None,
-                     help="relative tolerance of --check (default 1e-4; fp16: 1e-2; "
-                          "--partials fp16: 3e-2)")
+                     help=f"relative tolerance of --check ({_tolerance_defaults('rtol')})")
     run.add_argument("--atol", type=_non_negative, default=None,
-                     help="absolute tolerance of --check (default 1e-5; fp16: 1e-3)")
+                     help=f"absolute tolerance of --check ({_tolerance_defaults('atol')})")
     run.add_argument("--atol-rms", type=_non_negative, default=None, metavar="F",
                      help="absolute tolerance of --check per unit of each output's root "
-                          "mean square, added to --atol (default 0; fp16: 1e-2; --partials "
-                          "fp16: 3e-2)")
+                          f"mean square, added to --atol ({_tolerance_defaults('atol_rms')})")
     run.add_argument("--json", action="store_true",
                      help="print the report as JSON (the --report format) instead of text")
     run.add_argument("--report", metavar="REPORT.json", type=_path,

@@ -18,7 +18,7 @@ from t10.cli import main
 from t10.common.bounds import operator_bound
 from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import matmul_expr
-from t10.driver import CompileOptions, compile_model, make_context, run_model
+from t10.driver import CompileOptions, check_tolerance, compile_model, make_context, run_model
 from t10.examples.models import matmul, mlp
 from t10.report import input_specs, random_inputs
 
@@ -471,3 +471,20 @@ def test_bench_fp16_bound_is_the_fp16_operator_bound(
     half, full = (operator_bound(chip, matmul_expr(64, 256, 128, b)).cycles for b in (2, 4))
     assert f"{half:,}" in out.splitlines()[2].split()
     assert half < full
+
+
+def test_run_help_states_the_check_tolerances_check_uses(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each tolerance's help gives the defaults `check_tolerance` applies (fp32, fp16, fp16
+    partials), so the help cannot drift from them."""
+    assert main(["run", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for field, option in (("rtol", "--rtol RTOL"), ("atol", "--atol ATOL"),
+                          ("atol_rms", "--atol-rms F")):
+        fp32, fp16, partials = (getattr(check_tolerance(*p), field)
+                                for p in (("fp32",), ("fp16",), ("fp16", "fp16")))
+        said = text[text.index(option):]
+        said = said[: said.index(")")]
+        assert f"default {fp32:g}; fp16: {fp16:g}" in said
+        assert (f"--partials fp16: {partials:g}" in said) == (partials != fp16)
