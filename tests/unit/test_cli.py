@@ -484,7 +484,7 @@ def test_run_help_states_the_check_tolerances_check_uses(
                           ("atol_rms", "--atol-rms F")):
         fp32, fp16, partials = (getattr(check_tolerance(*p), field)
                                 for p in (("fp32",), ("fp16",), ("fp16", "fp16")))
-        said = text[text.index(option):]
+        said = text[text.rindex(option):]  # its help, after the usage line
         said = said[: said.index(")")]
         assert f"default {fp32:g}; fp16: {fp16:g}" in said
         assert (f"--partials fp16: {partials:g}" in said) == (partials != fp16)
