@@ -8,6 +8,9 @@ import dataclasses
 import io
 import json
 import random
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
@@ -84,6 +87,29 @@ def lowered_stage_by_stage(planned: ModuleOp) -> ModuleOp:
         run_passes(module, stage)
         module = through_text(module)
     return module
+
+
+ENDING = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
+"""The signals t10 ends on, unless it started with them ignored (`t10.passes.forked`)."""
+
+
+@contextmanager
+def default_signal(signum: int) -> Iterator[None]:
+    """`signum` at its default action within the block, whatever the test run inherited:
+    under `nohup` SIGHUP is ignored (and SIGINT in a shell's background job), and t10 leaves
+    a signal it started with ignored ignored."""
+    previous = signal.signal(signum, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signum, previous)
+
+
+def default_ending_signals() -> None:
+    """The signals t10 ends on at their default action (a child's `preexec_fn`: see
+    `default_signal`)."""
+    for signum in ENDING:
+        signal.signal(signum, signal.SIG_DFL)
 
 
 class Checked(NamedTuple):

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import default_signal
 
 from t10.bench_models import (
     PLANNER_CONFIGS,
@@ -102,7 +103,7 @@ def test_a_signal_while_waiting_for_ray_ends_the_sweep(ray_started: None) -> Non
     internal error): the signal waits for the wait to end. (SIGHUP: Ray takes SIGTERM.)"""
     import ray
 
-    with RayExecutor() as executor, ending_signals():
+    with default_signal(signal.SIGHUP), RayExecutor() as executor, ending_signals():
         executor.pending = [ray.remote(lambda: time.sleep(60)).remote()]
         threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGHUP)).start()
         with pytest.raises(Terminated):

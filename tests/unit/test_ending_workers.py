@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from helpers import float_model
+from helpers import default_ending_signals, float_model
 from onnx import helper, numpy_helper
 
 from t10.passes.forked import Terminated, can_fork, end_with_parent, ending_signals
@@ -77,7 +77,7 @@ def _living_in_group(group: int) -> list[int]:
 def _start(argv: list[str], workers: int) -> subprocess.Popen[bytes]:
     """`argv` started in a process group of its own, once it has `workers` children."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=default_ending_signals)
     deadline = time.monotonic() + STARTED
     while len(_children(proc.pid)) < workers:
         if proc.poll() is not None or time.monotonic() > deadline:
