@@ -10,7 +10,7 @@ from math import prod
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
-from t10.common.plans import OUTPUT, Estimate, Plan, epilogue_elements, kernel_cycles
+from t10.common.plans import OUTPUT, Estimate, Plan, epilogue_elements
 from t10.common.tensor_expr import ExprKind, TensorExpr
 
 __all__ = ["PlanEstimator", "estimate"]
@@ -46,7 +46,6 @@ class PlanEstimator:
     """`estimate` for one (chip, expression): plan by plan, with its kernels' costs cached."""
 
     def __init__(self, chip: ChipSpec, expr: TensorExpr) -> None:
-        self.chip = chip
         self.expr = expr
         self.sizes = expr.loop_sizes
         self.eb = expr.elem_bytes
@@ -63,6 +62,7 @@ class PlanEstimator:
             expr.elem_bytes < expr.partial_bytes and expr.kind is not ExprKind.ELEMENTWISE
         )
         self.matmul = costs.matmul_kernel(chip, expr.elem_bytes)
+        self.kernel_ew = costs.elementwise_rate(chip, expr.relu_like, expr.body_ops)
         self.reduce_ew = costs.elementwise_rate(chip)
         self.exchange = costs.exchange_rate(chip)
         self._kernels: dict[tuple[int, ...], int] = {}
@@ -76,8 +76,13 @@ class PlanEstimator:
         """Cycles of one step's kernel with the loop extents `sizes` on one core (cached)."""
         key = tuple(sizes)
         cycles = self._kernels.get(key)
-        if cycles is None:
-            cycles = self._kernels[key] = kernel_cycles(self.chip, self.expr, key)
+        if cycles is None:  # `plans.kernel_cycles`, through the chip's terms directly
+            if self.contraction:
+                cycles = self.matmul.cycles(*self.expr.matmul_dims(key))
+            else:
+                elements = prod(key)
+                cycles = self.kernel_ew(elements) if elements else 0
+            self._kernels[key] = cycles
         return cycles
 
     def kernel_floor(self, sizes: Sequence[int]) -> int:
