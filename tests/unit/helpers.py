@@ -34,6 +34,7 @@ from t10.lowering.convert_core_to_chip import ConvertCoreToChip
 from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
+from t10.passes.forked import ENDING_SIGNALS
 from t10.passes.memory_reconciliation import Liveness, PlanPoint, ReturnedView
 from t10.reference import reference_session
 from t10.report import planned_sram
@@ -89,10 +90,6 @@ def lowered_stage_by_stage(planned: ModuleOp) -> ModuleOp:
     return module
 
 
-ENDING = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
-"""The signals t10 ends on, unless it started with them ignored (`t10.passes.forked`)."""
-
-
 @contextmanager
 def default_signal(signum: int) -> Iterator[None]:
     """`signum` at its default action within the block, whatever the test run inherited:
@@ -108,7 +105,7 @@ def default_signal(signum: int) -> Iterator[None]:
 def default_ending_signals() -> None:
     """The signals t10 ends on at their default action (a child's `preexec_fn`: see
     `default_signal`)."""
-    for signum in ENDING:
+    for signum in (signal.SIGINT, *ENDING_SIGNALS):
         signal.signal(signum, signal.SIG_DFL)
 
 
