@@ -29,7 +29,7 @@ test: venv
 lint: venv
 	$(BIN)/ruff check .
 
-# pyright as configured in pyproject.toml (basic for the package, strict for the core layer and
+# pyright as configured in pyproject.toml (standard for the package, strict for the core layer and
 # the dialects); the first run fetches pyright itself from the npm registry.
 typecheck: venv
 	$(BIN)/pyright --project .

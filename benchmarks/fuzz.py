@@ -484,7 +484,7 @@ def same_outputs(expected: Path, got: Path) -> bool:
     and values within `t10 run --check`'s fp32 tolerance (another plan may sum in another
     order)."""
     from t10.driver import check_tolerance
-    from t10.report import check_outputs
+    from t10.outputs.report import check_outputs
 
     want = pickle.loads(expected.read_bytes())
     have = pickle.loads(got.read_bytes()) if got.exists() else []
@@ -656,8 +656,8 @@ def main(argv: list[str] | None = None) -> int:
     # Everything the children run is imported once, here.
     import onnxruntime  # noqa: F401
 
-    import t10.cli  # noqa: F401
     import t10.sim.simulator  # noqa: F401
+    import t10.tools.cli  # noqa: F401
 
     args.out.mkdir(parents=True, exist_ok=True)
     work = args.out / "cases"

@@ -2,12 +2,12 @@
 
     python benchmarks/matmul_plans.py [--chip NAME|FILE] [--shapes MxKxN,...] [--quiet]
 
-The logic (and the lower-bound formula) lives in `t10/bench.py`.
+The logic (and the lower-bound formula) lives in `t10/bench/matmuls.py`.
 """
 
 import sys
 
-from t10.cli import main
+from t10.tools.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench-matmuls", *sys.argv[1:]]))

@@ -4,12 +4,12 @@ epilogues) and the replicate baseline, simulated side by side (by default BERT-b
 
     python benchmarks/model_plans.py [MODEL] [--batch N] [--seq N] [--layers N] [--chip NAME|FILE]
 
-The logic lives in `t10/bench_model.py`.
+The logic lives in `t10/bench/model.py`.
 """
 
 import sys
 
-from t10.bench_model import main
+from t10.bench.model import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,12 +2,12 @@
 
     python benchmarks/plan_quality.py [--chip ipu-mk2] [--quick]
 
-The logic lives in `t10/bench_plans.py`.
+The logic lives in `t10/bench/plans.py`.
 """
 
 import sys
 
-from t10.bench_plans import main
+from t10.bench.plans import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -3,12 +3,12 @@ stay fast enough to run whole models in tests).
 
     python benchmarks/simulator_speed.py [--chip NAME|FILE] [--repeat N]
 
-The logic lives in `t10/bench_simulator.py`.
+The logic lives in `t10/bench/simulator.py`.
 """
 
 import sys
 
-from t10.bench_simulator import main
+from t10.bench.simulator import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -27,12 +27,12 @@ if TYPE_CHECKING:
     from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
     from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
     from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
-    from t10.passes.compile_options import CompileOptions
     from t10.passes.t10_compile import T10Compile
     from t10.passes.t10_fuse_elementwise import T10FuseElementwise
     from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
     from t10.passes.t10_inline_splats import T10InlineSplats
     from t10.passes.t10_plan_search import T10PlanSearch
+    from t10.planning.compile_options import CompileOptions
     from t10.sim.simulator import SimResult, simulate
     from t10.t10_dialects import DIALECTS
 
@@ -41,7 +41,7 @@ _HOMES: dict[str, str] = {
     "builtin_chip_names": "t10.common.chip_spec",
     "load_chip": "t10.common.chip_spec",
     "Compiled": "t10.driver",
-    "CompileOptions": "t10.passes.compile_options",
+    "CompileOptions": "t10.planning.compile_options",
     "RunResult": "t10.driver",
     "compile_model": "t10.driver",
     "compile_module": "t10.driver",

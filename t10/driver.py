@@ -37,12 +37,7 @@ from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.frontend.loading import read_model
-from t10.pass_instrumentation import PassObserver, PassTime
-from t10.passes.compile_options import DEFAULTS, CompileOptions, given_options
-from t10.passes.t10_compile import LEVELS, pipeline
-from t10.passes.t10_plan_search import T10PlanSearch
-from t10.reference import reference_outputs
-from t10.report import (
+from t10.outputs.report import (
     CheckResult,
     InputSpec,
     Tolerance,
@@ -55,6 +50,11 @@ from t10.report import (
     recorded_bound,
     recorded_ops,
 )
+from t10.pass_instrumentation import PassObserver, PassTime
+from t10.passes.t10_compile import LEVELS, pipeline
+from t10.passes.t10_plan_search import T10PlanSearch
+from t10.planning.compile_options import DEFAULTS, CompileOptions, given_options
+from t10.reference import reference_outputs
 from t10.sim.simulator import SimReport, simulate
 from t10.t10_dialects import DIALECTS
 
@@ -173,8 +173,8 @@ class Compiled:
     planned: ModuleOp
     chip: ChipSpec
     bound: int | None = None
-    """The model's lower bound (`t10.report.model_bound_of`), taken as the module entered the
-    plan search (the same for every planner) and recorded on it (`recorded_bound`)."""
+    """The model's lower bound (`t10.outputs.report.model_bound_of`), taken as the module
+    entered the plan search (the same for every planner) and recorded on it (`recorded_bound`)."""
 
 
 def compile_module(

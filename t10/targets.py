@@ -35,11 +35,11 @@ from t10.common.chip_spec import load_chip
 from t10.common.files import check_output_path, output_paths_problem, write_text
 from t10.driver import simulate_compiled
 from t10.errors import T10Error
-from t10.figures import check_plot_path
-from t10.npz_files import inputs_reader, save_npz
-from t10.report import format_report, report_json
-from t10.run_plot import plot_run
-from t10.trace import chrome_trace
+from t10.outputs.figures import check_plot_path
+from t10.outputs.npz_files import inputs_reader, save_npz
+from t10.outputs.plots import plot_run
+from t10.outputs.report import format_report, report_json
+from t10.outputs.trace import chrome_trace
 
 
 @dataclass(frozen=True)

@@ -61,4 +61,4 @@ BOUND_ATTR = "t10.bound"
 PLANNED_OPS_ATTR = "t10.planned_ops"
 """What the plan search chose, per reported step, for the report of a lowered module (module
 attribute): an array of dictionaries {name, kind[, plan][, estimate][, sram][, bound]}, in
-program order, written by `t10-plan-search` (`t10.passes.planned_record`)."""
+program order, written by `t10-plan-search` (`t10.planning.planned_record`)."""

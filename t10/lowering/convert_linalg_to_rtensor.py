@@ -110,7 +110,7 @@ from t10.common.tensor_expr import (
 from t10.common.view_maps import View
 from t10.common.weights import cold_inputs
 from t10.errors import T10Error
-from t10.passes.planned_record import check_record
+from t10.planning.planned_record import check_record
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
 from t10.t10_dialects.syntax import int_array

@@ -12,12 +12,12 @@ from t10.lowering.convert_core_to_chip import ConvertCoreToChip
 from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
-from t10.passes.compile_options import DEFAULTS, CompileOptions
-from t10.passes.operators import check_not_lowered
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_inline_splats import T10InlineSplats
 from t10.passes.t10_plan_search import T10PlanSearch
+from t10.planning.compile_options import DEFAULTS, CompileOptions
+from t10.planning.operators import check_not_lowered
 
 LEVELS = ("linalg", "rtensor", "cshift", "core", "chip")
 """The IR levels, in order; level i is reached by the first i passes of `pipeline`."""

@@ -55,14 +55,14 @@ from t10.common.locations import Located
 from t10.common.move_costs import transition_estimate
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
-from t10.passes.compile_options import DEFAULTS, PlanOptions
-from t10.passes.operator_frontiers import check_jobs, operator_frontiers
-from t10.passes.operators import (
+from t10.planning.compile_options import DEFAULTS, PlanOptions
+from t10.planning.operator_frontiers import check_jobs, operator_frontiers
+from t10.planning.operators import (
     Operator,
     operand_roles,
     operator_tensor_expr,
 )
-from t10.passes.planners.replicate import REPLICATE
+from t10.planning.planners.replicate import REPLICATE
 
 
 @dataclass

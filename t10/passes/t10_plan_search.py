@@ -11,7 +11,7 @@ An analysis pass: it changes no operation, it only writes attributes.
 - on a generic whose inputs reuse the move an earlier generic makes of the same tensor into
   the same layout (`layout_transitions.SharedMove`, kept while the model still fits):
   `t10.reused_inputs = array<i64: ...>`, those inputs (not in its `t10.relayout`);
-- on a generic whose weights stay cold (`t10.passes.cold_weights`: kept in a compact home,
+- on a generic whose weights stay cold (`t10.planning.cold_weights`: kept in a compact home,
   expanded into the plan's layouts each time it runs): `t10.cold = array<i64: ...>`, those
   inputs (their expansion is part of its `t10.relayout`);
 - on a generic that reads a gather of runtime ids (`rtensor.gather`, not planned itself):
@@ -24,7 +24,7 @@ An analysis pass: it changes no operation, it only writes attributes.
   `t10.partials` and `t10.model_bytes`, the bytes per core the plans need at their peak (an
   upper bound of what the simulator measures).
 
-`planner=vgm` (Roller-style virtual global memory, `t10.passes.vgm_plans`) keeps every tensor
+`planner=vgm` (Roller-style virtual global memory, `t10.planning.vgm_plans`) keeps every tensor
 in a home over all the chip's cores (`t10.home_cores` on the module): each generic's
 `t10.relayout` is then its loads from the homes, and `t10.store = #rtensor.estimate<...>`
 says that it stores its output into its home (the store's cost); every operator's plan is
@@ -111,11 +111,11 @@ from t10.common.tensor_expr import (
 )
 from t10.common.weights import cold_attr, cold_inputs
 from t10.errors import DoesNotFit, T10Error
-from t10.passes.cold_weights import cold_point, expand_estimate, with_cold_weights
-from t10.passes.compile_options import PlanOptions, check_choice_options
-from t10.passes.exact_reconciliation import exact_plans
-from t10.passes.forked import call_beside
-from t10.passes.layout_transitions import (
+from t10.planning.cold_weights import cold_point, expand_estimate, with_cold_weights
+from t10.planning.compile_options import PlanOptions, check_choice_options
+from t10.planning.exact_reconciliation import exact_plans
+from t10.planning.forked import call_beside
+from t10.planning.layout_transitions import (
     Edge,
     SharedMove,
     gathers_into,
@@ -126,7 +126,7 @@ from t10.passes.layout_transitions import (
     summed,
     transitions_into,
 )
-from t10.passes.memory_reconciliation import (
+from t10.planning.memory_reconciliation import (
     CLOSE_ENOUGH,
     Liveness,
     Operands,
@@ -140,8 +140,8 @@ from t10.passes.memory_reconciliation import (
     pinned_options,
     within_share,
 )
-from t10.passes.operator_frontiers import check_jobs, operator_frontiers
-from t10.passes.operators import (
+from t10.planning.operator_frontiers import check_jobs, operator_frontiers
+from t10.planning.operators import (
     Operator,
     check_named_ops,
     check_not_lowered,
@@ -149,10 +149,10 @@ from t10.passes.operators import (
     operator_tensor_expr,
     planned_operators,
 )
-from t10.passes.plan_search import operator_frontier
-from t10.passes.planned_record import model_bound_of, record_planned_ops
-from t10.passes.planners import planner
-from t10.passes.vgm_plans import (
+from t10.planning.plan_search import operator_frontier
+from t10.planning.planned_record import model_bound_of, record_planned_ops
+from t10.planning.planners import planner
+from t10.planning.vgm_plans import (
     HomeLiveness,
     VgmOperator,
     choose_vgm,
@@ -349,7 +349,7 @@ class T10PlanSearch(PlanOptions, ModulePass):
     """Worker processes that search the big operators' frontiers side by side (with
     `reuse`), and plan the operators apart from their epilogues beside those with them:
     0 = one per CPU this process may use, 1 = all in this process. The plans are the same
-    whatever the count (`t10.passes.operator_frontiers`, `t10.passes.forked`)."""
+    whatever the count (`t10.planning.operator_frontiers`, `t10.planning.forked`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         chip = self.validate(self.name)
@@ -419,8 +419,8 @@ class T10PlanSearch(PlanOptions, ModulePass):
         return model_bytes(result.chosen, result.liveness)
 
     def plan_vgm(self, chip: ChipSpec, module: ModuleOp) -> int:
-        """The `vgm` planner's (`t10.passes.planners.vgm`): every operator's plan on its own,
-        loaded from and stored to homes over all the chip's cores (`t10.passes.vgm_plans`;
+        """The `vgm` planner's (`t10.planning.planners.vgm`): every operator's plan on its own,
+        loaded from and stored to homes over all the chip's cores (`t10.planning.vgm_plans`;
         epilogues stay as marked); records the plans and moves and returns the model's bytes
         per core."""
         frontiers = SharedSearch()

@@ -34,10 +34,10 @@ from t10.lowering.convert_core_to_chip import ConvertCoreToChip
 from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
 from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
 from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
-from t10.passes.forked import ENDING_SIGNALS
-from t10.passes.memory_reconciliation import Liveness, PlanPoint, ReturnedView
+from t10.outputs.report import planned_sram
+from t10.planning.forked import ENDING_SIGNALS
+from t10.planning.memory_reconciliation import Liveness, PlanPoint, ReturnedView
 from t10.reference import reference_session
-from t10.report import planned_sram
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects.parsing import Parser
 

@@ -1,4 +1,4 @@
-"""`t10 bench`: the whole-model sweep (t10.bench_models), its table, files and plots, on Ray
+"""`t10 bench`: the whole-model sweep (t10.bench.models), its table, files and plots, on Ray
 and in this process.
 
 One tiny sweep (a 1-layer BERT shrunk to hidden 256 on test-16, seq 64, t10 and replicate,
@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from helpers import default_signal
 
-from t10.bench_models import (
+from t10.bench.models import (
     PLANNER_CONFIGS,
     Case,
     SerialExecutor,
@@ -32,14 +32,14 @@ from t10.bench_models import (
     run_case,
     run_sweep,
 )
-from t10.bench_plots import PLOTS, write_plots
-from t10.bench_ray import RayExecutor, require
-from t10.bench_sweep import FILES, run_bench
-from t10.bench_table import TIMINGS, format_markdown, make_rows, summarize, to_json
-from t10.cli import main
+from t10.bench.plots import PLOTS, write_plots
+from t10.bench.ray import RayExecutor, require
+from t10.bench.sweep import FILES, run_and_write
+from t10.bench.table import TIMINGS, format_markdown, make_rows, summarize, to_json
 from t10.errors import T10Error
 from t10.examples import zoo
-from t10.passes.forked import Terminated, ending_signals
+from t10.planning.forked import Terminated, ending_signals
+from t10.tools.cli import main
 
 TINY = dataclasses.replace(zoo.ZOO["bert-base"].config, hidden=256, heads=2,
                            intermediate=512, vocab=100, max_positions=64)
@@ -187,9 +187,9 @@ def test_markdown_rows_equal_the_json(serial: list[dict[str, Any]], tmp_path: Pa
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_run_bench_writes_every_file(tmp_path: Path) -> None:
+def test_run_and_write_writes_every_file(tmp_path: Path) -> None:
     out = tmp_path / "new" / "dir"
-    text = run_bench(tiny_sweep(batches=[1]), out, serial=True)
+    text = run_and_write(tiny_sweep(batches=[1]), out, serial=True)
     assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
     assert (out / "bench.md").read_text() == text + "\n"
     assert json.loads((out / "bench.json").read_text())["settings"]["planners"] == PLANNERS

@@ -1,11 +1,11 @@
-"""The plan-quality benchmark (`t10/bench_plans.py`) and the plan-quality goals it reports."""
+"""The plan-quality benchmark (`t10/bench/plans.py`) and the plan-quality goals it reports."""
 
 from __future__ import annotations
 
 import pytest
 
-from t10 import bench_plans
-from t10.bench_plans import REFERENCES, best_within, run_shape
+from t10.bench import plans as bench_plans
+from t10.bench.plans import REFERENCES, best_within, run_shape
 from t10.common.chip_spec import load_chip
 
 

@@ -2,7 +2,7 @@
 
 import io
 
-from t10.bench_simulator import format_table, measure
+from t10.bench.simulator import format_table, measure
 from t10.examples.models import mlp
 
 

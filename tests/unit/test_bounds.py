@@ -16,7 +16,7 @@ from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
 from t10.driver import CompileOptions, run_model
 from t10.examples.models import mlp
-from t10.passes.plan_search import operator_frontier
+from t10.planning.plan_search import operator_frontier
 
 SIZES = {"test-16": (1, 3, 16, 48, 100, 256, 512, 1024), "ipu-mk2": (1, 3, 8, 24, 40)}
 """Loop sizes drawn per chip: large enough on test-16 that its SRAM forces an exchange, small

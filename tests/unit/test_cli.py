@@ -14,13 +14,13 @@ import pytest
 from helpers import chip_file_with_sram
 from onnx import TensorProto, helper
 
-from t10.cli import main
 from t10.common.bounds import operator_bound
 from t10.common.chip_spec import load_chip
 from t10.common.tensor_expr import matmul_expr
 from t10.driver import CompileOptions, check_tolerance, compile_model, make_context, run_model
 from t10.examples.models import matmul, mlp
-from t10.report import input_specs, random_inputs
+from t10.outputs.report import input_specs, random_inputs
+from t10.tools.cli import main
 
 REPORT_KEYS = {
     "chip", "cores", "sram_bytes_per_core", "total_cycles", "seconds",
@@ -406,14 +406,14 @@ def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> No
 
 def test_subprocess_smoke(models: dict[str, Path]) -> None:
     ok = subprocess.run(
-        [sys.executable, "-m", "t10.cli", "run", str(models["mm"]), "--chip", "test-16",
+        [sys.executable, "-m", "t10.tools.cli", "run", str(models["mm"]), "--chip", "test-16",
          "--check"],
         capture_output=True, text=True, check=False,
     )
     assert ok.returncode == 0, ok.stderr
     assert "PASSED" in ok.stdout
     bad = subprocess.run(
-        [sys.executable, "-m", "t10.cli", "run", "/nonexistent/model.onnx"],
+        [sys.executable, "-m", "t10.tools.cli", "run", "/nonexistent/model.onnx"],
         capture_output=True, text=True, check=False,
     )
     assert bad.returncode == 1

@@ -24,17 +24,17 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 from xdsl.dialects.builtin import ModuleOp
 
-import t10.cli
 import t10.driver
-from t10.cli import main
+import t10.tools.cli
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPSETS
-from t10.npz_files import inputs_reader
+from t10.outputs.npz_files import inputs_reader
+from t10.outputs.report import Tolerance, check_outputs, input_specs
 from t10.reference import reference_outputs, reference_session
-from t10.report import Tolerance, check_outputs, input_specs
 from t10.sim.simulator import simulate
+from t10.tools.cli import main
 
 CHIP = "test-16"
 DATA = Path(__file__).parent / "data"
@@ -561,7 +561,7 @@ ABORTS = [
 
 _DRIVER = """
 import contextlib, io, json, sys
-from t10.cli import main
+from t10.tools.cli import main
 for path in sys.argv[1:]:
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

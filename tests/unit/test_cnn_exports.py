@@ -13,7 +13,7 @@ import pytest
 from helpers import random_onnx_inputs, with_random_weights
 
 from t10.driver import CompileOptions, run_model
-from t10.report import Tolerance
+from t10.outputs.report import Tolerance
 
 TOLERANCE = Tolerance(rtol=1e-4, atol=1e-5, atol_rms=2e-5)
 """`--check`'s fp32 criterion with a floor of 2e-5 of each output's rms instead of 1e-6: these

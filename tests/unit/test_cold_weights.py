@@ -1,4 +1,4 @@
-"""Cold weights (`t10.passes.cold_weights`, `t10.cold`): an operator's weights kept in a
+"""Cold weights (`t10.planning.cold_weights`, `t10.cold`): an operator's weights kept in a
 compact home and expanded into its plan's layouts each time it runs. Where memory binds the
 search chooses them; the numbers still match onnxruntime, every estimate equals its simulated
 cycles, the simulated peak stays within `t10.model_bytes`, and a pinned `t10.cold` is
@@ -26,17 +26,17 @@ from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_module
 from t10.errors import T10Error
 from t10.examples import models
 from t10.frontend import import_onnx
-from t10.passes.cold_weights import (
+from t10.outputs.report import check_outputs, planned_ops, planned_sram
+from t10.planning.cold_weights import (
     cold_point,
     expand_bound,
     expand_estimate,
     with_cold_weights,
 )
-from t10.passes.memory_reconciliation import op_options
-from t10.passes.operators import operand_roles, operator_tensor_expr, planned_operators
-from t10.passes.plan_search import operator_frontier
+from t10.planning.memory_reconciliation import op_options
+from t10.planning.operators import operand_roles, operator_tensor_expr, planned_operators
+from t10.planning.plan_search import operator_frontier
 from t10.reference import reference_outputs
-from t10.report import check_outputs, planned_ops, planned_sram
 from t10.sim.simulator import simulate
 from t10.t10_dialects.rtensor import PlanAttr
 

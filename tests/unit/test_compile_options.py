@@ -12,11 +12,11 @@ from xdsl.utils.arg_spec import parse_pipeline
 from t10.driver import compile_model
 from t10.errors import T10Error
 from t10.examples.models import mlp
-from t10.explain import explain
-from t10.passes.compile_options import DEFAULTS, CompileOptions, PlanOptions
 from t10.passes.t10_compile import T10Compile
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_plan_search import T10PlanSearch
+from t10.planning.compile_options import DEFAULTS, CompileOptions, PlanOptions
+from t10.tools.explain import explain
 
 
 def _defaults(cls: type) -> dict[str, object]:

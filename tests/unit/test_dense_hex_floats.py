@@ -38,9 +38,9 @@ from xdsl.dialects.builtin import (
 
 from t10.common.chip_spec import load_chip
 from t10.driver import CompileOptions, check_against_reference, check_tolerance, run_model
-from t10.opt import T10OptMain, main
-from t10.report import input_specs, random_inputs
+from t10.outputs.report import input_specs, random_inputs
 from t10.sim.simulator import simulate
+from t10.tools.opt import T10OptMain, main
 
 EXAMPLES = int(os.environ.get("T10_PROPERTY_EXAMPLES", "60"))
 T10_OPT = Path(sys.executable).parent / "t10-opt"

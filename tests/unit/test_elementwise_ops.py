@@ -230,7 +230,7 @@ def test_fused_exported_gelu_is_one_operator_and_cheaper(chip: str) -> None:
 
 def test_fused_operator_estimate_is_its_simulated_cost() -> None:
     """The plan search prices a fused body by its op count, as the simulator does."""
-    from t10.bench_model import run_planner
+    from t10.bench.model import run_planner
 
     node = helper.make_node
     nodes = [

@@ -19,7 +19,7 @@ import pytest
 from helpers import default_ending_signals, float_model
 from onnx import helper, numpy_helper
 
-from t10.passes.forked import Terminated, can_fork, end_with_parent, ending_signals
+from t10.planning.forked import Terminated, can_fork, end_with_parent, ending_signals
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or not can_fork(), reason="needs Linux (/proc, PR_SET_PDEATHSIG)"
@@ -120,7 +120,7 @@ def _outputs_after(proc: subprocess.Popen[bytes], signum: int) -> tuple[str, str
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_t10_ends_with_its_workers_on_a_signal(two_matmuls: Path, signum: int) -> None:
-    proc = _start([sys.executable, "-m", "t10.cli", "run", "--timing-only", str(two_matmuls)],
+    proc = _start([sys.executable, "-m", "t10.tools.cli", "run", "--timing-only", str(two_matmuls)],
                      workers=2)
     _, err = _outputs_after(proc, signum)
     message = "interrupted" if signum == signal.SIGINT else (
@@ -129,14 +129,14 @@ def test_t10_ends_with_its_workers_on_a_signal(two_matmuls: Path, signum: int) -
 
 
 def test_the_workers_of_a_killed_t10_end(two_matmuls: Path) -> None:
-    proc = _start([sys.executable, "-m", "t10.cli", "run", "--timing-only", str(two_matmuls)],
+    proc = _start([sys.executable, "-m", "t10.tools.cli", "run", "--timing-only", str(two_matmuls)],
                      workers=2)
     _outputs_after(proc, signal.SIGKILL)
 
 
 _FORKED_CALL = """
 import time
-from t10.passes.forked import ForkedCall
+from t10.planning.forked import ForkedCall
 ForkedCall(lambda: time.sleep(600)).result()
 """
 
@@ -152,7 +152,7 @@ os.register_at_fork(after_in_parent=lambda: os.kill(os.getpid(), signal.SIGTERM)
 """
 
 _T10_SIGNALLED_AS_IT_FORKS = _SIGNAL_AS_IT_FORKS + """
-from t10.cli import main
+from t10.tools.cli import main
 code = main(sys.argv[1:])
 print(code, multiprocessing.active_children())
 """
@@ -171,7 +171,7 @@ def test_t10_signalled_as_it_forks_ends_and_reaps_its_workers(two_matmuls: Path)
 
 _FORKED_CALL_SIGNALLED_AS_IT_FORKS = _SIGNAL_AS_IT_FORKS + """
 import time
-from t10.passes.forked import ForkedCall, Terminated, ending_signals
+from t10.planning.forked import ForkedCall, Terminated, ending_signals
 try:
     with ending_signals():
         ForkedCall(lambda: time.sleep(600))

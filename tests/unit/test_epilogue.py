@@ -33,14 +33,14 @@ from t10.driver import (
 )
 from t10.errors import T10Error
 from t10.frontend import import_onnx
-from t10.passes import forked
-from t10.passes.operators import Operator, operator_tensor_expr
+from t10.outputs.report import check_outputs, input_specs, planned_ops, random_inputs
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
 from t10.passes.t10_plan_search import T10PlanSearch
+from t10.planning import forked
+from t10.planning.operators import Operator, operator_tensor_expr
 from t10.reference import reference_outputs, reference_session
-from t10.report import check_outputs, input_specs, planned_ops, random_inputs
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
 from t10.t10_dialects.rtensor import PlanAttr

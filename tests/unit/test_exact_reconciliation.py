@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from helpers import chip_with, random_liveness, random_point
 
-from t10.bench_reconciliation import chip_file, plan
+from t10.bench.reconciliation import chip_file, plan
 from t10.common.plans import Estimate, Plan
 from t10.errors import T10Error
 from t10.examples import zoo
-from t10.passes.exact_reconciliation import exact_plans
-from t10.passes.memory_reconciliation import (
+from t10.planning.exact_reconciliation import exact_plans
+from t10.planning.memory_reconciliation import (
     Liveness,
     OpOptions,
     PlanPoint,

@@ -15,13 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from t10.cli import main
 from t10.common.attr_names import MODEL_BYTES_ATTR, REUSED_ATTR
 from t10.driver import CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.examples import zoo
 from t10.examples.models import mlp
-from t10.explain import explain, format_explanation, plot_file_name
+from t10.tools.cli import main
+from t10.tools.explain import explain, format_explanation, plot_file_name
 
 
 @pytest.fixture(scope="module")

@@ -18,13 +18,13 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.passes import ModulePass
 
-from t10.cli import main
 from t10.common.chip_spec import load_chip
 from t10.driver import CompileOptions, compile_model, run_passes, simulate_compiled
 from t10.frontend import import_onnx, importer
 from t10.frontend.importer import SUPPORTED_OPS, Importer, lowering
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
+from t10.tools.cli import main
 
 
 def softsign_model() -> onnx.ModelProto:

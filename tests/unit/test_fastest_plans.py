@@ -10,7 +10,7 @@ import pytest
 from helpers import chip_with, random_liveness, random_point
 
 from t10.errors import DoesNotFit, T10Error
-from t10.passes.memory_reconciliation import (
+from t10.planning.memory_reconciliation import (
     OpOptions,
     choose_plans,
     fastest_plans,

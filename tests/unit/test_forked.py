@@ -9,8 +9,8 @@ import time
 import pytest
 
 from t10.errors import T10Error
-from t10.passes import forked
-from t10.passes.forked import ForkedCall, InProcessCall, call_beside, can_fork
+from t10.planning import forked
+from t10.planning.forked import ForkedCall, InProcessCall, call_beside, can_fork
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs a platform that forks")
 

@@ -26,8 +26,8 @@ from t10 import driver
 from t10.driver import CompileOptions, run_model
 from t10.examples.models import EXAMPLES
 from t10.examples.zoo import ZOO
+from t10.outputs.report import check_outputs
 from t10.reference import reference_session
-from t10.report import check_outputs
 
 CHIP = "test-16"
 PROPERTY_EXAMPLES = int(os.environ.get("T10_PROPERTY_EXAMPLES", "15"))

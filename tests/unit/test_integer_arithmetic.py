@@ -21,12 +21,12 @@ from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
 from t10 import driver
-from t10.cli import main
 from t10.errors import T10Error
 from t10.frontend import import_onnx, integer_ranges
 from t10.frontend.integer_ranges import Interval, Range
+from t10.outputs.report import input_specs, random_inputs
 from t10.reference import reference_session
-from t10.report import input_specs, random_inputs
+from t10.tools.cli import main
 
 node = helper.make_node
 F, I64, I32, B = T.FLOAT, T.INT64, T.INT32, T.BOOL

@@ -17,24 +17,22 @@ PACKAGE = Path(t10.__file__).parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("t10.errors", "t10.common")),
     ("dialects", ("t10.t10_dialects",)),
+    ("planning", ("t10.planning",)),
     ("transforms", ("t10.passes", "t10.lowering", "t10.frontend")),
     ("simulator", ("t10.sim",)),
-    ("driver", ("t10.driver", "t10.report", "t10.reference", "t10.universe", "t10.targets",
-                "t10.pass_instrumentation", "t10.explain", "t10.trace", "t10.run_plot",
-                "t10.figures", "t10.npz_files")),
-    ("tools", ("t10.cli", "t10.opt", "t10.bench", "t10.bench_model", "t10.bench_plans",
-               "t10.bench_reconciliation", "t10.bench_models", "t10.bench_ray", "t10.bench_sweep",
-               "t10.bench_table", "t10.bench_plots",
-               "t10.bench_scaling", "t10.bench_simulator", "t10.examples", "t10.progress")),
+    ("driver", ("t10.driver", "t10.reference", "t10.pass_instrumentation", "t10.universe",
+                "t10.targets", "t10.outputs")),
+    ("tools", ("t10.tools", "t10.bench", "t10.examples")),
 ]
 
 MAY_IMPORT: dict[str, set[str]] = {
     "core": {"core"},
     "dialects": {"core", "dialects"},
-    "transforms": {"core", "dialects", "transforms"},
+    "planning": {"core", "dialects", "planning"},
+    "transforms": {"core", "dialects", "planning", "transforms"},
     "simulator": {"core", "dialects", "simulator"},
-    "driver": {"core", "dialects", "transforms", "simulator", "driver"},
-    "tools": {"core", "dialects", "transforms", "simulator", "driver", "tools"},
+    "driver": {"core", "dialects", "planning", "transforms", "simulator", "driver"},
+    "tools": {"core", "dialects", "planning", "transforms", "simulator", "driver", "tools"},
 }
 
 

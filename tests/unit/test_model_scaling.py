@@ -1,5 +1,5 @@
 """Whole models at scale: identical operators share their plan search (`reuse`) without
-changing a plan, and the depth benchmark's table (`t10.bench_scaling`)."""
+changing a plan, and the depth benchmark's table (`t10.bench.scaling`)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,17 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10.bench_scaling import Measurement, Row, format_table, measure
+from t10.bench.scaling import Measurement, Row, format_table, measure
 from t10.common.chip_spec import load_chip
 from t10.driver import CompileOptions, run_passes
 from t10.examples import zoo
 from t10.frontend import import_onnx
-from t10.passes import operator_frontiers, plan_search, t10_plan_search
-from t10.passes.operator_frontiers import clear_frontier_cache
+from t10.outputs.report import input_specs, random_inputs
+from t10.passes import t10_plan_search
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
-from t10.report import input_specs, random_inputs
+from t10.planning import operator_frontiers, plan_search
+from t10.planning.operator_frontiers import clear_frontier_cache
 from t10.sim.simulator import simulate
 
 

@@ -31,8 +31,8 @@ from t10.common.plans import (
 from t10.errors import T10Error
 from t10.examples.models import matmul
 from t10.frontend import import_onnx
+from t10.outputs.report import check_outputs, input_specs, random_inputs
 from t10.reference import reference_outputs
-from t10.report import check_outputs, input_specs, random_inputs
 from t10.sim.simulator import simulate
 from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.rtensor import PlanAttr, RTensor

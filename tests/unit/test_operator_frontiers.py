@@ -1,4 +1,4 @@
-"""Many operators' plan searches (`t10.passes.operator_frontiers`): side by side in worker
+"""Many operators' plan searches (`t10.planning.operator_frontiers`): side by side in worker
 processes they give exactly the frontiers of searching one by one; each distinct expression
 is searched once per process; a bad worker count is one clear error."""
 
@@ -10,17 +10,17 @@ from typing import Any
 
 import pytest
 
-from t10.bench_plans import matmul_expr
+from t10.bench.plans import matmul_expr
 from t10.common.chip_spec import load_chip
 from t10.errors import T10Error
-from t10.passes import operator_frontiers as frontiers_module
-from t10.passes.operator_frontiers import (
+from t10.planning import operator_frontiers as frontiers_module
+from t10.planning.operator_frontiers import (
     BIG_SEARCH_POINTS,
     clear_frontier_cache,
     operator_frontiers,
     worker_count,
 )
-from t10.passes.plan_search import operator_frontier
+from t10.planning.plan_search import operator_frontier
 
 SHAPES = [(256, 128, 128), (128, 256, 192), (8, 16, 8), (256, 128, 160)]
 """Three big searches (at least `BIG_SEARCH_POINTS` loop points) and a small one."""

@@ -20,12 +20,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-import t10.cli
-import t10.opt
-from t10.cli import main
+import t10.tools.cli
+import t10.tools.opt
 from t10.common.chip_spec import load_chip
 from t10.common.files import output_file, write_text
 from t10.errors import T10Error
+from t10.tools.cli import main
 
 CHIP = "test-16"
 OLD = "the old content\n"
@@ -117,12 +117,13 @@ def test_a_device_is_written_in_place() -> None:
 _LIMITED = """
 import contextlib, io, json, resource, signal, sys
 import matplotlib.figure
-import t10.cli, t10.opt, t10.examples.__main__
+import t10.tools.cli, t10.tools.opt, t10.examples.__main__
 fig = matplotlib.figure.Figure()
 fig.savefig(io.BytesIO())  # matplotlib's caches are written before the limit
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
 resource.setrlimit(resource.RLIMIT_FSIZE, (200, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
-tools = {"t10": t10.cli.main, "t10-opt": t10.opt.main, "examples": t10.examples.__main__.main}
+tools = {"t10": t10.tools.cli.main, "t10-opt": t10.tools.opt.main,
+         "examples": t10.examples.__main__.main}
 for tool, argv in json.loads(sys.argv[1]):
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
@@ -195,10 +196,10 @@ def test_t10_opt_leaves_its_output_file_when_the_pipeline_fails(
     out = tmp_path / "out.mlir"
     out.write_text(OLD)
     argv = [str(tmp_path / "in.mlir"), "-p", "t10-plan-search{chip=nosuch}", "-o", str(out)]
-    assert t10.opt.main(argv) == 1
+    assert t10.tools.opt.main(argv) == 1
     assert "unknown chip 'nosuch'" in _error(capsys, "t10-opt")
     assert out.read_text() == OLD
-    assert t10.opt.main([str(tmp_path / "in.mlir"), "-o", str(out)]) == 0
+    assert t10.tools.opt.main([str(tmp_path / "in.mlir"), "-o", str(out)]) == 0
     assert out.read_text().startswith("builtin.module {\n}\n")
 
 
@@ -211,8 +212,8 @@ def test_t10_opt_leaves_its_output_file_when_interrupted(
     (tmp_path / "in.mlir").write_text("builtin.module {}\n")
     out = tmp_path / "out.mlir"
     out.write_text(OLD)
-    monkeypatch.setattr(t10.opt.T10OptMain, "output_resulting_program", interrupted)
-    assert t10.opt.main([str(tmp_path / "in.mlir"), "-o", str(out)]) == 130
+    monkeypatch.setattr(t10.tools.opt.T10OptMain, "output_resulting_program", interrupted)
+    assert t10.tools.opt.main([str(tmp_path / "in.mlir"), "-o", str(out)]) == 130
     assert _error(capsys, "t10-opt") == "t10-opt: error: interrupted"
     assert out.read_text() == OLD
     assert sorted(os.listdir(tmp_path)) == ["in.mlir", "out.mlir"]
@@ -220,8 +221,8 @@ def test_t10_opt_leaves_its_output_file_when_interrupted(
 
 def test_t10_opt_writes_to_a_device(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "in.mlir").write_text("builtin.module {}\n")
-    assert t10.opt.main([str(tmp_path / "in.mlir"), "-o", "/dev/null"]) == 0
-    assert t10.opt.main([str(tmp_path / "in.mlir"), "-o", "/dev/full"]) == 1
+    assert t10.tools.opt.main([str(tmp_path / "in.mlir"), "-o", "/dev/null"]) == 0
+    assert t10.tools.opt.main([str(tmp_path / "in.mlir"), "-o", "/dev/full"]) == 1
     assert _error(capsys, "t10-opt") == (
         "t10-opt: error: cannot write -o '/dev/full': No space left on device"
     )
@@ -237,7 +238,7 @@ def test_compile_interrupted_while_writing_leaves_the_old_file(
 
     out = tmp_path / "out.mlir"
     out.write_text(OLD)
-    monkeypatch.setattr(t10.cli, "print_ir", interrupted)
+    monkeypatch.setattr(t10.tools.cli, "print_ir", interrupted)
     assert main(["compile", str(model), "--chip", CHIP, "-o", str(out)]) == 130
     assert _error(capsys) == "t10: error: interrupted"
     assert out.read_text() == OLD
@@ -321,7 +322,7 @@ def test_an_empty_path_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], argv: list[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(t10.cli, "run_bench", _no_bench)
+    monkeypatch.setattr(t10.tools.cli, "run_and_write", _no_bench)
     assert main([a.format(model=model) for a in argv]) == 2
     line = _error(capsys)
     assert re.search(r"argument .*: expected a file name, got ''", line), line
@@ -335,7 +336,7 @@ def _no_bench(*args: Any, **kwargs: Any) -> str:
 def test_empty_chips_is_a_usage_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(t10.cli, "run_bench", _no_bench)
+    monkeypatch.setattr(t10.tools.cli, "run_and_write", _no_bench)
     assert main(["bench", "--chips", "", "--serial"]) == 2
     assert "argument --chips: expected comma-separated chip names or files, got ''" in (
         _error(capsys))
@@ -358,8 +359,8 @@ def test_a_plot_format_matplotlib_does_not_write_is_refused_first(
     def compiled(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the model was compiled")
 
-    monkeypatch.setattr(t10.cli, "run_model", compiled)
-    monkeypatch.setattr(t10.cli, "explain", compiled)
+    monkeypatch.setattr(t10.tools.cli, "run_model", compiled)
+    monkeypatch.setattr(t10.tools.cli, "explain", compiled)
     assert main([a.format(model=model, dir=tmp_path) for a in argv] + ["--chip", CHIP]) == 1
     option = "--plot" if argv[0] == "run" else "-o"
     assert _error(capsys).startswith(

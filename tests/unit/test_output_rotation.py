@@ -27,8 +27,8 @@ from t10.common.plans import OUTPUT, Plan, Rotation, plan_problem, temporal_plan
 from t10.common.tensor_expr import TensorExpr, linalg_tensor_expr, op_name
 from t10.examples.models import matmul
 from t10.frontend import import_onnx
+from t10.outputs.report import check_outputs, input_specs, planned_ops, random_inputs
 from t10.reference import reference_outputs
-from t10.report import check_outputs, input_specs, planned_ops, random_inputs
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
 from t10.t10_dialects.rtensor import PlanAttr

@@ -43,8 +43,9 @@ from t10.common.plans import (
 from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
 from t10.common.view_maps import View
 from t10.errors import T10Error
-from t10.passes.layout_transitions import Edge, SharedMove, shared_moves
-from t10.passes.memory_reconciliation import (
+from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
+from t10.planning.layout_transitions import Edge, SharedMove, shared_moves
+from t10.planning.memory_reconciliation import (
     Liveness,
     Operands,
     OpOptions,
@@ -61,7 +62,7 @@ from t10.passes.memory_reconciliation import (
     smallest_model,
     split_bytes,
 )
-from t10.passes.plan_search import (
+from t10.planning.plan_search import (
     factor_candidates,
     factor_range,
     min_cores_for,
@@ -69,9 +70,8 @@ from t10.passes.plan_search import (
     pareto_frontier,
     spatial_factors,
 )
-from t10.passes.planners import planner as planner_of
-from t10.passes.planners import planner_names
-from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
+from t10.planning.planners import planner as planner_of
+from t10.planning.planners import planner_names
 from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr, RTensor
 

@@ -1,4 +1,4 @@
-"""The planner registry (`t10.passes.planners`): a planner defined and registered outside t10
+"""The planner registry (`t10.planning.planners`): a planner defined and registered outside t10
 is offered and run everywhere a built-in one is, and no t10 module outside the planners' own
 checks a planner by its name."""
 
@@ -13,12 +13,12 @@ import onnx
 import pytest
 
 import t10
-import t10.opt
-from t10.cli import main
+import t10.tools.opt
 from t10.examples.models import mlp
-from t10.passes.planners import planner, planner_names, register_planner, registry
-from t10.passes.planners.replicate import REPLICATE
-from t10.passes.planners.vgm import VGM
+from t10.planning.planners import planner, planner_names, register_planner, registry
+from t10.planning.planners.replicate import REPLICATE
+from t10.planning.planners.vgm import VGM
+from t10.tools.cli import main
 
 PACKAGE = Path(t10.__file__).parent
 NAMES = ("vgm", "replicate", "t10-multidim")
@@ -130,8 +130,8 @@ def test_t10_plan_search_takes_it(
     source.write_text(MATMUL)
     planned = {}
     for name in ("replicate", *test_planners):
-        assert t10.opt.main([str(source), "-p", f"t10-plan-search{{chip=test-16 planner={name}}}"]
-                            ) == 0
+        pipeline = f"t10-plan-search{{chip=test-16 planner={name}}}"
+        assert t10.tools.opt.main([str(source), "-p", pipeline]) == 0
         planned[name] = capsys.readouterr().out
     assert 't10.planner = "test-replicate"' in planned["test-replicate"]
     assert planned["test-replicate"].replace("test-replicate", "replicate") == planned["replicate"]
@@ -143,7 +143,8 @@ def test_an_unknown_planner_lists_the_registered_ones(
 ) -> None:
     source = tmp_path / "matmul.mlir"
     source.write_text(MATMUL)
-    assert t10.opt.main([str(source), "-p", "t10-plan-search{chip=test-16 planner=nosuch}"]) == 1
+    pipeline = "t10-plan-search{chip=test-16 planner=nosuch}"
+    assert t10.tools.opt.main([str(source), "-p", pipeline]) == 1
     assert ("t10-plan-search: unknown planner 'nosuch'; choose one of t10, replicate, "
             "t10-multidim, vgm, test-replicate, test-vgm") in capsys.readouterr().err
 
@@ -178,4 +179,4 @@ def test_no_module_outside_the_planners_names_a_planner() -> None:
     """A list or check of planners reads the registry: a planner's name written elsewhere is
     a list or a check that a new planner would miss."""
     found = planner_name_literals(PACKAGE, ALLOWED)
-    assert not found, "planner names outside t10/passes/planners:\n" + "\n".join(found)
+    assert not found, "planner names outside t10/planning/planners:\n" + "\n".join(found)

@@ -17,17 +17,17 @@ from typing import Any
 import onnx
 import pytest
 
-import t10.figures
-from t10.bench_models import PLANNER_CONFIGS
-from t10.bench_plots import PLOTS, planner_colour, write_plots
-from t10.bench_table import make_rows
-from t10.cli import main
+import t10.outputs.figures
+from t10.bench.models import PLANNER_CONFIGS
+from t10.bench.plots import PLOTS, planner_colour, write_plots
+from t10.bench.table import make_rows
 from t10.common.chip_spec import load_chip
 from t10.driver import CompileOptions
 from t10.examples.models import mlp
-from t10.explain import explain, plot_explanation
-from t10.run_plot import plot_run
+from t10.outputs.plots import plot_run
 from t10.sim.interpreter_chip import OpStats, SimReport, Superstep
+from t10.tools.cli import main
+from t10.tools.explain import explain, plot_explanation
 
 MAX_PIXELS = (1600, 3600)
 """No saved plot is wider or taller than this, however many rows it shows."""
@@ -40,12 +40,12 @@ Saved = list[tuple[Any, Path, int]]
 @pytest.fixture
 def saved(monkeypatch: pytest.MonkeyPatch) -> Iterator[Saved]:
     """Every figure saved while the test runs, with its path and resolution (the path it is
-    renamed to once written whole: `t10.figures.output_file`)."""
+    renamed to once written whole: `t10.outputs.figures.output_file`)."""
     from matplotlib.figure import Figure
 
     figures: Saved = []
     savefig = Figure.savefig
-    written = t10.figures.output_file
+    written = t10.outputs.figures.output_file
     final: dict[str, Path] = {}
 
     @contextmanager
@@ -58,7 +58,7 @@ def saved(monkeypatch: pytest.MonkeyPatch) -> Iterator[Saved]:
         savefig(self, fname, **kwargs)
         figures.append((self, final.get(str(fname), Path(fname)), kwargs.get("dpi") or self.dpi))
 
-    monkeypatch.setattr(t10.figures, "output_file", recording)
+    monkeypatch.setattr(t10.outputs.figures, "output_file", recording)
     monkeypatch.setattr(Figure, "savefig", catch)
     yield figures
 

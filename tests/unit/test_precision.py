@@ -14,7 +14,7 @@ from onnx import numpy_helper
 from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10 import cli, driver
+from t10 import driver
 from t10.common.chip_spec import load_chip
 from t10.common.epilogues import is_epilogue
 from t10.common.plans import Plan, Rotation
@@ -23,12 +23,13 @@ from t10.driver import CompileOptions, compile_model, run_model
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
 from t10.frontend import import_onnx
+from t10.outputs.report import Tolerance, check_outputs, input_specs, random_inputs
 from t10.passes.t10_fuse_elementwise import T10FuseElementwise
 from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
-from t10.report import Tolerance, check_outputs, input_specs, random_inputs
 from t10.sim.simulator import SimResult, simulate
 from t10.t10_dialects import core
 from t10.t10_dialects.rtensor import PlanAttr
+from t10.tools import cli
 
 
 def _save(model: onnx.ModelProto, tmp_path: Path, name: str) -> str:

@@ -1,4 +1,4 @@
-"""Progress on a terminal (`t10.progress`), quiet otherwise; `t10 run --json`."""
+"""Progress on a terminal (`t10.tools.progress`), quiet otherwise; `t10 run --json`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import threading
 
 import pytest
 
-from t10.cli import main
 from t10.driver import CompileOptions, run_model
 from t10.examples.models import mlp
 from t10.passes.t10_compile import pass_names
-from t10.progress import Progress
+from t10.tools.cli import main
+from t10.tools.progress import Progress
 
 
 class Terminal(io.StringIO):

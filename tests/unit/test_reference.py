@@ -16,9 +16,9 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from t10.cli import main
 from t10.driver import CHECK_TOLERANCES, CompileOptions, run_model
 from t10.reference import reference_outputs, reference_session
+from t10.tools.cli import main
 
 SHAPE = [2, 16, 64]
 

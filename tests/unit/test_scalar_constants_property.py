@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_model
+from t10.outputs.report import check_outputs
 from t10.reference import reference_outputs
-from t10.report import check_outputs
 from t10.sim.simulator import simulate
 
 EXAMPLES = int(os.environ.get("T10_PROPERTY_EXAMPLES", "25"))

@@ -13,9 +13,9 @@ from helpers import random_point
 from t10.common.plans import Plan
 from t10.driver import CompileOptions, compile_model
 from t10.examples import zoo
-from t10.passes.memory_reconciliation import OpOptions
+from t10.outputs.report import planned_ops
 from t10.passes.t10_plan_search import spatial_options
-from t10.report import planned_ops
+from t10.planning.memory_reconciliation import OpOptions
 
 
 def _total(planner: str) -> int:

@@ -19,8 +19,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-import t10.opt
-from t10.opt import T10OptMain, main
+import t10.tools.opt
+from t10.tools.opt import T10OptMain, main
 
 DIALECT_TESTS = Path(__file__).parents[1] / "filecheck" / "dialects"
 INVALID_FILES = sorted(DIALECT_TESTS.glob("**/*invalid*.mlir"))
@@ -287,7 +287,7 @@ class WithTestPasses(T10OptMain):
 
 @pytest.fixture
 def test_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(t10.opt, "T10OptMain", WithTestPasses)
+    monkeypatch.setattr(t10.tools.opt, "T10OptMain", WithTestPasses)
 
 
 @pytest.mark.usefixtures("test_passes")

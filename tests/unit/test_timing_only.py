@@ -25,7 +25,7 @@ from t10.driver import (
 )
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
-from t10.report import input_specs, random_inputs
+from t10.outputs.report import input_specs, random_inputs
 from t10.sim.simulator import simulate
 from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.printing import ELIDED
@@ -91,7 +91,7 @@ def test_cli_refuses_timing_only_with_values(other: list[str], tmp_path: Path) -
     path = tmp_path / "mlp.onnx"
     onnx.save(mlp(), path)
     done = subprocess.run(
-        [sys.executable, "-m", "t10.cli", "run", str(path), "--timing-only", *other],
+        [sys.executable, "-m", "t10.tools.cli", "run", str(path), "--timing-only", *other],
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert done.returncode == 2
@@ -105,7 +105,7 @@ def _emitted(tmp_path: Path, *flags: str) -> str:
     onnx.save(mlp(), path)
     out = tmp_path / "mlp.chip.mlir"
     done = subprocess.run(
-        [sys.executable, "-m", "t10.cli", "compile", str(path), "--chip", "test-16",
+        [sys.executable, "-m", "t10.tools.cli", "compile", str(path), "--chip", "test-16",
          "-o", str(out), *flags],
         capture_output=True, text=True,
     )

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from t10.cli import main
 from t10.examples import zoo
 from t10.examples.models import mlp
+from t10.tools.cli import main
 
 
 def _check_trace(trace: dict[str, Any], report: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""The `vgm` planner (Roller-style virtual global memory, `t10.passes.vgm_plans`): every
+"""The `vgm` planner (Roller-style virtual global memory, `t10.planning.vgm_plans`): every
 tensor has a home over all the chip's cores; operators load their inputs from homes, compute
 and store their outputs back. The numbers match onnxruntime, every operator's and move's
 estimate equals its simulated cycles, the simulated peak stays within `t10.model_bytes`, the
@@ -17,7 +17,6 @@ from helpers import chip_file_with_sram
 from xdsl.dialects.builtin import DenseArrayBase, i64
 
 from t10 import driver
-from t10.cli import main
 from t10.common.chip_spec import load_chip
 from t10.common.gathers import GatherKind
 from t10.common.move_costs import transition_estimate
@@ -25,12 +24,13 @@ from t10.common.plans import Plan, host_layout, input_layouts
 from t10.errors import T10Error
 from t10.examples import models, zoo
 from t10.frontend import import_onnx
-from t10.passes import vgm_plans
-from t10.passes.memory_reconciliation import op_options
-from t10.passes.operators import operand_roles, operator_tensor_expr, planned_operators
-from t10.passes.plan_search import operator_frontier
-from t10.passes.vgm_plans import MoveCosts, VgmOperator, candidates, loads_and_gathers
+from t10.planning import vgm_plans
+from t10.planning.memory_reconciliation import op_options
+from t10.planning.operators import operand_roles, operator_tensor_expr, planned_operators
+from t10.planning.plan_search import operator_frontier
+from t10.planning.vgm_plans import MoveCosts, VgmOperator, candidates, loads_and_gathers
 from t10.t10_dialects.rtensor import PlanAttr
+from t10.tools.cli import main
 
 TINY_BERT = dataclasses.replace(
     zoo.ZOO["bert-base"].config, hidden=64, heads=2, intermediate=128, vocab=100,

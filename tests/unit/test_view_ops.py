@@ -34,8 +34,8 @@ from t10.common.view_maps import (
 from t10.driver import CompileOptions, compile_model
 from t10.errors import T10Error
 from t10.frontend import import_onnx
+from t10.outputs.report import planned_ops
 from t10.reference import reference_session
-from t10.report import planned_ops
 from t10.sim.simulator import simulate
 
 RTOL, ATOL = 1e-4, 1e-5

@@ -579,7 +579,7 @@ def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
-    from t10.cli import main
+    from t10.tools.cli import main
 
     assert main(["zoo", "--list"]) == 0
     out = capsys.readouterr().out
@@ -598,7 +598,7 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_writes_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from t10.cli import main
+    from t10.tools.cli import main
 
     path = tmp_path / "vit.onnx"
     assert main(["zoo", "vit-base", "--image-size", "32", "--batch", "2", "--seed", "4",
@@ -641,7 +641,7 @@ def test_cli_writes_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_cli_errors(argv: list[str], code: int, message: str, tmp_path: Path,
                     monkeypatch: pytest.MonkeyPatch,
                     capsys: pytest.CaptureFixture[str]) -> None:
-    from t10.cli import main
+    from t10.tools.cli import main
 
     monkeypatch.chdir(tmp_path)
     assert main(argv) == code
@@ -650,7 +650,7 @@ def test_cli_errors(argv: list[str], code: int, message: str, tmp_path: Path,
 
 
 def test_cli_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from t10.cli import main
+    from t10.tools.cli import main
 
     bad = tmp_path / "missing-dir" / "m.onnx"
     assert main(["zoo", "llama2-7b", "--seq", "4", "-o", str(bad)]) == 1  # fails before

@@ -1,0 +1,295 @@
+"""Whole-model benchmark (`t10 bench`): zoo models × batch sizes × chips × planner
+configurations, each case compiled and simulated timing-only (`t10 run --timing-only`).
+
+A *case* is one (model, layers, batch, seq, chip, planner configuration, precision). Its
+result is a plain dict (`run_case`; fields: docs/bench.md) so that it travels back from a Ray
+worker as it is. `run_sweep` schedules the cases of a `Sweep` on an executor (`SerialExecutor`
+in this process, or `t10.bench.ray.RayExecutor`): with the default batches (1, 2, 4, ...) a
+model's next batch is submitted once every planner has finished the previous one and at least
+one of them fitted, so the sweep's cases, and therefore its table, do not depend on the
+executor or on the order in which cases finish.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
+
+import onnx
+from xdsl.utils.exceptions import DiagnosticException
+
+from t10.common.chip_spec import load_chip
+from t10.driver import DEFAULTS, CompileOptions, run_model
+from t10.errors import DoesNotFit, T10Error
+from t10.examples import zoo
+from t10.outputs.report import MOVES
+from t10.planning.planners import planners
+
+__all__ = [
+    "DEFAULT_LAYERS",
+    "MAX_BATCH",
+    "PLANNER_CONFIGS",
+    "QUICK",
+    "REFERENCE",
+    "Case",
+    "Executor",
+    "SerialExecutor",
+    "Sweep",
+    "make_sweep",
+    "run_case",
+    "run_sweep",
+]
+
+PLANNER_CONFIGS: dict[str, CompileOptions] = {
+    config.name: CompileOptions(planner=p.name, search=config.search)
+    for p, config in sorted(
+        ((p, config) for p in planners() for config in p.bench), key=lambda pc: pc[1].column
+    )
+}
+"""Planner configuration name → the compile options it sets (a case sets the chip and the
+precision), from every planner's `Planner.bench`: T10 (rotating
+plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
+at a time, spatial plans within a share of SRAM for temporaries), T10's fastest plan per
+operator without memory reconciliation (it may not fit) and the Roller-style baseline
+(every tensor in a home over all cores, load-compute-store)."""
+
+REFERENCE = "t10"
+"""The configuration whose speedup over every other one the table shows."""
+
+DEFAULT_LAYERS: dict[str, int] = {
+    "bert-base": 2,
+    "bert-large": 2,
+    "vit-base": 2,
+    "vit-large": 2,
+    "opt-1.3b": 2,
+    "llama2-7b": 1,
+    "resnet50": 16,
+    "nerf": 8,
+}
+"""Layers per model when `--layers` is not given: a few layers, so that a sweep over every
+batch finishes in minutes per model on a small machine (identical layers plan alike, so the
+cycles grow about linearly with depth); Llama 2 7B's 32 layers need 13 GB of fp16 weights,
+against the IPU MK2's 0.9 GB of SRAM: one layer (405 MB in fp16) is what fits. ResNet-50's
+blocks differ from stage to stage, so it runs whole (16 blocks, 51 MB of fp16 weights; its
+planning takes minutes per batch: docs/zoo.md). NeRF runs its whole 8-layer MLP."""
+
+MAX_BATCH = 128
+"""The default batches double from 1 up to at most this."""
+
+QUICK: dict[str, Any] = {"models": ("bert-base", "vit-base"), "layers": 1, "batches": (1, 2)}
+"""`--quick`: BERT-base and ViT-base, one layer, batches 1 and 2 (about two minutes on two
+cores)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Cases
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    model: str
+    layers: int
+    batch: int
+    seq: int
+    chip: str
+    planner: str
+    """A key of `PLANNER_CONFIGS`."""
+    precision: str
+    config: zoo.ZooConfig | None = None
+    """Replaces the model's published configuration (tests shrink models with it)."""
+
+
+_cached: tuple[tuple[Any, ...], onnx.ModelProto] | None = None
+
+
+def _model(case: Case) -> onnx.ModelProto:
+    """The case's zoo model; the last one built is kept, so the planners of one row (run one
+    after another in a process) build it once."""
+    global _cached
+    key = (case.model, case.layers, case.batch, case.seq, case.config)
+    if _cached is None or _cached[0] != key:
+        _cached = None  # free the previous model before building the next
+        model = zoo.get(case.model).build(case.batch, case.seq, case.layers,
+                                          config=case.config)
+        _cached = (key, model)
+    return _cached[1]
+
+
+
+
+def run_case(case: Case) -> dict[str, Any]:
+    """Compile and simulate one case (timing only). A `T10Error` (the model does not fit, an
+    unsupported size) is the result's `status` and `error`, not an exception."""
+    result: dict[str, Any] = asdict(case)
+    result["sram_bytes_per_core"] = load_chip(case.chip).sram_bytes_per_core
+    try:
+        options = replace(PLANNER_CONFIGS[case.planner], chip=case.chip, precision=case.precision)
+        run = run_model(_model(case), options, timing_only=True)
+    except DiagnosticException as e:  # T10Error included
+        unfit = isinstance(e, DoesNotFit)
+        return {**result, "status": "does not fit" if unfit else "error",
+                "error": " ".join(str(e).split()),
+                "needed_sram_bytes_per_core": e.needed_bytes if unfit else None}
+    report = run.report
+    ops = [op for op in report["ops"] if op["cycles"] is not None]
+    work = [op for op in ops if op["kind"] not in MOVES]
+    return {
+        **result,
+        "status": "ok",
+        "error": None,
+        "needed_sram_bytes_per_core": None,
+        "cycles": report["total_cycles"],
+        "seconds": report["seconds"],
+        "peak_sram_bytes_per_core": report["peak_sram_bytes_per_core"],
+        "bound_cycles": report.get("bound_cycles"),
+        "compute_cycles": sum(op["compute_cycles"] for op in work),
+        "exchange_cycles": sum(op["exchange_cycles"] for op in work),
+        "sync_cycles": sum(op["sync_cycles"] for op in work),
+        "relayout_cycles": sum(op["cycles"] for op in ops if op["kind"] in MOVES),
+        "compile_seconds": run.compile_seconds,
+        "simulate_seconds": run.simulate_seconds,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The sweep
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sweep:
+    models: tuple[str, ...]
+    layers: Mapping[str, int]
+    """Per model."""
+    batches: tuple[int, ...] | None
+    """None: 1, 2, 4, ... up to `max_batch`, until a batch where no planner fits."""
+    chips: tuple[str, ...]
+    planners: tuple[str, ...]
+    precision: str = "fp16"
+    seq: int | None = None
+    """None: each model's default (`t10 zoo`: 128 tokens, ViT 197)."""
+    max_batch: int = MAX_BATCH
+    configs: Mapping[str, zoo.ZooConfig] = field(default_factory=dict)
+    """Per model, a configuration replacing the published one (tests)."""
+
+    def cases(self, model: str, chip: str, batch: int) -> list[Case]:
+        seq = zoo.get(model).default_seq if self.seq is None else self.seq
+        return [
+            Case(model, self.layers[model], batch, seq, chip, planner, self.precision,
+                 self.configs.get(model))
+            for planner in self.planners
+        ]
+
+
+def make_sweep(
+    models: Sequence[str] | None = None,
+    layers: int | None = None,
+    batches: Sequence[int] | None = None,
+    chips: Sequence[str] = (DEFAULTS.chip,),
+    planners: Sequence[str] | None = None,
+    precision: str = "fp16",
+    seq: int | None = None,
+    max_batch: int = MAX_BATCH,
+    quick: bool = False,
+    configs: Mapping[str, zoo.ZooConfig] | None = None,
+) -> Sweep:
+    """A checked sweep: every name known, every size valid (a `T10Error` otherwise).
+    `None` means the default: every zoo model at `DEFAULT_LAYERS`, doubling batches, every
+    available planner configuration; `quick` replaces the defaults with `QUICK`."""
+    if quick:
+        models = models or QUICK["models"]
+        layers = layers or QUICK["layers"]
+        batches = batches or QUICK["batches"]
+    models = tuple(dict.fromkeys(models or zoo.ZOO))
+    for name in models:
+        zoo.get(name)
+    planners = tuple(dict.fromkeys(planners or PLANNER_CONFIGS))
+    for name in planners:
+        if name not in PLANNER_CONFIGS:
+            raise T10Error(f"unknown planner configuration '{name}': choose from "
+                           f"{', '.join(PLANNER_CONFIGS)}")
+    if REFERENCE not in planners:
+        raise T10Error(f"the planners must include '{REFERENCE}', whose speedups the table "
+                       "shows")
+    for chip in chips:
+        load_chip(chip)
+    if batches is not None and (not batches or min(batches) < 1):
+        raise T10Error(f"batch sizes must be positive integers, got {list(batches)}")
+    if max_batch < 1:
+        raise T10Error(f"the largest batch must be a positive integer, got {max_batch}")
+    configs = dict(configs or {})
+    per_model = {m: layers or DEFAULT_LAYERS.get(m, 1) for m in models}
+    for m in models:  # sizes checked on the graph alone (no weights made)
+        zoo.get(m).build_shapes_only(1, seq, per_model[m], config=configs.get(m))
+    return Sweep(models, per_model, None if batches is None else tuple(sorted(set(batches))),
+                 tuple(dict.fromkeys(chips)), planners, precision, seq, max_batch, configs)
+
+
+class Executor(Protocol):
+    """Runs cases: `submit` one, `next_result` waits for any submitted one to finish."""
+
+    def submit(self, case: Case) -> None: ...
+
+    def next_result(self) -> dict[str, Any]: ...
+
+
+class SerialExecutor:
+    """Runs each case in this process, in submission order."""
+
+    def __init__(self) -> None:
+        self.queue: deque[Case] = deque()
+
+    def submit(self, case: Case) -> None:
+        self.queue.append(case)
+
+    def next_result(self) -> dict[str, Any]:
+        return run_case(self.queue.popleft())
+
+
+Progress = Callable[[int, int, dict[str, Any]], None]
+"""Called after each case with (cases done, cases submitted so far, its result)."""
+
+
+def run_sweep(
+    sweep: Sweep, executor: Executor, progress: Progress | None = None
+) -> list[dict[str, Any]]:
+    """The results of every case of `sweep`, ordered by model, chip, batch and planner."""
+    submitted = 0
+    waiting: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    results: list[dict[str, Any]] = []
+
+    def submit(model: str, chip: str, batch: int) -> None:
+        nonlocal submitted
+        cases = sweep.cases(model, chip, batch)
+        waiting[(model, chip, batch)] = []
+        for case in cases:
+            executor.submit(case)
+        submitted += len(cases)
+
+    for model in sweep.models:
+        for chip in sweep.chips:
+            for batch in sweep.batches or (1,):
+                submit(model, chip, batch)
+    while waiting:
+        result = executor.next_result()
+        results.append(result)
+        if progress is not None:
+            progress(len(results), submitted, result)
+        key = (result["model"], result["chip"], result["batch"])
+        done = waiting[key]
+        done.append(result)
+        if len(done) < len(sweep.planners):
+            continue
+        del waiting[key]
+        model, chip, batch = key
+        fitted = any(r["status"] == "ok" for r in done)
+        if sweep.batches is None and fitted and 2 * batch <= sweep.max_batch:
+            submit(model, chip, 2 * batch)
+    order = {name: i for i, name in enumerate(sweep.planners)}
+    models = {name: i for i, name in enumerate(sweep.models)}
+    chips = {name: i for i, name in enumerate(sweep.chips)}
+    return sorted(results, key=lambda r: (models[r["model"]], chips[r["chip"]], r["batch"],
+                                          order[r["planner"]]))

@@ -1,0 +1,14 @@
+"""The `t10` planner (the default): compute-shift plans whose tensors rotate among cores
+along one temporal dim (`t10.planning.plan_search`), traded between operators by T10's greedy
+memory reconciliation (`t10.planning.memory_reconciliation.choose_plans`)."""
+
+from t10.planning.planners.registry import BenchConfig, Planner
+
+T10 = Planner(
+    name="t10",
+    help="compute-shift plans with rotating tensors",
+    temporal_dims=1,
+    search="greedy",
+    cold_weights=True,
+    bench=(BenchConfig("t10", 0), BenchConfig("t10-fastest", 2, search="fastest")),
+)
