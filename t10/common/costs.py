@@ -6,7 +6,7 @@ the chip file carries the constants (`docs/chips.md`), this module only combines
 
 All functions are pure and return whole cycles: a fractional total is rounded **up**.  The
 arithmetic is exact (decimal chip constants such as 0.28 are taken as the decimal they spell,
-not as the nearest binary float), so `exchange_cycles(chip, 100)` is 28, not 29.
+not as the nearest binary float), so an exchange of 100 bytes costs 28 cycles, not 29.
 
 Each cost term is written once, here: `Affine` (an element-wise kernel, the exchange) and
 `MatmulKernel` hold a chip's constants scaled to integers, and the functions below, the plan
@@ -22,6 +22,7 @@ from functools import lru_cache
 from math import lcm
 
 from t10.common.chip_spec import ChipSpec, MatmulCosts
+from t10.common.traffic import Traffic
 from t10.errors import T10Error
 
 __all__ = [
@@ -84,7 +85,9 @@ def elementwise_rate(chip: ChipSpec, relu_like: bool = False, ops: int = 1) -> A
 
 @lru_cache(maxsize=64)
 def exchange_rate(chip: ChipSpec) -> Affine:
-    """The cost of one core's bytes over the exchange, per byte (`exchange_cycles`)."""
+    """The cycles of a uniform exchange (every core sends and receives n bytes) for n:
+    `exchange_cycles(chip, Traffic.uniform(cores, n))`, as a rate the plan search's
+    estimator applies without building a `Traffic` (a test holds the two equal)."""
     return Affine(chip.exchange_cycles_per_byte)
 
 
@@ -205,13 +208,17 @@ def elementwise_cycles(
     return 0 if n == 0 else elementwise_rate(chip, relu_like, ops)(n)
 
 
-def exchange_cycles(chip: ChipSpec, nbytes: int) -> int:
-    """Cycles for one core to send or receive `nbytes` bytes over the on-chip exchange.
+def exchange_cycles(chip: ChipSpec, traffic: Traffic) -> int:
+    """Cycles of one exchange moving `traffic`: the one cost of the interconnect, which every
+    exchange the simulator runs and the plan search estimates goes through.
 
-    `⌈nbytes·exchange_cycles_per_byte⌉` (IPU MK2: 0.28 cycles/byte).  Zero bytes cost 0.
-    Does not include the BSP sync (`sync_cycles`) that ends an exchange phase.
+    The chip's exchange is all-to-all: every core sends and receives at once, each at
+    `exchange_cycles_per_byte`, so the exchange lasts `⌈busiest·exchange_cycles_per_byte⌉`
+    cycles, where busiest is the most bytes one core sends or receives (IPU MK2: 0.28
+    cycles/byte).  Moving nothing costs 0. Does not include the BSP sync (`sync_cycles`) that
+    ends an exchange phase.
     """
-    return exchange_rate(chip)(_count("nbytes", nbytes))
+    return exchange_rate(chip)(traffic.busiest())
 
 
 def sync_cycles(chip: ChipSpec) -> int:

@@ -18,7 +18,6 @@ uses to count the bytes a relayout must move.
 
 from __future__ import annotations
 
-import math
 import string
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from numpy.typing import NDArray
 
 from t10.common.gathers import GatherKind
 from t10.common.plans import Layout
+from t10.common.traffic import Traffic
 from t10.common.view_maps import View, eval_expr
 from t10.errors import T10Error
 
@@ -623,17 +623,14 @@ def gather_traffic(
     kind: GatherKind,
     table_bytes: int,
     ids_bytes: int,
-) -> tuple[int, int]:
-    """The busiest core's exchanged bytes (sent or received) and most elements copied into
-    place of the gather `kind` of `index` (ids in [0, size)) from `table` into `dst` (a
-    GatherND reads q ids per element)."""
+) -> tuple[Traffic, int]:
+    """The bytes each core sends and receives, and the most elements one core copies into
+    place, of the gather `kind` of `index` (ids in [0, size)) from `table` into `dst` (a
+    GatherND reads q ids per element): the table's rows and the ids move in one exchange."""
     table_at, ids_at = kind.sources(table.shape, index)
-    moves = [(element_move(table, dst, table_at), table_bytes)]
-    moves += [(element_move(ids, dst, at), ids_bytes) for at in ids_at]
-    n = max(len(m.sent) for m, _ in moves)
-    sent, received = np.zeros(n), np.zeros(n)
-    for move, eb in moves:
-        sent[: len(move.sent)] += move.sent * eb
-        received[: len(move.received)] += move.received * eb
-    busiest = float(np.maximum(sent, received).max(initial=0.0))
-    return math.ceil(busiest - 1e-9), int(moves[0][0].copied.max(initial=0.0))
+    rows = element_move(table, dst, table_at)
+    traffic = Traffic.of_elements(rows.sent, rows.received, table_bytes)
+    for at in ids_at:
+        move = element_move(ids, dst, at)
+        traffic = traffic + Traffic.of_elements(move.sent, move.received, ids_bytes)
+    return traffic, int(rows.copied.max(initial=0.0))

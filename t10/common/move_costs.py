@@ -8,7 +8,6 @@ placement and need no exchange."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import ceil
 
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -23,6 +22,7 @@ from t10.common.chip_spec import ChipSpec
 from t10.common.exchange import element_move, gather_traffic, relayout_traffic
 from t10.common.gathers import GatherKind
 from t10.common.plans import Estimate, Layout, host_layout, same_placement
+from t10.common.traffic import Traffic
 from t10.common.view_maps import View
 
 __all__ = [
@@ -51,7 +51,7 @@ def quick_cycles(
             return copy + costs.sync_cycles(chip)
     elif same_placement(src, dst):
         return 0
-    received = dst.local_elements() * elem_bytes
+    received = Traffic.uniform(dst.cores, dst.local_elements() * elem_bytes)
     return copy + costs.exchange_cycles(chip, received) + costs.sync_cycles(chip)
 
 
@@ -70,10 +70,10 @@ def transition_estimate(
         move = element_move(src, dst, view)
         sent, received = move.sent, move.received
         compute = costs.elementwise_cycles(chip, int(move.copied.max(initial=0.0)))
-    busiest = ceil(max(float(sent.max()), float(received.max())) * elem_bytes - 1e-9)
+    traffic = Traffic.of_elements(sent, received, elem_bytes)
     return Estimate(
         compute_cycles=compute,
-        exchange_cycles=costs.exchange_cycles(chip, busiest),
+        exchange_cycles=costs.exchange_cycles(chip, traffic),
         sync_cycles=costs.sync_cycles(chip),
         sram_bytes=dst.local_elements() * elem_bytes,
     )
@@ -86,7 +86,7 @@ def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec)
     received = dst.local_elements() * elem_bytes + ids * IDS_BYTES
     return (
         costs.elementwise_cycles(chip, dst.local_elements())
-        + costs.exchange_cycles(chip, received)
+        + costs.exchange_cycles(chip, Traffic.uniform(dst.cores, received))
         + costs.sync_cycles(chip)
     )
 
@@ -106,7 +106,7 @@ def gather_estimate(
     the simulator's own traffic count on a typical set of ids. Skewed ids (many readers of
     one row) cost more; the simulator measures the ids it is given."""
     sample = spec.kind.sample(spec.table, spec.ids)
-    busiest, copied = gather_traffic(
+    traffic, copied = gather_traffic(
         host_layout(spec.table, cores) if table is None else table,
         host_layout(spec.ids, cores) if ids is None else ids,
         dst,
@@ -117,7 +117,7 @@ def gather_estimate(
     )
     return Estimate(
         compute_cycles=costs.elementwise_cycles(chip, copied),
-        exchange_cycles=costs.exchange_cycles(chip, busiest),
+        exchange_cycles=costs.exchange_cycles(chip, traffic),
         sync_cycles=costs.sync_cycles(chip),
         sram_bytes=dst.local_elements() * elem_bytes,
     )

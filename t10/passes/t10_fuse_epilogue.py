@@ -55,6 +55,7 @@ from t10.common.locations import Located
 from t10.common.move_costs import transition_estimate
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
+from t10.common.traffic import Traffic
 from t10.planning.compile_options import DEFAULTS, PlanOptions
 from t10.planning.operator_frontiers import check_jobs, operator_frontiers
 from t10.planning.operators import (
@@ -116,7 +117,8 @@ class FusionCosts:
 
     def _receive(self, layout: Layout, elem_bytes: int) -> int:
         """Exchange cycles for every core to receive its buffer of `layout`."""
-        return costs.exchange_cycles(self.chip, layout.local_elements() * elem_bytes)
+        received = Traffic.uniform(layout.cores, layout.local_elements() * elem_bytes)
+        return costs.exchange_cycles(self.chip, received)
 
 
 def candidate_reader(op: Operation) -> GenericOp | None:

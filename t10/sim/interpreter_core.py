@@ -29,6 +29,7 @@ from t10.common.tensor_expr import (
     element_bytes,
     tensor_expr_of,
 )
+from t10.common.traffic import Traffic
 from t10.errors import T10Error
 from t10.sim.sim_impl import sim_impl
 from t10.sim.state import (
@@ -591,7 +592,8 @@ class CoreFunctions(InterpreterFunctions):
                 source[:, None], _window(send_at.cuts[0].offsets, size)
             ]
             recv_at.write(np.moveaxis(slabs, 1, dim + 1))
-        step.add_exchange(self.state.chip, buffer.bytes_per_core // buffer.shape[dim] * size)
+        moved = buffer.bytes_per_core // buffer.shape[dim] * size
+        step.add_exchange(self.state.chip, Traffic.uniform(cores, moved))
         step.use_cores(cores)
         return ()
 
@@ -632,10 +634,10 @@ class CoreFunctions(InterpreterFunctions):
         moved = part * buffer.elem_bytes
         self.state.transient(f"the receive buffer of {what}", cores, moved)
         chip = self.state.chip
-        step.add_exchange(chip, moved)
+        step.add_exchange(chip, Traffic.uniform(cores, moved))
         step.compute_cycles += costs.elementwise_cycles(chip, part)
         if op.scatter is None:  # the all-gather, in a superstep of its own
-            step.add_exchange(chip, moved)
+            step.add_exchange(chip, Traffic.uniform(cores, moved))
             step.extra_syncs += 1
         return ()
 
@@ -655,7 +657,8 @@ class CoreFunctions(InterpreterFunctions):
                 run_of_rank = slice(rank * run, (rank + 1) * run)
                 flat[:, run_of_rank] = flat[exchange.linear_ids(grid, source), run_of_rank]
         step.use_cores(cores)
-        step.add_exchange(self.state.chip, (len(members) - 1) * run * buffer.elem_bytes)
+        moved = (len(members) - 1) * run * buffer.elem_bytes
+        step.add_exchange(self.state.chip, Traffic.uniform(cores, moved))
         return ()
 
     @sim_impl(core.RelayoutOp)
@@ -685,8 +688,8 @@ class CoreFunctions(InterpreterFunctions):
         else:
             self.state.note_overflow(what, tensor, target.data.dtype)
             target.writable()[: dst.cores] = exchange.distribute(dst, tensor)
-        busiest = float(np.maximum(sent, received).max(initial=0.0))
-        step.add_exchange(self.state.chip, ceil(busiest * source.elem_bytes - 1e-9))
+        traffic = Traffic.of_elements(sent, received, source.elem_bytes)
+        step.add_exchange(self.state.chip, traffic)
         if target.elem_bytes != source.elem_bytes:  # rounding: an element-wise pass
             step.compute_cycles += costs.elementwise_cycles(self.state.chip, prod(target.shape))
         step.use_cores(max(src.cores, dst.cores))
@@ -716,10 +719,10 @@ class CoreFunctions(InterpreterFunctions):
             target.writable()[: dst.cores] = exchange.distribute(dst, taken)
         else:  # timing-only mode
             target.drop_values()
-        busiest, copied = exchange.gather_traffic(
+        traffic, copied = exchange.gather_traffic(
             table_l, ids_l, dst, index, kind, table_buf.elem_bytes, ids_buf.elem_bytes
         )
-        step.add_exchange(self.state.chip, busiest)
+        step.add_exchange(self.state.chip, traffic)
         step.compute_cycles += costs.elementwise_cycles(self.state.chip, copied)
         step.use_cores(max(table_l.cores, ids_l.cores, dst.cores))
         return ()

@@ -27,6 +27,7 @@ import numpy as np
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
+from t10.common.traffic import Traffic
 from t10.errors import DoesNotFit, T10Error
 
 Index = int | np.ndarray
@@ -174,10 +175,11 @@ class StepCost:
     def use_cores(self, cores: int) -> None:
         self.cores_used = max(self.cores_used, cores)
 
-    def add_exchange(self, chip: ChipSpec, nbytes: int) -> None:
-        """One exchange op whose busiest core sends or receives `nbytes`."""
-        self.exchange_cycles += costs.exchange_cycles(chip, nbytes)
-        self.exchanged_bytes += nbytes
+    def add_exchange(self, chip: ChipSpec, traffic: Traffic) -> None:
+        """One exchange op moving `traffic` (its busiest core's bytes are the report's
+        exchanged bytes)."""
+        self.exchange_cycles += costs.exchange_cycles(chip, traffic)
+        self.exchanged_bytes += traffic.busiest()
 
 
 @dataclass

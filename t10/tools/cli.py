@@ -36,7 +36,9 @@ import json
 import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
+from inspect import signature
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -120,17 +122,16 @@ def _check_planner_options(args: argparse.Namespace) -> None:
 
 
 def _options(args: argparse.Namespace) -> CompileOptions:
-    """The compile options the command line gives."""
-    return CompileOptions(
-        chip=args.chip,
-        planner=args.planner,
-        min_utilization=args.min_utilization,
-        precision=args.precision,
-        partials=args.partials,
-        search=args.search,
-        temporaries=args.temporaries,
-        epilogues=args.epilogues,
-    )
+    """The compile options the command line gives: every option whose destination is a
+    field's name (the others, e.g. `fuse`, which no flag sets, keep their defaults)."""
+    return CompileOptions(**_flags(args, (f.name for f in fields(CompileOptions))))
+
+
+def _flags(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
+    """The parsed flags whose destinations are among `names` (a flag's destination is the
+    name of the option or parameter it sets)."""
+    given = vars(args)
+    return {name: given[name] for name in names if name in given}
 
 
 def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
@@ -254,17 +255,7 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
-    sweep = models.make_sweep(
-        models=args.models,
-        layers=args.layers,
-        batches=args.batches,
-        chips=args.chips,
-        planners=args.planners,
-        precision=args.precision,
-        seq=args.seq,
-        max_batch=args.max_batch,
-        quick=args.quick,
-    )
+    sweep = models.make_sweep(**_flags(args, signature(models.make_sweep).parameters))
     print(run_and_write(sweep, Path(args.out), args.address, args.serial, quiet=args.quiet),
           file=out)
     print(f"\nwrote {', '.join(str(Path(args.out) / f) for f in FILES)}", file=out)

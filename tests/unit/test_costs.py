@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec, ElementwiseCosts, load_chip
+from t10.common.traffic import Traffic
 from t10.errors import T10Error
 
 
@@ -180,25 +185,58 @@ def test_elementwise_uses_relu_constants(ipu: ChipSpec) -> None:
     "nbytes, expected", [(0, 0), (1, 1), (3, 1), (4, 2), (25, 7), (100, 28), (1000, 280)]
 )
 def test_exchange(ipu: ChipSpec, nbytes: int, expected: int) -> None:
-    assert costs.exchange_cycles(ipu, nbytes) == expected
+    assert costs.exchange_cycles(ipu, Traffic.uniform(16, nbytes)) == expected
 
 
 def test_exchange_is_exact_decimal(ipu: ChipSpec) -> None:
     # 0.1 * 30 is 3.0000000000000004 in binary floating point; the cost model says 3
     chip = dataclasses.replace(ipu, exchange_cycles_per_byte=0.1)
-    assert costs.exchange_cycles(chip, 30) == 3
+    assert costs.exchange_cycles(chip, Traffic.uniform(1, 30)) == 3
     # 0.28 * 100 is 28.000000000000004 in binary floating point
-    assert costs.exchange_cycles(ipu, 100) == 28
+    assert costs.exchange_cycles(ipu, Traffic.uniform(1, 100)) == 28
 
 
 def test_exchange_monotone(ipu: ChipSpec) -> None:
-    values = [costs.exchange_cycles(ipu, n) for n in range(0, 500)]
+    values = [costs.exchange_cycles(ipu, Traffic.uniform(4, n)) for n in range(0, 500)]
     assert values == sorted(values)
 
 
 def test_exchange_bad_args(ipu: ChipSpec) -> None:
     with pytest.raises(ValueError, match="nbytes"):
-        costs.exchange_cycles(ipu, -1)
+        Traffic.uniform(4, -1)
+
+
+@given(
+    sent=st.lists(st.floats(0, 1e6), min_size=1, max_size=40),
+    received=st.lists(st.floats(0, 1e6), min_size=1, max_size=40),
+)
+def test_exchange_lasts_as_long_as_its_busiest_core(
+    sent: list[float], received: list[float]
+) -> None:
+    # all-to-all: every core sends and receives at once, so the busiest direction of the
+    # busiest core sets the time
+    ipu = load_chip("ipu-mk2")
+    traffic = Traffic(np.array(sent), np.array(received))
+    busiest = math.ceil(max(*sent, *received) - 1e-9)
+    assert traffic.busiest() == busiest
+    assert costs.exchange_cycles(ipu, traffic) == costs.exchange_cycles(
+        ipu, Traffic.uniform(len(sent), busiest)
+    )
+
+
+@given(cores=st.integers(1, 2000), nbytes=st.integers(0, 10**9))
+def test_the_estimators_exchange_rate_is_the_exchange_cost(cores: int, nbytes: int) -> None:
+    for chip in (load_chip("ipu-mk2"), load_chip("test-16")):
+        assert costs.exchange_rate(chip)(nbytes) == costs.exchange_cycles(
+            chip, Traffic.uniform(cores, nbytes)
+        )
+
+
+def test_traffic_adds_core_by_core() -> None:
+    a = Traffic(np.array([1.0, 2.0]), np.array([0.5, 0.0]))
+    b = Traffic.of_elements(np.array([3.0]), np.array([1.0]), 2)
+    both = a + b
+    assert both.sent.tolist() == [7.0, 2.0] and both.received.tolist() == [2.5, 0.0]
 
 
 def test_sync(ipu: ChipSpec) -> None:

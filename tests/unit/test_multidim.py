@@ -28,6 +28,7 @@ from t10.common.plans import (
     step_sizes,
     validate_plan,
 )
+from t10.common.traffic import Traffic
 from t10.errors import T10Error
 from t10.examples.models import matmul
 from t10.frontend import import_onnx
@@ -108,7 +109,8 @@ def test_layouts_steps_and_estimate_of_a_two_level_plan() -> None:
     got = estimate(chip, expr, OUTER_INPUT)
     assert got.compute_cycles == 8 * kernel_cycles(chip, expr, (8, 4, 8))
     assert got.exchange_cycles == (
-        7 * costs.exchange_cycles(chip, 8 * 8 * 4) + 1 * costs.exchange_cycles(chip, 32 * 4 * 4)
+        7 * costs.exchange_cycles(chip, Traffic.uniform(4, 8 * 8 * 4))
+        + 1 * costs.exchange_cycles(chip, Traffic.uniform(4, 32 * 4 * 4))
     )
     assert got.sync_cycles == 8 * chip.sync_cycles
     assert got.sram_bytes == (8 * 24 + 32 * 8 + 8 * 8) * 4

@@ -41,6 +41,7 @@ from t10.common.plans import (
     validate_plan,
 )
 from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmul_expr
+from t10.common.traffic import Traffic
 from t10.common.view_maps import View
 from t10.errors import T10Error
 from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
@@ -520,7 +521,9 @@ def layout_estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
         rot = plan.rotation_of(i)
         if lay.rotating is None or rot is None:
             continue
-        shift = costs.exchange_cycles(chip, lay.local_elements() // lay.rotating.slots * eb)
+        shift = costs.exchange_cycles(
+            chip, Traffic.uniform(lay.cores, lay.local_elements() // lay.rotating.slots * eb)
+        )
         exchange += (plan.outer_steps - 1 if rot.outer else total - 1) * shift
     syncs = total
     memory = sum(lay.local_elements() for lay in layouts) * eb + out_local * eb
@@ -530,12 +533,13 @@ def layout_estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
         out_chunk = out_local // out_layout.rotating.slots * acc_bytes
         out_rot = plan.rotation_of(OUTPUT)
         shifts = plan.outer_steps - 1 if out_rot is not None and out_rot.outer else total - 1
-        exchange += shifts * costs.exchange_cycles(chip, out_chunk)
+        out_traffic = Traffic.uniform(out_layout.cores, out_chunk)
+        exchange += shifts * costs.exchange_cycles(chip, out_traffic)
     group = all_reduce_group(expr, plan)
     if group > 1:
         part = ceil(out_tile / group)
         moved = (group - 1) * part * acc_bytes
-        exchange += 2 * costs.exchange_cycles(chip, moved)
+        exchange += 2 * costs.exchange_cycles(chip, Traffic.uniform(out_layout.cores, moved))
         compute += costs.elementwise_cycles(chip, (group - 1) * part, False)
         syncs += 2
         memory += moved

@@ -2,6 +2,7 @@
 
 from t10.common.chip_spec import builtin_chip_names, load_chip
 from t10.common.costs import elementwise_cycles, exchange_cycles, matmul_cycles
+from t10.common.traffic import Traffic
 from t10.errors import T10Error
 
 print("builtins:", " ".join(builtin_chip_names()))
@@ -29,7 +30,7 @@ print(f"topology={chip.topology.kind}")
 print("matmul 6x8x16 f32:", matmul_cycles(chip, 1, 6, 8, 16, 4))
 print("elementwise 1000:", elementwise_cycles(chip, 1000, relu_like=False))
 print("relu 1000:", elementwise_cycles(chip, 1000, relu_like=True))
-print("exchange 100 B:", exchange_cycles(chip, 100))
+print("exchange 100 B:", exchange_cycles(chip, Traffic.uniform(16, 100)))
 # CHECK-NEXT: matmul 6x8x16 f32: 848
 # CHECK-NEXT: elementwise 1000: 800
 # CHECK-NEXT: relu 1000: 700
