@@ -50,12 +50,7 @@ def pipeline(options: CompileOptions = DEFAULTS, emit: str = "chip") -> tuple[Mo
     made: dict[str, ModulePass] = {
         T10InlineSplats.name: T10InlineSplats(),
         T10FuseElementwise.name: T10FuseElementwise(),
-        T10FuseEpilogue.name: T10FuseEpilogue(
-            chip=options.chip,
-            min_utilization=options.min_utilization,
-            precision=options.precision,
-            partials=options.partials,
-        ),
+        T10FuseEpilogue.name: T10FuseEpilogue(**options.cost_options()),
         T10PlanSearch.name: T10PlanSearch(**options.plan_options()),
         **{p.name: p() for p in LOWERINGS},
     }

@@ -56,7 +56,7 @@ from t10.common.move_costs import transition_estimate
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
 from t10.common.traffic import Traffic
-from t10.planning.compile_options import DEFAULTS, PlanOptions
+from t10.planning.compile_options import CostOptions, PlanOptions
 from t10.planning.operator_frontiers import check_jobs, operator_frontiers
 from t10.planning.operators import (
     Operator,
@@ -158,34 +158,26 @@ class MarkEpilogue(RewritePattern):
 
 
 @dataclass(frozen=True)
-class T10FuseEpilogue(ModulePass):
+class T10FuseEpilogue(CostOptions, ModulePass):
+    """Marks element-wise readers of contractions as their epilogues where the cost model
+    (`CostOptions`: t10-plan-search's chip, utilization and precisions) says fusing pays."""
+
     name = "t10-fuse-epilogue"
 
-    chip: str = DEFAULTS.chip
-    """The chip whose cost model decides (as t10-plan-search's option)."""
-    min_utilization: float = DEFAULTS.min_utilization
-    precision: str = DEFAULTS.precision
-    partials: str = DEFAULTS.partials
     jobs: int = 0
     """Worker processes for the searches, as t10-plan-search's option."""
     always: bool = False
     """Mark every candidate, whether it pays or not."""
 
-    def cost_options(self) -> PlanOptions:
+    def deciding_options(self) -> PlanOptions:
         """The options of the cost model that decides: the replicate planner's, whose spatial
         plans hold every operator's fastest plan."""
-        return PlanOptions(
-            chip=self.chip,
-            planner=REPLICATE.name,
-            min_utilization=self.min_utilization,
-            precision=self.precision,
-            partials=self.partials,
-        )
+        return PlanOptions(**self.cost_options(), planner=REPLICATE.name)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         fusion_costs = None
         if not self.always:
-            chip = self.cost_options().validate(self.name)
+            chip = self.deciding_options().validate(self.name)
             check_jobs(self.name, self.jobs)
             fusion_costs = FusionCosts(
                 chip, self.min_utilization, self.precision, self.partials, self.jobs

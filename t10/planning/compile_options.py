@@ -64,15 +64,13 @@ def check_choice_options(
 
 
 @dataclass(frozen=True, kw_only=True)
-class PlanOptions:
-    """How operators are planned: the options of `t10-plan-search` (its base class)."""
+class CostOptions:
+    """What an operator's plans cost: the chip, the plans that count and the precisions (the
+    options of `t10-fuse-epilogue`, which weighs fusions with the plans' costs, and the base of
+    `PlanOptions`)."""
 
     chip: str = "ipu-mk2"
     """A built-in chip name or a chip JSON file."""
-    planner: str = "t10"
-    """A registered planner (`t10.planning.planners`): `t10` (rotating tensors),
-    `t10-multidim`, `replicate` (spatial partitions only) or `vgm` (every tensor in a home
-    over all cores)."""
     min_utilization: float = 0.5
     """Plans must be able to use at least this fraction of the cores an operator can use."""
     precision: str = "fp32"
@@ -80,6 +78,20 @@ class PlanOptions:
     partials: str = "fp32"
     """Precision of the partial sums a plan carries across steps and cores: `fp32`, or the
     storage's (`fp16` with `precision=fp16`)."""
+
+    def cost_options(self) -> dict[str, Any]:
+        """The `CostOptions` fields and their values (to build a pass that takes them)."""
+        return {f.name: getattr(self, f.name) for f in fields(CostOptions)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanOptions(CostOptions):
+    """How operators are planned: the options of `t10-plan-search` (its base class)."""
+
+    planner: str = "t10"
+    """A registered planner (`t10.planning.planners`): `t10` (rotating tensors),
+    `t10-multidim`, `replicate` (spatial partitions only) or `vgm` (every tensor in a home
+    over all cores)."""
     search: str | None = None
     """How plans are chosen under the SRAM limit: `greedy` (T10's Δtime/Δbytes moves,
     `memory_reconciliation.choose_plans`), `exact` (the least total operator cycles that
