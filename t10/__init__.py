@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from t10.lowering.convert_cshift_to_core import ConvertCShiftToCore
     from t10.lowering.convert_linalg_to_rtensor import ConvertLinalgToRTensor
     from t10.lowering.convert_rtensor_to_cshift import ConvertRTensorToCShift
+    from t10.outputs.run_report import RunReport
     from t10.passes.t10_compile import T10Compile
     from t10.passes.t10_fuse_elementwise import T10FuseElementwise
     from t10.passes.t10_fuse_epilogue import T10FuseEpilogue
@@ -43,6 +44,7 @@ _HOMES: dict[str, str] = {
     "Compiled": "t10.driver",
     "CompileOptions": "t10.planning.compile_options",
     "RunResult": "t10.driver",
+    "RunReport": "t10.outputs.run_report",
     "compile_model": "t10.driver",
     "compile_module": "t10.driver",
     "make_context": "t10.driver",
@@ -73,6 +75,7 @@ __all__ = [
     "ConvertLinalgToRTensor",
     "ConvertRTensorToCShift",
     "DIALECTS",
+    "RunReport",
     "RunResult",
     "SimResult",
     "T10Compile",

@@ -4,7 +4,7 @@
   options = CompileOptions(chip="ipu-mk2", precision="fp16")   # every option has a default
   compiled = compile_model("model.onnx", options)              # Compiled: module, planned, chip
   result = run_model("model.onnx", options, check=check_tolerance("fp16"))
-  result.report["total_cycles"], result.outputs["output"], result.check.passed
+  result.report.total_cycles, result.outputs["output"], result.check.passed
 ```
 
 The `t10` command, the benchmarks, the `t10-sim` target and the tests all compile and run
@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import onnx
@@ -38,8 +37,9 @@ from t10.errors import T10Error
 from t10.frontend import import_onnx
 from t10.frontend.loading import read_model
 from t10.outputs.report import (
-    CheckResult,
+    CheckReport,
     InputSpec,
+    RunReport,
     Tolerance,
     build_report,
     check_outputs,
@@ -239,7 +239,7 @@ def check_against_reference(
     inputs: Mapping[str, np.ndarray],
     outputs: Mapping[str, np.ndarray],
     tolerance: Tolerance,
-) -> CheckResult:
+) -> CheckReport:
     """Compare simulated `outputs` with onnxruntime's on the same `inputs` (run in fp32)."""
     return check_outputs(outputs, reference_outputs(model, dict(inputs)), tolerance)
 
@@ -250,9 +250,9 @@ InputReader = Callable[[Sequence[InputSpec]], Mapping[str, np.ndarray]]
 
 @dataclass
 class RunResult:
-    report: dict[str, Any]
+    report: RunReport
     outputs: dict[str, np.ndarray]
-    check: CheckResult | None
+    check: CheckReport | None
     compile_seconds: float
     """Importing and compiling the model."""
     simulate_seconds: float
@@ -304,11 +304,11 @@ def run_model(
 
 def _reference_check(
     model_path: str | onnx.ModelProto, tolerance: Tolerance, observer: PassObserver | None
-) -> Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckResult]:
+) -> Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckReport]:
     """What checks simulated outputs against onnxruntime's on the same inputs."""
 
     def check(inputs: Mapping[str, np.ndarray], outputs: Mapping[str, np.ndarray]
-              ) -> CheckResult:
+              ) -> CheckReport:
         if observer is not None:
             observer.stage("check")
         model = load_model(model_path) if isinstance(model_path, str) else model_path
@@ -322,9 +322,9 @@ class Simulated:
     """What `simulate_compiled` gives: the run report, the outputs (none when timing only),
     the check against onnxruntime (if asked) and what the simulator measured."""
 
-    report: dict[str, Any]
+    report: RunReport
     outputs: dict[str, np.ndarray]
-    check: CheckResult | None
+    check: CheckReport | None
     sim: SimReport
     seconds: float
     """Simulating (not the check)."""
@@ -337,7 +337,7 @@ def simulate_compiled(
     seed: int = 0,
     timing_only: bool = False,
     *,
-    check: Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckResult]
+    check: Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray]], CheckReport]
     | None = None,
     model: str | None = None,
     verified: bool = False,

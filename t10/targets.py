@@ -38,7 +38,7 @@ from t10.errors import T10Error
 from t10.outputs.figures import check_plot_path
 from t10.outputs.npz_files import inputs_reader, save_npz
 from t10.outputs.plots import plot_run
-from t10.outputs.report import format_report, report_json
+from t10.outputs.report import format_report
 from t10.outputs.trace import chrome_trace
 
 
@@ -110,7 +110,7 @@ class T10SimTarget(Target):
         if self.outputs is not None:
             save_npz(self.outputs, simulated.outputs, _option("outputs"))
         if self.report is not None:
-            write_text(self.report, report_json(simulated.report), _option("report"))
+            write_text(self.report, simulated.report.to_json(), _option("report"))
         if self.trace is not None:
             trace = chrome_trace(simulated.sim, chip, TITLE)
             write_text(self.trace, json.dumps(trace), _option("trace"))

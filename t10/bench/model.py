@@ -22,6 +22,7 @@ from t10.common.chip_spec import load_chip
 from t10.driver import DEFAULTS, CompileOptions, run_model
 from t10.errors import T10Error
 from t10.examples import zoo
+from t10.outputs.report import OpReport
 from t10.planning.planners.replicate import REPLICATE
 
 
@@ -29,7 +30,7 @@ from t10.planning.planners.replicate import REPLICATE
 class PlannerRun:
     planner: str
     total_cycles: int
-    ops: list[dict[str, Any]]
+    ops: tuple[OpReport, ...]
     compile_seconds: float
     simulate_seconds: float
 
@@ -38,15 +39,15 @@ def run_planner(model: Any, options: CompileOptions, seed: int) -> PlannerRun:
     run = run_model(model, options, seed=seed)
     return PlannerRun(
         options.planner if options.epilogues else f"{options.planner}, no epilogues",
-        run.report["total_cycles"],
-        run.report["ops"],
+        run.report.total_cycles,
+        run.report.ops,
         run.compile_seconds,
         run.simulate_seconds,
     )
 
 
-def relative_gap(op: dict[str, Any]) -> float | None:
-    est, sim = op["estimated_cycles"], op["cycles"]
+def relative_gap(op: OpReport) -> float | None:
+    est, sim = op.estimated_cycles, op.cycles
     if est is None or not sim:
         return None
     return abs(est - sim) / sim
@@ -63,11 +64,11 @@ def print_runs(runs: Sequence[PlannerRun], cores: int, name: str) -> None:
         )
     print(f"\ncontractions under the t10 plan (chip: {cores} cores)")
     for op in t10.ops:
-        if op["kind"] == "contraction":
-            share = op["cores_used"] / cores
-            print(f"  {op['name']:<40} {op['cores_used']:>6} cores ({share:6.1%})  {op['plan']}")
+        if op.kind == "contraction" and op.cores_used is not None:
+            share = op.cores_used / cores
+            print(f"  {op.name:<40} {op.cores_used:>6} cores ({share:6.1%})  {op.plan}")
     for run in runs:
-        gaps = [(g, op["name"]) for op in run.ops if (g := relative_gap(op)) is not None]
+        gaps = [(g, op.name) for op in run.ops if (g := relative_gap(op)) is not None]
         worst = max(gaps, default=(0.0, "-"))
         within = sum(g <= 0.10 for g, _ in gaps)
         print(

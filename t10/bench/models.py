@@ -134,21 +134,22 @@ def run_case(case: Case) -> dict[str, Any]:
                 "error": " ".join(str(e).split()),
                 "needed_sram_bytes_per_core": e.needed_bytes if unfit else None}
     report = run.report
-    ops = [op for op in report["ops"] if op["cycles"] is not None]
-    work = [op for op in ops if op["kind"] not in MOVES]
+    # the simulated ops, whose simulated figures are all set
+    ops = [op for op in report.ops if op.cycles is not None]
+    work = [op for op in ops if op.kind not in MOVES]
     return {
         **result,
         "status": "ok",
         "error": None,
         "needed_sram_bytes_per_core": None,
-        "cycles": report["total_cycles"],
-        "seconds": report["seconds"],
-        "peak_sram_bytes_per_core": report["peak_sram_bytes_per_core"],
-        "bound_cycles": report.get("bound_cycles"),
-        "compute_cycles": sum(op["compute_cycles"] for op in work),
-        "exchange_cycles": sum(op["exchange_cycles"] for op in work),
-        "sync_cycles": sum(op["sync_cycles"] for op in work),
-        "relayout_cycles": sum(op["cycles"] for op in ops if op["kind"] in MOVES),
+        "cycles": report.total_cycles,
+        "seconds": report.seconds,
+        "peak_sram_bytes_per_core": report.peak_sram_bytes_per_core,
+        "bound_cycles": report.bound_cycles,
+        "compute_cycles": sum(op.compute_cycles or 0 for op in work),
+        "exchange_cycles": sum(op.exchange_cycles or 0 for op in work),
+        "sync_cycles": sum(op.sync_cycles or 0 for op in work),
+        "relayout_cycles": sum(op.cycles or 0 for op in ops if op.kind in MOVES),
         "compile_seconds": run.compile_seconds,
         "simulate_seconds": run.simulate_seconds,
     }

@@ -53,7 +53,7 @@ def measure(model_path: str, chip: str, precision: str) -> Measurement:
     """Compile `model_path` (import included) and simulate it timing-only, in this process;
     the peak RSS is this process's so far."""
     run = run_model(model_path, CompileOptions(chip=chip, precision=precision), timing_only=True)
-    return Measurement(run.compile_seconds, run.simulate_seconds, run.report["total_cycles"],
+    return Measurement(run.compile_seconds, run.simulate_seconds, run.report.total_cycles,
                        peak_rss())
 
 

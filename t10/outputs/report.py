@@ -2,15 +2,14 @@
 
 `build_report` joins the plan-search view of a module (`planned_ops`: every `linalg.generic`
 with its `t10.plan` / `t10.estimate`) with a simulator `SimReport` (per-superstep-label
-figures) into one JSON-able dict; `format_report` renders that dict as text. The CLI
-(`t10 run`) and the `t10-sim` xdsl-opt target both print through these two functions, so
-the text and the `--report` JSON always agree. The JSON format is documented in
-`docs/report.md`.
+figures) into one `RunReport` (`t10/outputs/run_report.py`); `format_report` renders it as
+text, `RunReport.to_json` as JSON. The CLI (`t10 run`) and the `t10-sim` xdsl-opt target
+both print through these, so the text and the `--report` JSON always agree. The JSON format
+is documented in `docs/report.md`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from t10.common.input_ranges import declared_range
 from t10.common.tensor_expr import (
     is_mul_add,
 )
+from t10.outputs.run_report import CheckReport, OpReport, OutputCheck, RunReport, Tolerance
 from t10.planning.planned_record import (
     PlannedOp,
     model_bound_of,
@@ -42,9 +42,13 @@ from t10.sim.interpreter_chip import OpStats, SimReport
 
 __all__ = [
     "MOVES",
-    "CheckResult",
+    "CheckReport",
     "InputSpec",
+    "OpReport",
+    "OutputCheck",
     "PlannedOp",
+    "RunReport",
+    "Tolerance",
     "build_report",
     "check_outputs",
     "format_report",
@@ -56,7 +60,6 @@ __all__ = [
     "random_inputs",
     "recorded_bound",
     "recorded_ops",
-    "report_json",
 ]
 
 
@@ -162,77 +165,32 @@ def kernel_ops(module: ModuleOp) -> list[PlannedOp]:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Tolerance:
-    """How close simulated outputs must be to the reference, elementwise in every output:
-    |sim - ref| <= atol + atol_rms * rms(ref) + rtol * |ref|, where rms(ref) is the root mean
-    square of the output's finite elements; NaN and infinities must match exactly (same
-    positions, same infinities). The `atol_rms` term scales the absolute floor with the
-    output's magnitude: low-precision storage rounds every intermediate relative to the
-    values flowing through, so an output element near zero carries an error of the order of
-    its neighbours' magnitude, not its own."""
-
-    rtol: float
-    atol: float
-    atol_rms: float = 0.0
-
-    def floor(self, ref: np.ndarray) -> float:
-        """The absolute part of the criterion for an output whose finite elements are `ref`."""
-        if not self.atol_rms or not ref.size:
-            return self.atol
-        return self.atol + self.atol_rms * float(np.sqrt(np.mean(np.square(ref))))
-
-    def describe(self) -> str:
-        scaled = f" + {self.atol_rms:g}·rms(ref)" if self.atol_rms else ""
-        return f"|sim - ref| <= {self.atol:g}{scaled} + {self.rtol:g}·|ref|"
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    """Simulated outputs against a reference: per output and overall (criterion:
-    `Tolerance`). `max_abs_error` and `max_rel_error` are over the elements finite on both
-    sides, the latter over those where ref != 0."""
-
-    tolerance: Tolerance
-    outputs: dict[str, dict[str, Any]]
-
-    @property
-    def passed(self) -> bool:
-        return all(o["passed"] for o in self.outputs.values())
-
-    @property
-    def max_abs_error(self) -> float:
-        return max((o["max_abs_error"] for o in self.outputs.values()), default=0.0)
-
-    @property
-    def max_rel_error(self) -> float:
-        return max((o["max_rel_error"] for o in self.outputs.values()), default=0.0)
-
-
 def check_outputs(
     sim: Mapping[str, np.ndarray], ref: Mapping[str, np.ndarray], tolerance: Tolerance
-) -> CheckResult:
-    """Compare every reference output with the simulated one of the same name."""
-    outputs: dict[str, dict[str, Any]] = {}
+) -> CheckReport:
+    """Compare every reference output with the simulated one of the same name (criterion:
+    `Tolerance`; `max_abs_error` and `max_rel_error` are over the elements finite on both
+    sides, the latter over those where ref != 0)."""
+    outputs: dict[str, OutputCheck] = {}
     for name, r in ref.items():
         r64 = np.asarray(r, dtype=np.float64)
         got = sim.get(name)
         if got is None or np.shape(got) != r64.shape:
-            outputs[name] = {
-                "shape": list(r64.shape),
-                "max_abs_error": math.inf,
-                "max_rel_error": math.inf,
-                "atol": tolerance.atol,
-                "nonfinite_mismatches": 0,
-                "passed": False,
-                "problem": "missing" if got is None else f"shape {list(np.shape(got))}",
-            }
+            outputs[name] = OutputCheck(
+                shape=r64.shape,
+                max_abs_error=math.inf,
+                max_rel_error=math.inf,
+                atol=tolerance.atol,
+                nonfinite_mismatches=0,
+                passed=False,
+                problem="missing" if got is None else f"shape {list(np.shape(got))}",
+            )
             continue
         outputs[name] = _compare(np.asarray(got, dtype=np.float64), r64, tolerance)
-    return CheckResult(tolerance, outputs)
+    return CheckReport(tolerance.rtol, tolerance.atol, tolerance.atol_rms, outputs)
 
 
-def _compare(got: np.ndarray, ref: np.ndarray, tolerance: Tolerance) -> dict[str, Any]:
+def _compare(got: np.ndarray, ref: np.ndarray, tolerance: Tolerance) -> OutputCheck:
     """One output: NaN and infinities must sit at the same positions on both sides (the same
     infinity), the finite elements within `tolerance` (its rms over the finite reference)."""
     both_finite = np.isfinite(got) & np.isfinite(ref)
@@ -243,28 +201,29 @@ def _compare(got: np.ndarray, ref: np.ndarray, tolerance: Tolerance) -> dict[str
     diff = np.abs(g - r)
     nonzero = r != 0
     floor = tolerance.floor(ref[np.isfinite(ref)])
-    result: dict[str, Any] = {
-        "shape": list(ref.shape),
-        "max_abs_error": float(diff.max()) if diff.size else 0.0,
-        "max_rel_error": float((diff[nonzero] / np.abs(r[nonzero])).max())
-        if nonzero.any()
-        else 0.0,
-        "atol": floor,
-        "nonfinite_mismatches": int(mismatch.sum()),
-        "passed": bool(np.all(diff <= floor + tolerance.rtol * np.abs(r))) and not mismatch.any(),
-    }
-    if mismatch.any():
+    count = int(mismatch.sum())
+    problem = None
+    if count:
         first = tuple(int(i) for i in np.argwhere(mismatch)[0])
-        count = result["nonfinite_mismatches"]
-        result["problem"] = (
+        problem = (
             f"{count} element{'s' if count > 1 else ''} whose NaN or infinity the other side "
             f"does not match, first at {list(first)}: sim {got[first]:g}, ref {ref[first]:g}"
         )
-    return result
+    return OutputCheck(
+        shape=ref.shape,
+        max_abs_error=float(diff.max()) if diff.size else 0.0,
+        max_rel_error=float((diff[nonzero] / np.abs(r[nonzero])).max())
+        if nonzero.any()
+        else 0.0,
+        atol=floor,
+        nonfinite_mismatches=count,
+        passed=bool(np.all(diff <= floor + tolerance.rtol * np.abs(r))) and not count,
+        problem=problem,
+    )
 
 
 # --------------------------------------------------------------------------------------------
-# The report dict
+# The report
 # --------------------------------------------------------------------------------------------
 
 
@@ -273,30 +232,30 @@ MOVES = ("relayout", "gather", "store")
 `X/store`)."""
 
 
-def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> dict[str, Any]:
+def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> OpReport:
     def sim(field: str) -> int | None:
         return None if stats is None else int(getattr(stats, field))
 
     moved = name.rsplit("/", 1)[-1] if "/" in name else None
     kind = planned.kind if planned is not None else (moved if moved in MOVES else None)
-    return {
-        "name": name,
-        "kind": kind,
-        "plan": None if planned is None else planned.plan,
-        "cores_used": sim("cores_used"),
-        "cycles": sim("cycles"),
-        "compute_cycles": sim("compute_cycles"),
-        "exchange_cycles": sim("exchange_cycles"),
-        "sync_cycles": sim("sync_cycles"),
-        "supersteps": sim("supersteps"),
-        "exchanged_bytes": sim("exchanged_bytes"),
-        "sram_bytes_per_core": sim("sram_bytes_per_core"),
-        "estimated_cycles": None if planned is None else planned.estimated_cycles,
-        "estimated_sram_bytes_per_core": (
+    return OpReport(
+        name=name,
+        kind=kind,
+        plan=None if planned is None else planned.plan,
+        cores_used=sim("cores_used"),
+        cycles=sim("cycles"),
+        compute_cycles=sim("compute_cycles"),
+        exchange_cycles=sim("exchange_cycles"),
+        sync_cycles=sim("sync_cycles"),
+        supersteps=sim("supersteps"),
+        exchanged_bytes=sim("exchanged_bytes"),
+        sram_bytes_per_core=sim("sram_bytes_per_core"),
+        estimated_cycles=None if planned is None else planned.estimated_cycles,
+        estimated_sram_bytes_per_core=(
             None if planned is None else planned.estimated_sram_bytes_per_core
         ),
-        "bound_cycles": None if planned is None else planned.bound_cycles,
-    }
+        bound_cycles=None if planned is None else planned.bound_cycles,
+    )
 
 
 def build_report(
@@ -307,10 +266,10 @@ def build_report(
     model: str | None = None,
     planner: str | None = None,
     precision: str | None = None,
-    check: CheckResult | None = None,
+    check: CheckReport | None = None,
     planned_sram_bytes: int | None = None,
     bound_cycles: int | None = None,
-) -> dict[str, Any]:
+) -> RunReport:
     """The run report (format: docs/report.md).
 
     Ops are listed in the simulator's order; a simulated op takes kind, plan and estimate
@@ -323,53 +282,39 @@ def build_report(
     """
     by_name = {p.name: p for p in planned or ()}
     seen: set[str] = set()
-    ops: list[dict[str, Any]] = []
+    ops: list[OpReport] = []
     for stats in sim.ops:
         p = by_name.get(stats.name) if stats.name not in seen else None
         seen.add(stats.name)
         ops.append(_sim_op(p, stats, stats.name))
     ops.extend(_sim_op(p, None, p.name) for p in planned or () if p.name not in seen)
     estimates = [p.estimated_cycles for p in planned or ()]
-    bound = bound_cycles
-    report: dict[str, Any] = {
-        "model": model,
-        "chip": chip.name,
-        "planner": planner,
-        "precision": precision,
-        "cores": chip.cores,
-        "sram_bytes_per_core": chip.sram_bytes_per_core,
-        "clock_hz": chip.clock_hz,
-        "total_cycles": int(sim.total_cycles),
-        "seconds": float(sim.seconds),
-        "estimated_total_cycles": (
+    total = int(sim.total_cycles)
+    return RunReport(
+        model=model,
+        chip=chip.name,
+        planner=planner,
+        precision=precision,
+        cores=chip.cores,
+        sram_bytes_per_core=chip.sram_bytes_per_core,
+        clock_hz=chip.clock_hz,
+        total_cycles=total,
+        seconds=float(sim.seconds),
+        estimated_total_cycles=(
             sum(e for e in estimates if e is not None)
             if planned is not None
             and all(e is not None for e in estimates)
-            and all(op["estimated_cycles"] is not None for op in ops)
+            and all(op.estimated_cycles is not None for op in ops)
             else None
         ),
-        "bound_cycles": bound,
-        "total_over_bound": int(sim.total_cycles) / bound if bound else None,
-        "peak_sram_bytes_per_core": int(sim.peak_sram_bytes_per_core),
-        "planned_sram_bytes_per_core": planned_sram_bytes,
-        "warnings": list(sim.warnings),
-        "ops": ops,
-    }
-    if check is not None:
-        report.update(
-            {
-                "max_abs_error": check.max_abs_error,
-                "max_rel_error": check.max_rel_error,
-                "check": {
-                    "rtol": check.tolerance.rtol,
-                    "atol": check.tolerance.atol,
-                    "atol_rms": check.tolerance.atol_rms,
-                    "passed": check.passed,
-                    "outputs": check.outputs,
-                },
-            }
-        )
-    return report
+        bound_cycles=bound_cycles,
+        total_over_bound=total / bound_cycles if bound_cycles else None,
+        peak_sram_bytes_per_core=int(sim.peak_sram_bytes_per_core),
+        planned_sram_bytes_per_core=planned_sram_bytes,
+        warnings=tuple(sim.warnings),
+        ops=tuple(ops),
+        check=check,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,22 +322,7 @@ def build_report(
 # --------------------------------------------------------------------------------------------
 
 
-def _json_safe(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_json_safe(v) for v in obj]
-    return obj
-
-
-def report_json(report: Mapping[str, Any]) -> str:
-    """The report as JSON text (docs/report.md), a non-finite number as null."""
-    return json.dumps(_json_safe(report), indent=2, allow_nan=False) + "\n"
-
-
-def _n(v: Any) -> str:
+def _n(v: int | None) -> str:
     return "-" if v is None else f"{v:,}"
 
 
@@ -412,37 +342,37 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> l
     return [line(header), *(line(r) for r in rows)]
 
 
-def format_report(report: Mapping[str, Any]) -> str:
+def format_report(report: RunReport) -> str:
     """The readable report: totals, per-op table, peak SRAM against capacity, check."""
     lines: list[str] = []
-    if report.get("model"):
-        lines.append(f"model   {report['model']}")
+    if report.model:
+        lines.append(f"model   {report.model}")
     chip_line = (
-        f"chip    {report['chip']}: {report['cores']:,} cores, "
-        f"{report['sram_bytes_per_core']:,} B SRAM per core, "
-        f"{report['clock_hz'] / 1e9:g} GHz"
+        f"chip    {report.chip}: {report.cores:,} cores, "
+        f"{report.sram_bytes_per_core:,} B SRAM per core, "
+        f"{report.clock_hz / 1e9:g} GHz"
     )
-    if report.get("planner"):
-        chip_line += f"; planner {report['planner']}"
-    if report.get("precision"):
-        chip_line += f"; precision {report['precision']}"
+    if report.planner:
+        chip_line += f"; planner {report.planner}"
+    if report.precision:
+        chip_line += f"; precision {report.precision}"
     lines.append(chip_line)
-    total = f"total   {report['total_cycles']:,} cycles = {report['seconds'] * 1e6:,.3f} µs"
-    if report.get("estimated_total_cycles") is not None:
-        total += f" (plan-search estimate {report['estimated_total_cycles']:,} cycles)"
+    total = f"total   {report.total_cycles:,} cycles = {report.seconds * 1e6:,.3f} µs"
+    if report.estimated_total_cycles is not None:
+        total += f" (plan-search estimate {report.estimated_total_cycles:,} cycles)"
     lines.append(total)
-    if report.get("bound_cycles") is not None:
-        ratio = report["total_over_bound"]
+    if report.bound_cycles is not None:
+        ratio = report.total_over_bound
         lines.append(
-            f"bound   {report['bound_cycles']:,} cycles"
+            f"bound   {report.bound_cycles:,} cycles"
             + ("" if ratio is None else f" (total ÷ bound {ratio:.2f})")
         )
-    peak, cap = report["peak_sram_bytes_per_core"], report["sram_bytes_per_core"]
+    peak, cap = report.peak_sram_bytes_per_core, report.sram_bytes_per_core
     sram = f"SRAM    peak {peak:,} B per core of {cap:,} B ({100 * peak / cap:.1f}% used)"
-    if report.get("planned_sram_bytes_per_core") is not None:
-        sram += f" (plan-search bound {report['planned_sram_bytes_per_core']:,} B)"
+    if report.planned_sram_bytes_per_core is not None:
+        sram += f" (plan-search bound {report.planned_sram_bytes_per_core:,} B)"
     lines.append(sram)
-    lines.extend(f"warning {w}" for w in report.get("warnings", []))
+    lines.extend(f"warning {w}" for w in report.warnings)
     lines.append("")
     header = (
         "op", "kind", "cores", "cycles", "compute", "exchange", "sync", "estimate", "bound",
@@ -450,37 +380,41 @@ def format_report(report: Mapping[str, Any]) -> str:
     )
     rows = [
         (
-            op["name"],
-            op["kind"] or "-",
-            _n(op["cores_used"]),
-            _n(op["cycles"]),
-            _n(op["compute_cycles"]),
-            _n(op["exchange_cycles"]),
-            _n(op["sync_cycles"]),
-            _n(op["estimated_cycles"]),
-            _n(op["bound_cycles"]),
-            _n(op["sram_bytes_per_core"]),
-            op["plan"] or "-",
+            op.name,
+            op.kind or "-",
+            _n(op.cores_used),
+            _n(op.cycles),
+            _n(op.compute_cycles),
+            _n(op.exchange_cycles),
+            _n(op.sync_cycles),
+            _n(op.estimated_cycles),
+            _n(op.bound_cycles),
+            _n(op.sram_bytes_per_core),
+            op.plan or "-",
         )
-        for op in report["ops"]
+        for op in report.ops
     ]
     lines.extend(_table(header, rows, left=2))
-    check = report.get("check")
-    if check is not None:
-        lines.append("")
-        verdict = "PASSED" if check["passed"] else "FAILED"
-        tolerance = Tolerance(check["rtol"], check["atol"], check.get("atol_rms", 0.0))
-        lines.append(
-            f"check   {verdict} against onnxruntime ({tolerance.describe()}): max abs error "
-            f"{report['max_abs_error']:.3g}, max rel error {report['max_rel_error']:.3g}"
-        )
-        if len(check["outputs"]) > 1 or not check["passed"] or tolerance.atol_rms:
-            for name, o in check["outputs"].items():
-                status = "ok" if o["passed"] else "FAILED"
-                extra = f" ({o['problem']})" if "problem" in o else ""
-                floor = f" (atol {o['atol']:.3g})" if tolerance.atol_rms else ""
-                lines.append(
-                    f"        {name}: max abs {o['max_abs_error']:.3g}, "
-                    f"max rel {o['max_rel_error']:.3g}{floor}: {status}{extra}"
-                )
+    if report.check is not None:
+        lines.extend(["", *_check_lines(report.check)])
     return "\n".join(lines)
+
+
+def _check_lines(check: CheckReport) -> list[str]:
+    """The check's verdict, then (when there is more to say) one line per output."""
+    verdict = "PASSED" if check.passed else "FAILED"
+    tolerance = check.tolerance
+    lines = [
+        f"check   {verdict} against onnxruntime ({tolerance.describe()}): max abs error "
+        f"{check.max_abs_error:.3g}, max rel error {check.max_rel_error:.3g}"
+    ]
+    if len(check.outputs) > 1 or not check.passed or tolerance.atol_rms:
+        for name, o in check.outputs.items():
+            status = "ok" if o.passed else "FAILED"
+            extra = "" if o.problem is None else f" ({o.problem})"
+            floor = f" (atol {o.atol:.3g})" if tolerance.atol_rms else ""
+            lines.append(
+                f"        {name}: max abs {o.max_abs_error:.3g}, "
+                f"max rel {o.max_rel_error:.3g}{floor}: {status}{extra}"
+            )
+    return lines

@@ -60,7 +60,7 @@ from t10.errors import T10Error
 from t10.outputs.figures import check_plot_path
 from t10.outputs.npz_files import inputs_reader, save_npz
 from t10.outputs.plots import plot_run
-from t10.outputs.report import Tolerance, format_report, report_json
+from t10.outputs.report import Tolerance, format_report
 from t10.outputs.trace import chrome_trace
 from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.t10_compile import LEVELS, pass_names
@@ -165,7 +165,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             input_ranges=_input_ranges(args),
             dims=_dims(args),
         )
-    report_text = report_json(result.report)
+    report_text = result.report.to_json()
     if args.json:
         out.write(report_text)
     else:
@@ -182,9 +182,9 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         write_text(args.report, report_text, "--report")
     if result.check is not None and not result.check.passed:
         failed = ", ".join(
-            f"'{name}'" + (f" ({o['problem']})" if "problem" in o else "")
+            f"'{name}'" + ("" if o.problem is None else f" ({o.problem})")
             for name, o in result.check.outputs.items()
-            if not o["passed"]
+            if not o.passed
         )
         raise T10Error(
             f"simulated outputs differ from onnxruntime beyond tolerance in {failed}: max abs "

@@ -226,8 +226,8 @@ def test_fp16_overflow_is_reported(tmp_path: Path, where: str) -> None:
     )
     path = _saved(tmp_path, helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
     result = run_model(path, CompileOptions(chip=CHIP, precision="fp16"), inputs={"x": x})
-    (warning,) = result.report["warnings"]
+    (warning,) = result.report.warnings
     assert "fp16 overflow" in warning and "--precision fp32" in warning
     assert ("core.kernel 'mm'" if where == "kernel" else "core.load") in warning
     assert not np.isfinite(result.outputs["y"]).all()
-    assert run_model(path, CompileOptions(chip=CHIP), inputs={"x": x}).report["warnings"] == []
+    assert run_model(path, CompileOptions(chip=CHIP), inputs={"x": x}).report.warnings == ()

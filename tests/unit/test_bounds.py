@@ -167,11 +167,11 @@ def test_simulated_operators_are_at_least_their_bounds(tmp_path: Path, epilogues
         CompileOptions(chip="test-16", epilogues=epilogues),
         timing_only=True,
     ).report
-    planned = [op for op in report["ops"] if op["kind"] not in ("relayout", "gather")]
-    assert planned and all(op["bound_cycles"] is not None for op in planned)
-    for op in report["ops"]:
-        if op["bound_cycles"] is not None:
-            assert op["cycles"] >= op["bound_cycles"], op
-    assert report["bound_cycles"] == sum(op["bound_cycles"] for op in planned)
-    assert report["total_cycles"] >= report["bound_cycles"]
-    assert report["total_over_bound"] == report["total_cycles"] / report["bound_cycles"]
+    planned = [op for op in report.ops if op.kind not in ("relayout", "gather")]
+    assert planned and all(op.bound_cycles is not None for op in planned)
+    for op in report.ops:
+        if op.bound_cycles is not None:
+            assert op.cycles >= op.bound_cycles, op
+    assert report.bound_cycles == sum(op.bound_cycles for op in planned)
+    assert report.total_cycles >= report.bound_cycles
+    assert report.total_over_bound == report.total_cycles / report.bound_cycles

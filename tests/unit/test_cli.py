@@ -188,7 +188,7 @@ def test_run_with_the_exact_search_where_memory_binds(
     needed = run_model(
         str(models["mlp"]),
         CompileOptions(chip="test-16"),
-    ).report["planned_sram_bytes_per_core"]
+    ).report.planned_sram_bytes_per_core
     chip = chip_file_with_sram(int(needed * 0.9) // 4 * 4, tmp_path)
     assert main(["run", str(models["mlp"]), "--chip", chip, "--search", "exact", "--check"]) == 0
     assert "PASSED" in capsys.readouterr().out

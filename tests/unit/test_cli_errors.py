@@ -675,13 +675,13 @@ def test_check_outputs_nonfinite_rules() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         same = check_outputs({"y": ref.copy()}, {"y": ref}, tol).outputs["y"]
-        assert same["passed"] and same["max_abs_error"] == 0
-        assert same["atol"] == pytest.approx(1e-3 + 1e-3 * np.sqrt(2.5))
+        assert same.passed and same.max_abs_error == 0
+        assert same.atol == pytest.approx(1e-3 + 1e-3 * np.sqrt(2.5))
         off = check_outputs({"y": ref + [0, 0, 0, 0.01, 0]}, {"y": ref}, tol).outputs["y"]
-        assert not off["passed"] and off["nonfinite_mismatches"] == 0
-        assert off["max_abs_error"] == pytest.approx(0.01)
+        assert not off.passed and off.nonfinite_mismatches == 0
+        assert off.max_abs_error == pytest.approx(0.01)
         flipped = check_outputs({"y": -ref}, {"y": ref}, tol).outputs["y"]
-        assert flipped["nonfinite_mismatches"] == 2 and not flipped["passed"]
+        assert flipped.nonfinite_mismatches == 2 and not flipped.passed
 
 
 def test_fp32_check_floor_follows_the_output_scale(tmp_path: Path) -> None:

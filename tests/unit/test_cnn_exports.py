@@ -42,5 +42,6 @@ def test_export_matches_onnxruntime(name: str, exporter: str) -> None:
         check=TOLERANCE,
     )
     assert result.check is not None and result.check.passed, result.check.outputs
-    assert result.report["peak_sram_bytes_per_core"] <= result.report[
-        "planned_sram_bytes_per_core"]
+    assert (
+        result.report.peak_sram_bytes_per_core <= result.report.planned_sram_bytes_per_core
+    )

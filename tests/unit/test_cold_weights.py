@@ -26,7 +26,7 @@ from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_module
 from t10.errors import T10Error
 from t10.examples import models
 from t10.frontend import import_onnx
-from t10.outputs.report import check_outputs, planned_ops, planned_sram
+from t10.outputs.report import RunReport, check_outputs, planned_ops, planned_sram
 from t10.planning.cold_weights import (
     cold_point,
     expand_bound,
@@ -49,11 +49,11 @@ def _mlp() -> onnx.ModelProto:
     return models.mlp(batch=512, sizes=(128, 128, 128, 128))
 
 
-def _check_run(report: dict) -> None:
-    for op in report["ops"]:
-        assert op["cycles"] == op["estimated_cycles"], op["name"]
-    assert report["estimated_total_cycles"] == report["total_cycles"]
-    assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"]
+def _check_run(report: RunReport) -> None:
+    for op in report.ops:
+        assert op.cycles == op.estimated_cycles, op.name
+    assert report.estimated_total_cycles == report.total_cycles
+    assert report.peak_sram_bytes_per_core <= report.planned_sram_bytes_per_core
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
@@ -72,7 +72,7 @@ def test_chosen_where_memory_binds_and_matches_onnxruntime(precision: str, tmp_p
     )
     assert result.check is not None and result.check.passed, result.check
     _check_run(result.report)
-    relayouts = [op["name"] for op in result.report["ops"] if op["kind"] == "relayout"]
+    relayouts = [op.name for op in result.report.ops if op.kind == "relayout"]
     assert relayouts  # the expansions
 
 

@@ -241,8 +241,8 @@ def test_fused_operator_estimate_is_its_simulated_cost() -> None:
     model = _model(nodes, {"x": [48, 80]}, {"y": [48, 80]}, {"b": np.ones(80, np.float32)})
     run = run_planner(model, CompileOptions(chip="ipu-mk2"), seed=0)
     (op,) = run.ops
-    assert op["name"] == "Add_0+Tanh_1+Mul_2"
-    assert op["estimated_cycles"] == op["cycles"] and op["compute_cycles"] > 0
+    assert op.name == "Add_0+Tanh_1+Mul_2"
+    assert op.estimated_cycles == op.cycles and op.compute_cycles > 0
 
 
 # --------------------------------------------------------------------------------------------

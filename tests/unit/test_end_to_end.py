@@ -255,8 +255,8 @@ def test_projections_of_one_activation_share_its_move(chip: str, tmp_path: Path)
     path = tmp_path / "projections.onnx"
     onnx.save(_projections(), path)
     report = run_model(str(path), CompileOptions(chip=chip), check=CHECK_TOLERANCES["fp32"]).report
-    assert report["check"]["passed"]
-    moves = [op["name"] for op in report["ops"] if op["kind"] == "relayout"]
+    assert report.check.passed
+    moves = [op.name for op in report.ops if op.kind == "relayout"]
     assert moves == ["q_proj/relayout"]
-    assert report["estimated_total_cycles"] == report["total_cycles"]
-    assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"]
+    assert report.estimated_total_cycles == report.total_cycles
+    assert report.peak_sram_bytes_per_core <= report.planned_sram_bytes_per_core

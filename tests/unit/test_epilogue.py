@@ -347,7 +347,7 @@ def test_when_memory_binds_the_search_drops_epilogues_that_do_not_pay(tmp_path: 
     needed = run_model(
         str(model),
         CompileOptions(chip="test-16"),
-    ).report["planned_sram_bytes_per_core"]
+    ).report.planned_sram_bytes_per_core
     outcomes = set()
     for fraction in (0.99, 0.97, 0.9, 0.85):
         chip = chip_file_with_sram(int(needed * fraction) // 4 * 4, tmp_path)
@@ -372,7 +372,7 @@ def test_the_plan_without_epilogues_made_beside_is_the_one_made_here(
     needed = run_model(
         str(model),
         CompileOptions(chip="test-16"),
-    ).report["planned_sram_bytes_per_core"]
+    ).report.planned_sram_bytes_per_core
     for fraction in (0.99, 0.85):
         chip = chip_file_with_sram(int(needed * fraction) // 4 * 4, tmp_path)
         printed = []

@@ -40,6 +40,7 @@ from t10.common.chip_spec import load_chip
 from t10.driver import CompileOptions, compile_model, run_model, simulate_compiled
 from t10.examples.models import EXAMPLES
 from t10.examples.zoo import ZOO
+from t10.outputs.report import RunReport
 
 BIG = ("resnet18", "mobilenet_v2", "efficientnet_b0")
 """The CNN exports whose weights take more than test-16's SRAM."""
@@ -106,22 +107,22 @@ def test_every_example_is_sized() -> None:
     assert set(EXAMPLE_SIZES) == set(EXAMPLES)
 
 
-def assert_consistent(report: dict[str, Any], chip: str, uniform_ids: bool = True) -> None:
+def assert_consistent(report: RunReport, chip: str, uniform_ids: bool = True) -> None:
     """Every op simulated, estimated as simulated, one sync per superstep; the totals too,
     and the model's bound at most the total. A gather's estimate counts the traffic of
     uniformly drawn ids: without `uniform_ids` (ids computed on chip) it is only required."""
     sync = costs.sync_cycles(load_chip(chip))
-    for op in report["ops"]:
-        name = op["name"]
-        assert op["cycles"] is not None, f"{name} planned but never simulated"
-        assert op["estimated_cycles"] is not None, (name, op)
-        if uniform_ids or op["kind"] != "gather":
-            assert op["estimated_cycles"] == op["cycles"], (name, op)
-        assert op["sync_cycles"] == op["supersteps"] * sync, (name, op)
-    assert report["estimated_total_cycles"] is not None
+    for op in report.ops:
+        name = op.name
+        assert op.cycles is not None, f"{name} planned but never simulated"
+        assert op.estimated_cycles is not None, (name, op)
+        if uniform_ids or op.kind != "gather":
+            assert op.estimated_cycles == op.cycles, (name, op)
+        assert op.sync_cycles == op.supersteps * sync, (name, op)
+    assert report.estimated_total_cycles is not None
     if uniform_ids:
-        assert report["estimated_total_cycles"] == report["total_cycles"]
-    assert 0 <= report["bound_cycles"] <= report["total_cycles"]
+        assert report.estimated_total_cycles == report.total_cycles
+    assert 0 <= report.bound_cycles <= report.total_cycles
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -150,6 +151,6 @@ def test_returned_views_are_estimated(planner: str, precision: str) -> None:
         CompileOptions(chip="test-16", planner=planner, precision=precision),
         timing_only=True,
     ).report
-    moves = [op for op in report["ops"] if op["name"] == "conv2:5/relayout"]
-    assert len(moves) == 1 and moves[0]["kind"] == "relayout"
+    moves = [op for op in report.ops if op.name == "conv2:5/relayout"]
+    assert len(moves) == 1 and moves[0].kind == "relayout"
     assert_consistent(report, "test-16")

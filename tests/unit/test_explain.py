@@ -38,7 +38,7 @@ def test_the_chosen_plan_is_the_models(tight_chip: str, op: str) -> None:
     run = run_model(mlp(), CompileOptions(chip=tight_chip), timing_only=True)
     planned = compile_model(mlp(), CompileOptions(chip=tight_chip), emit="linalg").module
     assert e.chosen.model_bytes == planned.attributes[MODEL_BYTES_ATTR].value.data
-    assert e.chosen.model_cycles == run.report["estimated_total_cycles"]
+    assert e.chosen.model_cycles == run.report.estimated_total_cycles
     assert e.chosen.model_bytes <= e.sram_bytes
     assert sum(a.chosen for a in e.alternatives) == 1
 
@@ -75,7 +75,7 @@ def test_the_chosen_plan_counts_the_shared_moves(op: str) -> None:
     assert any(REUSED_ATTR in o.attributes for o in planned.walk())
     e = explain(model, op, CompileOptions(chip="test-16"))
     run = run_model(model, CompileOptions(chip="test-16"), timing_only=True)
-    assert e.chosen.model_cycles == run.report["estimated_total_cycles"]
+    assert e.chosen.model_cycles == run.report.estimated_total_cycles
     assert e.chosen.model_bytes == planned.attributes[MODEL_BYTES_ATTR].value.data
 
 

@@ -92,4 +92,4 @@ def test_a_pass_defined_outside_runs_between_t10s() -> None:
     run_passes(module, passes)
     assert module.attributes["test.generics"] == IntegerAttr(2, 64)  # MatMul, its epilogue
     report = simulate_compiled(module, load_chip("test-16"), timing_only=True).report
-    assert report["estimated_total_cycles"] == report["total_cycles"] > 0
+    assert report.estimated_total_cycles == report.total_cycles > 0

@@ -159,7 +159,7 @@ def test_fp16_adds_no_nan_or_inf(name: str) -> None:
     fp16 = run_model(model, CompileOptions(chip=CHIP, precision="fp16"), inputs=inputs)
     fp32 = run_model(model, CompileOptions(chip=CHIP), inputs=inputs)
     assert _nonfinite_added(fp16.outputs, fp32.outputs) == {}
-    assert fp16.report["warnings"] == []
+    assert fp16.report.warnings == ()
 
 
 @settings(max_examples=PROPERTY_EXAMPLES)
@@ -215,7 +215,7 @@ def test_fp16_weight_beyond_range_saturates(tmp_path: Path) -> None:
     )
     np.testing.assert_array_equal(result.outputs["y"][:, 1], np.full(4, 65504, np.float32))
     np.testing.assert_array_equal(result.outputs["y"][:, 0], np.full(4, -np.inf, np.float32))
-    assert result.report["warnings"] == [_saturated(1, "1e+06", "mm")]
+    assert result.report.warnings == (_saturated(1, "1e+06", "mm"),)
 
 
 def _saturated(count: int, largest: str, node: str) -> str:
@@ -243,12 +243,12 @@ def test_fp16_saturation_warns_of_all_but_float32_extremes(
     w[1, :] = values
     x = np.ones((4, 8), np.float32)
     fp16 = run_model(_matmul(w), CompileOptions(chip=CHIP, precision="fp16"), inputs={"x": x})
-    assert fp16.report["warnings"] == ([] if warning is None else [warning])
+    assert fp16.report.warnings == (() if warning is None else (warning,))
     assert run_model(
         _matmul(w),
         CompileOptions(chip=CHIP),
         inputs={"x": x},
-    ).report["warnings"] == []
+    ).report.warnings == ()
 
 
 def test_fp16_overflow_no_output_shows_is_not_reported() -> None:
@@ -260,7 +260,7 @@ def test_fp16_overflow_no_output_shows_is_not_reported() -> None:
     result = run_model(model, CompileOptions(chip=CHIP, precision="fp16"), inputs={"x": x})
     fp32 = run_model(model, CompileOptions(chip=CHIP), inputs={"x": x})
     np.testing.assert_array_equal(result.outputs["y"], fp32.outputs["y"])
-    assert result.report["warnings"] == []
+    assert result.report.warnings == ()
 
 
 def test_fp16_overflow_warning_names_first_overflow_and_outputs() -> None:
@@ -273,7 +273,7 @@ def test_fp16_overflow_warning_names_first_overflow_and_outputs() -> None:
         CompileOptions(chip=CHIP, precision="fp16"),
         inputs={"x": np.ones((4, 8), np.float32)},
     )
-    (warning,) = result.report["warnings"]
+    (warning,) = result.report.warnings
     assert warning.startswith("fp16 overflow: outputs hold NaN or ±inf ('y' 4 value(s)) after "
                               "core.kernel 'mm' stored 4 finite value(s)"), warning
     assert warning.endswith("--precision fp32 computes them")

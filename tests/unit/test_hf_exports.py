@@ -76,4 +76,4 @@ def test_runtime_masks_in_fp16(name: str) -> None:
         check=driver.CHECK_TOLERANCES["fp16"],
     )
     assert result.check is not None and result.check.passed, result.check
-    assert result.report["warnings"] == []
+    assert result.report.warnings == ()

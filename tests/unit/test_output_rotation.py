@@ -295,7 +295,7 @@ def test_searched_plan_that_rotates_its_output_matches_onnxruntime(
         check=tolerance,
     )
     assert result.check is not None and result.check.passed
-    assert result.report["estimated_total_cycles"] == result.report["total_cycles"]
+    assert result.report.estimated_total_cycles == result.report.total_cycles
 
 
 def test_searched_ring_of_37_on_1472_cores_matches_onnxruntime(tmp_path: Path) -> None:
@@ -315,7 +315,7 @@ def test_searched_ring_of_37_on_1472_cores_matches_onnxruntime(tmp_path: Path) -
         check=driver.CHECK_TOLERANCES["fp32"],
     )
     assert result.check is not None and result.check.passed
-    assert result.report["estimated_total_cycles"] == result.report["total_cycles"]
+    assert result.report.estimated_total_cycles == result.report.total_cycles
 
 
 def test_ipu_mk2_best_4096_cubed_plan_rotates_its_output_as_estimated() -> None:

@@ -51,10 +51,10 @@ def test_mlp_fp16_matches_onnxruntime_within_fp16_tolerance(chip: str, tmp_path:
         check=driver.CHECK_TOLERANCES["fp16"],
     )
     assert result.check is not None and result.check.passed
-    assert result.report["precision"] == "fp16"
+    assert result.report.precision == "fp16"
     fp32 = run_model(path, CompileOptions(chip=chip)).report
-    assert fp32["precision"] == "fp32"
-    assert result.report["peak_sram_bytes_per_core"] < fp32["peak_sram_bytes_per_core"]
+    assert fp32.precision == "fp32"
+    assert result.report.peak_sram_bytes_per_core < fp32.peak_sram_bytes_per_core
 
 
 def _simulate_with_plans(
@@ -148,7 +148,7 @@ def test_planner_fits_in_fp16_what_fp32_cannot(tmp_path: Path) -> None:
     with pytest.raises(T10Error, match="does not fit chip 'test-16'"):
         compile_model(path, CompileOptions(chip="test-16"))
     result = run_model(path, CompileOptions(chip="test-16", precision="fp16"))
-    assert result.report["peak_sram_bytes_per_core"] <= 256 * 1024
+    assert result.report.peak_sram_bytes_per_core <= 256 * 1024
     fp16 = compile_model(path, CompileOptions(chip="test-16", precision="fp16"))
     x = random_inputs(input_specs(fp16.module), 0)
     w = numpy_helper.to_array(model.graph.initializer[0])
@@ -210,7 +210,7 @@ def test_fp16_tolerance_follows_the_output_scale() -> None:
     sim = {"y": ref["y"] + np.array([0.5, -0.5, 0.8])}
     fp16 = driver.CHECK_TOLERANCES["fp16"]
     assert check_outputs(sim, ref, fp16).passed
-    assert check_outputs(sim, ref, fp16).outputs["y"]["atol"] == pytest.approx(1e-3 + 0.8165, 1e-4)
+    assert check_outputs(sim, ref, fp16).outputs["y"].atol == pytest.approx(1e-3 + 0.8165, 1e-4)
     assert not check_outputs(sim, ref, Tolerance(fp16.rtol, fp16.atol)).passed
     assert not check_outputs({"y": ref["y"] + np.array([0, 0, 0.9])}, ref, fp16).passed
 
@@ -300,8 +300,8 @@ def test_fp16_partials_are_cheaper_and_match_onnxruntime(chip: str, tmp_path: Pa
     )
     assert half.check is not None and half.check.passed
     full = run_model(path, CompileOptions(chip=chip, precision="fp16"))
-    assert half.report["total_cycles"] <= full.report["total_cycles"]
-    assert half.report["estimated_total_cycles"] == half.report["total_cycles"]
+    assert half.report.total_cycles <= full.report.total_cycles
+    assert half.report.estimated_total_cycles == half.report.total_cycles
 
 
 def test_partials_narrower_than_storage_are_refused(

@@ -103,7 +103,7 @@ def test_gather_nd_matches_onnxruntime(
     idx = nd_ids(rng, DATA, lead, batch, q)
     model = gather_model("GatherND", DATA, idx.shape, batch_dims=batch)
     result = run(model, x, idx, precision)
-    kinds = {op["kind"] for op in result.report["ops"]}
+    kinds = {op.kind for op in result.report.ops}
     assert "gather" in kinds
 
 
@@ -192,9 +192,9 @@ def test_a_gather_of_the_sampled_ids_costs_what_the_plan_search_estimated(
     idx = kind.sample(data, ids).astype(np.int64)
     model = gather_model(op, data, ids, returned=False, squared=squared, **attrs)
     result = run(model, x, idx, chip=chip, planner=planner)
-    (gather,) = [o for o in result.report["ops"] if o["kind"] == "gather"]
-    assert gather["cycles"] == gather["estimated_cycles"] > 0
-    assert result.report["estimated_total_cycles"] == result.report["total_cycles"]
+    (gather,) = [o for o in result.report.ops if o.kind == "gather"]
+    assert gather.cycles == gather.estimated_cycles > 0
+    assert result.report.estimated_total_cycles == result.report.total_cycles
 
 
 @pytest.mark.parametrize(
@@ -386,8 +386,8 @@ def test_the_moves_around_a_gather_cost_what_the_plan_search_estimated(
     idx = kind.sample(data, (1, 6, 5) if len(data) == 3 else (6, 5)).reshape(6, 5)
     x = np.random.default_rng(0).standard_normal(data).astype(np.float32)
     result = run(model, x, idx.astype(np.int64), chip=chip, planner=planner)
-    moves = [o for o in result.report["ops"] if o["kind"] in ("gather", "relayout")]
-    assert any(o["kind"] == "gather" for o in moves)
+    moves = [o for o in result.report.ops if o.kind in ("gather", "relayout")]
+    assert any(o.kind == "gather" for o in moves)
     for o in moves:
-        assert o["cycles"] == o["estimated_cycles"], o["name"]
-    assert result.report["estimated_total_cycles"] == result.report["total_cycles"]
+        assert o.cycles == o.estimated_cycles, o.name
+    assert result.report.estimated_total_cycles == result.report.total_cycles

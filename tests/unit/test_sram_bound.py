@@ -65,8 +65,8 @@ BUILT = {"llama": tiny_llama, "returned_views": _returned_views}
 def test_plans_fit_the_simulator_at_every_sram_size(model: str, tmp_path: Path) -> None:
     path = BUILT[model](tmp_path / f"{model}.onnx") if model in BUILT else DATA / model
     free = run_model(str(path), CompileOptions(chip="test-16")).report
-    needed = free["planned_sram_bytes_per_core"]
-    assert free["peak_sram_bytes_per_core"] <= needed
+    needed = free.planned_sram_bytes_per_core
+    assert free.peak_sram_bytes_per_core <= needed
     outcomes = []
     for fraction in FRACTIONS:
         sram = int(needed * fraction) // 4 * 4
@@ -80,9 +80,9 @@ def test_plans_fit_the_simulator_at_every_sram_size(model: str, tmp_path: Path) 
             assert f"does not fit chip 'sram{sram}'" in str(err)
             outcomes.append("refused")
             continue
-        assert report["check"]["passed"]
-        assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"] <= sram
-        assert report["total_cycles"] >= free["total_cycles"]
+        assert report.check.passed
+        assert report.peak_sram_bytes_per_core <= report.planned_sram_bytes_per_core <= sram
+        assert report.total_cycles >= free.total_cycles
         outcomes.append("fits")
     # the sizes reach both outcomes: squeezed plans that still run, then a refusal
     assert outcomes[0] == "fits" and outcomes[-1] == "refused"
@@ -117,18 +117,18 @@ def test_returned_views_of_an_input_fit_or_are_refused_by_the_search(tmp_path: P
         CompileOptions(chip="test-16"),
         check=CHECK_TOLERANCES["fp32"],
     ).report
-    assert free["check"]["passed"]
-    needed = free["planned_sram_bytes_per_core"]
-    assert free["peak_sram_bytes_per_core"] <= needed
+    assert free.check.passed
+    needed = free.planned_sram_bytes_per_core
+    assert free.peak_sram_bytes_per_core <= needed
     # the input is placed once: twice would not fit test-16
-    assert 2 * 5 * 5 * 11 * 11 * 11 * 4 > free["sram_bytes_per_core"] > needed
+    assert 2 * 5 * 5 * 11 * 11 * 11 * 4 > free.sram_bytes_per_core > needed
     report = run_model(
         str(path),
         CompileOptions(chip=chip_file_with_sram(needed, tmp_path)),
         check=CHECK_TOLERANCES["fp32"],
     ).report
-    assert report["check"]["passed"]
-    assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"] == needed
+    assert report.check.passed
+    assert report.peak_sram_bytes_per_core <= report.planned_sram_bytes_per_core == needed
     sram = needed - 4
     with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view 'Slice_"):
         run_model(str(path), CompileOptions(chip=chip_file_with_sram(sram, tmp_path)))
@@ -161,14 +161,14 @@ def test_a_returned_view_lies_over_its_placed_sources_cores(tmp_path: Path) -> N
         CompileOptions(chip="test-16"),
         check=CHECK_TOLERANCES["fp32"],
     ).report
-    needed = free["planned_sram_bytes_per_core"]
-    assert free["peak_sram_bytes_per_core"] == needed == 2 * 12 * 12 * 4  # source + view
+    needed = free.planned_sram_bytes_per_core
+    assert free.peak_sram_bytes_per_core == needed == 2 * 12 * 12 * 4  # source + view
     report = run_model(
         str(path),
         CompileOptions(chip=chip_file_with_sram(needed, tmp_path)),
         check=CHECK_TOLERANCES["fp32"],
     ).report
-    assert report["check"]["passed"]
+    assert report.check.passed
     sram = needed - 4
     with pytest.raises(T10Error, match=f"does not fit chip 'sram{sram}'.*returned view"):
         run_model(str(path), CompileOptions(chip=chip_file_with_sram(sram, tmp_path)))

@@ -75,8 +75,8 @@ def test_run_model_timing_only(tmp_path: Path) -> None:
     numeric = run_model(str(path), CompileOptions(chip="test-16"))
     timing = run_model(str(path), CompileOptions(chip="test-16"), timing_only=True)
     assert timing.outputs == {}
-    assert timing.report["total_cycles"] == numeric.report["total_cycles"]
-    assert timing.report["ops"] == numeric.report["ops"]
+    assert timing.report.total_cycles == numeric.report.total_cycles
+    assert timing.report.ops == numeric.report.ops
     with pytest.raises(T10Error, match="computes no values to check"):
         run_model(
             str(path),
@@ -134,8 +134,8 @@ def test_elided_ir_reads_back_as_the_same_program_without_values(tmp_path: Path)
         simulate_compiled(elided_module, chip)
     timing = simulate_compiled(elided_module, chip, timing_only=True).report
     numeric = simulate_compiled(import_mlir(full), chip).report
-    assert timing["total_cycles"] == numeric["total_cycles"]
-    assert timing["peak_sram_bytes_per_core"] == numeric["peak_sram_bytes_per_core"]
+    assert timing.total_cycles == numeric.total_cycles
+    assert timing.peak_sram_bytes_per_core == numeric.peak_sram_bytes_per_core
 
 
 def import_mlir(text: str) -> ModuleOp:

@@ -24,6 +24,7 @@ from t10.common.plans import Plan, host_layout, input_layouts
 from t10.errors import T10Error
 from t10.examples import models, zoo
 from t10.frontend import import_onnx
+from t10.outputs.report import RunReport
 from t10.planning import vgm_plans
 from t10.planning.memory_reconciliation import op_options
 from t10.planning.operators import operand_roles, operator_tensor_expr, planned_operators
@@ -51,16 +52,16 @@ def _bert_inputs() -> dict[str, np.ndarray]:
     }
 
 
-def _check_run(report: dict, gathers_exact: bool = True) -> None:
+def _check_run(report: RunReport, gathers_exact: bool = True) -> None:
     """Every simulated step's cycles equal its estimate (a gather's only for the ids its
     estimate samples), the totals agree, and the peak stays within the plan search's bound."""
-    for op in report["ops"]:
-        if op["kind"] != "gather" or gathers_exact:
-            assert op["cycles"] == op["estimated_cycles"], op["name"]
+    for op in report.ops:
+        if op.kind != "gather" or gathers_exact:
+            assert op.cycles == op.estimated_cycles, op.name
     if gathers_exact:
-        assert report["estimated_total_cycles"] == report["total_cycles"]
-    assert report["peak_sram_bytes_per_core"] <= report["planned_sram_bytes_per_core"]
-    assert report["planner"] == "vgm"
+        assert report.estimated_total_cycles == report.total_cycles
+    assert report.peak_sram_bytes_per_core <= report.planned_sram_bytes_per_core
+    assert report.planner == "vgm"
 
 
 @pytest.mark.parametrize("precision", ["fp32", "fp16"])
@@ -79,7 +80,7 @@ def test_examples_match_onnxruntime_and_their_estimates(
     )
     assert run.check is not None and run.check.passed
     _check_run(run.report)
-    kinds = {op["kind"] for op in run.report["ops"]}
+    kinds = {op.kind for op in run.report.ops}
     assert {"relayout", "store"} <= kinds
 
 
@@ -115,7 +116,7 @@ def test_bert_gathers_of_the_sampled_ids_run_as_estimated(chip: str) -> None:
     )
     assert run.check is not None and run.check.passed
     _check_run(run.report)
-    assert any(op["kind"] == "gather" for op in run.report["ops"])
+    assert any(op.kind == "gather" for op in run.report.ops)
 
 
 def test_bert_in_fp16_runs_as_estimated() -> None:

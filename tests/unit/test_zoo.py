@@ -482,7 +482,7 @@ def test_compiles_simulates_and_matches_onnxruntime(
     )
     assert result.check is not None and result.check.passed, result.check
     assert all(np.isfinite(v).all() for v in result.outputs.values())
-    assert result.report["total_cycles"] > 0
+    assert result.report.total_cycles > 0
 
 
 # ------------------------------------------------------------------------------- resnet50
