@@ -1,6 +1,6 @@
 """Memory reconciliation: T10's inter-operator search, one plan per operator for the whole
-model. No IR here; the `t10-plan-search` pass (`t10/passes/t10_plan_search.py`) drives it
-with the per-operator Pareto frontiers of `t10.planning.plan_search`.
+model. No IR here; the model search (`t10.planning.model_search`, run by `t10-plan-search`)
+drives it with the per-operator Pareto frontiers of `t10.planning.plan_search`.
 
 All operators' weights live on chip at once, so one operator's fast-but-fat plan steals SRAM
 from the others (unless it keeps them cold: a plan point with `cold` weights holds only their

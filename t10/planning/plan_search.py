@@ -1,7 +1,8 @@
 """Plan search: T10's intra-operator search, the Pareto frontier of plans of one operator over
-(bytes per core, cycles), and the validation of pinned plans. No IR here; the `t10-plan-search`
-pass (`t10/passes/t10_plan_search.py`) drives it, and `t10.planning.memory_reconciliation` then
-picks one frontier plan per operator for the whole model.
+(bytes per core, cycles), and the validation of pinned plans. No IR here; the model search
+(`t10.planning.model_search`, run by `t10-plan-search`) drives it, and
+`t10.planning.memory_reconciliation` then picks one frontier plan per operator for the whole
+model.
 
 The estimate of a plan (`t10.common.estimator.estimate`) depends on its spatial factors only
 through the per-core *tiles* ceil(size / F), the ring factors (a rotation in p pieces needs

@@ -64,9 +64,15 @@ from t10.outputs.report import Tolerance, format_report
 from t10.outputs.trace import chrome_trace
 from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.t10_compile import LEVELS, pass_names
-from t10.planning.compile_options import SEARCHES, temporaries_planners
-from t10.planning.forked import Terminated, ending_signals
-from t10.planning.planners import Planner, planner, planner_names, planners
+from t10.planning import (
+    SEARCHES,
+    Planner,
+    Terminated,
+    ending_signals,
+    planner,
+    planner_names,
+    temporaries_planners,
+)
 from t10.t10_dialects.printing import ELIDE_LARGER_THAN, print_ir
 from t10.tools.explain import explain, format_explanation, plot_explanation, plot_file_name
 from t10.tools.progress import Progress
@@ -488,7 +494,7 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                    help=f"built-in chip name or chip JSON file (default {DEFAULTS.chip}; "
                         "format: docs/chips.md)")
     p.add_argument("--planner", default=DEFAULTS.planner, choices=planner_names(),
-                   help="; ".join(_planner_help(p) for p in planners()))
+                   help="; ".join(_planner_help(planner(n)) for n in planner_names()))
     p.add_argument("--min-utilization", type=_fraction, default=DEFAULTS.min_utilization,
                    metavar="U", help="prune plans using fewer than U x the useful cores "
                                      f"(default {DEFAULTS.min_utilization})")

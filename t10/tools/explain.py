@@ -1,12 +1,11 @@
 """`t10 explain`: why the plan search chose an operator's plan.
 
 The model is planned as `t10 run` plans it. For the operator asked about, every plan of its
-Pareto frontier (bytes per core against cycles, hot; with their cold twins when the chosen
-plan keeps its weights cold) is put in its place with every other operator's plan as chosen,
-and the model is measured with it: its peak bytes per core (does it fit?) and its cycles
-(the operators' and the relayouts' into the operator and its readers). The chosen plan is
-the one of least model cycles among those that fit, as far as the search found it; where
-another plan would have made the model faster, the explanation says the memory it had to fit.
+Pareto frontier is put in its place with every other operator's plan as chosen, and the model
+is measured with it (`t10.planning.operator_alternatives`: its peak bytes per core and its
+cycles). The chosen plan is the one of least model cycles among those that fit, as far as the
+search found it; where another plan would have made the model faster, the explanation says
+the memory it had to fit. This module words, prints and plots it.
 """
 
 from __future__ import annotations
@@ -20,40 +19,20 @@ from typing import IO, Any
 
 import onnx
 
-from t10.common.attr_names import COLD_ATTR, PLAN_ATTR
 from t10.common.chip_spec import ChipSpec
-from t10.common.locations import onnx_nodes
-from t10.common.plans import Estimate, Layout, format_plan, input_layouts, output_layout
-from t10.common.tensor_expr import element_bytes, op_name, precision_type
+from t10.common.plans import Estimate, Layout, format_plan
 from t10.driver import compile_model
 from t10.errors import T10Error
 from t10.outputs.figures import log_ticks, plot, shorten
 from t10.pass_instrumentation import PassObserver
-from t10.passes.t10_plan_search import (
-    SharedSearch,
-    T10PlanSearch,
-    dataflow_edges,
-    model_liveness,
-    with_shared_moves,
+from t10.planning import (
+    DEFAULTS,
+    Alternative,
+    CompileOptions,
+    operator_alternatives,
+    planner,
+    planner_names,
 )
-from t10.planning.cold_weights import with_cold_weights
-from t10.planning.compile_options import DEFAULTS, CompileOptions, given_options
-from t10.planning.memory_reconciliation import PlanPoint, model_bytes
-from t10.planning.operators import Operator, operator_tensor_expr, planned_operators
-from t10.planning.planners import planner, planner_names, planners
-
-
-@dataclass(frozen=True)
-class Alternative:
-    """One plan of the operator, with the model measured around it."""
-
-    point: PlanPoint
-    model_bytes: int
-    """The model's peak bytes per core with this plan, every other as chosen."""
-    model_cycles: int
-    """The model's cycles with this plan: operators, relayouts and gathers (moves an
-    operator shares with another counted for each)."""
-    chosen: bool
 
 
 @dataclass(frozen=True)
@@ -122,15 +101,6 @@ def _layout_words(name: str, layout: Layout, elem_bytes: int) -> str:
     return text
 
 
-def _find(operators: list[Operator], name: str) -> int:
-    for i, o in enumerate(operators):
-        if op_name(o.generic) == name or any(name in onnx_nodes(g) for g in o.ops()):
-            return i
-    known = ", ".join(op_name(o.generic) for o in operators)
-    raise T10Error(f"no operator is named '{name}' or made from an ONNX node of that name "
-                   f"(operators: {known})")
-
-
 def explain(
     model: str | os.PathLike[str] | onnx.ModelProto,
     op: str,
@@ -142,11 +112,12 @@ def explain(
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
-    name = given_options(options).planner
-    if name in planner_names() and planner(name).search is None:  # unknown: compile_model says
-        traded = ", ".join(p.name for p in planners() if p.search is not None)
-        raise T10Error("t10 explain covers the planners that trade plans between operators "
-                       f"({traded}); {name} plans each operator on its own")
+    if isinstance(options, CompileOptions):  # otherwise compile_model says what it must be
+        name = options.planner
+        if name in planner_names() and planner(name).search is None:  # unknown: compile_model
+            traded = ", ".join(n for n in planner_names() if planner(n).search is not None)
+            raise T10Error("t10 explain covers the planners that trade plans between operators "
+                           f"({traded}); {name} plans each operator on its own")
     compiled = compile_model(
         model,
         options,
@@ -157,68 +128,16 @@ def explain(
     )
     if observer is not None:
         observer.stage("explain")
-    module, spec = compiled.module, compiled.chip
-    operators = planned_operators(module)
-    target = _find(operators, op)
-    planning = T10PlanSearch(**options.plan_options(), reuse=False)
-    exprs = [operator_tensor_expr(o, options.precision, options.partials) for o in operators]
-    shared = SharedSearch()
-    # every operator's plan is pinned now: its options are the chosen point
-    chosen = [
-        planning.options(spec, o, e, shared).points[0]
-        for o, e in zip(operators, exprs, strict=True)
-    ]
-    generic = operators[target].generic
-    pins = {k: generic.attributes.pop(k) for k in (PLAN_ATTR, COLD_ATTR) if k in generic.attributes}
-    try:
-        frontier = planning.options(spec, operators[target], exprs[target], shared)
-    finally:
-        generic.attributes.update(pins)
-    if chosen[target].cold:
-        frontier = with_cold_weights(spec, exprs[target], frontier)
-    points = list(frontier.points)
-    if chosen[target] not in points:
-        points.append(chosen[target])
-    elem = element_bytes(precision_type(options.precision, "--precision"), "--precision")
-    liveness = model_liveness(module, operators, elem)
-    edges = dataflow_edges(operators)
-    readers = sorted({e.consumer for e in edges if e.producer == target})
-    base = with_shared_moves(spec, exprs, chosen, edges, liveness, False).costed()
-    alternatives = []
-    for point in points:
-        placed = [*chosen[:target], point, *chosen[target + 1 :]]
-        result = with_shared_moves(spec, exprs, placed, edges, liveness, False)
-        # the moves into the other operators are the base's: neither their producers' plans
-        # nor the moves they share changed
-        changed = {k for k in {*base.reused, *result.reused}
-                   if base.reused.get(k) != result.reused.get(k)}
-        kept = set(base.known) - {target, *readers} - changed
-        result.known.update({k: base.known[k] for k in kept})
-        alternatives.append(
-            Alternative(
-                point,
-                model_bytes(placed, result.liveness),
-                result.total_cycles,
-                point == chosen[target],
-            )
-        )
-    expr, plan = exprs[target], chosen[target].plan
-    names = [f"input {k}" for k in range(expr.own_inputs)]
-    names += [f"epilogue input {k}" for k in range(len(expr.inputs) - expr.own_inputs)]
-    layouts = [
-        _layout_words(n, lay, expr.elem_bytes)
-        for n, lay in zip(names, input_layouts(expr, plan), strict=True)
-    ]
-    layouts.append(_layout_words("output", output_layout(expr, plan), expr.elem_bytes))
+    found = operator_alternatives(compiled.module, options, op)
     return Explanation(
-        chip=spec,
-        operator=op_name(generic),
-        nodes=tuple(n for g in operators[target].ops() for n in onnx_nodes(g)),
-        sram_bytes=spec.sram_bytes_per_core,
-        alternatives=tuple(alternatives),
-        layouts=tuple(layouts),
-        moves_in=base.transitions(target)[0],
-        moves_out=tuple((op_name(operators[i].generic), base.transitions(i)[0]) for i in readers),
+        chip=compiled.chip,
+        operator=found.operator,
+        nodes=found.nodes,
+        sram_bytes=compiled.chip.sram_bytes_per_core,
+        alternatives=found.alternatives,
+        layouts=tuple(_layout_words(n, lay, found.elem_bytes) for n, lay in found.layouts),
+        moves_in=found.moves_in,
+        moves_out=found.moves_out,
     )
 
 

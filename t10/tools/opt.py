@@ -67,7 +67,7 @@ from t10.common.files import check_output_path, same_file, write_text
 from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
 from t10.pass_instrumentation import PassInstrumentation
-from t10.planning.forked import Terminated, ending_signals
+from t10.planning import Terminated, ending_signals
 from t10.t10_dialects.parsing import Parser
 
 PROG = "t10-opt"

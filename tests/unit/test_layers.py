@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import ModuleType
 
 import t10
+import t10.planning
 
 PACKAGE = Path(t10.__file__).parent
 
@@ -108,3 +110,42 @@ def test_no_import_cycles() -> None:
 def test_the_layer_table_knows_every_module() -> None:
     for module in import_graph():
         layer_of(module)
+
+
+def planning_imports(path: Path) -> list[str]:
+    """What `path` imports from the planning layer, as "line: what" where it is not a name of
+    the public API (`t10.planning.__all__`): a module of the package, or another name."""
+    wrong = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names if a.name.startswith("t10.planning")]
+        elif isinstance(node, ast.ImportFrom) and node.module == "t10.planning":
+            names = [a.name for a in node.names if a.name not in t10.planning.__all__]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("t10.planning."):
+            names = [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        wrong += [f"{node.lineno}: {name}" for name in names]
+    return wrong
+
+
+def test_the_tools_plan_through_the_public_planning_api() -> None:
+    """`t10`, `t10 explain` and `t10-opt` import from the planning layer only its public API;
+    the benchmarks (t10/bench) measure its modules directly (docs/DESIGN.md, "What the tools
+    import")."""
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in sorted((PACKAGE / "tools").glob("*.py"))
+        for line in planning_imports(path)
+    ]
+    assert not wrong, "planning internals imported by tools:\n" + "\n".join(wrong)
+
+
+def test_the_public_planning_api_is_what_it_names() -> None:
+    """Every public name of `t10.planning` is the object its module defines, not a module of
+    the package that shadows it once imported (as `t10.planning.planners` would shadow the
+    registry's `planners()`)."""
+    import t10.planning.planners  # noqa: F401 (the options import it first)
+
+    shadowed = [n for n in t10.planning.__all__ if isinstance(getattr(t10.planning, n), ModuleType)]
+    assert not shadowed

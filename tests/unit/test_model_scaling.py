@@ -18,10 +18,9 @@ from t10.driver import CompileOptions, run_passes
 from t10.examples import zoo
 from t10.frontend import import_onnx
 from t10.outputs.report import input_specs, random_inputs
-from t10.passes import t10_plan_search
 from t10.passes.t10_compile import pipeline
 from t10.passes.t10_plan_search import T10PlanSearch
-from t10.planning import operator_frontiers, plan_search
+from t10.planning import model_search, operator_frontiers, plan_search
 from t10.planning.operator_frontiers import clear_frontier_cache
 from t10.sim.simulator import simulate
 
@@ -69,7 +68,7 @@ def test_reuse_gives_the_plans_of_planning_every_layer(
         return search(*args, **kwargs)
 
     # every search, the shared ones (in this process: the test's operators are small) too
-    monkeypatch.setattr(t10_plan_search, "operator_frontier", counted)
+    monkeypatch.setattr(model_search, "operator_frontier", counted)
     monkeypatch.setattr(operator_frontiers, "operator_frontier", counted)
     clear_frontier_cache()
     model = tiny_bert(3)

@@ -44,7 +44,7 @@ from t10.common.tensor_expr import Access, Epilogue, ExprKind, TensorExpr, matmu
 from t10.common.traffic import Traffic
 from t10.common.view_maps import View
 from t10.errors import T10Error
-from t10.passes.t10_plan_search import T10PlanSearch, affordable_shares
+from t10.passes.t10_plan_search import T10PlanSearch
 from t10.planning.layout_transitions import Edge, SharedMove, shared_moves
 from t10.planning.memory_reconciliation import (
     Liveness,
@@ -63,6 +63,7 @@ from t10.planning.memory_reconciliation import (
     smallest_model,
     split_bytes,
 )
+from t10.planning.model_search import affordable_shares
 from t10.planning.plan_search import (
     factor_candidates,
     factor_range,

@@ -23,7 +23,7 @@ from t10.tools.cli import main
 PACKAGE = Path(t10.__file__).parent
 NAMES = ("vgm", "replicate", "t10-multidim")
 """The planner names scanned for (`"t10"` is too common a string to scan)."""
-ALLOWED = (PACKAGE / "passes" / "planners",)
+ALLOWED = (PACKAGE / "planning" / "planners",)
 """Where a planner's name may be written: the planners' own modules and the registry."""
 OP = "fc1/MatMul"
 

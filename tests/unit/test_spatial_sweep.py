@@ -1,4 +1,4 @@
-"""The transition sweep's second start (`t10_plan_search.spatial_options`): the sweep changes
+"""The transition sweep's second start (`model_search.spatial_options`): the sweep changes
 one operator at a time, so from rotating plans it may stay where spatial plans throughout
 cost less in total; t10 also sweeps from its spatial plans and keeps the faster result, so
 it is not slower than the vendor-style `replicate` where both fit."""
@@ -14,8 +14,8 @@ from t10.common.plans import Plan
 from t10.driver import CompileOptions, compile_model
 from t10.examples import zoo
 from t10.outputs.report import planned_ops
-from t10.passes.t10_plan_search import spatial_options
 from t10.planning.memory_reconciliation import OpOptions
+from t10.planning.model_search import spatial_options
 
 
 def _total(planner: str) -> int:

@@ -2,10 +2,10 @@
 `t10.planning.planners`, whose import registers the built-in planners).
 
 A planner is one module that declares a `Planner` and registers it: its name and help, its
-plan space, its own search and options, its cold-weight behaviour and how `t10-plan-search`
-plans a model under it (`plan`). Everything that lists or checks planners (the pass options,
-`CompileOptions`, the CLI, `t10 explain`, the benchmarks) reads this registry, in the order
-the planners were registered.
+plan space, its own search and options, its cold-weight behaviour and how the plan search
+(`t10.planning.model_search`) plans a model under it (`plan`). Everything that lists or
+checks planners (the pass options, `CompileOptions`, the CLI, `t10 explain`, the benchmarks)
+reads this registry, in the order the planners were registered.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from t10.errors import T10Error
 
 
 class ModelPlanning(Protocol):
-    """`t10-plan-search` as a planner's `plan` hook sees it (`t10.passes.t10_plan_search`)."""
+    """The plan search of one module, as a planner's `plan` hook sees it (the library's
+    `t10.planning.model_search.ModelSearch`, with the options it plans under)."""
 
     def plan_model(self, chip: ChipSpec, module: ModuleOp, /) -> int:
         """Plans traded between operators under the SRAM limit; the model's bytes per core."""
@@ -51,7 +52,8 @@ class BenchConfig:
 
 @dataclass(frozen=True)
 class Planner:
-    """One planner: what it plans and how `t10-plan-search` runs it."""
+    """One planner: what it plans and how the plan search (`plan_module`, `t10-plan-search`)
+    runs it."""
 
     name: str
     help: str
@@ -69,7 +71,8 @@ class Planner:
     """Its operators may keep their weights cold where memory binds
     (`t10.planning.cold_weights`)."""
     plan: Callable[[ModelPlanning, ChipSpec, ModuleOp], int] = plan_traded
-    """How `t10-plan-search` plans a model under it; returns the model's bytes per core."""
+    """How the plan search plans a model under it (`plan_module` calls it with the module's
+    `ModelPlanning`, the chip and the module); returns the model's bytes per core."""
     does_not_fit: str = ""
     """What the error of a model that does not fit adds to its fix (after ", or ")."""
     bench: tuple[BenchConfig, ...] = ()

@@ -1,7 +1,7 @@
 """The `vgm` planner, Roller-style virtual global memory: every tensor in a home over all the
 chip's cores, each operator loading its inputs from their homes and storing its output back,
 its plan (spatial partitions only) its own cheapest load + compute + store
-(`t10.planning.vgm_plans`, run by `t10-plan-search`'s `plan_vgm`); no search, no cold
+(`t10.planning.vgm_plans`, run by `ModelPlanning.plan_vgm`); no search, no cold
 weights."""
 
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
