@@ -20,10 +20,10 @@ from t10.errors import T10Error
 
 
 def test_builtin_names() -> None:
-    assert builtin_chip_names() == ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16"]
+    assert builtin_chip_names() == ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wormhole-n150"]
 
 
-@pytest.mark.parametrize("name", ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16"])
+@pytest.mark.parametrize("name", ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wormhole-n150"])
 def test_every_builtin_loads_and_roundtrips(name: str) -> None:
     chip = load_chip(name)
     assert isinstance(chip, ChipSpec)
@@ -81,6 +81,13 @@ def test_mesh64() -> None:
     assert isinstance(topo, MeshTopology)
     assert (topo.rows, topo.cols, topo.wrap, topo.cycles_per_hop) == (8, 8, False, 1)
     assert topo.link_cycles_per_byte == 0.28
+
+
+def test_wormhole_n150_is_a_torus() -> None:
+    c = load_chip("wormhole-n150")
+    assert (c.cores, c.sram_bytes_per_core, c.clock_hz) == (72, 1464 * 1024, 1e9)
+    assert c.topology == MeshTopology(9, 8, 1 / 32, 9, wrap=True)  # 32 bytes a cycle a link
+    assert c.exchange_cycles_per_byte == 1 / 64  # two NoCs of 32 bytes a cycle each
 
 
 def test_peak_flops_unknown_precision() -> None:

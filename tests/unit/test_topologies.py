@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from t10.common import costs
 from t10.common.chip_spec import chip_from_dict, load_chip
 from t10.common.topologies import (
+    DIRECTIONS,
     AllToAllTopology,
     MeshTopology,
     MultiChipTopology,
@@ -29,7 +30,7 @@ from t10.common.traffic import Traffic
 from t10.errors import T10Error
 
 A2A = AllToAllTopology()
-E, W, S, N = range(4)  # a mesh link's direction
+E, W, S, N = (DIRECTIONS.index(d) for d in ("east", "west", "south", "north"))
 
 
 def msgs(cores: int, *triples: tuple[int, int, int]) -> Traffic:
@@ -406,6 +407,9 @@ def test_cores_per_chip() -> None:
          "field 'topology.inner.rows' is unknown; allowed fields here: kind"),
         ({**MULTI, "arrangement": "star"}, 16,
          "field 'topology.arrangement' must be one of ring, all-to-all, got \"star\""),
+        ({**MULTI, "chips": 2048, "arrangement": "all-to-all", "inner": {"kind": "all-to-all"}},
+         2048, "field 'topology.chips' (2048) is too many for the all-to-all arrangement (every "
+         "pair of chips linked): at most 1024"),
         ({**MULTI, "links_per_pair": 0}, 16,
          "field 'topology.links_per_pair' must be an integer from 1 to 1048576, got 0"),
         ({**MULTI, "link_latency_cycles": -1}, 16,

@@ -48,6 +48,8 @@ from t10.common.traffic import Traffic
 
 Arrangement = Literal["ring", "all-to-all"]
 ARRANGEMENTS: tuple[Arrangement, ...] = ("ring", "all-to-all")
+MAX_LINKED_CHIPS = 1024
+"""The most chips of the `all-to-all` arrangement (its links number chips²)."""
 CHIP_LINKS = "chip-to-chip"
 """The link class of the chip-to-chip bundles."""
 
@@ -146,6 +148,9 @@ def parse(r: Reader, cores: int, whose: str) -> MultiChipTopology:
                    f"so that every chip has the same number of cores")
     per_chip = cores // chips
     arrangement = _arrangement(r)
+    if arrangement == "all-to-all" and chips > MAX_LINKED_CHIPS:
+        r.fail_raw(f"field '{where}.chips' ({chips}) is too many for the all-to-all arrangement "
+                   f"(every pair of chips linked): at most {MAX_LINKED_CHIPS}")
     link_cycles = r.number("link_cycles_per_byte")
     links = r.integer("links_per_pair")
     latency = r.number("link_latency_cycles", allow_zero=True)
