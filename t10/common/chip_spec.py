@@ -11,24 +11,27 @@ Every problem with a chip file raises `T10Error` naming the file, the field and 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, NoReturn, cast
+from typing import Any, Literal, cast
 
+from t10.common.chip_fields import (
+    MAX_CLOCK_HZ,
+    MAX_COST,
+    MAX_SRAM_BYTES,
+    Reader,
+    show,
+)
+from t10.common.topologies import AllToAllTopology, MultiChipTopology, Topology, parse_topology
 from t10.errors import T10Error
 
 __all__ = [
-    "AllToAllTopology",
     "ChipSpec",
     "ElementwiseCosts",
     "FlopsTable",
     "MatmulCosts",
-    "MeshTopology",
-    "MultiChipTopology",
-    "Topology",
     "builtin_chip_names",
     "chip_from_dict",
     "load_chip",
@@ -36,17 +39,6 @@ __all__ = [
 
 #: Precisions a chip may list under `flops_per_cycle_per_core`.
 KNOWN_PRECISIONS: tuple[str, ...] = ("fp8", "fp16", "bf16", "fp32", "fp64")
-
-#: Upper bounds of the figures a chip file may give (the lower bounds are 1 for counts, 0 or
-#: "> 0" for costs, per field in docs/chips.md). Far beyond any real chip (an IPU-POD64 has
-#: 94,208 cores), they keep a mistyped figure from exhausting memory or overflowing the
-#: 64-bit integers of the IR instead of failing with the field's name.
-MAX_COUNT = 2**20
-"""cores, matmul blocks (elements or bytes), mesh rows and columns, chips."""
-MAX_SRAM_BYTES = 2**40
-MAX_CLOCK_HZ = 1e12
-MAX_COST = 1e9
-"""Cycles of any cost constant, FLOP per cycle."""
 
 #: Element-type spellings accepted as aliases of the precision keys.
 PRECISION_ALIASES: dict[str, str] = {
@@ -137,48 +129,6 @@ class ElementwiseCosts:
 
 
 @dataclass(frozen=True)
-class AllToAllTopology:
-    """Every core reaches every other core at the same cost (the IPU exchange)."""
-
-    kind: Literal["all-to-all"] = "all-to-all"
-
-
-@dataclass(frozen=True)
-class MeshTopology:
-    """A 2-D mesh of `rows × cols` cores; a transfer pays `cycles_per_hop` per hop."""
-
-    rows: int
-    cols: int
-    cycles_per_hop: float
-    kind: Literal["mesh"] = "mesh"
-
-    def coords(self, core: int) -> tuple[int, int]:
-        """(row, col) of core id `core` (row-major numbering)."""
-        return divmod(core, self.cols)
-
-    def hops(self, src: int, dst: int) -> int:
-        """Manhattan distance between two core ids."""
-        (r0, c0), (r1, c1) = self.coords(src), self.coords(dst)
-        return abs(r0 - r1) + abs(c0 - c1)
-
-
-@dataclass(frozen=True)
-class MultiChipTopology:
-    """`chips` identical chips; cores are numbered chip by chip (all-to-all within a chip).
-
-    Bytes crossing a chip boundary cost `inter_chip_cycles_per_byte` instead of the on-chip
-    `exchange_cycles_per_byte`.
-    """
-
-    chips: int
-    inter_chip_cycles_per_byte: float
-    kind: Literal["multi-chip"] = "multi-chip"
-
-
-Topology = AllToAllTopology | MeshTopology | MultiChipTopology
-
-
-@dataclass(frozen=True)
 class ChipSpec:
     """One chip (or system of chips) as the planner and the simulator see it.
 
@@ -259,22 +209,7 @@ class ChipSpec:
                 },
             }
         )
-        topo = self.topology
-        if isinstance(topo, MeshTopology):
-            out["topology"] = {
-                "kind": "mesh",
-                "rows": topo.rows,
-                "cols": topo.cols,
-                "cycles_per_hop": topo.cycles_per_hop,
-            }
-        elif isinstance(topo, MultiChipTopology):
-            out["topology"] = {
-                "kind": "multi-chip",
-                "chips": topo.chips,
-                "inter_chip_cycles_per_byte": topo.inter_chip_cycles_per_byte,
-            }
-        else:
-            out["topology"] = {"kind": "all-to-all"}
+        out["topology"] = self.topology.to_json()
         return out
 
 
@@ -283,137 +218,22 @@ class ChipSpec:
 # --------------------------------------------------------------------------------------------
 
 
-class _Reader:
-    """Typed access to one JSON object, raising errors that name the file and the field."""
-
-    def __init__(self, source: str, obj: object, prefix: str = "") -> None:
-        self.source = source
-        self.prefix = prefix
-        if not isinstance(obj, dict):
-            what = f"field '{prefix[:-1]}'" if prefix else "the top level"
-            self.fail_raw(f"{what} must be a JSON object, got {_show(obj)}")
-        self.obj: dict[str, Any] = obj
-
-    def fail_raw(self, problem: str) -> NoReturn:
-        raise T10Error(f"chip file '{self.source}': {problem}")
-
-    def fail(self, key: str, problem: str) -> NoReturn:
-        self.fail_raw(f"field '{self.prefix}{key}' {problem}")
-
-    def _get(self, key: str) -> Any:
-        if key not in self.obj:
-            self.fail(key, "is missing")
-        return self.obj[key]
-
-    def has(self, key: str) -> bool:
-        return key in self.obj
-
-    def string(self, key: str) -> str:
-        v = self._get(key)
-        if not isinstance(v, str) or not v.strip():
-            self.fail(key, f"must be a non-empty string, got {_show(v)}")
-        return v
-
-    def integer(self, key: str, *, high: int = MAX_COUNT, allow_zero: bool = False) -> int:
-        """A JSON integer (not a bool, not 16.0) from 1 (0 with `allow_zero`) to `high`."""
-        v = self._get(key)
-        low = 0 if allow_zero else 1
-        if not (isinstance(v, int) and not isinstance(v, bool) and low <= v <= high):
-            self.fail(key, f"must be an integer from {low} to {high}, got {_show(v)}")
-        return v
-
-    def number(self, key: str, *, high: float = MAX_COST, allow_zero: bool = False) -> float:
-        """A finite JSON number > 0 (>= 0 with `allow_zero`) and <= `high`."""
-        v = self._get(key)
-        ok = (
-            isinstance(v, int | float)
-            and not isinstance(v, bool)
-            and (isinstance(v, int) or math.isfinite(v))
-            and (v > 0 or (allow_zero and v == 0))
-            and v <= high
-        )
-        if not ok:
-            low = ">= 0" if allow_zero else "> 0"
-            self.fail(key, f"must be a number {low} and <= {high:g}, got {_show(v)}")
-        return v
-
-    def sub(self, key: str) -> _Reader:
-        return _Reader(self.source, self._get(key), f"{self.prefix}{key}.")
-
-    def allow(self, *keys: str) -> None:
-        """Reject any key not in `keys` (checked first, so a typo is not reported as missing)."""
-        for k in self.obj:
-            if k not in keys:
-                self.fail(k, f"is unknown; allowed fields here: {', '.join(keys)}")
-
-
-def _show(v: object) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if v is None:
-        return "null"
-    if isinstance(v, dict):
-        return "an object"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, int) and abs(v) >= 10**16:
-        return f"an integer of {len(str(abs(v)))} digits"
-    return json.dumps(v) if isinstance(v, str) else repr(v)
-
-
-def _orientation(r: _Reader) -> MatmulOrientation:
+def _orientation(r: Reader) -> MatmulOrientation:
     if not r.has("orientation"):
         return "lhs-rows"
     value = r.string("orientation")
     for known in MATMUL_ORIENTATIONS:
         if value == known:
             return known
-    r.fail("orientation", f"must be one of {', '.join(MATMUL_ORIENTATIONS)}, got {_show(value)}")
+    r.fail("orientation", f"must be one of {', '.join(MATMUL_ORIENTATIONS)}, got {show(value)}")
 
 
-def _elementwise(r: _Reader) -> ElementwiseCosts:
+def _elementwise(r: Reader) -> ElementwiseCosts:
     r.allow("cycles_per_element", "fixed_cycles")
     return ElementwiseCosts(
         cycles_per_element=r.number("cycles_per_element"),
         fixed_cycles=r.number("fixed_cycles", allow_zero=True),
     )
-
-
-def _topology(top: _Reader, cores: int) -> Topology:
-    if not top.has("topology"):
-        return AllToAllTopology()
-    r = top.sub("topology")
-    kind = r.string("kind")
-    topo: Topology
-    if kind == "all-to-all":
-        r.allow("kind")
-        topo = AllToAllTopology()
-    elif kind == "mesh":
-        r.allow("kind", "rows", "cols", "cycles_per_hop")
-        topo = MeshTopology(
-            rows=r.integer("rows"),
-            cols=r.integer("cols"),
-            cycles_per_hop=r.number("cycles_per_hop", allow_zero=True),
-        )
-        if topo.rows * topo.cols != cores:
-            r.fail_raw(
-                f"field 'topology' is a {topo.rows}x{topo.cols} mesh "
-                f"({topo.rows * topo.cols} cores) but 'cores' is {cores}"
-            )
-    elif kind == "multi-chip":
-        r.allow("kind", "chips", "inter_chip_cycles_per_byte")
-        topo = MultiChipTopology(
-            chips=r.integer("chips"),
-            inter_chip_cycles_per_byte=r.number("inter_chip_cycles_per_byte"),
-        )
-        if cores % topo.chips:
-            r.fail_raw(
-                f"field 'topology.chips' ({topo.chips}) must divide 'cores' ({cores}) "
-                f"so that every chip has the same number of cores"
-            )
-    else:
-        r.fail("kind", f'must be one of "all-to-all", "mesh", "multi-chip", got {_show(kind)}')
-    return topo
 
 
 _TOP_LEVEL_FIELDS = (
@@ -447,7 +267,7 @@ def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
 
     `source` names the file in error messages.
     """
-    r = _Reader(source, obj)
+    r = Reader(source, obj)
     r.allow(*_TOP_LEVEL_FIELDS)
     name = r.string("name")
     description = r.string("description") if r.has("description") else ""
@@ -481,7 +301,7 @@ def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
     )
     elementwise = _elementwise(r.sub("elementwise"))
     relu = _elementwise(r.sub("relu"))
-    topology = _topology(r, cores)
+    topology = parse_topology(r, cores)
     return ChipSpec(
         name=name,
         cores=cores,

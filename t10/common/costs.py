@@ -8,10 +8,10 @@ All functions are pure and return whole cycles: a fractional total is rounded **
 arithmetic is exact (decimal chip constants such as 0.28 are taken as the decimal they spell,
 not as the nearest binary float), so an exchange of 100 bytes costs 28 cycles, not 29.
 
-Each cost term is written once, here: `Affine` (an element-wise kernel, the exchange) and
-`MatmulKernel` hold a chip's constants scaled to integers, and the functions below, the plan
-estimator (`t10.common.estimator`), the moves' estimates and the simulator all cost through
-them.
+Each cost term is written once, here: `Affine` (an element-wise kernel, the exchange; from
+`t10.common.exact`, which the interconnect's topologies share) and `MatmulKernel` hold a
+chip's constants scaled to integers, and the functions below, the plan estimator
+(`t10.common.estimator`), the moves' estimates and the simulator all cost through them.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from functools import lru_cache
 from math import lcm
 
 from t10.common.chip_spec import ChipSpec, MatmulCosts
+from t10.common.exact import Affine
+from t10.common.exact import exact as _exact
 from t10.common.traffic import Traffic
 from t10.errors import T10Error
 
@@ -41,12 +43,6 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=256)
-def _exact(x: float) -> Fraction:
-    """The decimal a chip constant spells (`repr` is the shortest round-tripping decimal)."""
-    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
-
-
 def _count(name: str, v: object, *, positive: bool = False) -> int:
     """`v` as a count, refusing a non-integer (callers may be untyped) or a too small one."""
     if isinstance(v, bool) or not isinstance(v, int) or v < int(positive):
@@ -57,21 +53,6 @@ def _count(name: str, v: object, *, positive: bool = False) -> int:
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-
-
-class Affine:
-    """⌈a·n + b⌉ cycles for n units (elements, bytes), with exact rational a and b (the
-    decimals a chip file spells), in integer arithmetic."""
-
-    def __init__(self, a: float | Fraction, b: float | Fraction = 0) -> None:
-        fa, fb = _exact(a), _exact(b)
-        self.den = lcm(fa.denominator, fb.denominator)
-        self.a = int(fa * self.den)
-        """`a` scaled by `den` (an integer)."""
-        self.b = int(fb * self.den)
-
-    def __call__(self, n: int) -> int:
-        return -(-(self.a * n + self.b) // self.den)
 
 
 @lru_cache(maxsize=256)
