@@ -1,4 +1,4 @@
-"""Cold weights (BRIEF §1, T10's idle layouts): an operator's weights may stay in a compact
+"""Cold weights (the T10 paper's idle layouts): an operator's weights may stay in a compact
 *home* while other operators run and be expanded into its plan's layouts just before it
 runs. Each frontier plan of an operator with weights gets a cold twin: fewer resident bytes
 (the homes, `host_layout` over the plan's cores, instead of the plan's layouts, which may
