@@ -38,7 +38,7 @@ from t10.frontend import import_onnx
 from t10.frontend.loading import read_model
 from t10.outputs.report import (
     CheckReport,
-    InputSpec,
+    InputReader,
     RunReport,
     Tolerance,
     build_report,
@@ -242,10 +242,6 @@ def check_against_reference(
 ) -> CheckReport:
     """Compare simulated `outputs` with onnxruntime's on the same `inputs` (run in fp32)."""
     return check_outputs(outputs, reference_outputs(model, dict(inputs)), tolerance)
-
-
-InputReader = Callable[[Sequence[InputSpec]], Mapping[str, np.ndarray]]
-"""What reads a model's inputs given what the model takes (`run_model`)."""
 
 
 @dataclass

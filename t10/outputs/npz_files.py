@@ -13,9 +13,8 @@ import numpy as np
 
 from t10.common.files import output_file
 from t10.common.model_inputs import check_inputs_match
-from t10.driver import InputReader
 from t10.errors import T10Error
-from t10.outputs.report import InputSpec
+from t10.outputs.report import InputReader, InputSpec
 
 __all__ = ["inputs_reader", "save_npz"]
 

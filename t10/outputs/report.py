@@ -11,7 +11,7 @@ is documented in `docs/report.md`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,7 @@ from t10.sim.interpreter_chip import OpStats, SimReport
 __all__ = [
     "MOVES",
     "CheckReport",
+    "InputReader",
     "InputSpec",
     "OpReport",
     "OutputCheck",
@@ -95,6 +96,10 @@ class InputSpec:
             return lo, hi
         meet = max(lo, self.declared[0]), min(hi, self.declared[1])
         return meet if meet[0] <= meet[1] else self.declared
+
+
+InputReader = Callable[[Sequence[InputSpec]], Mapping[str, np.ndarray]]
+"""What reads a model's inputs given what the model takes (`run_model`)."""
 
 
 def _main_func(module: ModuleOp) -> func.FuncOp | None:

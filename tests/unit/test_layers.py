@@ -22,8 +22,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("planning", ("t10.planning",)),
     ("transforms", ("t10.passes", "t10.lowering", "t10.frontend")),
     ("simulator", ("t10.sim",)),
+    ("outputs", ("t10.outputs",)),
     ("driver", ("t10.driver", "t10.reference", "t10.pass_instrumentation", "t10.universe",
-                "t10.targets", "t10.outputs")),
+                "t10.targets")),
     ("tools", ("t10.tools", "t10.bench", "t10.examples")),
 ]
 
@@ -33,8 +34,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "planning": {"core", "dialects", "planning"},
     "transforms": {"core", "dialects", "planning", "transforms"},
     "simulator": {"core", "dialects", "simulator"},
-    "driver": {"core", "dialects", "planning", "transforms", "simulator", "driver"},
-    "tools": {"core", "dialects", "planning", "transforms", "simulator", "driver", "tools"},
+    "outputs": {"core", "dialects", "planning", "simulator", "outputs"},
+    "driver": {"core", "dialects", "planning", "transforms", "simulator", "outputs", "driver"},
+    "tools": {"core", "dialects", "planning", "transforms", "simulator", "outputs", "driver",
+              "tools"},
 }
 
 
