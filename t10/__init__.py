@@ -8,8 +8,9 @@ Names load on first use (PEP 562), so `import t10` stays cheap for `xdsl-opt`'s 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from t10.common.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from t10.common.chip_spec import ChipSpec, builtin_chip_names, load_chip
@@ -95,13 +96,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 't10' has no attribute '{name}'")
-    value = getattr(importlib.import_module(_HOMES[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names("t10", _HOMES, globals())

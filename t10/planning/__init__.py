@@ -13,8 +13,9 @@ options import `t10.planning.planners` first) imports no other.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from t10.common.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from t10.planning.alternatives import Alternative, OperatorAlternatives, operator_alternatives
@@ -72,13 +73,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 't10.planning' has no attribute '{name}'")
-    value = getattr(importlib.import_module(_HOMES[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names("t10.planning", _HOMES, globals())
