@@ -393,8 +393,9 @@ def relayout_flows(src: Layout, dst: Layout) -> Flows:
     core d receives from source core s its weight missing(d) / holders(d) times the share of
     (d, s), so the flows' sums per core are `relayout_traffic`'s arrays.
 
-    Only pairs whose regions overlap are visited (`_overlapping_pairs`), so a large grid
-    costs what it moves, not its number of core pairs."""
+    Only the pairs whose regions overlap along the dim where fewest do are visited
+    (`_overlapping_pairs`), not every pair of cores: a large grid (ipu-pod4's 5,888 cores)
+    costs about as much as the pairs that move something."""
     if not src.shape:
         src, dst = _as_1d(src), _as_1d(dst)
     need_iv = held_intervals(dst, grid_coords(dst.grid))
