@@ -360,6 +360,118 @@ def relayout_traffic(src: Layout, dst: Layout) -> tuple[Array, Array]:
     return sent, received
 
 
+@dataclass(frozen=True)
+class Flows:
+    """Elements moved core to core: `elements[i]` (a float: shares of replicated elements)
+    from source core `src[i]` to destination core `dst[i]`; only pairs that move something,
+    each pair once."""
+
+    src: IntArray
+    dst: IntArray
+    elements: Array
+
+    def traffic(self, cores: int, elem_bytes: int) -> Traffic:
+        """The exchange among `cores` cores moving these flows of `elem_bytes`-byte elements,
+        as messages."""
+        return Traffic.of_messages(cores, self.src, self.dst, self.elements * elem_bytes)
+
+
+def relayout_exchange(src: Layout, dst: Layout, elem_bytes: int, messages: bool) -> Traffic:
+    """The exchange of the relayout from `src` to `dst` of `elem_bytes`-byte elements: each
+    core's totals (`relayout_traffic`), or with `messages` who sends how much to whom
+    (`relayout_flows`; a topology that routes needs them)."""
+    cores = max(src.cores, dst.cores)
+    if messages:
+        return relayout_flows(src, dst).traffic(cores, elem_bytes)
+    sent, received = relayout_traffic(src, dst)
+    return Traffic.of_elements(sent, received, elem_bytes)
+
+
+@lru_cache(maxsize=MOVE_CACHE)
+def relayout_flows(src: Layout, dst: Layout) -> Flows:
+    """`relayout_traffic` pair by pair (remembered: the arrays are read-only): destination
+    core d receives from source core s its weight missing(d) / holders(d) times the share of
+    (d, s), so the flows' sums per core are `relayout_traffic`'s arrays.
+
+    Only the pairs whose regions overlap along the dim where fewest do are visited
+    (`_overlapping_pairs`), not every pair of cores: a large grid (ipu-pod4's 5,888 cores)
+    costs about as much as the pairs that move something."""
+    if not src.shape:
+        src, dst = _as_1d(src), _as_1d(dst)
+    need_iv = held_intervals(dst, grid_coords(dst.grid))
+    kept_iv = intersect(need_iv, _own_source_region(src, dst.cores))
+    missing = (measure(need_iv) - measure(kept_iv)).astype(np.float64)
+    need, kept = _Keyed.of(need_iv), _Keyed.of(kept_iv)
+    held = _Keyed.of(held_intervals(src, grid_coords(src.grid)))
+    d, s = _overlapping_pairs(need, held)
+    share = _pair_overlaps(need, held, d, s) - _pair_overlaps(kept, held, d, s)
+    holders = np.bincount(d, weights=share, minlength=dst.cores)
+    weight = np.divide(missing, holders, out=np.zeros(len(holders)), where=holders > 0)
+    flow = weight[d] * share
+    moved = flow > 0
+    flows = Flows(s[moved], d[moved], flow[moved])
+    _read_only(flows.src, flows.dst, flows.elements)
+    return flows
+
+
+def _overlap_tables(a: _Keyed, b: _Keyed) -> list[IntArray]:
+    """Per dim, the overlap of every interval key of `a` with every one of `b`."""
+    return [overlap_matrix([v], [w]) for v, w in zip(a.values, b.values, strict=True)]
+
+
+def _pair_overlaps(a: _Keyed, b: _Keyed, i: IntArray, j: IntArray) -> Array:
+    """Elements in common between core `i[k]`'s region of `a` and core `j[k]`'s of `b`."""
+    total = np.ones(len(i))
+    for table, ka, kb in zip(_overlap_tables(a, b), a.keys, b.keys, strict=True):
+        total *= table[ka[i], kb[j]]
+    return total
+
+
+def _overlapping_pairs(a: _Keyed, b: _Keyed) -> tuple[IntArray, IntArray]:
+    """Every (core i of `a`, core j of `b`) whose regions overlap. Cores are grouped by key
+    tuple (their region); group pairs are enumerated along the dim where fewest overlap, the
+    other dims filter them, and the groups expand back to cores."""
+    a_groups, a_of = np.unique(np.stack(a.keys, axis=1), axis=0, return_inverse=True)
+    b_groups, b_of = np.unique(np.stack(b.keys, axis=1), axis=0, return_inverse=True)
+    overlaps = [t > 0 for t in _overlap_tables(a, b)]
+
+    def candidates(dim: int) -> int:
+        on_a = np.bincount(a_groups[:, dim], minlength=overlaps[dim].shape[0])
+        on_b = np.bincount(b_groups[:, dim], minlength=overlaps[dim].shape[1])
+        return int(on_a @ overlaps[dim] @ on_b)
+
+    dim = min(range(len(overlaps)), key=candidates)
+    ka, kb = np.nonzero(overlaps[dim])
+    ga, gb = _cross(ka, kb, a_groups[:, dim], b_groups[:, dim])
+    keep = np.ones(len(ga), dtype=bool)
+    for other, table in enumerate(overlaps):
+        if other != dim:
+            keep &= table[a_groups[ga, other], b_groups[gb, other]]
+    return _cross(ga[keep], gb[keep], np.reshape(a_of, -1), np.reshape(b_of, -1))
+
+
+def _members_of(classes: IntArray, wanted: IntArray) -> tuple[IntArray, IntArray]:
+    """Every (k, j) with `classes[j] == wanted[k]`, as two arrays."""
+    n = max(int(classes.max(initial=-1)), int(wanted.max(initial=-1))) + 1
+    order = np.argsort(classes, kind="stable")
+    counts = np.bincount(classes, minlength=n)
+    starts = np.cumsum(counts) - counts
+    size = counts[wanted]
+    k = np.repeat(np.arange(len(wanted)), size)
+    within = np.arange(len(k)) - np.repeat(np.cumsum(size) - size, size)
+    return k, order[starts[wanted][k] + within].astype(np.int64)
+
+
+def _cross(
+    a: IntArray, b: IntArray, a_classes: IntArray, b_classes: IntArray
+) -> tuple[IntArray, IntArray]:
+    """Every (i, j) with `a_classes[i] == a[k]` and `b_classes[j] == b[k]` for some k (the
+    class pairs (a[k], b[k]) distinct)."""
+    k, i = _members_of(a_classes, a)
+    k2, j = _members_of(b_classes, b[k])
+    return i[k2], j
+
+
 def _as_1d(layout: Layout) -> Layout:
     return Layout((1,), layout.grid, (None,), (1,))
 
@@ -411,6 +523,15 @@ class ViewMove:
     received: Array
     copied: Array
     in_place: bool
+    flows: Flows | None = None
+    """Who sends how many elements to whom, when asked for (`element_move`'s `messages`)."""
+
+    def traffic(self, elem_bytes: int) -> Traffic:
+        """The exchange of this move of `elem_bytes`-byte elements, with its messages when
+        its flows are known."""
+        if self.flows is None:
+            return Traffic.of_elements(self.sent, self.received, elem_bytes)
+        return self.flows.traffic(len(self.sent), elem_bytes)
 
 
 CHUNK_ELEMENTS = 1 << 22
@@ -459,21 +580,27 @@ def _distinct_per_row(flat: IntArray) -> IntArray:
     return np.where(repeat, -1, ordered)
 
 
-def element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove:
+def element_move(
+    src: Layout, dst: Layout, sources: View | IntArray, messages: bool = False
+) -> ViewMove:
     """`_element_move`, remembered for views (the arrays are then read-only)."""
     if isinstance(sources, View):
-        return _view_move(src, dst, sources)
-    return _element_move(src, dst, sources)
+        return _view_move(src, dst, sources, messages)
+    return _element_move(src, dst, sources, messages)
 
 
 @lru_cache(maxsize=MOVE_CACHE)
-def _view_move(src: Layout, dst: Layout, view: View) -> ViewMove:
-    move = _element_move(src, dst, view)
+def _view_move(src: Layout, dst: Layout, view: View, messages: bool) -> ViewMove:
+    move = _element_move(src, dst, view, messages)
     _read_only(move.sent, move.received, move.copied)
+    if move.flows is not None:
+        _read_only(move.flows.src, move.flows.dst, move.flows.elements)
     return move
 
 
-def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMove:
+def _element_move(
+    src: Layout, dst: Layout, sources: View | IntArray, messages: bool
+) -> ViewMove:
     """Moves the tensor laid out as `src` into a tensor laid out as `dst` whose every element
     is one source element: `sources` is a `View` of the source, or the explicit row-major
     index into the source of every destination element (an int array of the destination
@@ -482,7 +609,7 @@ def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMov
     Element by element: a destination core receives the distinct source elements it needs
     and does not hold; each is requested from the cores holding it (the replicas of its
     source tile, `replicas` of them; for a rotating `src`, the cores whose window holds it),
-    spread evenly over them.
+    spread evenly over them. With `messages`, also who sends how much to whom (`flows`).
     """
     if isinstance(sources, View):
         view = sources
@@ -502,6 +629,7 @@ def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMov
     holding = _Holding.of(src)
     ncores = max(src.cores, dst.cores)
     received, copied = np.zeros(ncores), np.zeros(ncores)
+    flows: list[Flows] = []
     per_chunk = max(1, CHUNK_ELEMENTS // max(dst.local_elements(), 1))
     for first in range(0, dst.cores, per_chunk):
         rows = slice(first, min(first + per_chunk, dst.cores))
@@ -515,6 +643,8 @@ def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMov
         received[rows] = missing.sum(axis=1)
         copied[rows] = holds.sum(axis=1)
         holding.request(buckets, missing)
+        if messages:
+            flows.append(holding.flows(core, buckets, missing))
     sent = np.zeros(ncores)
     sent[: src.cores] = holding.sent()
     in_place = (
@@ -529,7 +659,16 @@ def _element_move(src: Layout, dst: Layout, sources: View | IntArray) -> ViewMov
     )
     if in_place:
         copied[:] = 0.0
-    return ViewMove(sent, received, copied, in_place)
+    return ViewMove(sent, received, copied, in_place, _joined(flows) if messages else None)
+
+
+def _joined(parts: list[Flows]) -> Flows:
+    """The flows of all `parts` (of distinct pairs)."""
+    return Flows(
+        np.concatenate([p.src for p in parts]).astype(np.int64),
+        np.concatenate([p.dst for p in parts]).astype(np.int64),
+        np.concatenate([p.elements for p in parts]).astype(np.float64),
+    )
 
 
 class _Holding(ABC):
@@ -556,6 +695,11 @@ class _Holding(ABC):
     def sent(self) -> Array:
         """Elements each source core sends: its even share of the requests it can serve."""
 
+    @abstractmethod
+    def flows(self, core: IntArray, buckets: IntArray, missing: Array) -> Flows:
+        """The flows serving the `missing` elements of destination cores `core` (one per
+        row), of request `buckets`: each element's even share from each core holding it."""
+
 
 class _TileHolding(_Holding):
     def __init__(self, src: Layout) -> None:
@@ -579,12 +723,26 @@ class _TileHolding(_Holding):
             tile_id = tile_id * src.grid[a] + block
         return holds, tile_id
 
-    def sent(self) -> Array:
+    def own_tile(self) -> IntArray:
+        """The request bucket (tile) of each source core."""
         own_tile = np.zeros(self.src.cores, dtype=np.int64)
         for _, a, _ in self.split:
             own_tile = own_tile * self.src.grid[a] + self.coords[:, a]
+        return own_tile
+
+    def sent(self) -> Array:
+        own_tile = self.own_tile()
         replicas = self.src.cores // len(self.requests)
         return self.requests[own_tile] / replicas
+
+    def flows(self, core: IntArray, buckets: IntArray, missing: Array) -> Flows:
+        tiles = len(self.requests)
+        rows = np.broadcast_to(core[:, None], missing.shape)[missing]
+        pairs, count = np.unique(rows * tiles + buckets[missing], return_counts=True)
+        dst, tile = np.divmod(pairs, tiles)
+        k, holder = _members_of(self.own_tile(), tile)
+        replicas = self.src.cores // tiles
+        return Flows(holder, dst[k], count[k] / replicas)
 
 
 class _ElementHolding(_Holding):
@@ -609,6 +767,21 @@ class _ElementHolding(_Holding):
         )
         return np.where(held >= 0, share[np.maximum(held, 0)], 0.0).sum(axis=1)
 
+    def flows(self, core: IntArray, buckets: IntArray, missing: Array) -> Flows:
+        held = self.held
+        at = held >= 0
+        holder_core = np.broadcast_to(np.arange(self.cores)[:, None], held.shape)[at]
+        holders = np.bincount(held[at], minlength=len(self.requests))
+        rows = np.broadcast_to(core[:, None], missing.shape)[missing]
+        wanted = buckets[missing]
+        k, occurrence = _members_of(held[at], wanted)
+        pairs, pair_of = np.unique(
+            rows[k] * self.cores + holder_core[occurrence], return_inverse=True
+        )
+        elements = np.bincount(np.reshape(pair_of, -1), weights=1.0 / holders[wanted[k]])
+        dst, src = np.divmod(pairs, self.cores)
+        return Flows(src, dst, elements)
+
 
 # --------------------------------------------------------------------------------------------
 # Gathers of runtime ids
@@ -623,14 +796,15 @@ def gather_traffic(
     kind: GatherKind,
     table_bytes: int,
     ids_bytes: int,
+    messages: bool = False,
 ) -> tuple[Traffic, int]:
-    """The bytes each core sends and receives, and the most elements one core copies into
-    place, of the gather `kind` of `index` (ids in [0, size)) from `table` into `dst` (a
-    GatherND reads q ids per element): the table's rows and the ids move in one exchange."""
+    """The bytes each core sends and receives (with `messages`, who sends how much to whom),
+    and the most elements one core copies into place, of the gather `kind` of `index` (ids
+    in [0, size)) from `table` into `dst` (a GatherND reads q ids per element): the table's
+    rows and the ids move in one exchange."""
     table_at, ids_at = kind.sources(table.shape, index)
-    rows = element_move(table, dst, table_at)
-    traffic = Traffic.of_elements(rows.sent, rows.received, table_bytes)
+    rows = element_move(table, dst, table_at, messages)
+    traffic = rows.traffic(table_bytes)
     for at in ids_at:
-        move = element_move(ids, dst, at)
-        traffic = traffic + Traffic.of_elements(move.sent, move.received, ids_bytes)
+        traffic = traffic + element_move(ids, dst, at, messages).traffic(ids_bytes)
     return traffic, int(rows.copied.max(initial=0.0))

@@ -19,7 +19,7 @@ from xdsl.ir.affine import (
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
-from t10.common.exchange import element_move, gather_traffic, relayout_traffic
+from t10.common.exchange import element_move, gather_traffic, relayout_exchange
 from t10.common.gathers import GatherKind
 from t10.common.plans import Estimate, Layout, host_layout, same_placement
 from t10.common.traffic import Traffic
@@ -60,17 +60,18 @@ def transition_estimate(
 ) -> Estimate:
     """Cycles of the exchange superstep that moves a tensor from `src` to `dst` (through
     `view`, if given): the busiest core's sent or received bytes over the exchange, the
-    busiest core's copy of what it already holds into place (views only), plus one sync."""
+    busiest core's copy of what it already holds into place (views only), plus one sync.
+    On a chip whose topology routes, the exchange is its messages (who sends what to whom)."""
+    routes = chip.topology.routes
     if view is None:
         if same_placement(src, dst):
             return Estimate(0, 0, 0, 0)
-        sent, received = relayout_traffic(src, dst)
+        traffic = relayout_exchange(src, dst, elem_bytes, routes)
         compute = 0
     else:
-        move = element_move(src, dst, view)
-        sent, received = move.sent, move.received
+        move = element_move(src, dst, view, routes)
+        traffic = move.traffic(elem_bytes)
         compute = costs.elementwise_cycles(chip, int(move.copied.max(initial=0.0)))
-    traffic = Traffic.of_elements(sent, received, elem_bytes)
     return Estimate(
         compute_cycles=compute,
         exchange_cycles=costs.exchange_cycles(chip, traffic),
@@ -114,6 +115,7 @@ def gather_estimate(
         spec.kind,
         elem_bytes,
         IDS_BYTES,
+        chip.topology.routes,
     )
     return Estimate(
         compute_cycles=costs.elementwise_cycles(chip, copied),

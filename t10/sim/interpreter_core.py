@@ -675,11 +675,12 @@ class CoreFunctions(InterpreterFunctions):
             tensor = exchange.collect(src, source.data, what)
             if view is not None:
                 tensor = view.gather(tensor, dst.shape, what)
+        routes = self.state.chip.topology.routes
         if view is None:
-            sent, received = exchange.relayout_traffic(src, dst)
+            traffic = exchange.relayout_exchange(src, dst, source.elem_bytes, routes)
         else:
-            move = exchange.element_move(src, dst, view)
-            sent, received = move.sent, move.received
+            move = exchange.element_move(src, dst, view, routes)
+            traffic = move.traffic(source.elem_bytes)
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))
             )
@@ -688,7 +689,6 @@ class CoreFunctions(InterpreterFunctions):
         else:
             self.state.note_overflow(what, tensor, target.data.dtype)
             target.writable()[: dst.cores] = exchange.distribute(dst, tensor)
-        traffic = Traffic.of_elements(sent, received, source.elem_bytes)
         step.add_exchange(self.state.chip, traffic)
         if target.elem_bytes != source.elem_bytes:  # rounding: an element-wise pass
             step.compute_cycles += costs.elementwise_cycles(self.state.chip, prod(target.shape))
@@ -720,7 +720,8 @@ class CoreFunctions(InterpreterFunctions):
         else:  # timing-only mode
             target.drop_values()
         traffic, copied = exchange.gather_traffic(
-            table_l, ids_l, dst, index, kind, table_buf.elem_bytes, ids_buf.elem_bytes
+            table_l, ids_l, dst, index, kind, table_buf.elem_bytes, ids_buf.elem_bytes,
+            self.state.chip.topology.routes,
         )
         step.add_exchange(self.state.chip, traffic)
         step.compute_cycles += costs.elementwise_cycles(self.state.chip, copied)

@@ -20,6 +20,7 @@ class AllToAllTopology(Topology):
     """Every core reaches every other core at the same cost."""
 
     kind: ClassVar[str] = "all-to-all"
+    routes: ClassVar[bool] = False
 
     def link_loads(self, traffic: Traffic) -> dict[str, FloatArray]:
         return {}

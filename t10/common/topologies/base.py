@@ -42,6 +42,10 @@ class Topology(ABC):
     kind: ClassVar[str]
     """The `kind` of the chip file's `topology` object."""
 
+    routes: ClassVar[bool] = True
+    """Whether the cost reads the exchange's messages (who sends how much to whom), which
+    then must be given (`Traffic.messages`), not only each core's totals."""
+
     @abstractmethod
     def link_loads(self, traffic: Traffic) -> dict[str, FloatArray]:
         """The bytes each directed link carries in the exchange `traffic`, by link class (the
