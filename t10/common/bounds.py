@@ -33,7 +33,6 @@ from math import prod
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.tensor_expr import ExprKind, TensorExpr
-from t10.common.traffic import Traffic
 
 __all__ = ["Bound", "model_bound", "operator_bound"]
 
@@ -77,7 +76,7 @@ def _bound(chip: ChipSpec, expr: TensorExpr, cores: int, split: bool) -> Bound:
     words = _received(chip, expr, points) if expr.kind is ExprKind.CONTRACTION else 0
     if split:  # an all-reduce or a rotating output receives at least one partial sum
         words = max(words, 1)
-    exchange = costs.exchange_cycles(chip, Traffic.uniform(cores, words * expr.elem_bytes))
+    exchange = costs.exchange_floor(chip, words * expr.elem_bytes)
     syncs = 2 if words else 1
     return Bound(compute, exchange, syncs * costs.sync_cycles(chip), cores)
 

@@ -35,6 +35,37 @@ class LinkClass:
         return Affine(self.cycles_per_byte)(-(-busiest // self.parallel))
 
 
+@dataclass(frozen=True)
+class Routed:
+    """An exchange as its cost reads it once routed: the most bytes one core sends or
+    receives (`busiest`), the busiest link's bytes per link class (`links`) and the longest
+    path's latency (`latency`, cycles)."""
+
+    busiest: float
+    links: dict[str, float]
+    latency: int
+
+    def cycles(self, classes: Mapping[str, LinkClass], core_cycles_per_byte: float) -> int:
+        """`Topology.exchange_cycles` of the exchange (`classes`: the topology's link
+        classes)."""
+        busiest = whole_bytes(self.busiest)
+        if busiest == 0:
+            return 0
+        ports = Affine(core_cycles_per_byte)(busiest)
+        links = max((classes[k].cycles(np.array([v])) for k, v in self.links.items()),
+                    default=0)
+        return max(ports, links) + self.latency
+
+    def scaled(self, factor: int) -> Routed:
+        """The same messages, each carrying `factor` times its bytes (exact while the bytes
+        are whole numbers below 2**53: the loads and port totals are sums of them; nothing
+        moves at factor 0, so no path's latency counts)."""
+        if factor == 0:
+            return Routed(0.0, {}, 0)
+        return Routed(self.busiest * factor, {k: v * factor for k, v in self.links.items()},
+                      self.latency)
+
+
 class Topology(ABC):
     """How the cores of a chip are connected: where each message of an exchange goes and what
     the exchange then costs."""
@@ -63,14 +94,16 @@ class Topology(ABC):
         """Cycles of the exchange `traffic`: the busiest link's or the busiest core port's time
         (whichever is longer; a core sends and receives at `core_cycles_per_byte`), plus the
         longest path's latency. Moving nothing costs 0."""
-        busiest = traffic.busiest()
-        if busiest == 0:
-            return 0
-        ports = Affine(core_cycles_per_byte)(busiest)
-        classes = self.link_classes()
-        links = max((classes[k].cycles(v) for k, v in self.link_loads(traffic).items()),
-                    default=0)
-        return max(ports, links) + self.latency_cycles(traffic)
+        return self.routed(traffic).cycles(self.link_classes(), core_cycles_per_byte)
+
+    def routed(self, traffic: Traffic) -> Routed:
+        """What `exchange_cycles` reads of the exchange `traffic` once it is routed."""
+        busiest = max(float(traffic.sent.max(initial=0.0)),
+                      float(traffic.received.max(initial=0.0)))
+        if whole_bytes(busiest) == 0:
+            return Routed(0.0, {}, 0)
+        links = {k: float(v.max(initial=0.0)) for k, v in self.link_loads(traffic).items()}
+        return Routed(busiest, links, self.latency_cycles(traffic))
 
     def messages(self, traffic: Traffic) -> Messages:
         """The exchange's messages that carry bytes, which a routing topology needs."""
