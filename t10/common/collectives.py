@@ -82,14 +82,72 @@ def group_traffic(grid: tuple[int, ...], axes: tuple[int, ...], nbytes: int) -> 
     return Traffic.of_messages(prod(grid), src, dst, np.full(len(src), nbytes))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
+def _classes(chip: ChipSpec, cores: int) -> tuple[IntArray, IntArray]:
+    """The distinct representatives of the first `cores` cores (`Topology.representatives`)
+    and each core's index among them."""
+    reps, index = np.unique(chip.topology.representatives(cores), return_inverse=True)
+    return reps, index.astype(np.int64)
+
+
+def _routed_pairs(chip: ChipSpec, cores: int, pairs: IntArray, busiest: int) -> Routed:
+    """The routed exchange of `pairs[i, j]` 1-byte messages from cores of representative i to
+    cores of representative j (`_classes`), each core sending and receiving `busiest` bytes:
+    messages between the same representatives take the same links and latency, so they are
+    routed as one carrying their bytes together."""
+    reps, _ = _classes(chip, cores)
+    links, latency = _route_classes(chip, reps.tobytes(), pairs.tobytes())
+    return Routed(float(busiest), links, latency)
+
+
+@lru_cache(maxsize=1 << 16)
+def _route_classes(chip: ChipSpec, reps: bytes, pairs: bytes) -> tuple[dict[str, float], int]:
+    """The links' loads and the latency of `_routed_pairs` (the arrays as bytes: many
+    patterns pair the same representatives alike)."""
+    ids = np.frombuffer(reps, dtype=np.int64)
+    counts = np.reshape(np.frombuffer(pairs, dtype=np.int64), (len(ids), len(ids)))
+    i, j = np.nonzero(counts)
+    routed = chip.topology.routed(Traffic.of_messages(int(ids.max()) + 1, ids[i], ids[j],
+                                                      counts[i, j]))
+    return routed.links, routed.latency
+
+
+@lru_cache(maxsize=1 << 16)
 def _shift_unit(chip: ChipSpec, grid: tuple[int, ...], ring: int, pieces: int) -> Routed:
-    return chip.topology.routed(shift_traffic(grid, ring, pieces, 1))
+    """`shift_traffic(grid, ring, pieces, 1)` routed (by representatives: `_routed_pairs`)."""
+    cores = prod(grid)
+    reps, index = _classes(chip, cores)
+    if len(reps) == cores:
+        return chip.topology.routed(shift_traffic(grid, ring, pieces, 1))
+    u = len(reps)
+    src = index[shift_sources(grid, ring, pieces)]
+    pairs: IntArray = np.reshape(np.bincount(src * u + index, minlength=u * u), (u, u))
+    return _routed_pairs(chip, cores, pairs, 1)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 16)
 def _group_unit(chip: ChipSpec, grid: tuple[int, ...], axes: tuple[int, ...]) -> Routed:
-    return chip.topology.routed(group_traffic(grid, axes, 1))
+    """`group_traffic(grid, axes, 1)` routed. Its cores·(group - 1) messages are many on a
+    large chip; by representatives (`_routed_pairs`) they are the members of each group per
+    representative, paired."""
+    cores = prod(grid)
+    members = prod(grid[a] for a in axes)
+    reps, index = _classes(chip, cores)
+    if members == 1 or len(reps) == cores:
+        return chip.topology.routed(group_traffic(grid, axes, 1))
+    u = len(reps)
+    rest = [a for a in range(len(grid)) if a not in axes]
+    coords = grid_coords(grid)
+    group = np.zeros(cores, np.int64)  # each core's group, numbered row-major over `rest`
+    if rest:
+        group = linear_ids([grid[a] for a in rest], coords[:, rest])
+    groups = cores // members
+    # members of each group per representative
+    held: IntArray = np.reshape(np.bincount(group * u + index, minlength=groups * u), (groups, u))
+    # ordered pairs of members by representatives, less each member to itself
+    pairs: IntArray = np.matmul(np.transpose(held), held)
+    pairs[np.diag_indices(u)] -= held.sum(axis=0)
+    return _routed_pairs(chip, cores, pairs, members - 1)
 
 
 def _cycles(chip: ChipSpec, unit: Routed, nbytes: int) -> int:

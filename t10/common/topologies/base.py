@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from t10.common.chip_fields import Reader, show
-from t10.common.exact import Affine
+from t10.common.exact import rate
 from t10.common.traffic import Messages, Traffic, whole_bytes
 from t10.errors import T10Error
 
@@ -32,7 +32,7 @@ class LinkClass:
         """Cycles the busiest entry of `loads` takes: ⌈⌈bytes / parallel⌉ × cycles_per_byte⌉
         (whole bytes, each link taking its whole share)."""
         busiest = whole_bytes(float(loads.max(initial=0.0)))
-        return Affine(self.cycles_per_byte)(-(-busiest // self.parallel))
+        return rate(self.cycles_per_byte)(-(-busiest // self.parallel))
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Routed:
         busiest = whole_bytes(self.busiest)
         if busiest == 0:
             return 0
-        ports = Affine(core_cycles_per_byte)(busiest)
+        ports = rate(core_cycles_per_byte)(busiest)
         links = max((classes[k].cycles(np.array([v])) for k, v in self.links.items()),
                     default=0)
         return max(ports, links) + self.latency
@@ -104,6 +104,13 @@ class Topology(ABC):
             return Routed(0.0, {}, 0)
         links = {k: float(v.max(initial=0.0)) for k, v in self.link_loads(traffic).items()}
         return Routed(busiest, links, self.latency_cycles(traffic))
+
+    def representatives(self, cores: int) -> IntArray:
+        """For each of the first `cores` cores, a core that stands for it in routing: two
+        messages whose sources have one representative, and whose destinations have one,
+        load the same links and take paths of the same latency (their core ports aside).
+        Every core stands for itself unless a topology knows better."""
+        return np.arange(cores, dtype=np.int64)
 
     def messages(self, traffic: Traffic) -> Messages:
         """The exchange's messages that carry bytes, which a routing topology needs."""
