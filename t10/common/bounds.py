@@ -16,7 +16,8 @@ cannot avoid is the one its SRAM or its core count forces. For a plan on P' <= P
   batch dims included), of which it holds at most SRAM / elem_bytes at the start; the rest it
   receives, at `elem_bytes` or more each (Ballard et al. 2012, memory-dependent form). A
   plan that splits a reduction dim receives at least one partial element (an all-reduce or
-  a rotating output);
+  a rotating output); costed at the core's port alone (`costs.exchange_floor`), which a
+  routing topology's links and latency only add to;
 - sync: one per superstep; a plan that exchanges has at least two (a shift follows a step
   that is not the last; an all-reduce adds two supersteps).
 
