@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from t10.common.chip_spec import ChipSpec
 from t10.common.exchange import grid_coords, linear_ids
-from t10.common.topologies import Routed
+from t10.common.topologies import LinkClass, Routed
 from t10.common.traffic import Traffic
 
 __all__ = [
@@ -39,10 +39,14 @@ def shift_sources(grid: tuple[int, ...], ring: int, pieces: int) -> IntArray:
     """The core each core of `grid` receives from in a `core.shift` on grid axis `ring` in
     rings of `pieces` cores: the next core of its ring (coordinate c on the ring axis receives
     from ⌊c/pieces⌋·pieces + (c+1) mod pieces, every other coordinate the same)."""
-    coords = grid_coords(grid)
-    nxt = np.copy(coords)
-    nxt[:, ring] = coords[:, ring] // pieces * pieces + (coords[:, ring] + 1) % pieces
-    return linear_ids(grid, nxt)
+    ids = np.arange(prod(grid), dtype=np.int64)
+    c = _coord(grid, ring, ids)
+    return ids + (c // pieces * pieces + (c + 1) % pieces - c) * prod(grid[ring + 1:])
+
+
+def _coord(grid: tuple[int, ...], axis: int, ids: IntArray) -> IntArray:
+    """The coordinate on grid `axis` of the cores `ids` (row-major)."""
+    return ids // prod(grid[axis + 1:]) % grid[axis]
 
 
 def shift_traffic(grid: tuple[int, ...], ring: int, pieces: int, nbytes: int) -> Traffic:
@@ -136,11 +140,11 @@ def _group_unit(chip: ChipSpec, grid: tuple[int, ...], axes: tuple[int, ...]) ->
     if members == 1 or len(reps) == cores:
         return chip.topology.routed(group_traffic(grid, axes, 1))
     u = len(reps)
-    rest = [a for a in range(len(grid)) if a not in axes]
-    coords = grid_coords(grid)
-    group = np.zeros(cores, np.int64)  # each core's group, numbered row-major over `rest`
-    if rest:
-        group = linear_ids([grid[a] for a in rest], coords[:, rest])
+    ids = np.arange(cores, dtype=np.int64)
+    group = np.zeros(cores, np.int64)  # each core's group, numbered row-major over the rest
+    for a in range(len(grid)):
+        if a not in axes:
+            group = group * grid[a] + _coord(grid, a, ids)
     groups = cores // members
     # members of each group per representative
     held: IntArray = np.reshape(np.bincount(group * u + index, minlength=groups * u), (groups, u))
@@ -150,8 +154,13 @@ def _group_unit(chip: ChipSpec, grid: tuple[int, ...], axes: tuple[int, ...]) ->
     return _routed_pairs(chip, cores, pairs, members - 1)
 
 
+@lru_cache(maxsize=64)
+def _link_classes(chip: ChipSpec) -> dict[str, LinkClass]:
+    return chip.topology.link_classes()
+
+
 def _cycles(chip: ChipSpec, unit: Routed, nbytes: int) -> int:
-    return unit.scaled(nbytes).cycles(chip.topology.link_classes(), chip.exchange_cycles_per_byte)
+    return unit.scaled(nbytes).cycles(_link_classes(chip), chip.exchange_cycles_per_byte)
 
 
 def shift_cycles(chip: ChipSpec, grid: tuple[int, ...], ring: int, pieces: int,

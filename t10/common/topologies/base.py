@@ -31,8 +31,11 @@ class LinkClass:
     def cycles(self, loads: FloatArray) -> int:
         """Cycles the busiest entry of `loads` takes: ⌈⌈bytes / parallel⌉ × cycles_per_byte⌉
         (whole bytes, each link taking its whole share)."""
-        busiest = whole_bytes(float(loads.max(initial=0.0)))
-        return rate(self.cycles_per_byte)(-(-busiest // self.parallel))
+        return self.busiest_cycles(float(loads.max(initial=0.0)))
+
+    def busiest_cycles(self, nbytes: float) -> int:
+        """`cycles` of loads whose busiest entry is `nbytes`."""
+        return rate(self.cycles_per_byte)(-(-whole_bytes(nbytes) // self.parallel))
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,7 @@ class Routed:
         if busiest == 0:
             return 0
         ports = rate(core_cycles_per_byte)(busiest)
-        links = max((classes[k].cycles(np.array([v])) for k, v in self.links.items()),
-                    default=0)
+        links = max((classes[k].busiest_cycles(v) for k, v in self.links.items()), default=0)
         return max(ports, links) + self.latency
 
     def scaled(self, factor: int) -> Routed:
