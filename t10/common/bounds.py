@@ -16,7 +16,8 @@ cannot avoid is the one its SRAM or its core count forces. For a plan on P' <= P
   batch dims included), of which it holds at most SRAM / elem_bytes at the start; the rest it
   receives, at `elem_bytes` or more each (Ballard et al. 2012, memory-dependent form). A
   plan that splits a reduction dim receives at least one partial element (an all-reduce or
-  a rotating output);
+  a rotating output); costed at the core's port alone (`costs.exchange_floor`), which a
+  routing topology's links and latency only add to;
 - sync: one per superstep; a plan that exchanges has at least two (a shift follows a step
   that is not the last; an all-reduce adds two supersteps).
 
@@ -33,7 +34,6 @@ from math import prod
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.tensor_expr import ExprKind, TensorExpr
-from t10.common.traffic import Traffic
 
 __all__ = ["Bound", "model_bound", "operator_bound"]
 
@@ -77,7 +77,7 @@ def _bound(chip: ChipSpec, expr: TensorExpr, cores: int, split: bool) -> Bound:
     words = _received(chip, expr, points) if expr.kind is ExprKind.CONTRACTION else 0
     if split:  # an all-reduce or a rotating output receives at least one partial sum
         words = max(words, 1)
-    exchange = costs.exchange_cycles(chip, Traffic.uniform(cores, words * expr.elem_bytes))
+    exchange = costs.exchange_floor(chip, words * expr.elem_bytes)
     syncs = 2 if words else 1
     return Bound(compute, exchange, syncs * costs.sync_cycles(chip), cores)
 

@@ -35,6 +35,7 @@ __all__ = [
     "exchange_rate",
     "matmul_kernel",
     "exchange_cycles",
+    "exchange_floor",
     "kernel_rows_cols",
     "matmul_cycles",
     "matmul_cycles_floor",
@@ -66,10 +67,21 @@ def elementwise_rate(chip: ChipSpec, relu_like: bool = False, ops: int = 1) -> A
 
 @lru_cache(maxsize=64)
 def exchange_rate(chip: ChipSpec) -> Affine:
-    """The cycles of a uniform exchange (every core sends and receives n bytes) for n:
-    `exchange_cycles(chip, Traffic.uniform(cores, n))`, as a rate the plan search's
-    estimator applies without building a `Traffic` (a test holds the two equal)."""
+    """The cycles of a uniform exchange (every core sends and receives n bytes) on an
+    all-to-all chip, for n: `exchange_cycles(chip, Traffic.uniform(cores, n))` there, as a
+    rate the plan search's estimator applies without building a `Traffic` (its fast path; a
+    test holds the two equal). On a chip whose topology routes messages, the exchange's cost
+    depends on who sends to whom: `t10.common.collectives` costs the shifts and all-reduces,
+    and `exchange_floor` is the bound that holds on every topology."""
     return Affine(chip.exchange_cycles_per_byte)
+
+
+def exchange_floor(chip: ChipSpec, nbytes: int) -> int:
+    """The fewest cycles any exchange on `chip` whose busiest core sends or receives `nbytes`
+    bytes takes, whoever it talks to: that core's port time, ⌈nbytes·exchange_cycles_per_byte⌉
+    (a routing topology adds its links and latency; on an all-to-all chip it is the
+    exchange's cost). For lower bounds, which cannot know the messages."""
+    return exchange_rate(chip)(_count("nbytes", nbytes))
 
 
 class MatmulKernel:
@@ -193,13 +205,15 @@ def exchange_cycles(chip: ChipSpec, traffic: Traffic) -> int:
     """Cycles of one exchange moving `traffic`: the one cost of the interconnect, which every
     exchange the simulator runs and the plan search estimates goes through.
 
-    The chip's exchange is all-to-all: every core sends and receives at once, each at
-    `exchange_cycles_per_byte`, so the exchange lasts `⌈busiest·exchange_cycles_per_byte⌉`
-    cycles, where busiest is the most bytes one core sends or receives (IPU MK2: 0.28
-    cycles/byte).  Moving nothing costs 0. Does not include the BSP sync (`sync_cycles`) that
-    ends an exchange phase.
+    The chip's topology (`chip.topology`, `Topology.exchange_cycles`) costs it: on an
+    all-to-all chip every core sends and receives at once, each at `exchange_cycles_per_byte`,
+    so the exchange lasts `⌈busiest·exchange_cycles_per_byte⌉` cycles, where busiest is the
+    most bytes one core sends or receives (IPU MK2: 0.28 cycles/byte); a mesh or a multi-chip
+    system routes the exchange's messages over its links (`traffic.messages`; without them it
+    refuses with a `T10Error`).  Moving nothing costs 0. Does not include the BSP sync
+    (`sync_cycles`) that ends an exchange phase.
     """
-    return exchange_rate(chip)(traffic.busiest())
+    return chip.topology.exchange_cycles(traffic, chip.exchange_cycles_per_byte)
 
 
 def sync_cycles(chip: ChipSpec) -> int:

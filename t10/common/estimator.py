@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
-from t10.common import costs
+from t10.common import collectives, costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.plans import OUTPUT, Estimate, Plan, epilogue_elements
 from t10.common.tensor_expr import ExprKind, TensorExpr
+from t10.common.topologies import AllToAllTopology
 
 __all__ = ["PlanEstimator", "estimate"]
 
@@ -35,6 +36,10 @@ def estimate(chip: ChipSpec, expr: TensorExpr, plan: Plan) -> Estimate:
     A fused epilogue (`TensorExpr.epilogue`) adds an element-wise kernel over the output tile,
     or over its part after a split reduction (`epilogue_elements`); it writes the output in
     place.
+    Each shift and each exchange of an all-reduce costs what `costs.exchange_cycles` charges
+    for the messages the simulator sends (`t10.common.collectives`): a routing topology's
+    links and latency, or, on an all-to-all chip, the busiest core's bytes at the exchange
+    rate (`costs.exchange_rate`, applied directly).
     Memory: every input's local buffer (rotating ones hold their window plus one incoming
     chunk; an epilogue's inputs are laid out like the output tile), the output's buffer (plus
     the accumulator when rounding), and the all-reduce's receive buffer.
@@ -64,7 +69,10 @@ class PlanEstimator:
         self.matmul = costs.matmul_kernel(chip, expr.elem_bytes)
         self.kernel_ew = costs.elementwise_rate(chip, expr.relu_like, expr.body_ops)
         self.reduce_ew = costs.elementwise_rate(chip)
+        self.chip = chip
         self.exchange = costs.exchange_rate(chip)
+        # an all-to-all chip costs an exchange by its busiest core alone (the fast path)
+        self.routes = not isinstance(chip.topology, AllToAllTopology)
         self._kernels: dict[tuple[int, ...], int] = {}
         self._kernel_floors: dict[tuple[int, ...], int] = {}
         self.epilogue: costs.Affine | None = None
@@ -102,6 +110,21 @@ class PlanEstimator:
             self._kernel_floors[key] = cycles
         return cycles
 
+    def shift(self, plan: Plan, ring: int, pieces: int, nbytes: int) -> int:
+        """Cycles of one `core.shift` of `nbytes` per core on the plan's grid, in rings of
+        `pieces` cores along grid axis `ring` (`collectives.shift_traffic`)."""
+        if not self.routes:
+            return self.exchange(nbytes)
+        return collectives.shift_cycles(self.chip, plan.factors, ring, pieces, nbytes)
+
+    def group(self, plan: Plan, axes: tuple[int, ...], nbytes: int) -> int:
+        """Cycles of a reduce-scatter's (or an all-gather's) exchange over grid `axes` of the
+        plan's grid, runs of `nbytes` (`collectives.group_traffic`)."""
+        if not self.routes:
+            members = prod(plan.factors[a] for a in axes)
+            return self.exchange((members - 1) * nbytes)
+        return collectives.group_cycles(self.chip, plan.factors, axes, nbytes)
+
     def estimate(self, plan: Plan) -> Estimate:
         factors, temporal, steps = plan.factors, plan.temporal_dim, plan.steps
         outer, outer_steps = plan.outer_dim, plan.outer_steps
@@ -123,10 +146,11 @@ class PlanEstimator:
             n = outer_steps if r.outer else steps
             chunk = local // n
             elements += chunk * (n // r.pieces + 1)
+            cycles = self.shift(plan, r.ring_dim, r.pieces, chunk * eb)
             if r.outer:
-                outer_exchange += self.exchange(chunk * eb)
+                outer_exchange += cycles
             else:
-                inner_exchange += self.exchange(chunk * eb)
+                inner_exchange += cycles
         out_tile = prod(tiles[d] for d in self.out_dims)
         out_rot = rotations.get(OUTPUT)
         out_local = out_tile
@@ -148,13 +172,18 @@ class PlanEstimator:
             group > 1 or temporal in self.red or outer in self.red
         )
         acc_bytes = self.partial_bytes if rounding else eb
+        ring = -1
         if out_rot is not None:  # its own shift, at the partial-sum width; no all-reduce
             shifts = outer_steps - 1 if out_rot.outer else total - 1
-            exchange += shifts * self.exchange(out_tile // out_steps * acc_bytes)
+            chunk_bytes = out_tile // out_steps * acc_bytes
+            exchange += shifts * self.shift(plan, out_rot.ring_dim, out_rot.pieces, chunk_bytes)
             group //= out_rot.pieces
-        if group > 1:
-            moved = (group - 1) * -(-out_tile // group)
-            exchange += 2 * self.exchange(moved * acc_bytes)
+            ring = out_rot.ring_dim
+        if group > 1:  # over the split reduction dims but the output's ring (`partial_dims`)
+            run = -(-out_tile // group)
+            moved = (group - 1) * run
+            axes = tuple(d for d in self.red if factors[d] > 1 and d != ring)
+            exchange += 2 * self.group(plan, axes, run * acc_bytes)
             compute += self.reduce_ew(moved)
             syncs += 2
             memory += moved * acc_bytes

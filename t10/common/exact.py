@@ -12,7 +12,7 @@ from fractions import Fraction
 from functools import lru_cache
 from math import lcm
 
-__all__ = ["Affine", "exact"]
+__all__ = ["Affine", "exact", "rate"]
 
 
 @lru_cache(maxsize=256)
@@ -34,3 +34,10 @@ class Affine:
 
     def __call__(self, n: int) -> int:
         return -(-(self.a * n + self.b) // self.den)
+
+
+@lru_cache(maxsize=256)
+def rate(per_unit: float) -> Affine:
+    """⌈per_unit·n⌉ as an `Affine`, built once per rate (the exchange's costs apply a few
+    rates many times)."""
+    return Affine(per_unit)

@@ -22,7 +22,6 @@ from t10.common.chip_spec import ChipSpec
 from t10.common.exchange import element_move, gather_traffic, relayout_exchange
 from t10.common.gathers import GatherKind
 from t10.common.plans import Estimate, Layout, host_layout, same_placement
-from t10.common.traffic import Traffic
 from t10.common.view_maps import View
 
 __all__ = [
@@ -40,9 +39,13 @@ __all__ = [
 def quick_cycles(
     chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: View | None = None
 ) -> int:
-    """An upper bound used while searching: every core receives its whole destination buffer
-    (nothing when the placements agree); through a view, every core also copies its whole
-    buffer into place (all it does when the view leaves every element in place)."""
+    """A quick ranking of a move used while searching (the move's estimate,
+    `transition_estimate`, is what is recorded): every core receives its whole destination
+    buffer (nothing when the placements agree), at its port's rate (`costs.exchange_floor`:
+    on an all-to-all chip an upper bound of the move's exchange; a routing chip's links and
+    hops are left out, since the messages are not known here); through a view, every core also
+    copies its whole buffer into place (all it does when the view leaves every element in
+    place)."""
     copy = 0
     if view is not None:
         copy = costs.elementwise_cycles(chip, dst.local_elements())
@@ -51,8 +54,8 @@ def quick_cycles(
             return copy + costs.sync_cycles(chip)
     elif same_placement(src, dst):
         return 0
-    received = Traffic.uniform(dst.cores, dst.local_elements() * elem_bytes)
-    return copy + costs.exchange_cycles(chip, received) + costs.sync_cycles(chip)
+    received = dst.local_elements() * elem_bytes
+    return copy + costs.exchange_floor(chip, received) + costs.sync_cycles(chip)
 
 
 def transition_estimate(
@@ -81,13 +84,14 @@ def transition_estimate(
 
 
 def gather_bound(chip: ChipSpec, dst: Layout, elem_bytes: int, spec: GatherSpec) -> int:
-    """Cycles bound used while searching: every core receives its whole buffer and the ids
-    it reads, copies its buffer into place, plus one sync."""
+    """A quick ranking of a gather used while searching (`gather_estimate` is what is
+    recorded): every core receives its whole buffer and the ids it reads at its port's rate
+    (`costs.exchange_floor`, as `quick_cycles`), copies its buffer into place, plus one sync."""
     ids = spec.kind.ids_read(dst.local_shape(), spec.ids)
     received = dst.local_elements() * elem_bytes + ids * IDS_BYTES
     return (
         costs.elementwise_cycles(chip, dst.local_elements())
-        + costs.exchange_cycles(chip, Traffic.uniform(dst.cores, received))
+        + costs.exchange_floor(chip, received)
         + costs.sync_cycles(chip)
     )
 

@@ -55,7 +55,6 @@ from t10.common.locations import Located
 from t10.common.move_costs import transition_estimate
 from t10.common.plans import Estimate, Layout, Plan, input_layouts, output_layout
 from t10.common.tensor_expr import ExprKind, TensorExpr, linalg_tensor_expr
-from t10.common.traffic import Traffic
 from t10.planning.compile_options import CostOptions, PlanOptions
 from t10.planning.operator_frontiers import check_jobs, operator_frontiers
 from t10.planning.operators import (
@@ -116,9 +115,9 @@ class FusionCosts:
         return fused.cycles + fused_in < c_est.cycles + e_est.cycles + move.cycles + apart_in
 
     def _receive(self, layout: Layout, elem_bytes: int) -> int:
-        """Exchange cycles for every core to receive its buffer of `layout`."""
-        received = Traffic.uniform(layout.cores, layout.local_elements() * elem_bytes)
-        return costs.exchange_cycles(self.chip, received)
+        """Exchange cycles for every core to receive its buffer of `layout` (its senders
+        unknown: the port time, exact on an all-to-all chip, `costs.exchange_floor`)."""
+        return costs.exchange_floor(self.chip, layout.local_elements() * elem_bytes)
 
 
 def candidate_reader(op: Operation) -> GenericOp | None:

@@ -43,7 +43,6 @@ from t10.common.plans import (
     same_placement,
 )
 from t10.common.tensor_expr import Access, TensorExpr
-from t10.common.traffic import Traffic
 from t10.common.view_maps import View
 from t10.errors import DoesNotFit
 from t10.planning.layout_transitions import aligned_plan, gather_moves, summed
@@ -166,8 +165,7 @@ def move_floor(chip: ChipSpec, src: Layout, dst: Layout, elem_bytes: int, view: 
     sent = (prod(src.tile) * dst_copies - src_copies * dst.local_elements()) / src_copies
     missing = prod(src.shape) * (dst_copies - src_copies) / src.cores
     most = int(max(received, sent, missing, 0) * elem_bytes)
-    busiest = Traffic.uniform(max(src.cores, dst.cores), most)
-    return sync + costs.exchange_cycles(chip, busiest)
+    return sync + costs.exchange_floor(chip, most)
 
 
 def _copies(layout: Layout) -> int:

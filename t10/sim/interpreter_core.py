@@ -18,7 +18,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, re
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
-from t10.common import costs, exchange
+from t10.common import collectives, costs, exchange
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.locations import naming_node
 from t10.common.plans import Layout, kernel_cycles
@@ -29,7 +29,6 @@ from t10.common.tensor_expr import (
     element_bytes,
     tensor_expr_of,
 )
-from t10.common.traffic import Traffic
 from t10.errors import T10Error
 from t10.sim.sim_impl import sim_impl
 from t10.sim.state import (
@@ -575,11 +574,8 @@ class CoreFunctions(InterpreterFunctions):
         what = f"core.shift of '{buffer.label}'"
         buffer.check_readable(what, cores)
         dim, size = op.dim.value.data, op.size.value.data
-        coords = exchange.grid_coords(grid)
         ring, pieces = op.ring.value.data, op.pieces.value.data
-        nxt = coords.copy()
-        nxt[:, ring] = coords[:, ring] // pieces * pieces + (coords[:, ring] + 1) % pieces
-        source = exchange.linear_ids(grid, nxt)
+        source = collectives.shift_sources(grid, ring, pieces)
         send_at = Slice(buffer, (Cut(dim, per_core(send, cores)[source], size),), cores)
         recv = per_core(recv, cores)
         recv_at = Slice(buffer, (Cut(dim, recv, size),), cores)
@@ -593,7 +589,7 @@ class CoreFunctions(InterpreterFunctions):
             ]
             recv_at.write(np.moveaxis(slabs, 1, dim + 1))
         moved = buffer.bytes_per_core // buffer.shape[dim] * size
-        step.add_exchange(self.state.chip, Traffic.uniform(cores, moved))
+        step.add_exchange(self.state.chip, collectives.shift_traffic(grid, ring, pieces, moved))
         step.use_cores(cores)
         return ()
 
@@ -630,14 +626,15 @@ class CoreFunctions(InterpreterFunctions):
         step.use_cores(cores)
         if group == 1:
             return ()
-        part = (group - 1) * run_length(grid, axes, buffer.shape)
-        moved = part * buffer.elem_bytes
-        self.state.transient(f"the receive buffer of {what}", cores, moved)
+        run = run_length(grid, axes, buffer.shape)
+        part = (group - 1) * run
+        self.state.transient(f"the receive buffer of {what}", cores, part * buffer.elem_bytes)
         chip = self.state.chip
-        step.add_exchange(chip, Traffic.uniform(cores, moved))
+        traffic = collectives.group_traffic(grid, axes, run * buffer.elem_bytes)
+        step.add_exchange(chip, traffic)  # the reduce-scatter
         step.compute_cycles += costs.elementwise_cycles(chip, part)
         if op.scatter is None:  # the all-gather, in a superstep of its own
-            step.add_exchange(chip, Traffic.uniform(cores, moved))
+            step.add_exchange(chip, traffic)
             step.extra_syncs += 1
         return ()
 
@@ -657,8 +654,9 @@ class CoreFunctions(InterpreterFunctions):
                 run_of_rank = slice(rank * run, (rank + 1) * run)
                 flat[:, run_of_rank] = flat[exchange.linear_ids(grid, source), run_of_rank]
         step.use_cores(cores)
-        moved = (len(members) - 1) * run * buffer.elem_bytes
-        step.add_exchange(self.state.chip, Traffic.uniform(cores, moved))
+        step.add_exchange(
+            self.state.chip, collectives.group_traffic(grid, axes, run * buffer.elem_bytes)
+        )
         return ()
 
     @sim_impl(core.RelayoutOp)

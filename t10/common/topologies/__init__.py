@@ -13,7 +13,7 @@ from __future__ import annotations
 from t10.common.chip_fields import Reader
 from t10.common.topologies import all_to_all, mesh, multi_chip
 from t10.common.topologies.all_to_all import AllToAllTopology
-from t10.common.topologies.base import LinkClass, Parser, Topology, parse_kind
+from t10.common.topologies.base import LinkClass, Parser, Routed, Topology, parse_kind
 from t10.common.topologies.mesh import DIRECTIONS, MeshTopology
 from t10.common.topologies.multi_chip import ARRANGEMENTS, MultiChipTopology
 
@@ -24,6 +24,7 @@ __all__ = [
     "LinkClass",
     "MeshTopology",
     "MultiChipTopology",
+    "Routed",
     "Topology",
     "parse_topology",
 ]

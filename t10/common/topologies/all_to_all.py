@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from t10.common.chip_fields import Reader
 from t10.common.topologies.base import FloatArray, IntArray, LinkClass, Topology
 from t10.common.traffic import Traffic
@@ -30,6 +32,10 @@ class AllToAllTopology(Topology):
 
     def latency_cycles(self, traffic: Traffic) -> int:
         return 0
+
+    def representatives(self, cores: int) -> IntArray:
+        """No links: core 0 stands for every core."""
+        return np.zeros(cores, dtype=np.int64)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind}

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from t10.common.chip_fields import Reader, show
-from t10.common.exact import Affine
+from t10.common.exact import rate
 from t10.common.traffic import Messages, Traffic, whole_bytes
 from t10.errors import T10Error
 
@@ -31,8 +31,41 @@ class LinkClass:
     def cycles(self, loads: FloatArray) -> int:
         """Cycles the busiest entry of `loads` takes: ⌈⌈bytes / parallel⌉ × cycles_per_byte⌉
         (whole bytes, each link taking its whole share)."""
-        busiest = whole_bytes(float(loads.max(initial=0.0)))
-        return Affine(self.cycles_per_byte)(-(-busiest // self.parallel))
+        return self.busiest_cycles(float(loads.max(initial=0.0)))
+
+    def busiest_cycles(self, nbytes: float) -> int:
+        """`cycles` of loads whose busiest entry is `nbytes`."""
+        return rate(self.cycles_per_byte)(-(-whole_bytes(nbytes) // self.parallel))
+
+
+@dataclass(frozen=True)
+class Routed:
+    """An exchange as its cost reads it once routed: the most bytes one core sends or
+    receives (`busiest`), the busiest link's bytes per link class (`links`) and the longest
+    path's latency (`latency`, cycles)."""
+
+    busiest: float
+    links: dict[str, float]
+    latency: int
+
+    def cycles(self, classes: Mapping[str, LinkClass], core_cycles_per_byte: float) -> int:
+        """`Topology.exchange_cycles` of the exchange (`classes`: the topology's link
+        classes)."""
+        busiest = whole_bytes(self.busiest)
+        if busiest == 0:
+            return 0
+        ports = rate(core_cycles_per_byte)(busiest)
+        links = max((classes[k].busiest_cycles(v) for k, v in self.links.items()), default=0)
+        return max(ports, links) + self.latency
+
+    def scaled(self, factor: int) -> Routed:
+        """The same messages, each carrying `factor` times its bytes (exact while the bytes
+        are whole numbers below 2**53: the loads and port totals are sums of them; nothing
+        moves at factor 0, so no path's latency counts)."""
+        if factor == 0:
+            return Routed(0.0, {}, 0)
+        return Routed(self.busiest * factor, {k: v * factor for k, v in self.links.items()},
+                      self.latency)
 
 
 class Topology(ABC):
@@ -67,14 +100,23 @@ class Topology(ABC):
         """Cycles of the exchange `traffic`: the busiest link's or the busiest core port's time
         (whichever is longer; a core sends and receives at `core_cycles_per_byte`), plus the
         longest path's latency. Moving nothing costs 0."""
-        busiest = traffic.busiest()
-        if busiest == 0:
-            return 0
-        ports = Affine(core_cycles_per_byte)(busiest)
-        classes = self.link_classes()
-        links = max((classes[k].cycles(v) for k, v in self.link_loads(traffic).items()),
-                    default=0)
-        return max(ports, links) + self.latency_cycles(traffic)
+        return self.routed(traffic).cycles(self.link_classes(), core_cycles_per_byte)
+
+    def routed(self, traffic: Traffic) -> Routed:
+        """What `exchange_cycles` reads of the exchange `traffic` once it is routed."""
+        busiest = max(float(traffic.sent.max(initial=0.0)),
+                      float(traffic.received.max(initial=0.0)))
+        if whole_bytes(busiest) == 0:
+            return Routed(0.0, {}, 0)
+        links = {k: float(v.max(initial=0.0)) for k, v in self.link_loads(traffic).items()}
+        return Routed(busiest, links, self.latency_cycles(traffic))
+
+    def representatives(self, cores: int) -> IntArray:
+        """For each of the first `cores` cores, a core that stands for it in routing: two
+        messages whose sources have one representative, and whose destinations have one,
+        load the same links and take paths of the same latency (their core ports aside).
+        Every core stands for itself unless a topology knows better."""
+        return np.arange(cores, dtype=np.int64)
 
     def messages(self, traffic: Traffic) -> Messages:
         """The exchange's messages that carry bytes, which a routing topology needs."""

@@ -115,6 +115,14 @@ class MultiChipTopology(Topology):
         return max(self.inner.path_latency(s[inside], d[inside]),
                    Affine(self.link_latency_cycles)(int(hops.max(initial=0))))
 
+    def representatives(self, cores: int) -> IntArray:
+        """Chips of the all-to-all kind: a chip's first core stands for all its cores (no
+        on-chip links, and the on-chip legs of a message between chips are not routed)."""
+        ids = np.arange(cores, dtype=np.int64)
+        if isinstance(self.inner, AllToAllTopology):
+            return ids // self.cores_per_chip * self.cores_per_chip
+        return ids
+
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
