@@ -277,6 +277,9 @@ def run_model(
     simulates cycles and SRAM without values (the same report, no outputs; the inputs matter
     only as a gather's ids), so it cannot `check`. The `observer` is told the stages:
     `"import"`, each pass, `"simulate"` and, with `check`, `"check"`."""
+    if check is not None and not isinstance(check, Tolerance):  # untyped callers
+        raise T10Error(f"check must be a Tolerance (check_tolerance(precision) gives the "
+                       f"default one) or None, not {type(check).__name__} {check!r}")
     if timing_only and check is not None:
         raise T10Error("a timing-only simulation computes no values to check")
     start = time.perf_counter()

@@ -151,6 +151,13 @@ def test_run_model_refuses_inputs_that_are_not_the_models(
     _raises(lambda: run_model(path, CompileOptions(chip=CHIP), inputs=inputs), *words)
 
 
+@pytest.mark.parametrize("check", [True, 1e-5, "fp32"])
+def test_run_model_refuses_a_check_that_is_not_a_tolerance(tmp_path: Path, check: object) -> None:
+    path = _saved(tmp_path, _relu())
+    _raises(lambda: run_model(path, CompileOptions(chip=CHIP), check=check),  # type: ignore[arg-type]
+            "check must be a Tolerance", "check_tolerance", repr(check))
+
+
 @pytest.mark.parametrize(
     ("value", "words"),
     [
