@@ -20,10 +20,14 @@ from t10.errors import T10Error
 
 
 def test_builtin_names() -> None:
-    assert builtin_chip_names() == ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wormhole-n150"]
+    assert builtin_chip_names() == [
+        "ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wafer-48x48", "wormhole-n150"
+    ]
 
 
-@pytest.mark.parametrize("name", ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wormhole-n150"])
+@pytest.mark.parametrize(
+    "name", ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wafer-48x48", "wormhole-n150"]
+)
 def test_every_builtin_loads_and_roundtrips(name: str) -> None:
     chip = load_chip(name)
     assert isinstance(chip, ChipSpec)
@@ -88,6 +92,13 @@ def test_wormhole_n150_is_a_torus() -> None:
     assert (c.cores, c.sram_bytes_per_core, c.clock_hz) == (72, 1464 * 1024, 1e9)
     assert c.topology == MeshTopology(9, 8, 1 / 32, 9, wrap=True)  # 32 bytes a cycle a link
     assert c.exchange_cycles_per_byte == 1 / 64  # two NoCs of 32 bytes a cycle each
+
+
+def test_wafer_is_a_48x48_mesh_of_48_kib_cores() -> None:
+    c = load_chip("wafer-48x48")
+    assert (c.cores, c.sram_bytes_per_core, c.clock_hz) == (2304, 48 * 1024, 1.1e9)
+    # 220 Pb/s over 850,000 cores x 8 directed links, at 1.1 GHz: 3.68 bytes a cycle a link
+    assert c.topology == MeshTopology(48, 48, 0.272, 1, wrap=False)
 
 
 def test_peak_flops_unknown_precision() -> None:

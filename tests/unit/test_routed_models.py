@@ -29,3 +29,11 @@ def test_routed_estimates_equal_the_simulation_and_outputs_match(chip: str, name
     assert run.check is not None and run.check.passed, run.check
     assert_consistent(run.report, chip)
 
+
+
+def test_the_wafer_patch_runs_a_model() -> None:
+    # 2,304 cores on a 48x48 mesh: one small model (each plan's rings and groups routed)
+    run = run_model(MODELS["example:mlp"](), CompileOptions(chip="wafer-48x48"),
+                    check=check_tolerance("fp32"))
+    assert run.check is not None and run.check.passed, run.check
+    assert_consistent(run.report, "wafer-48x48")
