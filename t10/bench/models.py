@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import onnx
 from xdsl.utils.exceptions import DiagnosticException
 
-from t10.common.chip_spec import load_chip
+from t10.common.chip_spec import chip_parameter, load_chip, variant_changes
 from t10.driver import DEFAULTS, CompileOptions, run_model
 from t10.errors import DoesNotFit, T10Error
 from t10.examples import zoo
@@ -124,7 +124,10 @@ def run_case(case: Case) -> dict[str, Any]:
     """Compile and simulate one case (timing only). A `T10Error` (the model does not fit, an
     unsupported size) is the result's `status` and `error`, not an exception."""
     result: dict[str, Any] = asdict(case)
-    result["sram_bytes_per_core"] = load_chip(case.chip).sram_bytes_per_core
+    chip = load_chip(case.chip)
+    result["sram_bytes_per_core"] = chip.sram_bytes_per_core
+    result["varied"] = {path: chip_parameter(chip, path)
+                        for path, _ in variant_changes(case.chip)[1]}
     try:
         options = replace(PLANNER_CONFIGS[case.planner], chip=case.chip, precision=case.precision)
         run = run_model(_model(case), options, timing_only=True)
@@ -175,6 +178,9 @@ class Sweep:
     max_batch: int = MAX_BATCH
     configs: Mapping[str, zoo.ZooConfig] = field(default_factory=dict)
     """Per model, a configuration replacing the published one (tests)."""
+    vary: str | None = None
+    """The chip parameter whose values the chips are variants of (`chips` are then
+    `BASE[vary=VALUE]`, `t10.common.chip_spec.vary_chip`)."""
 
     def cases(self, model: str, chip: str, batch: int) -> list[Case]:
         seq = zoo.get(model).default_seq if self.seq is None else self.seq
@@ -196,10 +202,13 @@ def make_sweep(
     max_batch: int = MAX_BATCH,
     quick: bool = False,
     configs: Mapping[str, zoo.ZooConfig] | None = None,
+    vary: tuple[str, Sequence[str]] | None = None,
 ) -> Sweep:
     """A checked sweep: every name known, every size valid (a `T10Error` otherwise).
     `None` means the default: every zoo model at `DEFAULT_LAYERS`, doubling batches, every
-    available planner configuration; `quick` replaces the defaults with `QUICK`."""
+    available planner configuration; `quick` replaces the defaults with `QUICK`. `vary`,
+    (a chip parameter's dotted path, its values): the chips are the variants of each of
+    `chips` with the parameter at each value (`BASE[path=value]`) instead."""
     if quick:
         models = models or QUICK["models"]
         layers = layers or QUICK["layers"]
@@ -215,6 +224,9 @@ def make_sweep(
     if REFERENCE not in planners:
         raise T10Error(f"the planners must include '{REFERENCE}', whose speedups the table "
                        "shows")
+    if vary is not None:
+        path, values = vary
+        chips = [f"{chip}[{path}={value}]" for chip in chips for value in values]
     for chip in chips:
         load_chip(chip)
     if batches is not None and (not batches or min(batches) < 1):
@@ -226,7 +238,8 @@ def make_sweep(
     for m in models:  # sizes checked on the graph alone (no weights made)
         zoo.get(m).build_shapes_only(1, seq, per_model[m], config=configs.get(m))
     return Sweep(models, per_model, None if batches is None else tuple(sorted(set(batches))),
-                 tuple(dict.fromkeys(chips)), planners, precision, seq, max_batch, configs)
+                 tuple(dict.fromkeys(chips)), planners, precision, seq, max_batch, configs,
+                 None if vary is None else vary[0])
 
 
 class Executor(Protocol):

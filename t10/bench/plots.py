@@ -5,7 +5,9 @@ layers, batch, chip), top down in the table's order:
   is none, why); when no row has one, a line saying so;
 - memory.png: each planner's peak SRAM per core against the row's chip's SRAM per core; where
   a planner does not fit, what it would need (hatched), or why there is nothing to draw;
-- breakdown.png: where each planner's cycles go, one panel per planner.
+- breakdown.png: where each planner's cycles go, one panel per planner;
+- vary.png (a sweep over a chip parameter, `--vary`): each planner's total cycles against
+  the parameter's value, one panel per model, batch and base chip; × where it does not fit.
 
 A planner has one colour in every plot, whatever the order of `--planners`
 (`planner_colour`). The figures are `t10.outputs.figures`': its text sizes and resolution,
@@ -23,9 +25,10 @@ from t10.bench.models import PLANNER_CONFIGS, REFERENCE
 from t10.bench.table import SHARES
 from t10.outputs.figures import MAX_WIDTH, PHASE_COLOURS, TEXT_PT, log_ticks, message, plot
 
-__all__ = ["PLOTS", "planner_colour", "write_plots"]
+__all__ = ["PLOTS", "VARY_PLOT", "planner_colour", "write_plots", "write_vary_plot"]
 
 PLOTS = ("speedup.png", "memory.png", "breakdown.png")
+VARY_PLOT = "vary.png"
 
 PALETTE = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d",
            "#666666")
@@ -70,6 +73,49 @@ def write_plots(rows: Sequence[Row], planners: Sequence[str], out: Path) -> None
          _drawing(_memory, rows, planners, labels))
     plot(out / "breakdown.png", min(MAX_WIDTH, 3 + 1.6 * len(planners)), _height(len(rows), 1),
          _drawing(_breakdown, rows, planners, labels))
+
+
+PANEL = 2.4
+"""Inches of a panel's height in vary.png."""
+
+
+def write_vary_plot(rows: Sequence[Row], planners: Sequence[str], parameter: str,
+                    out: Path) -> None:
+    """vary.png (the module docstring) into the directory `out`."""
+    panels: dict[str, list[Row]] = {}
+    for r in rows:
+        base = r["chip"].rpartition("[")[0]
+        panels.setdefault(f"{_label(r, False)}, {base}", []).append(r)
+    plot(out / VARY_PLOT, WIDTH, FRAME + PANEL * len(panels),
+         lambda fig: _vary(fig, panels, planners, parameter))
+
+
+def _vary(fig: Any, panels: Mapping[str, Sequence[Row]], planners: Sequence[str],
+          parameter: str) -> None:
+    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+    for ax, (title, rows) in zip(axes, panels.items(), strict=True):
+        values = [r["varied"][parameter] for r in rows]
+        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+        xs = values if numeric else list(range(len(values)))
+        for p in planners:
+            colour = planner_colour(p)
+            fit = [(x, r["cycles"][p]) for x, r in zip(xs, rows, strict=True)
+                   if r["status"].get(p) == "ok"]
+            ax.plot([x for x, _ in fit], [c for _, c in fit], "o-", color=colour, label=p)
+            unfit = [x for x, r in zip(xs, rows, strict=True)
+                     if r["status"].get(p) not in (None, "ok")]
+            ax.plot(unfit, [0.04] * len(unfit), "x", color=colour, markersize=8,
+                    markeredgewidth=2, linestyle="none", transform=ax.get_xaxis_transform())
+        if not numeric:
+            ax.set_xticks(xs, [str(v) for v in values])
+        ax.set_ylim(bottom=0)
+        ax.set_title(title)
+        ax.set_ylabel("cycles")
+        ax.yaxis.set_major_formatter("{x:,.0f}")
+    axes[-1].set_xlabel(f"{parameter} (×: does not fit)")
+    fig.suptitle(f"total cycles against the chip's {parameter}")
+    fig.legend(handles=[_patch(p, planner_colour(p)) for p in planners],
+               loc="outside lower center", ncols=min(len(planners), 4))
 
 
 Painter = Callable[[Any, Sequence[Row], Sequence[str], list[str]], None]

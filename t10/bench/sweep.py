@@ -11,16 +11,21 @@ from pathlib import Path
 from typing import IO, Any
 
 from t10.bench.models import Progress, SerialExecutor, Sweep, run_sweep
-from t10.bench.plots import PLOTS, write_plots
+from t10.bench.plots import PLOTS, VARY_PLOT, write_plots, write_vary_plot
 from t10.bench.ray import RayExecutor, require
 from t10.bench.table import format_markdown, make_rows, to_json
 from t10.common.files import write_text
 from t10.errors import T10Error
 
-__all__ = ["FILES", "run_and_write"]
+__all__ = ["FILES", "files", "run_and_write"]
 
 FILES = ("bench.json", "bench.md", *PLOTS)
-"""What `run_and_write` writes."""
+"""What `run_and_write` writes (and `VARY_PLOT` for a sweep over a chip parameter)."""
+
+
+def files(sweep: Sweep) -> tuple[str, ...]:
+    """The files `run_and_write` writes for `sweep`."""
+    return FILES if sweep.vary is None else (*FILES, VARY_PLOT)
 
 
 def run_and_write(
@@ -52,6 +57,8 @@ def run_and_write(
     write_text(out / "bench.json", to_json(cases, settings), "the table")
     write_text(out / "bench.md", markdown + "\n", "the table")
     write_plots(rows, sweep.planners, out)
+    if sweep.vary is not None:
+        write_vary_plot(rows, sweep.planners, sweep.vary, out)
     return markdown
 
 

@@ -81,6 +81,7 @@ def make_rows(cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "needed_sram_bytes_per_core": {p: c.get("needed_sram_bytes_per_core")
                                            for p, c in by.items()},
             "sram_bytes_per_core": members[0]["sram_bytes_per_core"],
+            "varied": members[0].get("varied", {}),
             "speedup": {p: c["cycles"] / t10 if t10 and c["status"] == "ok" else None
                         for p, c in by.items() if p != REFERENCE},
             "t10_over_bound": t10 / bound if t10 and bound else None,
@@ -130,6 +131,12 @@ def _ratio(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}×"
 
 
+def _value(x: Any) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else str(x)
+
+
 def _kb(x: int | None) -> str:
     return "-" if x is None else f"{x / 1000:,.1f}"
 
@@ -140,7 +147,8 @@ def format_markdown(
     """The table, then one line per baseline: t10's geometric-mean speedup and the rows
     where only one of the two fits."""
     baselines = [p for p in planners if p != REFERENCE]
-    header = ["model", "layers", "batch", "seq", "chip"]
+    varied = list(dict.fromkeys(path for row in rows for path in row.get("varied", {})))
+    header = ["model", "layers", "batch", "seq", "chip", *varied]
     header += [f"{p} cycles" for p in planners]
     header += [f"{REFERENCE} speedup over {b}" for b in baselines]
     header += [f"{REFERENCE} ÷ bound"]
@@ -154,6 +162,7 @@ def format_markdown(
     for row in rows:
         share = row["shares"].get(REFERENCE)
         cells = [str(row[k]) for k in ROW_KEYS]
+        cells += [_value(row.get("varied", {}).get(path)) for path in varied]
         cells += [_cycles(row, p) for p in planners]
         cells += [_ratio(row["speedup"].get(b)) for b in baselines]
         cells += [_ratio(row["t10_over_bound"])]

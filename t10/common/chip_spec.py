@@ -34,7 +34,10 @@ __all__ = [
     "MatmulCosts",
     "builtin_chip_names",
     "chip_from_dict",
+    "chip_parameter",
     "load_chip",
+    "variant_changes",
+    "vary_chip",
 ]
 
 #: Precisions a chip may list under `flops_per_cycle_per_core`.
@@ -360,8 +363,73 @@ def _parse_text(text: str, source: str) -> ChipSpec:
     return chip_from_dict(obj, source)
 
 
+def _parameters(obj: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
+    """The dotted paths of the leaves of a chip's JSON object `obj` (not its name)."""
+    for key, value in obj.items():
+        if isinstance(value, Mapping):
+            yield from _parameters(cast("Mapping[str, Any]", value), f"{prefix}{key}.")
+        elif f"{prefix}{key}" not in ("name", "description"):
+            yield f"{prefix}{key}"
+
+
+def chip_parameter(chip: ChipSpec, path: str) -> Any:
+    """The value of the parameter at the dotted `path` of `chip`'s JSON object
+    (`topology.rows`), or a `T10Error` naming the parameters there are."""
+    obj = chip.to_dict()
+    if path not in _parameters(obj):
+        raise T10Error(f"chip '{chip.name}' has no parameter '{path}': choose from "
+                       f"{', '.join(_parameters(obj))}")
+    value: Any = obj
+    for key in path.split("."):
+        value = value[key]
+    return value
+
+
+def vary_chip(chip: ChipSpec, path: str, value: str, name: str | None = None) -> ChipSpec:
+    """`chip` with the parameter at the dotted `path` set to `value` (JSON text; a string
+    parameter's value as it is), named `name` (default `chip[path=value]`): its JSON object
+    edited and read back by `chip_from_dict`, so the variant is checked as a chip file is."""
+    name = name or f"{chip.name}[{path}={value}]"
+    old = chip_parameter(chip, path)
+    new: Any = value
+    if not isinstance(old, str):
+        try:
+            new = json.loads(value)
+        except ValueError:
+            new = None
+        if not isinstance(new, int | float | bool) or isinstance(new, bool) != isinstance(
+                old, bool):
+            kind = "true or false" if isinstance(old, bool) else "a number"
+            raise T10Error(f"chip variant '{name}': the value '{value}' of {path} is not "
+                           f"{kind}")
+    obj = chip.to_dict()
+    where: dict[str, Any] = obj
+    *inner, last = path.split(".")
+    for key in inner:
+        where = where[key]
+    where[last] = new
+    obj["name"] = name
+    return chip_from_dict(obj, name)
+
+
+def variant_changes(name: str) -> tuple[str, list[tuple[str, str]]]:
+    """The base chip and the (path, value) changes of a variant's name
+    `BASE[PATH=VALUE]...` (no changes: not a variant's name)."""
+    changes: list[tuple[str, str]] = []
+    while name.endswith("]") and "[" in name:
+        base, _, change = name[:-1].rpartition("[")
+        path, eq, value = change.partition("=")
+        if not (base and eq and path and value):
+            raise T10Error(f"chip variant '{name}': expected BASE[PARAMETER=VALUE], e.g. "
+                           "ipu-mk2[sram_bytes_per_core=262144]")
+        changes.insert(0, (path, value))
+        name = base
+    return name, changes
+
+
 def load_chip(name_or_path: str | Path) -> ChipSpec:
-    """Load a chip: a built-in name (see `builtin_chip_names()`) or a path to a JSON file."""
+    """Load a chip: a built-in name (see `builtin_chip_names()`), a path to a JSON file, or a
+    variant of either, `BASE[PATH=VALUE]` (`vary_chip`)."""
     arg = str(name_or_path)
     if not isinstance(name_or_path, Path) and arg in builtin_chip_names():
         text = _chips_dir().joinpath(f"{arg}.json").read_text(encoding="utf-8")
@@ -376,6 +444,13 @@ def load_chip(name_or_path: str | Path) -> ChipSpec:
         except (OSError, UnicodeDecodeError) as e:
             raise T10Error(f"chip file '{arg}': cannot be read: {e}") from None
         return _parse_text(text, arg)
+    base, changes = variant_changes(arg) if not isinstance(name_or_path, Path) else (arg, [])
+    if changes:
+        chip = load_chip(base)
+        for i, (key, value) in enumerate(changes):
+            done = base + "".join(f"[{k}={v}]" for k, v in changes[: i + 1])
+            chip = vary_chip(chip, key, value, done)
+        return chip
     if path.exists():
         raise T10Error(f"chip file '{arg}' is not a file")
     if looks_like_path:

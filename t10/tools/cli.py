@@ -15,8 +15,8 @@ t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partial
 t10 explain MODEL.onnx --op NAME [--chip ...] [--planner ...] [--precision ...]
                        [--plot | -o FILE.png]
 t10 bench [--models M,...] [--layers N] [--seq N] [--batches B,...] [--max-batch N]
-          [--chips C,...] [--planners P,...] [--precision fp32|fp16] [--out DIR] [--quick]
-          [--address ADDRESS | --serial]
+          [--chips C,...] [--vary PARAMETER=VALUE,...] [--planners P,...]
+          [--precision fp32|fp16] [--out DIR] [--quick] [--address ADDRESS | --serial]
 t10 bench-matmuls [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
              -o FILE.onnx
@@ -45,7 +45,7 @@ from typing import IO, Any, NoReturn
 from xdsl.utils.exceptions import DiagnosticException
 
 from t10.bench import matmuls, models
-from t10.bench.sweep import FILES, run_and_write
+from t10.bench.sweep import FILES, files, run_and_write
 from t10.common.chip_spec import builtin_chip_names, load_chip
 from t10.common.files import check_output_path, output_file, output_paths_problem, write_text
 from t10.common.tensor_expr import PRECISIONS
@@ -264,7 +264,7 @@ def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
     sweep = models.make_sweep(**_flags(args, signature(models.make_sweep).parameters))
     print(run_and_write(sweep, Path(args.out), args.address, args.serial, quiet=args.quiet),
           file=out)
-    print(f"\nwrote {', '.join(str(Path(args.out) / f) for f in FILES)}", file=out)
+    print(f"\nwrote {', '.join(str(Path(args.out) / f) for f in files(sweep))}", file=out)
     return 0
 
 
@@ -431,6 +431,15 @@ def _chips(text: str) -> list[str]:
     return chips
 
 
+def _vary(text: str) -> tuple[str, list[str]]:
+    path, eq, values = text.partition("=")
+    given = [v.strip() for v in values.split(",")]
+    if not (eq and path.strip() and all(given)):
+        raise argparse.ArgumentTypeError(f"expected PARAMETER=VALUE,... (e.g. "
+                                         f"sram_bytes_per_core=262144,393216), got '{text}'")
+    return path.strip(), list(dict.fromkeys(given))
+
+
 def _tolerance_defaults(field: str) -> str:
     """The defaults of one tolerance `field`, as `check_tolerance` gives them."""
     fp32, fp16, partials = (
@@ -458,7 +467,12 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-batch", type=_positive, default=models.MAX_BATCH, metavar="N",
                    help=f"where the default batches stop (default {models.MAX_BATCH})")
     p.add_argument("--chips", type=_chips, default=[DEFAULTS.chip], metavar="C,...",
-                   help=f"built-in chip names or chip JSON files (default {DEFAULTS.chip})")
+                   help=f"built-in chip names or chip JSON files (default {DEFAULTS.chip}); "
+                        "a variant of one is BASE[PARAMETER=VALUE]")
+    p.add_argument("--vary", type=_vary, metavar="PARAMETER=VALUE,...",
+                   help="run variants of each chip with one parameter of its JSON (a dotted "
+                        "path: sram_bytes_per_core, topology.link_cycles_per_byte) at each "
+                        "value instead; adds vary.png")
     p.add_argument("--planners", type=_names(tuple(models.PLANNER_CONFIGS),
                                              "planner configuration"), metavar="P,...",
                    help="planner configurations, t10 among them (default: all: "
