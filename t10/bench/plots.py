@@ -97,17 +97,22 @@ def _vary(fig: Any, panels: Mapping[str, Sequence[Row]], planners: Sequence[str]
         values = [r["varied"][parameter] for r in rows]
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
         xs = values if numeric else list(range(len(values)))
-        for p in planners:
-            colour = planner_colour(p)
+        for j, p in enumerate(planners):
+            # each planner's marks smaller and higher than the last: equal ones stay visible
+            colour, size = planner_colour(p), max(3.0, 8.0 - 2.5 * j)
             fit = [(x, r["cycles"][p]) for x, r in zip(xs, rows, strict=True)
                    if r["status"].get(p) == "ok"]
-            ax.plot([x for x, _ in fit], [c for _, c in fit], "o-", color=colour, label=p)
+            ax.plot([x for x, _ in fit], [c for _, c in fit], "o-", color=colour,
+                    markersize=size)
             unfit = [x for x, r in zip(xs, rows, strict=True)
                      if r["status"].get(p) not in (None, "ok")]
-            ax.plot(unfit, [0.04] * len(unfit), "x", color=colour, markersize=8,
-                    markeredgewidth=2, linestyle="none", transform=ax.get_xaxis_transform())
+            ax.plot(unfit, [0.05 + 0.07 * j] * len(unfit), "x", color=colour,
+                    markersize=size + 1, markeredgewidth=2, linestyle="none",
+                    transform=ax.get_xaxis_transform())
         if not numeric:
             ax.set_xticks(xs, [str(v) for v in values])
+        else:
+            ax.xaxis.set_major_formatter("{x:,g}")
         ax.set_ylim(bottom=0)
         ax.set_title(title)
         ax.set_ylabel("cycles")
