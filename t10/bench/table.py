@@ -180,7 +180,7 @@ def format_markdown(
             + (f", {REFERENCE} does not fit in {s.rows_only_baseline_fits} rows where "
                f"{s.baseline} fits" if s.rows_only_baseline_fits else "")
         )
-    capacity = sorted({(r["chip"], r["sram_bytes_per_core"]) for r in rows})
+    capacity = dict.fromkeys((r["chip"], r["sram_bytes_per_core"]) for r in rows)  # in order
     lines.append(
         f"- simulated cycles, timing only, {precision} storage; peak SRAM against "
         + ", ".join(f"{chip}'s {sram / 1000:,.1f} KB per core" for chip, sram in capacity)

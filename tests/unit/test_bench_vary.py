@@ -138,6 +138,8 @@ def test_a_sweep_over_sram_runs_every_variant(tmp_path: Path) -> None:
     header = text.splitlines()[0]
     assert header.startswith("| model | layers | batch | seq | chip | sram_bytes_per_core | ")
     assert "| test-16[sram_bytes_per_core=65536] | 65,536 | does not fit" in text
+    assert ("peak SRAM against test-16[sram_bytes_per_core=65536]'s 65.5 KB per core, "
+            "test-16[sram_bytes_per_core=262144]'s 262.1 KB per core;") in text  # in order
     document = json.loads((tmp_path / "bench.json").read_text())
     assert document["settings"]["vary"] == "sram_bytes_per_core"
     assert [r["varied"] for r in document["rows"]] == [{"sram_bytes_per_core": s} for s in SRAM]
