@@ -27,16 +27,19 @@ MAX_COST = 1e9
 class Reader:
     """Typed access to one JSON object, raising errors that name the file and the field."""
 
-    def __init__(self, source: str, obj: object, prefix: str = "") -> None:
+    def __init__(self, source: str, obj: object, prefix: str = "",
+                 kind: str = "chip file") -> None:
         self.source = source
         self.prefix = prefix
+        self.kind = kind
+        """What `source` names in errors: a chip file, or a chip variant (`vary_chip`)."""
         if not isinstance(obj, dict):
             what = f"field '{prefix[:-1]}'" if prefix else "the top level"
             self.fail_raw(f"{what} must be a JSON object, got {show(obj)}")
         self.obj: dict[str, Any] = obj
 
     def fail_raw(self, problem: str) -> NoReturn:
-        raise T10Error(f"chip file '{self.source}': {problem}")
+        raise T10Error(f"{self.kind} '{self.source}': {problem}")
 
     def fail(self, key: str, problem: str) -> NoReturn:
         self.fail_raw(f"field '{self.prefix}{key}' {problem}")
@@ -85,7 +88,7 @@ class Reader:
         return v
 
     def sub(self, key: str) -> Reader:
-        return Reader(self.source, self._get(key), f"{self.prefix}{key}.")
+        return Reader(self.source, self._get(key), f"{self.prefix}{key}.", self.kind)
 
     def allow(self, *keys: str) -> None:
         """Reject any key not in `keys` (checked first, so a typo is not reported as missing)."""

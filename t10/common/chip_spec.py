@@ -265,12 +265,12 @@ _MATMUL_FIELDS = (
 )
 
 
-def chip_from_dict(obj: object, source: str = "<dict>") -> ChipSpec:
+def chip_from_dict(obj: object, source: str = "<dict>", kind: str = "chip file") -> ChipSpec:
     """Validate a decoded chip JSON object and build its `ChipSpec`.
 
-    `source` names the file in error messages.
+    `source` names the file (`kind`: or what else it is) in error messages.
     """
-    r = Reader(source, obj)
+    r = Reader(source, obj, kind=kind)
     r.allow(*_TOP_LEVEL_FIELDS)
     name = r.string("name")
     description = r.string("description") if r.has("description") else ""
@@ -409,7 +409,7 @@ def vary_chip(chip: ChipSpec, path: str, value: str, name: str | None = None) ->
         where = where[key]
     where[last] = new
     obj["name"] = name
-    return chip_from_dict(obj, name)
+    return chip_from_dict(obj, name, "chip variant")
 
 
 def variant_changes(name: str) -> tuple[str, list[tuple[str, str]]]:

@@ -65,10 +65,10 @@ def _paths(obj: dict[str, Any], prefix: str = "") -> list[str]:
          "chip variant 'ipu-mk2[sram_bytes_per_core=abc]': the value 'abc' of "
          "sram_bytes_per_core is not a number"),
         ("ipu-mk2[sram_bytes_per_core=0]",
-         "chip file 'ipu-mk2[sram_bytes_per_core=0]': field 'sram_bytes_per_core' must be an "
+         "chip variant 'ipu-mk2[sram_bytes_per_core=0]': field 'sram_bytes_per_core' must be an "
          "integer from 1 to 1099511627776, got 0"),
         ("mesh-64[topology.rows=4]",
-         "chip file 'mesh-64[topology.rows=4]': field 'topology' is a 4x8 mesh (32 cores) but "
+         "chip variant 'mesh-64[topology.rows=4]': field 'topology' is a 4x8 mesh (32 cores) but "
          "'cores' is 64"),
         ("mesh-64[topology.wrap=1]",
          "chip variant 'mesh-64[topology.wrap=1]': the value '1' of topology.wrap is not true "
