@@ -375,6 +375,16 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> l
     return [line(header), *(line(r) for r in rows)]
 
 
+def _links_line(links: LinkReport) -> str:
+    """The busiest link over the run and each link class's bytes (a routing chip)."""
+    busiest = ("busiest none (nothing moved)" if links.busiest is None else
+               f"busiest {links.busiest} {links.busiest_bytes:,} B "
+               f"({links.busiest_cycles:,} cycles)")
+    classes = "; ".join(f"{k}: {c.links:,} links, {c.bytes:,} B in all"
+                        for k, c in links.classes.items())
+    return f"links   {busiest}; {classes}"
+
+
 def format_report(report: RunReport) -> str:
     """The readable report: totals, per-op table, peak SRAM against capacity, check."""
     lines: list[str] = []
@@ -405,6 +415,8 @@ def format_report(report: RunReport) -> str:
     if report.planned_sram_bytes_per_core is not None:
         sram += f" (plan-search bound {report.planned_sram_bytes_per_core:,} B)"
     lines.append(sram)
+    if report.links is not None:
+        lines.append(_links_line(report.links))
     lines.extend(f"warning {w}" for w in report.warnings)
     lines.append("")
     header = (

@@ -100,8 +100,12 @@ def test_a_routing_chips_json_has_the_link_keys_in_order(
 ) -> None:
     path = tmp_path / "r.json"
     assert main(["run", str(mlp_path), "--chip", "mesh-64", "--report", str(path)]) == 0
-    capsys.readouterr()
+    text = capsys.readouterr().out
     report = _strict_json(path.read_text())
+    links, mesh = report["links"], report["links"]["classes"]["mesh"]
+    assert (f"links   busiest {links['busiest']} {links['busiest_bytes']:,} B "
+            f"({links['busiest_cycles']:,} cycles); mesh: 256 links, {mesh['bytes']:,} B in all"
+            ) in text.splitlines()
     assert list(report) == REPORT_KEYS[:-3]
     assert report["ops"] and all(list(op) == OP_KEYS for op in report["ops"])
     assert list(report["links"]) == ["busiest", "busiest_bytes", "busiest_cycles", "classes"]
