@@ -172,7 +172,8 @@ class LinkClassReport:
     """One class of links over the run (an entry of `LinkReport.classes`)."""
 
     links: int
-    """Links of the class (the size of its `Topology.link_loads` array)."""
+    """Links of the class as its `Topology.link_loads` array names them (its size; a
+    chip-to-chip entry is a bundle of parallel links)."""
     bytes: int
     """Bytes all its links carried over the run, summed."""
     busiest_bytes: int
