@@ -29,7 +29,16 @@ from t10.common.input_ranges import declared_range
 from t10.common.tensor_expr import (
     is_mul_add,
 )
-from t10.outputs.run_report import CheckReport, OpReport, OutputCheck, RunReport, Tolerance
+from t10.common.traffic import whole_bytes
+from t10.outputs.run_report import (
+    CheckReport,
+    LinkClassReport,
+    LinkReport,
+    OpReport,
+    OutputCheck,
+    RunReport,
+    Tolerance,
+)
 from t10.planning.planned_record import (
     PlannedOp,
     model_bound_of,
@@ -260,6 +269,24 @@ def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> OpRe
             None if planned is None else planned.estimated_sram_bytes_per_core
         ),
         bound_cycles=None if planned is None else planned.bound_cycles,
+        busiest_link_bytes=(
+            None if stats is None else stats.busiest_link.nbytes if stats.busiest_link else 0
+        ),
+    )
+
+
+def link_report(sim: SimReport) -> LinkReport | None:
+    """The run's links (None unless the chip routes)."""
+    if sim.link_bytes is None:
+        return None
+    link = sim.busiest_link
+    return LinkReport(
+        busiest=None if link is None else link.name,
+        busiest_bytes=0 if link is None else link.nbytes,
+        busiest_cycles=0 if link is None else link.busy_cycles,
+        classes={k: LinkClassReport(int(v.size), whole_bytes(float(v.sum())),
+                                    whole_bytes(float(v.max(initial=0.0))))
+                 for k, v in sim.link_bytes.items()},
     )
 
 
@@ -318,6 +345,7 @@ def build_report(
         planned_sram_bytes_per_core=planned_sram_bytes,
         warnings=tuple(sim.warnings),
         ops=tuple(ops),
+        links=link_report(sim),
         check=check,
     )
 
@@ -345,6 +373,16 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> l
         return "  ".join(parts).rstrip()
 
     return [line(header), *(line(r) for r in rows)]
+
+
+def _links_line(links: LinkReport) -> str:
+    """The busiest link over the run and each link class's bytes (a routing chip)."""
+    busiest = ("busiest none (nothing moved)" if links.busiest is None else
+               f"busiest {links.busiest} {links.busiest_bytes:,} B "
+               f"({links.busiest_cycles:,} cycles)")
+    classes = "; ".join(f"{k}: {c.links:,} links, {c.bytes:,} B in all"
+                        for k, c in links.classes.items())
+    return f"links   {busiest}; {classes}"
 
 
 def format_report(report: RunReport) -> str:
@@ -377,6 +415,8 @@ def format_report(report: RunReport) -> str:
     if report.planned_sram_bytes_per_core is not None:
         sram += f" (plan-search bound {report.planned_sram_bytes_per_core:,} B)"
     lines.append(sram)
+    if report.links is not None:
+        lines.append(_links_line(report.links))
     lines.extend(f"warning {w}" for w in report.warnings)
     lines.append("")
     header = (

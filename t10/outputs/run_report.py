@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CheckReport", "OpReport", "OutputCheck", "RunReport", "Tolerance"]
+__all__ = ["CheckReport", "LinkClassReport", "LinkReport", "OpReport", "OutputCheck", "RunReport",
+           "Tolerance"]
 
 
 @dataclass(frozen=True)
@@ -154,9 +155,52 @@ class OpReport:
     """A lower bound of the cycles of every plan of this operator that fits a core's SRAM
     (`t10.common.bounds.operator_bound`), at its planned precision; None for `relayout` and
     `gather` rows."""
+    busiest_link_bytes: int | None = None
+    """On a routing chip (absent from the JSON on others): the bytes of the busiest link
+    over its supersteps' exchanges together (0 when they move nothing)."""
+
+    def to_dict(self, links: bool = False) -> dict[str, Any]:
+        """The JSON object; `busiest_link_bytes` only with `links` (a routing chip)."""
+        plain = {f.name: getattr(self, f.name) for f in fields(self)}
+        if not links:
+            del plain["busiest_link_bytes"]
+        return plain
+
+
+@dataclass(frozen=True)
+class LinkClassReport:
+    """One class of links over the run (an entry of `LinkReport.classes`)."""
+
+    links: int
+    """Links of the class as its `Topology.link_loads` array names them (its size; a
+    chip-to-chip entry is a bundle of parallel links)."""
+    bytes: int
+    """Bytes all its links carried over the run, summed."""
+    busiest_bytes: int
+    """The most bytes one of its links carried over the run."""
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class LinkReport:
+    """The links of a routing chip over the run (t10/sim/links.py: busy cycles, busiest)."""
+
+    busiest: str | None
+    """The busiest link over the run, named by its class and index (e.g. `mesh [2, 3, 0]`:
+    the link leaving the core at row 2, column 3 eastwards); None when nothing moved."""
+    busiest_bytes: int
+    """Its bytes over the run."""
+    busiest_cycles: int
+    """Its busy cycles for those bytes."""
+    classes: Mapping[str, LinkClassReport]
+    """Per link class (`Topology.link_classes`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        plain: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        plain["classes"] = {k: c.to_dict() for k, c in self.classes.items()}
+        return plain
 
 
 @dataclass(frozen=True)
@@ -201,6 +245,8 @@ class RunReport:
     (fp16 saturation and overflow)."""
     ops: tuple[OpReport, ...]
     """One row per operator, in the order the program first runs it."""
+    links: LinkReport | None = None
+    """On a routing chip: its links over the run (absent from the JSON on others)."""
     check: CheckReport | None = None
     """With `--check`: the outputs against onnxruntime (absent from the JSON otherwise, as
     `max_abs_error` and `max_rel_error` are)."""
@@ -219,10 +265,13 @@ class RunReport:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object, keys in the documented order (non-finite numbers kept)."""
         plain: dict[str, Any] = {
-            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("ops", "check")
+            f.name: getattr(self, f.name) for f in fields(self)
+            if f.name not in ("ops", "links", "check")
         }
         plain["warnings"] = list(self.warnings)
-        plain["ops"] = [op.to_dict() for op in self.ops]
+        plain["ops"] = [op.to_dict(self.links is not None) for op in self.ops]
+        if self.links is not None:
+            plain["links"] = self.links.to_dict()
         if self.check is not None:
             plain["max_abs_error"] = self.max_abs_error
             plain["max_rel_error"] = self.max_rel_error

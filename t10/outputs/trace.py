@@ -7,7 +7,11 @@ the trace's span is the report's time). Three processes of tracks:
 - **chip**: one track of every superstep in program order, named by its operator, each with
   its phases as nested slices (`compute`, `exchange`, `sync`), and two counter tracks: the
   SRAM in use per core (`peak`: the busiest core's peak while the superstep ran; `mean`: the
-  program's cores on average when it ended) and the cores the superstep used;
+  program's cores on average when it ended) and the cores the superstep used; on a chip whose
+  topology routes, a third, `busiest link utilisation` (the superstep's busiest link's busy
+  cycles ÷ its exchange cycles, 0 when it exchanges nothing; docs/report.md), and each
+  superstep's slice names its busiest link and that link's bytes (`busiest_link`,
+  `busiest_link_bytes`);
 - **operators**: a track per operator (fused chains and relayouts are operators of their own,
   as in the report), holding its supersteps;
 - **core groups**: a track per number of cores a superstep runs on, holding its supersteps.
@@ -22,6 +26,7 @@ from t10.sim.interpreter_chip import SimReport
 
 CHIP, OPERATORS, CORE_GROUPS = 1, 2, 3
 """The trace's processes (pids)."""
+LINK_COUNTER = "busiest link utilisation"
 
 
 def chrome_trace(sim: SimReport, chip: ChipSpec, title: str = "t10") -> dict[str, Any]:
@@ -40,6 +45,7 @@ def chrome_trace(sim: SimReport, chip: ChipSpec, title: str = "t10") -> dict[str
     for pid, order in ((CHIP, 0), (OPERATORS, 1), (CORE_GROUPS, 2)):
         events.append({"ph": "M", "pid": pid, "name": "process_sort_index",
                        "args": {"sort_index": order}})
+    routes = chip.topology.routes
     operators: dict[str, int] = {}
     groups: dict[int, int] = {}
     start = 0
@@ -52,12 +58,16 @@ def chrome_trace(sim: SimReport, chip: ChipSpec, title: str = "t10") -> dict[str
             events.append(_meta(CORE_GROUPS, groups[step.cores_used], "thread_name",
                                 f"{step.cores_used:,} cores"))
         op_tid, group_tid = operators[step.label], groups[step.cores_used]
-        args = {
+        args: dict[str, Any] = {
             "compute_cycles": step.compute_cycles,
             "exchange_cycles": step.exchange_cycles,
             "sync_cycles": step.sync_cycles,
             "cores": step.cores_used,
         }
+        if routes:
+            link = step.busiest_link
+            args["busiest_link"] = None if link is None else link.name
+            args["busiest_link_bytes"] = 0 if link is None else link.nbytes
         for pid, tid in ((CHIP, 0), (OPERATORS, op_tid), (CORE_GROUPS, group_tid)):
             events.append(_slice(pid, tid, step.label, us(start), us(step.cycles), args))
         at = start
@@ -73,6 +83,9 @@ def chrome_trace(sim: SimReport, chip: ChipSpec, title: str = "t10") -> dict[str
                        "args": {"peak": step.sram_peak_bytes, "mean": step.sram_mean_bytes}})
         events.append({"ph": "C", "pid": CHIP, "name": "cores used", "ts": us(start),
                        "args": {"cores": step.cores_used}})
+        if routes:
+            events.append({"ph": "C", "pid": CHIP, "name": LINK_COUNTER, "ts": us(start),
+                           "args": {"utilisation": step.link_utilisation or 0.0}})
         start += step.cycles
     return {
         "traceEvents": events,

@@ -23,7 +23,9 @@ from xdsl.interpreter import (
 )
 
 from t10.common import costs
+from t10.common.topologies.base import LinkClass
 from t10.errors import T10Error
+from t10.sim.links import BusiestLink, LinkBytes, add_loads, busiest_link
 from t10.sim.sim_impl import sim_impl
 from t10.sim.state import SimState, StepCost
 from t10.t10_dialects import chip
@@ -46,6 +48,9 @@ class OpStats:
     """Most cores any of its kernels or exchange ops runs on."""
     sram_bytes_per_core: int
     """Peak bytes live on the busiest core while these supersteps run."""
+    busiest_link: BusiestLink | None = None
+    """On a routing chip: the busiest link over these supersteps' exchanges together
+    (t10/sim/links.py; None when they move nothing, and on other chips)."""
 
     @property
     def cycles(self) -> int:
@@ -66,6 +71,12 @@ class Superstep:
     """Peak bytes live on the busiest core while it ran."""
     sram_mean_bytes: int
     """Bytes live per core of the program, on average, when it ended."""
+    busiest_link: BusiestLink | None = None
+    """On a routing chip: its exchanges' busiest link (None when they move nothing, and on
+    other chips)."""
+    link_utilisation: float | None = None
+    """On a routing chip, when it exchanges: the busiest link's busy cycles over its
+    exchange cycles (t10/sim/links.py)."""
 
     @property
     def cycles(self) -> int:
@@ -81,6 +92,11 @@ class SimReport:
     warnings: list[str] = field(default_factory=list)
     steps: list[Superstep] = field(default_factory=list)
     """Every superstep in program order (`ops` sums them per label)."""
+    link_bytes: LinkBytes | None = None
+    """On a routing chip: the bytes each link carried over the run, by link class
+    (`Topology.link_loads`'s arrays); None on other chips."""
+    busiest_link: BusiestLink | None = None
+    """On a routing chip: the busiest link over the whole run."""
 
     def op(self, name: str) -> OpStats:
         """The stats of the operator label `name`."""
@@ -96,10 +112,15 @@ class ReportBuilder:
     def __init__(self) -> None:
         self._ops: dict[str, OpStats] = {}
         self._steps: list[Superstep] = []
+        self._links: LinkBytes = {}
+        self._op_links: dict[str, LinkBytes] = {}
 
     def add(
-        self, label: str, step: StepCost, sync_cycles: int, sram_bytes: int, mean_bytes: int
+        self, label: str, step: StepCost, sync_cycles: int, sram_bytes: int, mean_bytes: int,
+        classes: Mapping[str, LinkClass],
     ) -> None:
+        """One superstep; `classes`: the chip topology's link classes."""
+        link = busiest_link(step.link_bytes, classes)
         self._steps.append(
             Superstep(
                 label,
@@ -109,8 +130,12 @@ class ReportBuilder:
                 step.cores_used,
                 sram_bytes,
                 mean_bytes,
+                link,
+                link.busy_cycles / step.exchange_cycles if link else None,
             )
         )
+        add_loads(self._links, step.link_bytes)
+        add_loads(self._op_links.setdefault(label, {}), step.link_bytes)
         t = self._ops.get(label) or OpStats(label, 0, 0, 0, 0, 0, 0, 0)
         self._ops[label] = replace(
             t,
@@ -121,6 +146,7 @@ class ReportBuilder:
             exchanged_bytes=t.exchanged_bytes + step.exchanged_bytes,
             cores_used=max(t.cores_used, step.cores_used),
             sram_bytes_per_core=max(t.sram_bytes_per_core, sram_bytes),
+            busiest_link=busiest_link(self._op_links[label], classes),
         )
 
     def build(
@@ -128,6 +154,7 @@ class ReportBuilder:
     ) -> SimReport:
         """The report; `notes`: the compiler's warnings, before the simulation's."""
         ops = list(self._ops.values())
+        routes, classes = state.chip.topology.routes, state.chip.topology.link_classes()
         total = sum(op.cycles for op in ops)
         return SimReport(
             total_cycles=total,
@@ -136,6 +163,8 @@ class ReportBuilder:
             ops=ops,
             warnings=[*notes, *state.overflow_warnings(outputs)],
             steps=self._steps,
+            link_bytes=self._links if routes else None,
+            busiest_link=busiest_link(self._links, classes),
         )
 
 
@@ -179,5 +208,6 @@ class ChipFunctions(InterpreterFunctions):
         sram = max(int(self.state.live.max(initial=0)), step.transient_peak)
         syncs = (1 + step.extra_syncs) * costs.sync_cycles(self.state.chip)
         cores = self.state.program_cores or self.state.chip.cores
-        self.report.add(label, step, syncs, sram, self.state.live_total // cores)
+        self.report.add(label, step, syncs, sram, self.state.live_total // cores,
+                        self.state.chip.topology.link_classes())
         return ()

@@ -29,6 +29,7 @@ from t10.common import costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.traffic import Traffic
 from t10.errors import DoesNotFit, T10Error
+from t10.sim.links import LinkBytes, add_loads
 
 Index = int | np.ndarray
 """A per-core index value: uniform int, or an int64 array with one entry per chip core."""
@@ -156,6 +157,9 @@ class StepCost:
     """Peak live bytes on any core counting exchange receive buffers that are not a
     `core.alloc` (the all-reduce's)."""
 
+    link_bytes: LinkBytes = field(default_factory=dict)
+    """On a routing chip: the bytes each link carried in the exchanges so far (empty
+    otherwise)."""
     received: dict[int, list[tuple[str, Region]]] = field(default_factory=dict)
     """Per buffer (allocation id), what the exchange ops so far wrote into it."""
 
@@ -177,9 +181,12 @@ class StepCost:
 
     def add_exchange(self, chip: ChipSpec, traffic: Traffic) -> None:
         """One exchange op moving `traffic` (its busiest core's bytes are the report's
-        exchanged bytes)."""
+        exchanged bytes; on a routing chip its link loads add to `link_bytes`)."""
         self.exchange_cycles += costs.exchange_cycles(chip, traffic)
-        self.exchanged_bytes += traffic.busiest()
+        moved = traffic.busiest()
+        self.exchanged_bytes += moved
+        if moved and chip.topology.routes:
+            add_loads(self.link_bytes, chip.topology.link_loads(traffic))
 
 
 @dataclass

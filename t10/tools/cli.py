@@ -8,7 +8,7 @@ t10 run MODEL.onnx [--chip NAME|FILE] [--planner t10|replicate|vgm|...] [--preci
                    [--temporaries SHARE]
                    [--inputs IN.npz] [--outputs OUT.npz]
                    [--check [--rtol R] [--atol A] [--atol-rms F]] [--report R.json]
-                   [--timing-only]
+                   [--timing-only] [--link-map MAP.png]
 t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partials ...]
                        [--search ...] [--temporaries ...]
                        [--emit linalg|rtensor|cshift|core|chip] [-o FILE] [--weights]
@@ -59,7 +59,7 @@ from t10.driver import (
 from t10.errors import T10Error
 from t10.outputs.figures import check_plot_path
 from t10.outputs.npz_files import inputs_reader, save_npz
-from t10.outputs.plots import plot_run
+from t10.outputs.plots import link_mesh, plot_link_map, plot_run
 from t10.outputs.report import Tolerance, format_report
 from t10.outputs.trace import chrome_trace
 from t10.pass_instrumentation import Observers, PassInstrumentation
@@ -147,11 +147,14 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         raise UsageError(f"--timing-only computes no output values: it cannot take {given}")
     _check_paths(
         {"--outputs": args.outputs, "--report": args.report, "--trace": args.trace,
-         "--plot": args.plot},
+         "--plot": args.plot, "--link-map": args.link_map},
         {"the model": args.model, "--inputs": args.inputs, "--chip": _chip_file(args.chip)},
     )
     if args.plot:
         check_plot_path(args.plot, "--plot")
+    if args.link_map:
+        check_plot_path(args.link_map, "--link-map")
+        link_mesh(load_chip(args.chip), "--link-map")
     inputs = inputs_reader(args.inputs, "--inputs") if args.inputs is not None else None
     default = check_tolerance(args.precision, args.partials)
     tolerance = Tolerance(
@@ -176,12 +179,14 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         out.write(report_text)
     else:
         print(format_report(result.report), file=out)
-    if args.trace or args.plot:
+    if args.trace or args.plot or args.link_map:
         spec, title = load_chip(args.chip), Path(args.model).name
         if args.trace:
             write_text(args.trace, json.dumps(chrome_trace(result.sim, spec, title)), "--trace")
         if args.plot:
             plot_run(result.sim, spec, args.plot, title)
+        if args.link_map:
+            plot_link_map(result.sim, spec, args.link_map, title)
     if args.outputs:
         save_npz(args.outputs, result.outputs, "--outputs")
     if args.report:
@@ -587,6 +592,9 @@ def make_parser() -> argparse.ArgumentParser:
     run.add_argument("--plot", metavar="PLOT.png", type=_path,
                      help="draw the time per operator (compute, exchange, sync) and the SRAM "
                           "in use per core over the run")
+    run.add_argument("--link-map", metavar="MAP.png", type=_path,
+                     help="on a mesh chip, draw the bytes each link carried over the run as "
+                          "a heat map over the grid, one panel per direction")
     run.add_argument("--timing-only", action="store_true",
                      help="simulate cycles and SRAM without computing values (the same "
                           "report, much faster; not with --check or --outputs)")

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import onnx
 import pytest
 
@@ -22,9 +23,9 @@ from t10.bench.models import PLANNER_CONFIGS
 from t10.bench.plots import PLOTS, planner_colour, write_plots
 from t10.bench.table import make_rows
 from t10.common.chip_spec import load_chip
-from t10.driver import CompileOptions
+from t10.driver import CompileOptions, run_model
 from t10.examples.models import mlp
-from t10.outputs.plots import plot_run
+from t10.outputs.plots import plot_link_map, plot_run
 from t10.sim.interpreter_chip import OpStats, SimReport, Superstep
 from t10.tools.cli import main
 from t10.tools.explain import explain, plot_explanation
@@ -310,6 +311,57 @@ def test_the_run_plot(n_ops: int, saved: Saved, tmp_path: Path) -> None:
         assert max(line.get_xdata()) == sim.total_cycles
         assert line.get_ydata()[-1] == sim.steps[-1].sram_peak_bytes or line.get_ydata()[
             -1] == sim.steps[-1].sram_mean_bytes
+
+
+# --------------------------------------------------------------------------------------------
+# t10 run --link-map
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chip", ["mesh-64", "wafer-48x48"])
+def test_the_link_map(chip: str, saved: Saved, tmp_path: Path) -> None:
+    """One panel per direction, each the run's bytes per link leaving each core that way
+    (links off the mesh's edge blank), on one scale; bounded, readable, inside its axes."""
+    sim = run_model(mlp(), CompileOptions(chip=chip), timing_only=True).sim
+    assert sim.link_bytes is not None
+    plot_link_map(sim, load_chip(chip), str(tmp_path / "links.png"), "mlp.onnx")
+    [(fig, path, dpi)] = saved
+    width, height = png_size(path)
+    assert width <= MAX_PIXELS[0] and height <= MAX_PIXELS[1]
+    assert small_text(fig, dpi) == []
+    assert marks_outside(fig) == []
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == [
+        f"links going {d}" for d in ("east", "west", "south", "north")]
+    loads = sim.link_bytes["mesh"]
+    for k, ax in enumerate(panels):
+        [image] = ax.images
+        shown = np.ma.filled(image.get_array(), np.nan)
+        edge = np.isnan(shown)
+        assert np.array_equal(shown[~edge], loads[:, :, k][~edge])
+        # a link that does not exist carries nothing (but the rounding of fractional shares)
+        assert np.allclose(loads[:, :, k][edge], 0.0, rtol=0.0, atol=1e-6)
+        assert edge.sum() == loads.shape[1 - k // 2]
+        assert image.get_clim() == (0.0, loads.max())
+
+
+def test_the_link_map_from_the_command_line(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Written as a PNG on a mesh chip; refused with one line, before compiling, on a chip
+    without a mesh."""
+    model, png = tmp_path / "mlp.onnx", tmp_path / "links.png"
+    onnx.save_model(mlp(), model)
+    run = ["run", str(model), "--timing-only", "--link-map", str(png)]
+    assert main([*run, "--chip", "mesh-64"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    png.unlink()
+    capsys.readouterr()
+    for chip, kind in (("test-16", "all-to-all"), ("ipu-pod4", "multi-chip")):
+        assert main([*run, "--chip", chip]) != 0
+        err = capsys.readouterr().err
+        assert err == (f"t10: error: --link-map draws the links of a mesh, but chip '{chip}' "
+                       f"has the {kind} topology: give a mesh chip (e.g. --chip mesh-64)\n")
+        assert not png.exists()
 
 
 # --------------------------------------------------------------------------------------------

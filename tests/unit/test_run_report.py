@@ -31,6 +31,10 @@ from t10.tools.cli import main
 DOC = (Path(__file__).parents[2] / "docs" / "report.md").read_text()
 CHECK_PART = ["max_abs_error", "max_rel_error", "check"]
 """The report's keys present only after a check (the last three documented)."""
+ROUTING_PART = ["links"]
+"""The report's key present only on a routing chip (just before the check's)."""
+OP_ROUTING_PART = ["busiest_link_bytes"]
+"""An op's key present only on a routing chip (its last)."""
 CHECK_KEYS = ["rtol", "atol", "atol_rms", "passed", "outputs"]
 OUTPUT_KEYS = ["shape", "max_abs_error", "max_rel_error", "atol", "nonfinite_mismatches",
                "passed", "problem"]
@@ -46,10 +50,12 @@ def _documented(after: str) -> list[str]:
 
 REPORT_KEYS = _documented("## JSON (`--report`)")
 OP_KEYS = _documented("Each entry of `ops`:")
+ALL_TO_ALL_KEYS = [k for k in REPORT_KEYS if k not in ROUTING_PART]
 
 
 def test_the_documented_fields_are_the_dataclasses() -> None:
-    assert REPORT_KEYS[-3:] == CHECK_PART
+    assert REPORT_KEYS[-4:] == ROUTING_PART + CHECK_PART
+    assert OP_KEYS[-1:] == OP_ROUTING_PART
     assert [f.name for f in fields(RunReport)] == [*REPORT_KEYS[:-3], "check"]
     assert [f.name for f in fields(OpReport)] == OP_KEYS
     assert [f.name for f in fields(OutputCheck)] == OUTPUT_KEYS
@@ -81,12 +87,33 @@ def test_the_json_of_a_run_has_the_documented_keys_in_order(
     assert main([*argv, *(["--check"] if check else [])]) == 0
     capsys.readouterr()
     report = _strict_json(path.read_text())
-    assert list(report) == (REPORT_KEYS if check else REPORT_KEYS[:-3])
-    assert report["ops"] and all(list(op) == OP_KEYS for op in report["ops"])
+    assert list(report) == (ALL_TO_ALL_KEYS if check else ALL_TO_ALL_KEYS[:-3])
+    assert report["ops"] and all(list(op) == OP_KEYS[:-1] for op in report["ops"])
     if check:
         assert list(report["check"]) == CHECK_KEYS
         for output in report["check"]["outputs"].values():
             assert list(output) == OUTPUT_KEYS[:-1]  # passed: no problem
+
+
+def test_a_routing_chips_json_has_the_link_keys_in_order(
+    mlp_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "r.json"
+    assert main(["run", str(mlp_path), "--chip", "mesh-64", "--report", str(path)]) == 0
+    text = capsys.readouterr().out
+    report = _strict_json(path.read_text())
+    links, mesh = report["links"], report["links"]["classes"]["mesh"]
+    assert (f"links   busiest {links['busiest']} {links['busiest_bytes']:,} B "
+            f"({links['busiest_cycles']:,} cycles); mesh: 256 links, {mesh['bytes']:,} B in all"
+            ) in text.splitlines()
+    assert list(report) == REPORT_KEYS[:-3]
+    assert report["ops"] and all(list(op) == OP_KEYS for op in report["ops"])
+    assert list(report["links"]) == ["busiest", "busiest_bytes", "busiest_cycles", "classes"]
+    assert list(report["links"]["classes"]) == ["mesh"]
+    assert list(report["links"]["classes"]["mesh"]) == ["links", "bytes", "busiest_bytes"]
+    links_row = next(line for line in DOC.splitlines() if line.startswith("| `links` |"))
+    for key in ["busiest", "busiest_bytes", "busiest_cycles", "classes", "links", "bytes"]:
+        assert f"`{key}`" in links_row, key
 
 
 def test_a_failed_outputs_problem_is_its_last_key() -> None:
@@ -137,7 +164,7 @@ def test_non_finite_numbers_are_written_as_null(report: RunReport) -> None:
         assert _same_or_null(written[key], getattr(report, key)), key
     assert written["ops"] == [report.ops[0].to_dict()]
     if report.check is None:
-        assert list(written) == REPORT_KEYS[:-3]
+        assert list(written) == ALL_TO_ALL_KEYS[:-3]
         return
     assert _same_or_null(written["max_abs_error"], report.check.max_abs_error)
     assert _same_or_null(written["max_rel_error"], report.check.max_rel_error)

@@ -11,6 +11,7 @@ import pytest
 
 from t10.examples import zoo
 from t10.examples.models import mlp
+from t10.outputs.trace import LINK_COUNTER
 from t10.tools.cli import main
 
 
@@ -26,7 +27,7 @@ def _check_trace(trace: dict[str, Any], report: dict[str, Any]) -> None:
             assert e["ts"] >= 0 and e["dur"] >= 0 and isinstance(e["tid"], int)
             by_track[(e["pid"], e["tid"])].append(e)
         if e["ph"] == "C":
-            assert all(isinstance(v, int) for v in e["args"].values())
+            assert all(isinstance(v, int | float) for v in e["args"].values())
     steps: list[dict[str, Any]] = []
     phases: dict[int, list[dict[str, Any]]] = defaultdict(list)  # a superstep's, in order
     for e in by_track[(1, 0)]:
@@ -69,9 +70,31 @@ def _check_trace(trace: dict[str, Any], report: dict[str, Any]) -> None:
     assert len(sram) == len(steps)
     assert max(e["args"]["peak"] for e in sram) <= report["peak_sram_bytes_per_core"]
     assert all(0 < e["args"]["mean"] <= e["args"]["peak"] for e in sram)
+    _check_links(events, steps, report)
 
 
-@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2"])
+def _check_links(events: list[dict[str, Any]], steps: list[dict[str, Any]],
+                 report: dict[str, Any]) -> None:
+    """On a routing chip (the report has `links`) a utilisation per superstep, above 0 just
+    when it exchanges and at most 1, and each superstep's busiest link at most its op's."""
+    counter = [e for e in events if e["ph"] == "C" and e["name"] == LINK_COUNTER]
+    if "links" not in report:
+        assert not counter and all("busiest_link" not in s["args"] for s in steps)
+        return
+    assert [e["ts"] for e in counter] == [s["ts"] for s in steps]
+    for e, step in zip(counter, steps, strict=True):
+        utilisation = e["args"]["utilisation"]
+        assert (utilisation > 0) == (step["args"]["busiest_link_bytes"] > 0)
+        assert (utilisation > 0) == (step["args"]["exchange_cycles"] > 0)
+        assert utilisation <= 1
+    ops = {op["name"]: op["busiest_link_bytes"] for op in report["ops"]}
+    for step in steps:
+        assert step["args"]["busiest_link_bytes"] <= ops[step["name"]]
+    busiest = max(s["args"]["busiest_link_bytes"] for s in steps)
+    assert 0 < busiest <= report["links"]["busiest_bytes"]
+
+
+@pytest.mark.parametrize("chip", ["test-16", "ipu-mk2", "mesh-64"])
 def test_trace_of_the_mlp(tmp_path: pathlib.Path, chip: str) -> None:
     model = tmp_path / "mlp.onnx"
     model.write_bytes(mlp().SerializeToString())
