@@ -24,6 +24,7 @@ from math import lcm
 from t10.common.chip_spec import ChipSpec, MatmulCosts
 from t10.common.exact import Affine
 from t10.common.exact import exact as _exact
+from t10.common.topologies.base import FloatArray
 from t10.common.traffic import Traffic
 from t10.errors import T10Error
 
@@ -35,6 +36,7 @@ __all__ = [
     "exchange_rate",
     "matmul_kernel",
     "exchange_cycles",
+    "exchange_cycles_and_loads",
     "exchange_floor",
     "kernel_rows_cols",
     "matmul_cycles",
@@ -214,6 +216,15 @@ def exchange_cycles(chip: ChipSpec, traffic: Traffic) -> int:
     (`sync_cycles`) that ends an exchange phase.
     """
     return chip.topology.exchange_cycles(traffic, chip.exchange_cycles_per_byte)
+
+
+def exchange_cycles_and_loads(
+    chip: ChipSpec, traffic: Traffic
+) -> tuple[int, dict[str, FloatArray]]:
+    """`exchange_cycles`, with the bytes every link carried (by link class; empty on an
+    all-to-all chip), from one routing of the exchange: what the simulator records."""
+    routed, loads = chip.topology.route(traffic)
+    return routed.cycles(chip.topology.link_classes(), chip.exchange_cycles_per_byte), loads
 
 
 def sync_cycles(chip: ChipSpec) -> int:

@@ -182,11 +182,10 @@ class StepCost:
     def add_exchange(self, chip: ChipSpec, traffic: Traffic) -> None:
         """One exchange op moving `traffic` (its busiest core's bytes are the report's
         exchanged bytes; on a routing chip its link loads add to `link_bytes`)."""
-        self.exchange_cycles += costs.exchange_cycles(chip, traffic)
-        moved = traffic.busiest()
-        self.exchanged_bytes += moved
-        if moved and chip.topology.routes:
-            add_loads(self.link_bytes, chip.topology.link_loads(traffic))
+        cycles, loads = costs.exchange_cycles_and_loads(chip, traffic)
+        self.exchange_cycles += cycles
+        self.exchanged_bytes += traffic.busiest()
+        add_loads(self.link_bytes, loads)
 
 
 @dataclass

@@ -104,12 +104,18 @@ class Topology(ABC):
 
     def routed(self, traffic: Traffic) -> Routed:
         """What `exchange_cycles` reads of the exchange `traffic` once it is routed."""
+        return self.route(traffic)[0]
+
+    def route(self, traffic: Traffic) -> tuple[Routed, dict[str, FloatArray]]:
+        """`routed`, with the bytes on every link it was read from (`link_loads`; empty when
+        nothing moves), routed once for both."""
         busiest = max(float(traffic.sent.max(initial=0.0)),
                       float(traffic.received.max(initial=0.0)))
         if whole_bytes(busiest) == 0:
-            return Routed(0.0, {}, 0)
-        links = {k: float(v.max(initial=0.0)) for k, v in self.link_loads(traffic).items()}
-        return Routed(busiest, links, self.latency_cycles(traffic))
+            return Routed(0.0, {}, 0), {}
+        loads = self.link_loads(traffic)
+        links = {k: float(v.max(initial=0.0)) for k, v in loads.items()}
+        return Routed(busiest, links, self.latency_cycles(traffic)), loads
 
     def representatives(self, cores: int) -> IntArray:
         """For each of the first `cores` cores, a core that stands for it in routing: two
