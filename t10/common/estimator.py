@@ -12,7 +12,6 @@ from t10.common import collectives, costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.plans import OUTPUT, Estimate, Plan, epilogue_elements
 from t10.common.tensor_expr import ExprKind, TensorExpr
-from t10.common.topologies import AllToAllTopology
 
 __all__ = ["PlanEstimator", "estimate"]
 
@@ -72,7 +71,7 @@ class PlanEstimator:
         self.chip = chip
         self.exchange = costs.exchange_rate(chip)
         # an all-to-all chip costs an exchange by its busiest core alone (the fast path)
-        self.routes = not isinstance(chip.topology, AllToAllTopology)
+        self.routes = chip.topology.routes
         self._kernels: dict[tuple[int, ...], int] = {}
         self._kernel_floors: dict[tuple[int, ...], int] = {}
         self.epilogue: costs.Affine | None = None
