@@ -18,16 +18,15 @@ from t10.common.chip_spec import (
 from t10.common.topologies import AllToAllTopology, MeshTopology, MultiChipTopology
 from t10.errors import T10Error
 
+BUILTINS = ["blackhole-p150", "ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wafer-48x48",
+            "wormhole-n150"]
+
 
 def test_builtin_names() -> None:
-    assert builtin_chip_names() == [
-        "ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wafer-48x48", "wormhole-n150"
-    ]
+    assert builtin_chip_names() == BUILTINS
 
 
-@pytest.mark.parametrize(
-    "name", ["ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wafer-48x48", "wormhole-n150"]
-)
+@pytest.mark.parametrize("name", BUILTINS)
 def test_every_builtin_loads_and_roundtrips(name: str) -> None:
     chip = load_chip(name)
     assert isinstance(chip, ChipSpec)
@@ -92,6 +91,15 @@ def test_wormhole_n150_is_a_torus() -> None:
     assert (c.cores, c.sram_bytes_per_core, c.clock_hz) == (72, 1464 * 1024, 1e9)
     assert c.topology == MeshTopology(9, 8, 1 / 32, 9, wrap=True)  # 32 bytes a cycle a link
     assert c.exchange_cycles_per_byte == 1 / 64  # two NoCs of 32 bytes a cycle each
+
+
+def test_blackhole_p150_is_a_torus_of_its_enabled_cores() -> None:
+    c = load_chip("blackhole-p150")
+    # 12 enabled columns of 10 Tensix cores, 1536 KiB each, at 1.35 GHz
+    assert (c.cores, c.sram_bytes_per_core, c.clock_hz) == (120, 1536 * 1024, 1.35e9)
+    assert c.topology == MeshTopology(10, 12, 1 / 64, 9, wrap=True)  # 64 bytes a cycle a link
+    assert c.exchange_cycles_per_byte == 1 / 128  # two NoCs of 64 bytes a cycle each
+    assert dict(c.flops_per_cycle_per_core) == {"fp32": 492.06, "fp16": 1968.25}
 
 
 def test_wafer_is_a_48x48_mesh_of_48_kib_cores() -> None:

@@ -238,7 +238,8 @@ def test_rows_to_columns_share_links_on_mesh_64() -> None:
 
 
 @pytest.mark.parametrize(("chip", "routes"), [("ipu-mk2", False), ("mesh-64", True),
-                                              ("wormhole-n150", True), ("ipu-pod4", True)])
+                                              ("wormhole-n150", True), ("blackhole-p150", True),
+                                              ("ipu-pod4", True)])
 def test_estimates_pass_messages_exactly_when_the_chip_routes(
     chip: str, routes: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:

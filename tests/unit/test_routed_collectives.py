@@ -30,7 +30,7 @@ from t10.outputs.report import input_specs, random_inputs
 from t10.sim.simulator import simulate
 from t10.t10_dialects.rtensor import EstimateAttr, PlanAttr
 
-ROUTING = ("mesh-64", "wormhole-n150", "ipu-pod4")
+ROUTING = ("mesh-64", "wormhole-n150", "blackhole-p150", "ipu-pod4")
 SMALL_SYSTEMS = {
     # 4 all-to-all chips of 8 cores (a ring, or every pair linked), or of 2x4 meshes
     "ring-4x8": {"chips": 4, "arrangement": "ring"},
@@ -259,7 +259,7 @@ def matmul_plans(draw: st.DrawFn, cores: int) -> tuple[int, int, int, Plan]:
     return m, k, n, draw(st.sampled_from(shifting if shifting and draw(st.booleans()) else plans))
 
 
-@pytest.mark.parametrize("name", ["mesh-64", "wormhole-n150"])
+@pytest.mark.parametrize("name", ["mesh-64", "wormhole-n150", "blackhole-p150"])
 @settings(max_examples=40)
 @given(data=st.data())
 def test_estimated_shifts_and_all_reduces_are_the_simulated_ones(

@@ -15,7 +15,7 @@ from t10.common.traffic import Traffic
 from t10.driver import CompileOptions, check_tolerance, run_model
 from t10.sim.state import StepCost
 
-ROUTED_CHIPS = ("mesh-64", "wormhole-n150", "ipu-pod4")
+ROUTED_CHIPS = ("mesh-64", "wormhole-n150", "blackhole-p150", "ipu-pod4")
 ROUTED_MODELS = (
     "example:mlp",
     "example:bert-ffn",
