@@ -157,6 +157,11 @@ class ChipSpec:
         return self.cores * self.sram_bytes_per_core
 
     @property
+    def core_shape(self) -> tuple[int, ...]:
+        """The shape the chip's cores form (`Topology.core_shape`)."""
+        return self.topology.core_shape(self.cores)
+
+    @property
     def cores_per_chip(self) -> int:
         """Cores of one chip (all cores unless the topology is multi-chip)."""
         if isinstance(self.topology, MultiChipTopology):

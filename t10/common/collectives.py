@@ -3,11 +3,11 @@ ring shift (`shift_traffic`) and the exchange of a reduce-scatter or an all-gath
 axes (`group_traffic`), and their cycles for the plan search (`shift_cycles`,
 `group_cycles`), costed once per pattern.
 
-The cores of an op's grid are numbered row-major (`exchange.linear_ids`), core i of the
-grid being core i of the chip. The simulator runs every shift and group exchange with these
-messages, and the plan search's estimator costs the same exchanges with them, so on a chip
-whose topology routes messages the estimate of a plan's shifts and all-reduces is the
-simulated one.
+The cores of an op's grid are numbered row-major (`exchange.linear_ids`); they sit on the
+chip's cores as the op's placement says (`on_chip`, `t10.common.placements`). The simulator
+runs every shift and group exchange with these messages, and the plan search's estimator
+costs the same exchanges with them, so on a chip whose topology routes messages the
+estimate of a plan's shifts and all-reduces is the simulated one.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from t10.common.chip_spec import ChipSpec
 from t10.common.exchange import grid_coords, linear_ids
+from t10.common.placements import Placement, core_ids
 from t10.common.topologies import LinkClass, Routed
 from t10.common.traffic import Traffic
 
@@ -27,6 +28,7 @@ __all__ = [
     "group_cycles",
     "group_pairs",
     "group_traffic",
+    "on_chip",
     "shift_cycles",
     "shift_sources",
     "shift_traffic",
@@ -86,20 +88,30 @@ def group_traffic(grid: tuple[int, ...], axes: tuple[int, ...], nbytes: int) -> 
     return Traffic.of_messages(prod(grid), src, dst, np.full(len(src), nbytes))
 
 
+def on_chip(chip: ChipSpec, grid: tuple[int, ...], placement: Placement | None,
+            traffic: Traffic) -> Traffic:
+    """`traffic` among the cores of `grid` (row-major), its cores placed on `chip` as
+    `placement` says (`t10.common.placements`; None: linear)."""
+    ids = core_ids(grid, placement, chip.core_shape)
+    return traffic.placed(ids, ids, chip.cores)
+
+
 @lru_cache(maxsize=256)
-def _classes(chip: ChipSpec, cores: int) -> tuple[IntArray, IntArray]:
-    """The distinct representatives of the first `cores` cores (`Topology.representatives`)
-    and each core's index among them."""
-    reps, index = np.unique(chip.topology.representatives(cores), return_inverse=True)
+def _classes(chip: ChipSpec, grid: tuple[int, ...],
+             placement: Placement | None) -> tuple[IntArray, IntArray]:
+    """The distinct representatives (`Topology.representatives`) of the chip cores the
+    cores of `grid` sit on, and each grid core's index among them."""
+    ids = core_ids(grid, placement, chip.core_shape)
+    reps, index = np.unique(chip.topology.representatives(chip.cores)[ids],
+                            return_inverse=True)
     return reps, index.astype(np.int64)
 
 
-def _routed_pairs(chip: ChipSpec, cores: int, pairs: IntArray, busiest: int) -> Routed:
-    """The routed exchange of `pairs[i, j]` 1-byte messages from cores of representative i to
-    cores of representative j (`_classes`), each core sending and receiving `busiest` bytes:
-    messages between the same representatives take the same links and latency, so they are
-    routed as one carrying their bytes together."""
-    reps, _ = _classes(chip, cores)
+def _routed_pairs(reps: IntArray, chip: ChipSpec, pairs: IntArray, busiest: int) -> Routed:
+    """The routed exchange of `pairs[i, j]` 1-byte messages from cores of representative
+    `reps[i]` to cores of representative `reps[j]`, each core sending and receiving `busiest`
+    bytes: messages between the same representatives take the same links and latency, so
+    they are routed as one carrying their bytes together."""
     links, latency = _route_classes(chip, reps.tobytes(), pairs.tobytes())
     return Routed(float(busiest), links, latency)
 
@@ -111,34 +123,38 @@ def _route_classes(chip: ChipSpec, reps: bytes, pairs: bytes) -> tuple[dict[str,
     ids = np.frombuffer(reps, dtype=np.int64)
     counts = np.reshape(np.frombuffer(pairs, dtype=np.int64), (len(ids), len(ids)))
     i, j = np.nonzero(counts)
-    routed = chip.topology.routed(Traffic.of_messages(int(ids.max()) + 1, ids[i], ids[j],
-                                                      counts[i, j]))
+    routed = chip.topology.routed(Traffic.of_messages(chip.cores, ids[i], ids[j], counts[i, j]))
     return routed.links, routed.latency
 
 
 @lru_cache(maxsize=1 << 16)
-def _shift_unit(chip: ChipSpec, grid: tuple[int, ...], ring: int, pieces: int) -> Routed:
-    """`shift_traffic(grid, ring, pieces, 1)` routed (by representatives: `_routed_pairs`)."""
+def _shift_unit(chip: ChipSpec, grid: tuple[int, ...], ring: int, pieces: int,
+                placement: Placement | None) -> Routed:
+    """`shift_traffic(grid, ring, pieces, 1)` placed and routed (by representatives:
+    `_routed_pairs`)."""
     cores = prod(grid)
-    reps, index = _classes(chip, cores)
+    reps, index = _classes(chip, grid, placement)
     if len(reps) == cores:
-        return chip.topology.routed(shift_traffic(grid, ring, pieces, 1))
+        return chip.topology.routed(
+            on_chip(chip, grid, placement, shift_traffic(grid, ring, pieces, 1)))
     u = len(reps)
     src = index[shift_sources(grid, ring, pieces)]
     pairs: IntArray = np.reshape(np.bincount(src * u + index, minlength=u * u), (u, u))
-    return _routed_pairs(chip, cores, pairs, 1)
+    return _routed_pairs(reps, chip, pairs, 1)
 
 
 @lru_cache(maxsize=1 << 16)
-def _group_unit(chip: ChipSpec, grid: tuple[int, ...], axes: tuple[int, ...]) -> Routed:
-    """`group_traffic(grid, axes, 1)` routed. Its cores·(group - 1) messages are many on a
-    large chip; by representatives (`_routed_pairs`) they are the members of each group per
-    representative, paired."""
+def _group_unit(chip: ChipSpec, grid: tuple[int, ...], axes: tuple[int, ...],
+                placement: Placement | None) -> Routed:
+    """`group_traffic(grid, axes, 1)` placed and routed. Its cores·(group - 1) messages are
+    many on a large chip; by representatives (`_routed_pairs`) they are the members of each
+    group per representative, paired."""
     cores = prod(grid)
     members = prod(grid[a] for a in axes)
-    reps, index = _classes(chip, cores)
+    reps, index = _classes(chip, grid, placement)
     if members == 1 or len(reps) == cores:
-        return chip.topology.routed(group_traffic(grid, axes, 1))
+        return chip.topology.routed(
+            on_chip(chip, grid, placement, group_traffic(grid, axes, 1)))
     u = len(reps)
     ids = np.arange(cores, dtype=np.int64)
     group = np.zeros(cores, np.int64)  # each core's group, numbered row-major over the rest
@@ -151,7 +167,7 @@ def _group_unit(chip: ChipSpec, grid: tuple[int, ...], axes: tuple[int, ...]) ->
     # ordered pairs of members by representatives, less each member to itself
     pairs: IntArray = np.matmul(np.transpose(held), held)
     pairs[np.diag_indices(u)] -= held.sum(axis=0)
-    return _routed_pairs(chip, cores, pairs, members - 1)
+    return _routed_pairs(reps, chip, pairs, members - 1)
 
 
 @lru_cache(maxsize=64)
@@ -164,16 +180,16 @@ def _cycles(chip: ChipSpec, unit: Routed, nbytes: int) -> int:
 
 
 def shift_cycles(chip: ChipSpec, grid: tuple[int, ...], ring: int, pieces: int,
-                 nbytes: int) -> int:
-    """`costs.exchange_cycles(chip, shift_traffic(grid, ring, pieces, nbytes))`, the pattern
-    routed once per (chip, grid, ring, pieces): every message carries the same bytes, so the
-    routed loads scale with them."""
-    return _cycles(chip, _shift_unit(chip, grid, ring, pieces), nbytes)
+                 nbytes: int, placement: Placement | None = None) -> int:
+    """`costs.exchange_cycles(chip, on_chip(chip, grid, placement, shift_traffic(grid, ring,
+    pieces, nbytes)))`, the pattern routed once per (chip, grid, ring, pieces, placement):
+    every message carries the same bytes, so the routed loads scale with them."""
+    return _cycles(chip, _shift_unit(chip, grid, ring, pieces, placement), nbytes)
 
 
 def group_cycles(chip: ChipSpec, grid: tuple[int, ...], axes: tuple[int, ...],
-                 nbytes: int) -> int:
-    """`costs.exchange_cycles(chip, group_traffic(grid, axes, nbytes))`, the pattern routed
-    once per (chip, grid, group axes)."""
+                 nbytes: int, placement: Placement | None = None) -> int:
+    """`costs.exchange_cycles(chip, on_chip(chip, grid, placement, group_traffic(grid, axes,
+    nbytes)))`, the pattern routed once per (chip, grid, group axes, placement)."""
     key = tuple(sorted(a for a in set(axes) if grid[a] > 1))
-    return _cycles(chip, _group_unit(chip, grid, key), nbytes)
+    return _cycles(chip, _group_unit(chip, grid, key, placement), nbytes)

@@ -114,7 +114,8 @@ class PlanEstimator:
         `pieces` cores along grid axis `ring` (`collectives.shift_traffic`)."""
         if not self.routes:
             return self.exchange(nbytes)
-        return collectives.shift_cycles(self.chip, plan.factors, ring, pieces, nbytes)
+        return collectives.shift_cycles(self.chip, plan.factors, ring, pieces, nbytes,
+                                         plan.placement)
 
     def group(self, plan: Plan, axes: tuple[int, ...], nbytes: int) -> int:
         """Cycles of a reduce-scatter's (or an all-gather's) exchange over grid `axes` of the
@@ -122,7 +123,7 @@ class PlanEstimator:
         if not self.routes:
             members = prod(plan.factors[a] for a in axes)
             return self.exchange((members - 1) * nbytes)
-        return collectives.group_cycles(self.chip, plan.factors, axes, nbytes)
+        return collectives.group_cycles(self.chip, plan.factors, axes, nbytes, plan.placement)
 
     def estimate(self, plan: Plan) -> Estimate:
         factors, temporal, steps = plan.factors, plan.temporal_dim, plan.steps

@@ -14,6 +14,12 @@ Everything a core holds is a Cartesian product of per-dim interval unions: one i
 dim, except the rotating dim whose window may wrap around the tile (two intervals). Overlaps
 of such regions are products of per-dim interval overlaps, which is what `relayout_traffic`
 uses to count the bytes a relayout must move.
+
+Cores are numbered per layout, row-major over its grid. A move's source core s and its
+destination core d are the same chip core when the layouts' placements put them there
+(`beside`; with no placement, core i of every grid is chip core i): what a destination core
+already holds in the source layout stays, and the rest moves. A move's traffic is counted in
+the layouts' own core numbers and then put on the chip's cores (`CorePlaces`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from t10.common.gathers import GatherKind
+from t10.common.placements import core_ids
 from t10.common.plans import Layout
 from t10.common.traffic import Traffic
 from t10.common.view_maps import View, eval_expr
@@ -249,11 +256,57 @@ def overlap_matrix(a: list[IntArray], b: list[IntArray]) -> IntArray:
     return total
 
 
-def _own_source_region(src: Layout, dst_cores: int) -> list[IntArray]:
-    """What each destination core already holds in the source layout (empty past its grid)."""
-    coords = grid_coords(src.grid, max(dst_cores, src.cores))[:dst_cores]
+def beside(src: Layout, dst: Layout, shape: tuple[int, ...] | None) -> IntArray:
+    """For each core of `dst`'s grid, the core of `src`'s grid on the same chip core (-1:
+    none), on a chip whose cores form `shape` (`ChipSpec.core_shape`; needed only when a
+    layout is placed)."""
+    if src.placement is None and dst.placement is None:
+        d = np.arange(dst.cores, dtype=np.int64)
+        return np.where(d < src.cores, d, -1)
+    if shape is None:
+        raise ValueError("a move between placed layouts needs the chip's core shape")
+    where = np.full(prod(shape), -1, dtype=np.int64)
+    where[core_ids(src.grid, src.placement, shape)] = np.arange(src.cores)
+    return where[core_ids(dst.grid, dst.placement, shape)]
+
+
+@dataclass(frozen=True)
+class CorePlaces:
+    """The chip core of each source core (`src`) and of each destination core (`dst`) of a
+    move, on a chip of `cores` cores."""
+
+    src: IntArray
+    dst: IntArray
+    cores: int
+
+    @staticmethod
+    def of(src: Layout, dst: Layout, shape: tuple[int, ...] | None) -> CorePlaces | None:
+        """Where the layouts' cores lie (None: neither is placed, so grid core i is chip core
+        i and a move's traffic needs no renumbering)."""
+        if src.placement is None and dst.placement is None:
+            return None
+        if shape is None:
+            raise ValueError("a move between placed layouts needs the chip's core shape")
+        return CorePlaces(core_ids(src.grid, src.placement, shape),
+                          core_ids(dst.grid, dst.placement, shape), prod(shape))
+
+    def place(self, traffic: Traffic) -> Traffic:
+        """`traffic` (senders numbered as the source's cores, receivers as the
+        destination's) on the chip's cores."""
+        if traffic.messages is not None:
+            return traffic.placed(self.src, self.dst, self.cores)
+        sent, received = np.zeros(self.cores), np.zeros(self.cores)
+        np.add.at(sent, self.src, traffic.sent[: len(self.src)])
+        np.add.at(received, self.dst, traffic.received[: len(self.dst)])
+        return Traffic(sent, received)
+
+
+def _own_source_region(src: Layout, near: IntArray) -> list[IntArray]:
+    """What each destination core already holds in the source layout: the region of the
+    source core beside it (`near`, `beside`; empty where there is none)."""
+    coords = grid_coords(src.grid)[np.maximum(near, 0)]
     region = held_intervals(src, coords)
-    outside = np.arange(dst_cores) >= src.cores
+    outside = near < 0
     for iv in region:
         iv[outside] = 0
     return region
@@ -319,7 +372,9 @@ def _read_only(*arrays: Array) -> None:
 
 
 @lru_cache(maxsize=MOVE_CACHE)
-def relayout_traffic(src: Layout, dst: Layout) -> tuple[Array, Array]:
+def relayout_traffic(
+    src: Layout, dst: Layout, shape: tuple[int, ...] | None = None
+) -> tuple[Array, Array]:
     """Elements each core sends and receives to move a tensor from `src` to `dst`
     (remembered: the arrays are read-only).
 
@@ -331,12 +386,14 @@ def relayout_traffic(src: Layout, dst: Layout) -> tuple[Array, Array]:
     With need(d), kept(d) = need(d) ∩ own(d) and held(s), the share of (d, s) is
     |need(d) ∩ held(s)| - |kept(d) ∩ held(s)|: products over tensor dims of per-dim overlaps.
     Cores are grouped by their per-dim interval keys so that the sums over the other side are
-    small einsums over key tables; `_blocked_traffic` computes the same pair by pair.
+    small einsums over key tables; `_blocked_traffic` computes the same pair by pair. Cores
+    are the layouts' own (`beside`: `shape` places them).
     """
+    near = beside(src, dst, shape)
     if not src.shape:
         src, dst = _as_1d(src), _as_1d(dst)
     need = held_intervals(dst, grid_coords(dst.grid))
-    kept = intersect(need, _own_source_region(src, dst.cores))
+    kept = intersect(need, _own_source_region(src, near))
     held = held_intervals(src, grid_coords(src.grid))
     missing = (measure(need) - measure(kept)).astype(np.float64)
     keyed = [_Keyed.of(r) for r in (need, kept, held)]
@@ -376,19 +433,26 @@ class Flows:
         return Traffic.of_messages(cores, self.src, self.dst, self.elements * elem_bytes)
 
 
-def relayout_exchange(src: Layout, dst: Layout, elem_bytes: int, messages: bool) -> Traffic:
+def relayout_exchange(
+    src: Layout, dst: Layout, elem_bytes: int, messages: bool,
+    shape: tuple[int, ...] | None = None,
+) -> Traffic:
     """The exchange of the relayout from `src` to `dst` of `elem_bytes`-byte elements: each
     core's totals (`relayout_traffic`), or with `messages` who sends how much to whom
-    (`relayout_flows`; a topology that routes needs them)."""
+    (`relayout_flows`; a topology that routes needs them); on the cores of a chip of core
+    shape `shape` when a layout is placed (`CorePlaces`)."""
     cores = max(src.cores, dst.cores)
     if messages:
-        return relayout_flows(src, dst).traffic(cores, elem_bytes)
-    sent, received = relayout_traffic(src, dst)
-    return Traffic.of_elements(sent, received, elem_bytes)
+        traffic = relayout_flows(src, dst, shape).traffic(cores, elem_bytes)
+    else:
+        sent, received = relayout_traffic(src, dst, shape)
+        traffic = Traffic.of_elements(sent, received, elem_bytes)
+    places = CorePlaces.of(src, dst, shape)
+    return traffic if places is None else places.place(traffic)
 
 
 @lru_cache(maxsize=MOVE_CACHE)
-def relayout_flows(src: Layout, dst: Layout) -> Flows:
+def relayout_flows(src: Layout, dst: Layout, shape: tuple[int, ...] | None = None) -> Flows:
     """`relayout_traffic` pair by pair (remembered: the arrays are read-only): destination
     core d receives from source core s its weight missing(d) / holders(d) times the share of
     (d, s), so the flows' sums per core are `relayout_traffic`'s arrays.
@@ -396,10 +460,11 @@ def relayout_flows(src: Layout, dst: Layout) -> Flows:
     Only the pairs whose regions overlap along the dim where fewest do are visited
     (`_overlapping_pairs`), not every pair of cores: a large grid (ipu-pod4's 5,888 cores)
     costs about as much as the pairs that move something."""
+    near = beside(src, dst, shape)
     if not src.shape:
         src, dst = _as_1d(src), _as_1d(dst)
     need_iv = held_intervals(dst, grid_coords(dst.grid))
-    kept_iv = intersect(need_iv, _own_source_region(src, dst.cores))
+    kept_iv = intersect(need_iv, _own_source_region(src, near))
     missing = (measure(need_iv) - measure(kept_iv)).astype(np.float64)
     need, kept = _Keyed.of(need_iv), _Keyed.of(kept_iv)
     held = _Keyed.of(held_intervals(src, grid_coords(src.grid)))
@@ -473,7 +538,7 @@ def _cross(
 
 
 def _as_1d(layout: Layout) -> Layout:
-    return Layout((1,), layout.grid, (None,), (1,))
+    return Layout((1,), layout.grid, (None,), (1,), placement=layout.placement)
 
 
 def _pad(sent: Array, received: Array, n: int) -> tuple[Array, Array]:
@@ -525,13 +590,17 @@ class ViewMove:
     in_place: bool
     flows: Flows | None = None
     """Who sends how many elements to whom, when asked for (`element_move`'s `messages`)."""
+    places: CorePlaces | None = None
+    """Where the layouts' cores lie on the chip (None: grid core i is chip core i)."""
 
     def traffic(self, elem_bytes: int) -> Traffic:
-        """The exchange of this move of `elem_bytes`-byte elements, with its messages when
-        its flows are known."""
+        """The exchange of this move of `elem_bytes`-byte elements on the chip's cores, with
+        its messages when its flows are known."""
         if self.flows is None:
-            return Traffic.of_elements(self.sent, self.received, elem_bytes)
-        return self.flows.traffic(len(self.sent), elem_bytes)
+            traffic = Traffic.of_elements(self.sent, self.received, elem_bytes)
+        else:
+            traffic = self.flows.traffic(len(self.sent), elem_bytes)
+        return traffic if self.places is None else self.places.place(traffic)
 
 
 CHUNK_ELEMENTS = 1 << 22
@@ -581,17 +650,20 @@ def _distinct_per_row(flat: IntArray) -> IntArray:
 
 
 def element_move(
-    src: Layout, dst: Layout, sources: View | IntArray, messages: bool = False
+    src: Layout, dst: Layout, sources: View | IntArray, messages: bool = False,
+    shape: tuple[int, ...] | None = None,
 ) -> ViewMove:
     """`_element_move`, remembered for views (the arrays are then read-only)."""
     if isinstance(sources, View):
-        return _view_move(src, dst, sources, messages)
-    return _element_move(src, dst, sources, messages)
+        return _view_move(src, dst, sources, messages, shape)
+    return _element_move(src, dst, sources, messages, shape)
 
 
 @lru_cache(maxsize=MOVE_CACHE)
-def _view_move(src: Layout, dst: Layout, view: View, messages: bool) -> ViewMove:
-    move = _element_move(src, dst, view, messages)
+def _view_move(
+    src: Layout, dst: Layout, view: View, messages: bool, shape: tuple[int, ...] | None
+) -> ViewMove:
+    move = _element_move(src, dst, view, messages, shape)
     _read_only(move.sent, move.received, move.copied)
     if move.flows is not None:
         _read_only(move.flows.src, move.flows.dst, move.flows.elements)
@@ -599,7 +671,8 @@ def _view_move(src: Layout, dst: Layout, view: View, messages: bool) -> ViewMove
 
 
 def _element_move(
-    src: Layout, dst: Layout, sources: View | IntArray, messages: bool
+    src: Layout, dst: Layout, sources: View | IntArray, messages: bool,
+    shape: tuple[int, ...] | None,
 ) -> ViewMove:
     """Moves the tensor laid out as `src` into a tensor laid out as `dst` whose every element
     is one source element: `sources` is a `View` of the source, or the explicit row-major
@@ -610,6 +683,8 @@ def _element_move(
     and does not hold; each is requested from the cores holding it (the replicas of its
     source tile, `replicas` of them; for a rotating `src`, the cores whose window holds it),
     spread evenly over them. With `messages`, also who sends how much to whom (`flows`).
+    What a destination core holds is what the source core beside it holds (`beside`: `shape`
+    places them).
     """
     if isinstance(sources, View):
         view = sources
@@ -627,6 +702,7 @@ def _element_move(
 
         injective = False
     holding = _Holding.of(src)
+    near = beside(src, dst, shape)
     ncores = max(src.cores, dst.cores)
     received, copied = np.zeros(ncores), np.zeros(ncores)
     flows: list[Flows] = []
@@ -638,7 +714,7 @@ def _element_move(
             need = _distinct_per_row(need)
         valid = need >= 0
         core = np.arange(rows.start, rows.stop)
-        holds, buckets = holding.locate(need, valid, core)
+        holds, buckets = holding.locate(need, valid, near[rows])
         missing = valid & ~holds
         received[rows] = missing.sum(axis=1)
         copied[rows] = holds.sum(axis=1)
@@ -651,6 +727,7 @@ def _element_move(
         isinstance(sources, View)
         and src.local_elements() == dst.local_elements()
         and src.cores == dst.cores
+        and bool(np.array_equal(near, np.arange(dst.cores)))
         and bool(
             np.array_equal(
                 flat_sources(src, src.shape, None), flat_sources(dst, src.shape, sources)
@@ -659,7 +736,8 @@ def _element_move(
     )
     if in_place:
         copied[:] = 0.0
-    return ViewMove(sent, received, copied, in_place, _joined(flows) if messages else None)
+    return ViewMove(sent, received, copied, in_place, _joined(flows) if messages else None,
+                    CorePlaces.of(src, dst, shape))
 
 
 def _joined(parts: list[Flows]) -> Flows:
@@ -685,8 +763,8 @@ class _Holding(ABC):
 
     @abstractmethod
     def locate(self, need: IntArray, valid: Array, core: IntArray) -> tuple[Array, IntArray]:
-        """Whether each destination core (`core`, one per row) holds each needed element, and
-        the element's request bucket."""
+        """Whether each destination core holds each needed element (`core`, one per row: the
+        source core beside it, -1 for none), and the element's request bucket."""
 
     def request(self, buckets: IntArray, missing: Array) -> None:
         self.requests += np.bincount(buckets[missing], minlength=len(self.requests))
@@ -715,11 +793,12 @@ class _TileHolding(_Holding):
     def locate(self, need: IntArray, valid: Array, core: IntArray) -> tuple[Array, IntArray]:
         src = self.src
         element = np.unravel_index(np.where(valid, need, 0), src.shape) if src.shape else ()
-        holds = valid & (core < src.cores)[:, None]
+        holds = valid & ((core >= 0) & (core < src.cores))[:, None]
         tile_id = np.zeros(need.shape, dtype=np.int64)
+        at = np.minimum(np.maximum(core, 0), src.cores - 1)
         for d, a, t in self.split:
             block = element[d] // t
-            holds &= block == self.coords[np.minimum(core, src.cores - 1), a][:, None]
+            holds &= block == self.coords[at, a][:, None]
             tile_id = tile_id * src.grid[a] + block
         return holds, tile_id
 
@@ -756,7 +835,7 @@ class _ElementHolding(_Holding):
 
     def locate(self, need: IntArray, valid: Array, core: IntArray) -> tuple[Array, IntArray]:
         keys = core[:, None] * self.stride + need
-        holds = valid & (core < self.cores)[:, None] & np.isin(keys, self.keys)
+        holds = valid & ((core >= 0) & (core < self.cores))[:, None] & np.isin(keys, self.keys)
         return holds, need
 
     def sent(self) -> Array:
@@ -797,14 +876,15 @@ def gather_traffic(
     table_bytes: int,
     ids_bytes: int,
     messages: bool = False,
+    shape: tuple[int, ...] | None = None,
 ) -> tuple[Traffic, int]:
     """The bytes each core sends and receives (with `messages`, who sends how much to whom),
     and the most elements one core copies into place, of the gather `kind` of `index` (ids
     in [0, size)) from `table` into `dst` (a GatherND reads q ids per element): the table's
-    rows and the ids move in one exchange."""
+    rows and the ids move in one exchange (on the chip's cores: `shape` places them)."""
     table_at, ids_at = kind.sources(table.shape, index)
-    rows = element_move(table, dst, table_at, messages)
+    rows = element_move(table, dst, table_at, messages, shape)
     traffic = rows.traffic(table_bytes)
     for at in ids_at:
-        traffic = traffic + element_move(ids, dst, at, messages).traffic(ids_bytes)
+        traffic = traffic + element_move(ids, dst, at, messages, shape).traffic(ids_bytes)
     return traffic, int(rows.copied.max(initial=0.0))

@@ -69,10 +69,10 @@ def transition_estimate(
     if view is None:
         if same_placement(src, dst):
             return Estimate(0, 0, 0, 0)
-        traffic = relayout_exchange(src, dst, elem_bytes, routes)
+        traffic = relayout_exchange(src, dst, elem_bytes, routes, chip.core_shape)
         compute = 0
     else:
-        move = element_move(src, dst, view, routes)
+        move = element_move(src, dst, view, routes, chip.core_shape)
         traffic = move.traffic(elem_bytes)
         compute = costs.elementwise_cycles(chip, int(move.copied.max(initial=0.0)))
     return Estimate(
@@ -120,6 +120,7 @@ def gather_estimate(
         elem_bytes,
         IDS_BYTES,
         chip.topology.routes,
+        chip.core_shape,
     )
     return Estimate(
         compute_cycles=costs.elementwise_cycles(chip, copied),
@@ -179,7 +180,7 @@ def viewed_layout(src: Layout, view: View, shape: tuple[int, ...]) -> Layout | N
         if t % inner:
             return None
         axes[outer], tile[outer] = axis, t // inner
-    return Layout(shape, src.grid, tuple(axes), tuple(tile))
+    return Layout(shape, src.grid, tuple(axes), tuple(tile), placement=src.placement)
 
 
 def _split_dims(expr: AffineExpr, shape: tuple[int, ...]) -> tuple[int, int] | None:

@@ -77,6 +77,7 @@ from math import ceil, lcm, prod
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
+from t10.common.placements import Placement, placement_problem
 from t10.common.tensor_expr import Access, ExprKind, TensorExpr
 from t10.errors import T10Error
 
@@ -99,7 +100,8 @@ class Rotation:
 @dataclass(frozen=True)
 class Plan:
     """Spatial `factors`; the (inner) temporal dim and its `steps` with `rotations`; optionally
-    an outer temporal dim `outer_dim` cut into `outer_steps` (see "Two temporal dims")."""
+    an outer temporal dim `outer_dim` cut into `outer_steps` (see "Two temporal dims"); where
+    the grid's cores lie on the chip (`placement`, `t10.common.placements`; None: linear)."""
 
     factors: tuple[int, ...]
     temporal_dim: int | None = None
@@ -107,6 +109,7 @@ class Plan:
     rotations: tuple[Rotation, ...] = ()
     outer_dim: int | None = None
     outer_steps: int = 1
+    placement: Placement | None = None
 
     @cached_property
     def cores(self) -> int:
@@ -165,13 +168,15 @@ class Rotating:
 class Layout:
     """How a tensor of `shape` lies on a core grid: tensor dim i is split along grid axis
     `axes[i]` (None: not split) into tiles of `tile[i]` elements (padded). Cores that differ
-    only on grid axes no tensor dim uses hold copies, unless the tensor is `rotating`."""
+    only on grid axes no tensor dim uses hold copies, unless the tensor is `rotating`. The
+    grid's cores lie on the chip as `placement` says (None: linear)."""
 
     shape: tuple[int, ...]
     grid: tuple[int, ...]
     axes: tuple[int | None, ...]
     tile: tuple[int, ...]
     rotating: Rotating | None = None
+    placement: Placement | None = None
 
     @property
     def cores(self) -> int:
@@ -210,6 +215,7 @@ def placement(layout: Layout) -> Layout:
         grid=tuple(layout.grid[a] for a in keep),
         axes=tuple(None if a is None else renumber.get(a) for a in layout.axes),
         rotating=rotating,
+        placement=None if layout.placement is None else layout.placement.renumbered(renumber),
     )
 
 
@@ -272,6 +278,7 @@ def operand_layout(expr: TensorExpr, plan: Plan, access: Access, operand: int | 
         axes=tuple(d if d is not None and plan.factors[d] > 1 else None for d in access.dims),
         tile=tuple(1 if d is None else tiles[d] for d in access.dims),
         rotating=rotating,
+        placement=plan.placement,
     )
 
 
@@ -462,6 +469,17 @@ def plan_problem(expr: TensorExpr, plan: Plan, chip: ChipSpec | None = None) -> 
     for d, (f, size) in enumerate(zip(plan.factors, expr.loop_sizes, strict=True)):
         if not 1 <= f <= size:
             return f"factor {f} of d{d} must be between 1 and the loop size {size}"
+    if plan.placement is not None:
+        problem = placement_problem(
+            plan.factors, plan.placement, None if chip is None else chip.core_shape
+        )
+        if problem is not None:
+            return f"its placement <{plan.placement}> does not fit: {problem}"
+    return _steps_problem(expr, plan)
+
+
+def _steps_problem(expr: TensorExpr, plan: Plan) -> str | None:
+    """Why the temporal part of `plan` cannot run `expr`."""
     d = plan.temporal_dim
     if d is None:
         if plan.steps != 1 or plan.rotations or plan.outer_dim is not None:
@@ -581,6 +599,8 @@ def format_plan(plan: Plan) -> str:
             if r.outer == outer
         )
         text += f" shift d{d} steps {plan.level_steps(outer)} rotate [{rots}]"
+    if plan.placement is not None:
+        text += f" {plan.placement}"
     return text
 
 

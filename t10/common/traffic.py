@@ -105,6 +105,17 @@ class Traffic:
             np.concatenate([a.nbytes, b.nbytes]))
         return Traffic(sent, received, messages)
 
+    def placed(self, src_cores: NDArray[np.int64], dst_cores: NDArray[np.int64],
+               cores: int) -> Traffic:
+        """The same exchange with the sender numbered i here sitting on chip core
+        `src_cores[i]` and the receiver numbered j on `dst_cores[j]`, among `cores` chip
+        cores (a grid's cores placed on the chip: `t10.common.placements`). Its messages must
+        be known."""
+        if self.messages is None:
+            raise ValueError("only an exchange whose messages are known can be placed")
+        m = self.messages
+        return Traffic.of_messages(cores, src_cores[m.src], dst_cores[m.dst], m.nbytes)
+
     def busiest(self) -> int:
         """The most bytes any one core sends or receives, whole."""
         most = max(float(self.sent.max(initial=0.0)), float(self.received.max(initial=0.0)))

@@ -188,7 +188,7 @@ class ComputeShiftToKernels(RewritePattern):
         operands = self._operands(op, out_alloc.result, [d for d, _ in dims])
         zero = idx.const(0)
         if not dims:
-            ops.append(self._kernel(op, grid, sizes, operands, [[zero] * len(operands)]))
+            ops.append(self._kernel(op, out_layout, sizes, operands, [[zero] * len(operands)]))
             _replace_with_buffer(rewriter, op, ops, out_alloc.result, rtype)
             return
         levels = [
@@ -234,9 +234,11 @@ class ComputeShiftToKernels(RewritePattern):
                     if cut.level in shifting:
                         ahead = builder.add(u, builder.const(cut.window))
                         recv = builder.mul(builder.mod(ahead, cut.slots), chunk)
-                        shifts.append(self._shift(grid, operand.buffer, cut, chunk, send, recv))
+                        shifts.append(self._shift(out_layout, operand.buffer, cut, chunk, send,
+                                                  recv))
             builder.ops.append(
-                self._kernel(op, grid, sizes, operands, offsets[: len(levels)], chunk_origin)
+                self._kernel(op, out_layout, sizes, operands, offsets[: len(levels)],
+                             chunk_origin)
             )
             builder.ops.extend(shifts)
 
@@ -342,17 +344,19 @@ class ComputeShiftToKernels(RewritePattern):
     @staticmethod
     def _kernel(
         op: cshift.ComputeShiftOp,
-        grid: tuple[int, ...],
+        layout: Layout,
         sizes: tuple[int, ...],
         operands: list[_Operand],
         offsets: list[list[SSAValue]],
         origin: SSAValue | None = None,
     ) -> core.KernelOp:
-        """`offsets[j][i]`: operand i's offset along its j-th cut (a second list only for a
-        plan with two temporal dims)."""
+        """The kernel on the cores of the operator's output `layout`; `offsets[j][i]`: operand
+        i's offset along its j-th cut (a second list only for a plan with two temporal
+        dims)."""
         properties: dict[str, Attribute] = {
             "label": op.label,
-            "grid": int_array(grid),
+            "grid": int_array(layout.grid),
+            **placement_property(layout),
             "sizes": int_array(sizes),
             "bounds": int_array(loop_bounds(op)),
             "slice_dims": int_array([o.cuts[0].dim if o.cuts else -1 for o in operands]),
@@ -377,21 +381,23 @@ class ComputeShiftToKernels(RewritePattern):
 
     @staticmethod
     def _shift(
-        grid: tuple[int, ...],
+        layout: Layout,
         buffer: SSAValue,
         cut: _Cut,
         chunk: int,
         send: SSAValue,
         recv: SSAValue,
     ) -> core.ShiftOp:
+        """The shift of a rotating operand on the cores of the operator's `layout`."""
         return core.ShiftOp.build(
             operands=[buffer, send, recv],
             properties={
-                "grid": int_array(grid),
+                "grid": int_array(layout.grid),
                 "ring": int_prop(cut.ring),
                 "pieces": int_prop(cut.pieces),
                 "dim": int_prop(cut.dim),
                 "size": int_prop(chunk),
+                **placement_property(layout),
             },
         )
 
@@ -405,6 +411,13 @@ def loop_bounds(op: cshift.ComputeShiftOp) -> list[int]:
             if isinstance(expr, AffineDimExpr):
                 bounds[expr.position] = size
     return bounds
+
+
+def placement_property(layout: Layout) -> dict[str, Attribute]:
+    """The `placement` property of an exchange op on the cores of `layout` (none: linear)."""
+    if layout.placement is None:
+        return {}
+    return {"placement": rtensor.PlacementAttr.of(layout.placement)}
 
 
 class DistributeToLoad(RewritePattern):
@@ -526,6 +539,7 @@ class AllReduceToCore(RewritePattern):
                 "combiner": op.combiner,
                 "axes": op.axes,
                 "grid": int_array(rtype.get_layout().grid),
+                **placement_property(rtype.get_layout()),
             },
         )
         _replace_with_buffer(rewriter, op, [reduce], buffer, rtype)
@@ -569,6 +583,7 @@ class EpilogueToKernel(RewritePattern):
         properties: dict[str, Attribute] = {
             "label": op.label,
             "grid": int_array(layout.grid),
+            **placement_property(layout),
             "axes": int_array([-1 if a is None else a for a in layout.axes]),
             "sizes": int_array(layout.tile),
             "bounds": int_array(layout.shape),
@@ -590,7 +605,10 @@ class EpilogueToKernel(RewritePattern):
         if reduce is not None:
             ops.append(
                 core.AllGatherOp.build(
-                    operands=[output], properties={"grid": reduce.grid, "axes": reduce.axes}
+                    operands=[output],
+                    properties={"grid": reduce.grid, "axes": reduce.axes,
+                                **({} if reduce.placement is None
+                                   else {"placement": reduce.placement})},
                 )
             )
         _replace_with_buffer(rewriter, op, ops, output, rtype)

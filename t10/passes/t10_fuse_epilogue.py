@@ -13,8 +13,8 @@ It does not always pay: after a plan that splits C's reduction over R cores, the
 runs on 1/R of each output tile between the all-reduce's reduce-scatter and its all-gather,
 but each of the R cores holding a tile needs E's other inputs for the whole tile, while E
 alone spreads over all the cores. So the pass asks the plan search's cost model (`chip`,
-`min_utilization`, `precision`, `partials`, as `t10-plan-search` takes them) and marks E
-only when the fastest plan of the fused operator, plus moving E's other inputs (those
+`min_utilization`, `precision`, `partials`, `placement`, as `t10-plan-search` takes them) and
+marks E only when the fastest plan of the fused operator, plus moving E's other inputs (those
 computed on chip) into it, beats the fastest plans of C and E apart plus the move of C's
 result between them and of E's other inputs into E. `always=true` marks every candidate (to
 study fused plans).
@@ -74,18 +74,20 @@ class FusionCosts:
     min_utilization: float
     precision: str
     partials: str
+    placement: str
     jobs: int
 
     def search(self, operators: list[Operator]) -> None:
         """Search the operators' frontiers, side by side (they are kept for later calls)."""
         exprs = [operator_tensor_expr(o, self.precision, self.partials) for o in operators]
-        operator_frontiers(self.chip, exprs, REPLICATE.name, self.min_utilization, self.jobs)
+        operator_frontiers(self.chip, exprs, REPLICATE.name, self.min_utilization, self.jobs,
+                           self.placement)
 
     def fastest(self, operator: Operator) -> tuple[TensorExpr, Plan, Estimate]:
         """The operator's fastest plan (the first of its spatial frontier)."""
         expr = operator_tensor_expr(operator, self.precision, self.partials)
         [frontier] = operator_frontiers(
-            self.chip, [expr], REPLICATE.name, self.min_utilization, self.jobs
+            self.chip, [expr], REPLICATE.name, self.min_utilization, self.jobs, self.placement
         )
         return (expr, *frontier[0])
 
@@ -179,7 +181,8 @@ class T10FuseEpilogue(CostOptions, ModulePass):
             chip = self.deciding_options().validate(self.name)
             check_jobs(self.name, self.jobs)
             fusion_costs = FusionCosts(
-                chip, self.min_utilization, self.precision, self.partials, self.jobs
+                chip, self.min_utilization, self.precision, self.partials, self.placement,
+                self.jobs,
             )
             pairs = [(o, r) for o in op.walk() if (r := candidate_reader(o)) is not None]
             fusion_costs.search(

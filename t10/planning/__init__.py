@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     )
     from t10.planning.forked import Terminated, ending_signals
     from t10.planning.model_search import plan_module
+    from t10.planning.plan_search import PLACEMENTS
     from t10.planning.planners import (
         Planner,
         planner,
@@ -42,6 +43,7 @@ _HOMES: dict[str, str] = {
     "CompileOptions": "t10.planning.compile_options",
     "DEFAULTS": "t10.planning.compile_options",
     "PlanOptions": "t10.planning.compile_options",
+    "PLACEMENTS": "t10.planning.plan_search",
     "SEARCHES": "t10.planning.compile_options",
     "temporaries_planners": "t10.planning.compile_options",
     "Terminated": "t10.planning.forked",
@@ -56,6 +58,7 @@ _HOMES: dict[str, str] = {
 
 __all__ = [
     "DEFAULTS",
+    "PLACEMENTS",
     "SEARCHES",
     "Alternative",
     "CompileOptions",

@@ -78,6 +78,10 @@ class CostOptions:
     partials: str = "fp32"
     """Precision of the partial sums a plan carries across steps and cores: `fp32`, or the
     storage's (`fp16` with `precision=fp16`)."""
+    placement: str = "aware"
+    """How a plan's grid lies on the chip's cores (on a chip whose topology routes):
+    `aware`, the cheapest of the placements that lay its rings along the chip's dims, folded,
+    and the linear one; or `oblivious`, linear (grid core i on chip core i)."""
 
     def cost_options(self) -> dict[str, Any]:
         """The `CostOptions` fields and their values (to build a pass that takes them)."""
@@ -110,7 +114,7 @@ class PlanOptions(CostOptions):
         (`--precision`, `--partials`) or the pass whose rule the option breaks."""
         precision_type(self.precision, what or "--precision")
         check_partials(self.precision, self.partials, what or "--partials")
-        check_options(what or PLAN_SEARCH, self.planner, self.min_utilization)
+        check_options(what or PLAN_SEARCH, self.planner, self.min_utilization, self.placement)
         check_choice_options(what or PLAN_SEARCH, self.planner, self.search, self.temporaries)
         return load_chip(self.chip)
 

@@ -2,7 +2,8 @@
 
 When two operators' plans place the same tensor differently, the tensor crosses the chip in
 an all-to-all exchange (one superstep). The plan search costs these transitions
-(`t10.common.move_costs`): while it chooses plans (a quick bound), and for the chosen plans
+(`t10.common.move_costs`): while it chooses plans (a quick bound; on a chip whose topology
+routes, the move's estimate, since where the cores lie decides it), and for the chosen plans
 (from the exchange geometry: what each core must receive that it does not hold, spread over
 the cores that hold it). This module finds them: which edges need one, which moves several
 readers share, the gathers, and the plans aligned to a neighbour's layout.
@@ -11,7 +12,7 @@ readers share, the gathers, and the plans aligned to a neighbour's layout.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -139,10 +140,16 @@ def reduce_transitions(
     moves: dict[tuple[Layout, Layout, int, View | None], int] = {}
 
     def quick(src: Layout, dst: Layout, elem_bytes: int, view: View | None) -> int:
-        """`quick_cycles`, remembered per layout pair (identical operators meet the same)."""
+        """`quick_cycles`, or on a chip whose topology routes the move's estimate (where its
+        cores lie decides what it costs), remembered per layout pair (identical operators
+        meet the same)."""
         key = (src, dst, elem_bytes, view)
         if key not in moves:
-            moves[key] = quick_cycles(chip, src, dst, elem_bytes, view)
+            moves[key] = (
+                transition_estimate(chip, src, dst, elem_bytes, view).cycles
+                if chip.topology.routes
+                else quick_cycles(chip, src, dst, elem_bytes, view)
+            )
         return moves[key]
 
     def cost(i: int, point: PlanPoint) -> int:
@@ -172,7 +179,7 @@ def reduce_transitions(
             if op.pinned:
                 continue
             aligned = aligned_points(chip, exprs, options, chosen, touching[i], i)
-            candidates = [*op.points, *aligned]
+            candidates = [*op.points, *aligned, *linear_twins(chip, exprs[i], op)]
             if swaps is None:
                 swaps = Swaps(chosen, live)
             after = swaps.after_many(
@@ -402,23 +409,39 @@ def aligned_plan(
     expr: TensorExpr, access: Access, operand: int | None, target: Layout
 ) -> Plan | None:
     """The spatial plan of `expr` that places the operand read by `access` exactly as `target`
-    (so no transition is needed), if there is one. Frontiers keep only Pareto plans, so such
-    a plan is often missing from them although it is best in context."""
+    (so no transition is needed: on the same chip cores too), if there is one. Frontiers
+    keep only Pareto plans, so such a plan is often missing from them although it is best in
+    context."""
     target = placement(target)
     if target.rotating is not None or len(target.axes) != len(access.dims):
         return None
     factors = [1] * expr.rank
+    loops: dict[int, int] = {}  # the loop dim of each grid axis of the target
     for loop, axis in zip(access.dims, target.axes, strict=True):
         if axis is not None:
             if loop is None:
                 return None
             factors[loop] = target.grid[axis]
-    plan = Plan(tuple(factors))
+            loops[axis] = loop
+    placed = target.placement
+    if placed is not None and any(a not in loops for line in placed.lines for a, _ in line):
+        return None
+    plan = Plan(tuple(factors), placement=None if placed is None else placed.renumbered(loops))
     if plan_problem(expr, plan) is not None:
         return None
     if placement(operand_layout(expr, plan, access, operand)) != target:
         return None
     return plan
+
+
+def linear_twins(chip: ChipSpec, expr: TensorExpr, option: OpOptions) -> list[PlanPoint]:
+    """The operator's placed plans laid linearly instead: slower on their own, but maybe not
+    with their neighbours' moves (their layouts lie where a linear neighbour's do)."""
+    return [
+        option.point(chip, expr, replace(p.plan, placement=None))
+        for p in option.points
+        if p.plan.placement is not None
+    ]
 
 
 def aligned_points(

@@ -392,7 +392,8 @@ class ModelSearch:
                 e = self.expr(o)
                 keys.setdefault(dataclasses.replace(e, name=""), e)
         planner_name, utilization = self.options.planner, self.options.min_utilization
-        found = operator_frontiers(chip, list(keys.values()), planner_name, utilization, self.jobs)
+        found = operator_frontiers(chip, list(keys.values()), planner_name, utilization, self.jobs,
+                                   self.options.placement)
         frontiers.frontiers.update(zip(keys, found, strict=True))
 
     def operator_options(
@@ -422,7 +423,8 @@ class ModelSearch:
         _, share = self.choice()
         if not self.reuse:
             planner_name, utilization = self.options.planner, self.options.min_utilization
-            frontier = operator_frontier(chip, expr, planner_name, utilization)
+            frontier = operator_frontier(chip, expr, planner_name, utilization,
+                                         self.options.placement)
             options = op_options(expr, frontier, operands)
         else:
             options = self.shared_options(chip, expr, operands, frontiers)

@@ -44,7 +44,7 @@ starts only for two or more bigger ones (then it takes the small ones too)."""
 FRONTIER_CACHE_SIZE = 512
 
 Frontier = list[tuple[Plan, Estimate]]
-_Key = tuple[ChipSpec, TensorExpr, str, float]
+_Key = tuple[ChipSpec, TensorExpr, str, float, str]
 _cache: OrderedDict[_Key, tuple[tuple[Plan, Estimate], ...]] = OrderedDict()
 
 
@@ -74,15 +74,17 @@ def operator_frontiers(
     planner: str,
     min_utilization: float,
     jobs: int = 0,
+    placement: str = "aware",
 ) -> list[Frontier]:
     """`operator_frontier` of every expression, in order, each distinct one searched once
     (or found from an earlier call): in up to `jobs` worker processes (0: one per usable
     CPU) when two or more big ones can run at once, otherwise in this process."""
-    check_options("operator_frontiers", planner, min_utilization)
+    check_options("operator_frontiers", planner, min_utilization, placement)
     check_jobs("operator_frontiers", jobs)
-    keys = [(chip, dataclasses.replace(e, name=""), planner, min_utilization) for e in exprs]
+    keys = [(chip, dataclasses.replace(e, name=""), planner, min_utilization, placement)
+            for e in exprs]
     missing = {k: e for k, e in zip(keys, exprs, strict=True) if k not in _cache}
-    found = _search(chip, list(missing.values()), planner, min_utilization, jobs)
+    found = _search(chip, list(missing.values()), planner, min_utilization, jobs, placement)
     for key, frontier in zip(missing, found, strict=True):
         _cache[key] = tuple(frontier)
     frontiers = []
@@ -100,8 +102,10 @@ def _search(
     planner: str,
     min_utilization: float,
     jobs: int,
+    placement: str,
 ) -> list[Frontier]:
-    search = partial(operator_frontier, chip, planner=planner, min_utilization=min_utilization)
+    search = partial(operator_frontier, chip, planner=planner, min_utilization=min_utilization,
+                     placement=placement)
     big = sorted(
         (i for i, e in enumerate(exprs) if prod(e.loop_sizes) >= BIG_SEARCH_POINTS),
         key=lambda i: -prod(exprs[i].loop_sizes),

@@ -31,6 +31,14 @@ Two temporal dims (`planner="t10-multidim"`): after every tile vector's one-dim 
 two-dim plans, each ordered pair of shiftable dims (outer, inner), with every rotation set
 that rotates something along each; bounded per tile vector (`rotating_floors`) and per
 partial rotation set (`_Bound`), then costed exactly like the others.
+
+Placement (`placement="aware"`, on a chip whose topology routes): every plan that shifts or
+all-reduces is costed with each placement of its grid that lays its rings along the chip's
+dims, folded (`t10.common.placements.placements_with_rings`), and with the linear one; the
+cheapest is the plan's (`_Search.placed`), so a placed plan is never slower than its linear
+twin. The bounds above charge shifts at the core ports' rate, which no placement beats;
+the spatial plan's cycles bound its rotating plans' with the spatial plan's own cheapest
+placement. `placement="oblivious"` costs every plan linearly (grid core i on chip core i).
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from math import ceil, lcm, prod
 
 from t10.common.chip_spec import ChipSpec
 from t10.common.estimator import PlanEstimator
+from t10.common.placements import placements_with_rings
 from t10.common.plans import (
     OUTPUT,
     Estimate,
@@ -138,6 +147,7 @@ def plan_key(plan: Plan) -> tuple:
         tuple((r.operand, r.ring_dim, r.pieces, r.outer) for r in plan.rotations),
         -1 if plan.outer_dim is None else plan.outer_dim,
         plan.outer_steps,
+        () if plan.placement is None else (plan.placement.lines, plan.placement.folds),
     )
 
 
@@ -200,11 +210,22 @@ def pareto_frontier(points: Sequence[tuple[Plan, Estimate]]) -> list[tuple[Plan,
 # --------------------------------------------------------------------------------------------
 
 
-def check_options(what: str, planner: str, min_utilization: float) -> None:
-    """`planner` and `min_utilization` are valid (`what`: the pass or function named)."""
+PLACEMENTS = ("aware", "oblivious")
+"""How a plan's grid is placed on the chip's cores: the cheapest of the placements that lay
+its rings along the chip's dims and the linear one (`aware`), or linearly (`oblivious`)."""
+
+
+def check_options(
+    what: str, planner: str, min_utilization: float, placement: str = "aware"
+) -> None:
+    """`planner`, `min_utilization` and `placement` are valid (`what`: the pass or function
+    named)."""
     planner_of(planner, what)
     if not 0.0 <= min_utilization <= 1.0:
         raise T10Error(f"{what}: min-utilization must be between 0 and 1, got {min_utilization}")
+    if placement not in PLACEMENTS:
+        raise T10Error(f"{what}: unknown placement '{placement}'; choose one of "
+                       f"{', '.join(PLACEMENTS)}")
 
 
 class _Bound:
@@ -335,8 +356,12 @@ class _OutputBound:
 class _Search:
     """The search over one operator; see the module docstring."""
 
-    def __init__(self, chip: ChipSpec, expr: TensorExpr, levels: int, min_cores: int) -> None:
+    def __init__(
+        self, chip: ChipSpec, expr: TensorExpr, levels: int, min_cores: int, place: bool
+    ) -> None:
         self.cores = chip.cores
+        self.shape = chip.core_shape
+        self.place = place and chip.topology.routes
         self.expr = expr
         self.rotate = levels > 0
         self.levels = levels
@@ -446,8 +471,22 @@ class _Search:
         factors = self.realise(lows, {}, self.out_tile(self.tiles(lows)))
         if factors is None:
             return None
-        plan = Plan(factors)
-        return plan, self.fast.estimate(plan)
+        return self.placed(Plan(factors))
+
+    def placed(self, plan: Plan) -> tuple[Plan, Estimate]:
+        """`plan` with its cheapest placement (see the module docstring), and its estimate;
+        the linear one wins ties."""
+        best = (plan, self.fast.estimate(plan))
+        rings = [(r.ring_dim, r.pieces) for r in plan.rotations]
+        groups = [d for d in self.red if plan.factors[d] > 1]
+        if not self.place or not (rings or groups):
+            return best
+        for placement in placements_with_rings(plan.factors, rings, groups, self.shape):
+            candidate = replace(plan, placement=placement)
+            est = self.fast.estimate(candidate)
+            if est.cycles < best[1].cycles:
+                best = (candidate, est)
+        return best
 
     def out_ring(self, lows: tuple[int, ...]) -> int | None:
         """The reduction dim on whose ring the output could rotate with these tiles
@@ -799,7 +838,7 @@ class _Search:
                 if self.frontier.beaten(nbytes, floor):
                     continue
                 for plan in self.rotating(lows, spatial, cycles, levels):
-                    self.frontier.add(plan, self.fast.estimate(plan))
+                    self.frontier.add(*self.placed(plan))
         return self.frontier.points()
 
     def rotating_floors(
@@ -838,18 +877,21 @@ class _Search:
 
 
 def operator_frontier(
-    chip: ChipSpec, expr: TensorExpr, planner: str = "t10", min_utilization: float = 0.5
+    chip: ChipSpec, expr: TensorExpr, planner: str = "t10", min_utilization: float = 0.5,
+    placement: str = "aware",
 ) -> list[tuple[Plan, Estimate]]:
     """The Pareto frontier of one operator's plans over (sram_bytes, cycles), memory
     descending / cycles ascending (the fastest plan first); equal points keep the plan with
     fewer cores. `planner` "t10" searches rotating plans, "t10-multidim" also those with two
     temporal dims, "replicate" spatial ones only (its `Planner.temporal_dims`). Plans stand
     for at least `min_utilization` of the cores the operator can use (see
-    `spatial_factors`); if none does, the threshold is dropped."""
-    check_options("operator_frontier", planner, min_utilization)
+    `spatial_factors`); if none does, the threshold is dropped. `placement` (`PLACEMENTS`)
+    says how plans are placed on the chip's cores."""
+    check_options("operator_frontier", planner, min_utilization, placement)
     levels = planner_of(planner).temporal_dims
     min_cores = min_cores_for(chip, expr, min_utilization)
-    frontier = _Search(chip, expr, levels, min_cores).run()
+    place = placement == "aware"
+    frontier = _Search(chip, expr, levels, min_cores, place).run()
     if not frontier:
-        frontier = _Search(chip, expr, levels, 1).run()
+        frontier = _Search(chip, expr, levels, 1, place).run()
     return frontier

@@ -21,6 +21,7 @@ from xdsl.ir.affine import AffineDimExpr
 from t10.common import collectives, costs, exchange
 from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.locations import naming_node
+from t10.common.placements import check_fits
 from t10.common.plans import Layout, kernel_cycles
 from t10.common.tensor_expr import (
     COMBINER_IDENTITY,
@@ -29,6 +30,7 @@ from t10.common.tensor_expr import (
     element_bytes,
     tensor_expr_of,
 )
+from t10.common.traffic import Traffic
 from t10.errors import T10Error
 from t10.sim.sim_impl import sim_impl
 from t10.sim.state import (
@@ -589,9 +591,24 @@ class CoreFunctions(InterpreterFunctions):
             ]
             recv_at.write(np.moveaxis(slabs, 1, dim + 1))
         moved = buffer.bytes_per_core // buffer.shape[dim] * size
-        step.add_exchange(self.state.chip, collectives.shift_traffic(grid, ring, pieces, moved))
+        step.add_exchange(self.state.chip, self._placed(
+            op, grid, collectives.shift_traffic(grid, ring, pieces, moved)))
         step.use_cores(cores)
         return ()
+
+    def _placed(
+        self, op: core.ShiftOp | core.AllReduceOp | core.AllGatherOp, grid: tuple[int, ...],
+        traffic: Traffic,
+    ) -> Traffic:
+        """`traffic` among the cores of `grid` on the chip's cores, placed as `op` says."""
+        placement = None if op.placement is None else op.placement.to_placement()
+        check_fits(op.name, grid, placement, self.state.chip.core_shape)
+        return collectives.on_chip(self.state.chip, grid, placement, traffic)
+
+    def _check_placed(self, what: str, *layouts: Layout) -> None:
+        """The layouts an exchange moves between place their cores on this chip."""
+        for layout in layouts:
+            check_fits(what, layout.grid, layout.placement, self.state.chip.core_shape)
 
     def _group_op(
         self, op: core.AllReduceOp | core.AllGatherOp, buffer: Buffer
@@ -630,7 +647,8 @@ class CoreFunctions(InterpreterFunctions):
         part = (group - 1) * run
         self.state.transient(f"the receive buffer of {what}", cores, part * buffer.elem_bytes)
         chip = self.state.chip
-        traffic = collectives.group_traffic(grid, axes, run * buffer.elem_bytes)
+        traffic = self._placed(op, grid,
+                               collectives.group_traffic(grid, axes, run * buffer.elem_bytes))
         step.add_exchange(chip, traffic)  # the reduce-scatter
         step.compute_cycles += costs.elementwise_cycles(chip, part)
         if op.scatter is None:  # the all-gather, in a superstep of its own
@@ -654,9 +672,8 @@ class CoreFunctions(InterpreterFunctions):
                 run_of_rank = slice(rank * run, (rank + 1) * run)
                 flat[:, run_of_rank] = flat[exchange.linear_ids(grid, source), run_of_rank]
         step.use_cores(cores)
-        step.add_exchange(
-            self.state.chip, collectives.group_traffic(grid, axes, run * buffer.elem_bytes)
-        )
+        step.add_exchange(self.state.chip, self._placed(
+            op, grid, collectives.group_traffic(grid, axes, run * buffer.elem_bytes)))
         return ()
 
     @sim_impl(core.RelayoutOp)
@@ -666,6 +683,7 @@ class CoreFunctions(InterpreterFunctions):
         src = _layout(op.src_layout, op.tensor)
         dst = _layout(op.dst_layout, op.target_tensor())
         what = f"core.relayout of '{source.label}' to '{target.label}'"
+        self._check_placed(what, src, dst)
         _check_exchange(what, step, [(source, src)], (target, dst))
         view = op.view()
         tensor = None  # timing-only mode: no values to move
@@ -673,11 +691,11 @@ class CoreFunctions(InterpreterFunctions):
             tensor = exchange.collect(src, source.data, what)
             if view is not None:
                 tensor = view.gather(tensor, dst.shape, what)
-        routes = self.state.chip.topology.routes
+        routes, shape = self.state.chip.topology.routes, self.state.chip.core_shape
         if view is None:
-            traffic = exchange.relayout_exchange(src, dst, source.elem_bytes, routes)
+            traffic = exchange.relayout_exchange(src, dst, source.elem_bytes, routes, shape)
         else:
-            move = exchange.element_move(src, dst, view, routes)
+            move = exchange.element_move(src, dst, view, routes, shape)
             traffic = move.traffic(source.elem_bytes)
             step.compute_cycles += costs.elementwise_cycles(
                 self.state.chip, int(move.copied.max(initial=0.0))
@@ -701,6 +719,7 @@ class CoreFunctions(InterpreterFunctions):
         ids_l = _layout(op.ids_layout, op.ids_tensor)
         dst = _layout(op.dst_layout, op.tensor)
         what = f"core.gather '{op.label.data}'"
+        self._check_placed(what, table_l, ids_l, dst)
         _check_exchange(what, step, [(table_buf, table_l), (ids_buf, ids_l)], (target, dst))
         if not has_values(ids_buf.data):
             raise T10Error(f"{what}: its ids are computed on chip, and their values decide the "
@@ -719,7 +738,7 @@ class CoreFunctions(InterpreterFunctions):
             target.drop_values()
         traffic, copied = exchange.gather_traffic(
             table_l, ids_l, dst, index, kind, table_buf.elem_bytes, ids_buf.elem_bytes,
-            self.state.chip.topology.routes,
+            self.state.chip.topology.routes, self.state.chip.core_shape,
         )
         step.add_exchange(self.state.chip, traffic)
         step.compute_cycles += costs.elementwise_cycles(self.state.chip, copied)

@@ -62,12 +62,14 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from t10.common import plans
+from t10.common.placements import without_single_axes
 from t10.common.plans import Layout
 from t10.common.view_maps import View, map_problem
 from t10.t10_dialects.rtensor import (
     GATHER_KIND_FORMAT,
     GatherKindOp,
     LayoutAttr,
+    PlacementAttr,
     check_guard,
     layout_problem,
     print_shaped,
@@ -155,6 +157,33 @@ def check_grid_cores(
 ) -> None:
     """`check_cores` for an op that runs on the cores of `grid`."""
     check_cores(op, f"{what}: grid {list(grid)}", prod(grid), buffers)
+
+
+def check_placement(
+    what: str, grid: tuple[int, ...], placement: PlacementAttr | None, buffer: SSAValue
+) -> None:
+    """An exchange op on `grid` places its cores as the layouts of its buffer do (the ops
+    that lay it out, and the kernels that read it): none if they are linear."""
+    ours = None if placement is None else placement.to_placement()
+    if placement is not None:
+        if ours is None:
+            raise VerifyException(f"{what}: a linear placement is not spelled")
+        problem = placement.problem(grid)
+        if problem is not None:
+            raise VerifyException(f"{what}: {ours} does not place grid {list(grid)}: {problem}")
+    read = [
+        (kernel, LayoutAttr.from_layout(layout))
+        for kernel, i in _kernel_uses(buffer)
+        if (layout := kernel.read_layout(i)) is not None
+    ]
+    for other, layout in [*named_layouts(buffer), *read]:
+        theirs = plans.placement(layout.to_layout(values(layout.tile))).placement
+        if without_single_axes(grid, ours) != theirs:
+            said = "laid linearly" if ours is None else str(ours)
+            raise VerifyException(
+                f"{what}: its cores are {said}, but the layout {layout} that "
+                f"{other.name} gives buffer {buffer_label(buffer)} places them otherwise"
+            )
 
 
 def _coords_of(value: SSAValue, seen: set[SSAValue]) -> list[CoordOp]:
@@ -386,11 +415,15 @@ class KernelOp(IRDLOperation):
 
     ```
       tile (flat):   [ r0 r0 r0 | r1 r1 r1 | r2 r2 ]     R = 3 replicas, ceil(8 / 3) = 3
-    ```"""
+    ```
+
+    The grid's cores lie on the chip as `placement` says (`placed`; linear without it), as
+    the layouts of the buffers it reads and writes do."""
 
     name = "core.kernel"
     label = prop_def(StringAttr)
     grid = prop_def(DenseArrayBase[I64])
+    placement = opt_prop_def(PlacementAttr)
     axes = opt_prop_def(DenseArrayBase[I64])
     scatter = opt_prop_def(UnitAttr)
     sizes = prop_def(DenseArrayBase[I64])
@@ -407,7 +440,8 @@ class KernelOp(IRDLOperation):
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     assembly_format = (
-        "$label `on` $grid (`axes` $axes^)? (`scatter` $scatter^)? `sizes` $sizes `of` $bounds "
+        "$label `on` $grid (`placed` $placement^)? (`axes` $axes^)? (`scatter` $scatter^)? "
+        "`sizes` $sizes `of` $bounds "
         "`ins` `(` $inputs `)` `outs` `(` $output `)` `at` `(` $offsets `)` `along` $slice_dims "
         "(`and` `(` $more_offsets^ `)` `along` $more_dims)? "
         "(`origin` $origin^)? attr-dict `:` `(` type($inputs) `)` `->` type($output) $body"
@@ -595,7 +629,8 @@ class KernelOp(IRDLOperation):
         if len(loops) != len(tile) or any(d is not None and d >= len(loop_axes) for d in loops):
             return None
         axes = tuple(None if d is None or loop_axes[d] < 0 else loop_axes[d] for d in loops)
-        return Layout(tile, grid, axes, tile)
+        placement = None if self.placement is None else self.placement.to_placement()
+        return Layout(tile, grid, axes, tile, placement=placement)
 
     def _check_layouts(self, what: str) -> None:
         """Each operand's tiles lie where the kernel reads them (`read_layout`), as the ops
@@ -696,7 +731,8 @@ def _kernel_uses(buffer: SSAValue) -> list[tuple[KernelOp, int]]:
 class ShiftOp(IRDLOperation):
     """Ring rotation: every core of `grid` sends the slice of `buffer` at offset `send`
     (along `dim`, `size` elements) to the previous core of its ring — `pieces` cores along
-    grid axis `ring` — which stores it at its own offset `recv`."""
+    grid axis `ring` — which stores it at its own offset `recv`. The grid's cores lie on the
+    chip as `placement` says (`placed <...>`; linear without it)."""
 
     name = "core.shift"
     buffer = operand_def(BufferType)
@@ -707,9 +743,10 @@ class ShiftOp(IRDLOperation):
     pieces = prop_def(IntegerAttr[I64])
     dim = prop_def(IntegerAttr[I64])
     size = prop_def(IntegerAttr[I64])
+    placement = opt_prop_def(PlacementAttr)
     assembly_format = (
-        "$buffer `ring` $ring `x` $pieces `of` $grid `dim` $dim `size` $size `from` $send "
-        "`to` $recv attr-dict `:` type($buffer)"
+        "$buffer `ring` $ring `x` $pieces `of` $grid (`placed` $placement^)? `dim` $dim "
+        "`size` $size `from` $send `to` $recv attr-dict `:` type($buffer)"
     )
 
     def verify_(self) -> None:
@@ -731,6 +768,7 @@ class ShiftOp(IRDLOperation):
         check_coords("core.shift", grid, [self.send, self.recv])
         check_in_superstep(self, "core.shift", "exchange")
         self._check_rotation()
+        check_placement("core.shift", grid, self.placement, self.buffer)
 
     def _check_rotation(self) -> None:
         """The buffer's layout (where an op names it) rotates as this shift moves it."""
@@ -774,6 +812,7 @@ def _check_group_axes(op: AllReduceOp | AllGatherOp) -> None:
         )
     check_in_superstep(op, op.name, "exchange")
     _check_groups_hold_copies(op.name, grid, axes, op.buffer)
+    check_placement(op.name, grid, op.placement, op.buffer)
 
 
 def _check_groups_hold_copies(
@@ -815,7 +854,7 @@ class AllReduceOp(IRDLOperation):
     With `scatter` it stops after the reduce-scatter: the core of rank r in its group (row
     major over `axes` in increasing order) holds the result in the r-th of R equal runs of
     the buffer's elements only (see `core.kernel`'s `scatter`), and a `core.all_gather`
-    completes it."""
+    completes it. The grid's cores lie on the chip as `placement` says (as `core.shift`)."""
 
     name = "core.all_reduce"
     buffer = operand_def(BufferType)
@@ -823,9 +862,10 @@ class AllReduceOp(IRDLOperation):
     grid = prop_def(DenseArrayBase[I64])
     axes = prop_def(DenseArrayBase[I64])
     scatter = opt_prop_def(UnitAttr)
+    placement = opt_prop_def(PlacementAttr)
     assembly_format = (
-        "$combiner $buffer `over` $axes `of` $grid (`scatter` $scatter^)? attr-dict `:` "
-        "type($buffer)"
+        "$combiner $buffer `over` $axes `of` $grid (`placed` $placement^)? "
+        "(`scatter` $scatter^)? attr-dict `:` type($buffer)"
     )
 
     def verify_(self) -> None:
@@ -838,13 +878,17 @@ class AllGatherOp(IRDLOperation):
     """The second half of an all-reduce: over the cores of `grid` that differ only on grid
     `axes`, the core of rank r sends the r-th of R equal runs of `buffer`'s elements to the
     others, so that every core holds the whole buffer:
-    `core.all_gather %b over [2] of [2, 3, 2] : ...`."""
+    `core.all_gather %b over [2] of [2, 3, 2] : ...`. The grid's cores lie on the chip as
+    `placement` says (as `core.shift`)."""
 
     name = "core.all_gather"
     buffer = operand_def(BufferType)
     grid = prop_def(DenseArrayBase[I64])
     axes = prop_def(DenseArrayBase[I64])
-    assembly_format = "$buffer `over` $axes `of` $grid attr-dict `:` type($buffer)"
+    placement = opt_prop_def(PlacementAttr)
+    assembly_format = (
+        "$buffer `over` $axes `of` $grid (`placed` $placement^)? attr-dict `:` type($buffer)"
+    )
 
     def verify_(self) -> None:
         _check_group_axes(self)

@@ -167,6 +167,7 @@ class ComputeShiftOp(IRDLOperation):
             ),
             outer_dim=outer_dim,
             outer_steps=1 if self.outer_steps is None else self.outer_steps.value.data,
+            placement=out.placement,
         ))
 
     def _check_plan(self, what: str, plan: Plan) -> None:

@@ -20,6 +20,11 @@ names the output, whose partial sums rotate on the ring of a split reduction dim
 laid out as its finished chunks lie after the last step: a rotating layout with
 `phase` N - 1 (its window starts at chunk (o(x) + phase) mod N).
 
+Plans and layouts may end with where the grid's cores lie on the chip (`placed`, see
+`PlacementAttr` and `t10.common.placements`; linear without it):
+`#rtensor.plan<grid [1, 8, 8] shift d1 steps 8 rotate [(out, d2, 8)] placed [[d2:8], [d1:8]]
+fold [(d2, 8)]>` runs each ring of d2 down a column of an 8x8 mesh, folded.
+
 Precision: the element type T of a distributed tensor is its storage type on chip (f32, or
 f16 under `t10-plan-search{precision=fp16}`). Host tensors stay f32: `rtensor.distribute`
 rounds into a narrower T and `rtensor.collect` widens back; an `rtensor.relayout` may round
@@ -78,6 +83,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from t10.common.gathers import GatherKind
+from t10.common.placements import Placement, placement_problem
 from t10.common.plans import (
     OUTPUT,
     Layout,
@@ -108,6 +114,111 @@ from t10.t10_dialects.syntax import (
 
 
 @irdl_attr_definition
+class PlacementAttr(ParametrizedAttribute):
+    """Where a grid's cores lie on the chip (`t10.common.placements`): the parts of grid axes
+    laid along each dim of the chip's cores (`d1:4`: 4 positions of axis d1), major first,
+    and the folded axes with their ring lengths:
+    `#rtensor.placement<[[d1:4, d0:12], [d1:4, d2:12]] fold [(d0, 6), (d2, 12)]>`. No dims
+    (`<linear>`): grid core i is chip core i. Plans and layouts spell it as a `placed [..]`
+    clause."""
+
+    name = "rtensor.placement"
+
+    lines: ArrayAttr[ArrayAttr[IntAttr]]
+    """Per dim, its parts flattened: axis, extent, axis, extent, ..."""
+    folds: ArrayAttr[ArrayAttr[IntAttr]]
+
+    @staticmethod
+    def of(placement: Placement | None) -> PlacementAttr:
+        if placement is None:
+            return PlacementAttr(ArrayAttr(()), ArrayAttr(()))
+        return PlacementAttr(
+            ArrayAttr(ints(x for part in line for x in part) for line in placement.lines),
+            ArrayAttr(ints(f) for f in placement.folds),
+        )
+
+    def to_placement(self) -> Placement | None:
+        if not self.lines.data:
+            return None
+        lines = [values(line) for line in self.lines.data]
+        folds = [values(f) for f in self.folds.data]
+        return Placement(
+            tuple(tuple(zip(line[::2], line[1::2], strict=False)) for line in lines),
+            tuple((f[0], f[1]) for f in folds if len(f) == 2),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        placement = self.to_placement()
+        text = "linear" if placement is None else str(placement).removeprefix("placed ")
+        printer.print_string(f"<{text}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        placement = None
+        if parser.parse_optional_keyword("linear") is None:
+            placement = parse_placement_body(parser)
+        parser.parse_punctuation(">")
+        attr = cls.of(placement)
+        return (attr.lines, attr.folds)
+
+    def verify(self) -> None:
+        if any(len(f.data) != 2 for f in self.folds.data):
+            raise VerifyException("a placement's fold is (grid axis, ring length)")
+        if any(len(line.data) % 2 for line in self.lines.data):
+            raise VerifyException("a placement's part is (grid axis, extent)")
+        if self.folds.data and not self.lines.data:
+            raise VerifyException("a linear placement folds no axis")
+
+    def problem(self, grid: Sequence[int]) -> str | None:
+        """Why this placement does not place `grid` (None if it does, or is linear)."""
+        placement = self.to_placement()
+        return None if placement is None else placement_problem(grid, placement)
+
+
+def parse_placement_body(parser: AttrParser) -> Placement:
+    """`[[d0:4], [d1:2, d2:8]] fold [(d2, 4)]` (the fold optional)."""
+
+    def part() -> tuple[int, int]:
+        axis = parse_dim(parser)
+        parser.parse_punctuation(":")
+        return axis, parser.parse_integer(allow_negative=False)
+
+    lines = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE,
+        lambda: tuple(parser.parse_comma_separated_list(parser.Delimiter.SQUARE, part)),
+    )
+
+    def fold() -> tuple[int, int]:
+        parser.parse_punctuation("(")
+        axis = parse_dim(parser)
+        parser.parse_punctuation(",")
+        length = parser.parse_integer()
+        parser.parse_punctuation(")")
+        return axis, length
+
+    folds: list[tuple[int, int]] = []
+    if parser.parse_optional_keyword("fold") is not None:
+        folds = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, fold)
+    return Placement(tuple(lines), tuple(folds))
+
+
+def parse_placed_clause(parser: AttrParser) -> Placement | None:
+    """An optional `placed [..] fold [..]` clause of a plan or a layout."""
+    if parser.parse_optional_keyword("placed") is None:
+        return None
+    return parse_placement_body(parser)
+
+
+def verify_placement(what: str, grid: Sequence[int], placement: PlacementAttr) -> None:
+    """A plan's or a layout's placement places its grid."""
+    problem = placement.problem(grid)
+    if problem is not None:
+        raise VerifyException(f"{what} placement <{placement.to_placement()}> does not "
+                              f"place grid {list(grid)}: {problem}")
+
+
+@irdl_attr_definition
 class PlanAttr(ParametrizedAttribute):
     """A compute-shift plan: spatial factors per loop dim, optional temporal dim and steps,
     an optional outer temporal dim and its steps, and the rotating operands as (input index
@@ -121,6 +232,7 @@ class PlanAttr(ParametrizedAttribute):
     rotations: ArrayAttr[ArrayAttr[IntAttr]]
     outer: IntAttr
     outer_steps: IntAttr
+    placement: PlacementAttr
 
     @staticmethod
     def from_plan(plan: Plan) -> PlanAttr:
@@ -134,6 +246,7 @@ class PlanAttr(ParametrizedAttribute):
             ),
             IntAttr(-1 if plan.outer_dim is None else plan.outer_dim),
             IntAttr(plan.outer_steps),
+            PlacementAttr.of(plan.placement),
         )
 
     def to_plan(self) -> Plan:
@@ -144,6 +257,7 @@ class PlanAttr(ParametrizedAttribute):
             rotations=tuple(_rotation(values(r)) for r in self.rotations.data),
             outer_dim=None if self.outer.data < 0 else self.outer.data,
             outer_steps=self.outer_steps.data,
+            placement=self.placement.to_placement(),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -177,6 +291,7 @@ class PlanAttr(ParametrizedAttribute):
             levels.append(
                 (dim, steps, parser.parse_comma_separated_list(parser.Delimiter.SQUARE, rotation))
             )
+        placement = parse_placed_clause(parser)
         parser.parse_punctuation(">")
         plan = Plan(tuple(factors))
         if levels:
@@ -186,15 +301,17 @@ class PlanAttr(ParametrizedAttribute):
             dim, steps, rotations = levels[0]
             outer = tuple(Rotation(*r, outer=True) for r in rotations)
             plan = replace(plan, rotations=outer + plan.rotations, outer_dim=dim, outer_steps=steps)
-        attr = cls.from_plan(plan)
+        attr = cls.from_plan(replace(plan, placement=placement))
         return (
-            attr.factors, attr.temporal, attr.steps, attr.rotations, attr.outer, attr.outer_steps
+            attr.factors, attr.temporal, attr.steps, attr.rotations, attr.outer,
+            attr.outer_steps, attr.placement,
         )
 
     def verify(self) -> None:
         plan = self.to_plan()
         if not plan.factors or any(f < 1 for f in plan.factors):
             raise VerifyException(f"plan factors must be positive integers, got {plan.factors}")
+        verify_placement("the plan's", plan.factors, self.placement)
         rank = len(plan.factors)
         if plan.temporal_dim is None:
             if plan.steps != 1 or plan.rotations or plan.outer_dim is not None:
@@ -298,6 +415,7 @@ class LayoutAttr(ParametrizedAttribute):
     """Empty, or (dim, ring axis, pieces, steps), or (dim, ring axis, pieces, steps, phase)
     with 0 < phase < steps (printed `phase P`; a phase of 0 is not spelled)."""
     skew: ArrayAttr[ArrayAttr[IntAttr]]
+    placement: PlacementAttr
 
     @staticmethod
     def from_layout(layout: Layout) -> LayoutAttr:
@@ -308,6 +426,7 @@ class LayoutAttr(ParametrizedAttribute):
             ints(layout.tile),
             ints(() if r is None else _rotating_fields(r)),
             ArrayAttr(ints(s) for s in (() if r is None else r.skew)),
+            PlacementAttr.of(layout.placement),
         )
 
     def to_layout(self, shape: Sequence[int]) -> Layout:
@@ -321,6 +440,7 @@ class LayoutAttr(ParametrizedAttribute):
             axes=optional_values(self.axes),
             tile=values(self.tile),
             rotating=rotating,
+            placement=self.placement.to_placement(),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -339,6 +459,9 @@ class LayoutAttr(ParametrizedAttribute):
             printer.print_string("]")
             if phase:
                 printer.print_string(f" phase {phase[0]}")
+        placement = self.placement.to_placement()
+        if placement is not None:
+            printer.print_string(f" {placement}")
         printer.print_string(">")
 
     @classmethod
@@ -376,6 +499,7 @@ class LayoutAttr(ParametrizedAttribute):
             rotating = [dim, ring, pieces, steps]
             if parser.parse_optional_keyword("phase") is not None:
                 rotating.append(parser.parse_integer())
+        placement = parse_placed_clause(parser)
         parser.parse_punctuation(">")
         return (
             ints(grid),
@@ -383,12 +507,14 @@ class LayoutAttr(ParametrizedAttribute):
             ints(tile),
             ints(rotating),
             ArrayAttr(ints(s) for s in skew),
+            PlacementAttr.of(placement),
         )
 
     def verify(self) -> None:
         grid = values(self.grid)
         if not grid or any(g < 1 for g in grid):
             raise VerifyException(f"layout grid must be positive integers, got {list(grid)}")
+        verify_placement("the layout's", grid, self.placement)
         axes = optional_values(self.axes)
         tile = values(self.tile)
         if len(axes) != len(tile):
@@ -908,7 +1034,7 @@ def epilogue_input_layout(out: Layout, amap: AffineMap, shape: tuple[int, ...]) 
         position = e.position if isinstance(e, AffineDimExpr) else None
         axes.append(None if position is None else out.axes[position])
         tile.append(1 if position is None else out.tile[position])
-    return Layout(shape, out.grid, tuple(axes), tuple(tile))
+    return Layout(shape, out.grid, tuple(axes), tuple(tile), placement=out.placement)
 
 
 @irdl_op_definition
@@ -996,5 +1122,5 @@ def through_views(value: SSAValue) -> tuple[SSAValue, View | None]:
 RTensor = Dialect(
     "rtensor",
     [DistributeOp, CollectOp, RelayoutOp, ViewOp, GatherOp, GenericOp, EpilogueOp],
-    [PlanAttr, EstimateAttr, LayoutAttr, RTensorType],
+    [PlanAttr, PlacementAttr, EstimateAttr, LayoutAttr, RTensorType],
 )

@@ -65,6 +65,7 @@ from t10.outputs.trace import chrome_trace
 from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.planning import (
+    PLACEMENTS,
     SEARCHES,
     Planner,
     Terminated,
@@ -525,6 +526,12 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                         "cores: fp32 (default: accumulated apart, rounded once) or fp16 "
                         "(with --precision fp16: accumulated in the output, half the bytes, "
                         "less accurate)")
+    p.add_argument("--placement", default=DEFAULTS.placement, choices=PLACEMENTS,
+                   help="where a plan's grid lies on a chip whose cores are linked by a mesh "
+                        "or by chip-to-chip links: aware (default: the cheapest of the "
+                        "placements that lay its rings along rows or columns, folded so that "
+                        "every shift is at most two hops, and the linear one) or oblivious "
+                        "(grid core i on chip core i)")
     p.add_argument("--search", default=DEFAULTS.search, choices=SEARCHES,
                    help="how plans are chosen under the SRAM limit: greedy (T10's moves of "
                         "least time per byte saved; t10's default), exact (the fastest choice "

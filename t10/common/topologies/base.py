@@ -117,6 +117,11 @@ class Topology(ABC):
         links = {k: float(v.max(initial=0.0)) for k, v in loads.items()}
         return Routed(busiest, links, self.latency_cycles(traffic)), loads
 
+    def core_shape(self, cores: int) -> tuple[int, ...]:
+        """The shape the chip's `cores` cores form, core ids row-major over it
+        (`t10.common.placements`): one line of cores unless a topology lays them out."""
+        return (cores,)
+
     def representatives(self, cores: int) -> IntArray:
         """For each of the first `cores` cores, a core that stands for it in routing: two
         messages whose sources have one representative, and whose destinations have one,

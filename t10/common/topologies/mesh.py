@@ -52,6 +52,9 @@ class MeshTopology(Topology):
     def cores(self) -> int:
         return self.rows * self.cols
 
+    def core_shape(self, cores: int) -> tuple[int, ...]:
+        return (self.rows, self.cols)
+
     def _legs(self, src: IntArray, dst: IntArray) -> tuple[IntArray, IntArray, IntArray,
                                                             IntArray, IntArray]:
         """(source row, source col, destination col, X steps, Y steps) of each message."""

@@ -115,6 +115,9 @@ class MultiChipTopology(Topology):
         return max(self.inner.path_latency(s[inside], d[inside]),
                    Affine(self.link_latency_cycles)(int(hops.max(initial=0))))
 
+    def core_shape(self, cores: int) -> tuple[int, ...]:
+        return (self.chips, *self.inner.core_shape(self.cores_per_chip))
+
     def representatives(self, cores: int) -> IntArray:
         """Chips of the all-to-all kind: a chip's first core stands for all its cores (no
         on-chip links, and the on-chip legs of a message between chips are not routed)."""

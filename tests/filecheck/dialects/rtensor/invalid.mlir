@@ -398,3 +398,17 @@
 }
 
 // CHECK: Operation does not verify: rtensor.generic 'neg': only a contraction's output (its partial sums) can rotate
+
+// -----
+
+// A plan's placement lays every axis of more than one core, whole or in parts.
+"test.op"() {plan = #rtensor.plan<grid [4, 8] placed [[d0:4], [d1:4]]>} : () -> ()
+
+// CHECK: the plan's placement <placed {{\[\[}}d0:4], [d1:4]]> does not place grid [4, 8]: axis d1 of grid [4, 8] has 8 cores but its parts lay 4
+
+// -----
+
+// A folded axis lies whole in one part.
+"test.op"() {layout = #rtensor.layout<grid [4, 4] axes [d0, -] tile [4, 8] placed [[d1:2, d0:4], [d1:2]] fold [(d1, 2)]>} : () -> ()
+
+// CHECK: the layout's placement <placed {{\[\[}}d1:2, d0:4], [d1:2]] fold [(d1, 2)]> does not place grid [4, 4]: folded axis d1 must lie whole in one part

@@ -35,6 +35,16 @@
 "test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew [(d1, 4, 1)]>} : () -> ()
 // CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [1, 4] axes [-, -] tile [8, 16] rotate 1 ring d1 x 4 steps 4 skew [(d1, 4, 1)]>} : () -> ()
 
+// A placed plan and layout say where the grid's cores lie on the chip: the parts of grid
+// axes laid along each dim of the chip's cores (`d1:4`: four positions of d1), and the
+// folded rings; a placement also stands as an attribute of its own.
+"test.op"() {plan = #rtensor.plan<grid [12, 16, 12] shift d1 steps 12 rotate [(1, d0, 6), (out, d2, 12)] placed [[d1:4, d0:12], [d1:4, d2:12]] fold [(d0, 6), (d2, 12)]>} : () -> ()
+// CHECK-NEXT: "test.op"() {plan = #rtensor.plan<grid [12, 16, 12] shift d1 steps 12 rotate [(1, d0, 6), (out, d2, 12)] placed {{\[\[}}d1:4, d0:12], [d1:4, d2:12]] fold [(d0, 6), (d2, 12)]>} : () -> ()
+"test.op"() {layout = #rtensor.layout<grid [2, 4, 1] axes [d0, -] tile [4, 8] rotate 1 ring d1 x 4 steps 4 skew [(d1, 4, 1)] placed [[d0:2], [d1:4]] fold [(d1, 4)]>} : () -> ()
+// CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [2, 4, 1] axes [d0, -] tile [4, 8] rotate 1 ring d1 x 4 steps 4 skew [(d1, 4, 1)] placed {{\[\[}}d0:2], [d1:4]] fold [(d1, 4)]>} : () -> ()
+"test.op"() {placement = #rtensor.placement<[[d0:2], [d0:2, d1:8]]>, linear = #rtensor.placement<linear>} : () -> ()
+// CHECK-NEXT: "test.op"() {placement = #rtensor.placement<{{\[\[}}d0:2], [d0:2, d1:8]]>, linear = #rtensor.placement<linear>} : () -> ()
+
 // A rotating output's layout after its last step prints its phase (a phase of 0 is not).
 "test.op"() {layout = #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>} : () -> ()
 // CHECK-NEXT: "test.op"() {layout = #rtensor.layout<grid [1, 2, 2] axes [-, d1] tile [2, 4] rotate 1 ring d2 x 2 steps 4 skew [(d2, 2, 2)] phase 3>} : () -> ()
