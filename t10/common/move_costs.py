@@ -41,11 +41,14 @@ def quick_cycles(
 ) -> int:
     """A quick ranking of a move used while searching (the move's estimate,
     `transition_estimate`, is what is recorded): every core receives its whole destination
-    buffer (nothing when the placements agree), at its port's rate (`costs.exchange_floor`:
-    on an all-to-all chip an upper bound of the move's exchange; a routing chip's links and
-    hops are left out, since the messages are not known here); through a view, every core also
-    copies its whole buffer into place (all it does when the view leaves every element in
-    place)."""
+    buffer (nothing when the placements agree), at its port's rate (`costs.exchange_floor`);
+    through a view, every core also copies its whole buffer into place (all it does when the
+    view leaves every element in place). It is neither bound of the move's exchange: it
+    counts no sender, and a move into more copies than the source holds makes a holder send
+    more than any core receives (the estimate then exceeds it, on an all-to-all chip too). It
+    leaves out a routing chip's links and hops, which the messages decide (between chips they
+    can cost many times the port time): the transition sweep ranks moves there by their
+    estimate instead."""
     copy = 0
     if view is not None:
         copy = costs.elementwise_cycles(chip, dst.local_elements())

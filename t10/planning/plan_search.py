@@ -13,7 +13,11 @@ and *realises* every plan of a tile vector with the cheapest factors that give t
 tiles: ring dims get the smallest multiple of their pieces with the same tile, reduction dims
 the group minimising the all-reduce (fewest cores on ties). This finds exactly the values of
 the Pareto frontier of the whole space {every F with prod F <= cores} x `temporal_plans(F)`
-(tested against brute force), with O(sqrt(size)) candidates per dim instead of `size`.
+(tested against brute force), with O(sqrt(size)) candidates per dim instead of `size`, on an
+all-to-all chip. On a chip whose topology routes (a mesh, a multi-chip system) a shift's or
+an all-reduce's cost also depends on which chip cores the grid's placement puts each ring
+and group on, so other factors with the same tiles may cost less than the realised ones: there
+the frontier is that of the realised factors.
 
 Utilisation: a tile vector is kept if the factors with its tiles can use at least
 `min_utilization` of the cores the operator can use; it is realised with the fewest cores.
