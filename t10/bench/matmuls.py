@@ -5,7 +5,9 @@ model is compiled with both planners at the storage precision (`--precision fp32
 simulated with seeded random inputs (the simulator always computes the numbers; every result
 is checked against numpy within the precision's `t10 run --check` tolerance).
 The table shows the simulated cycles of both plans, a lower bound, their ratios and the
-cores each plan uses.
+cores each plan uses. On a chip whose topology routes (a mesh, a multi-chip system) it also
+shows T10's plans placed linearly (`placement=oblivious`) beside the placed ones, and their
+ratio.
 
 The lower bound is the operator's (`t10.common.bounds.operator_bound`, docs/DESIGN.md): the
 busiest core's share of the multiply-adds at the matmul kernel's best rate with its per-call
@@ -83,6 +85,8 @@ class BenchRow:
     """The simulated run, or why there is none (e.g. "infeasible")."""
     replicate: PlanRun | str
     bound: Bound
+    linear: PlanRun | str | None = None
+    """T10 placed linearly (`placement=oblivious`), on a chip whose topology routes."""
 
 
 def run_plan(options: CompileOptions, shape: Shape, seed: int = 0) -> PlanRun | str:
@@ -113,7 +117,8 @@ def run_matmuls(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
 ) -> list[BenchRow]:
-    """Every shape under the t10 and the replicate planners (`options` gives the rest)."""
+    """Every shape under the t10 and the replicate planners (`options` gives the rest), and
+    t10 placed linearly on a chip whose topology routes."""
     chip = load_chip(options.chip)
     elem_bytes = element_bytes(precision_type(options.precision, "t10 bench"), "t10 bench")
     rows = []
@@ -123,7 +128,11 @@ def run_matmuls(
         t10 = run_plan(replace(options, planner="t10"), shape, seed)
         rep = run_plan(replace(options, planner=REPLICATE.name), shape, seed)
         bound = operator_bound(chip, matmul_expr(*shape, elem_bytes))
-        rows.append(BenchRow(shape, t10, rep, bound))
+        linear = None
+        if chip.topology.routes:
+            linear = run_plan(replace(options, planner="t10", placement="oblivious"), shape,
+                              seed)
+        rows.append(BenchRow(shape, t10, rep, bound, linear))
     return rows
 
 
@@ -146,8 +155,10 @@ def _ratio(a: PlanRun | str | int, b: PlanRun | str | int) -> str:
 def format_table(
     rows: Sequence[BenchRow], chip: ChipSpec, precision: str = "fp32", partials: str = "fp32"
 ) -> str:
+    placed = any(r.linear is not None for r in rows)
     header = ("M x K x N", "T10 cycles", "replicate cycles", "lower bound",
-              "T10/bound", "replicate/T10", "T10 cores", "replicate cores")
+              "T10/bound", "replicate/T10", "T10 cores", "replicate cores",
+              *(("T10 linear cycles", "linear/T10") if placed else ()))
     body = [
         (
             "x".join(map(str, r.shape)),
@@ -158,6 +169,7 @@ def format_table(
             _ratio(r.replicate, r.t10),
             _cores(r.t10),
             _cores(r.replicate),
+            *((_cycles(r.linear or "-"), _ratio(r.linear or "-", r.t10)) if placed else ()),
         )
         for r in rows
     ]
@@ -177,8 +189,12 @@ def format_table(
         "infeasible = no plan of that planner fits the SRAM; replicate/T10 = 1.00 where the "
         "fastest plan needs no rotation, so both planners pick it.",
     ]
+    if placed:
+        lines.append("T10 linear = T10 with every plan placed linearly (--placement oblivious): "
+                     "grid core i on chip core i.")
     bad = [
-        r for r in rows for p in (r.t10, r.replicate) if isinstance(p, PlanRun) and not p.checked
+        r for r in rows for p in (r.t10, r.replicate, r.linear)
+        if isinstance(p, PlanRun) and not p.checked
     ]
     if bad:
         lines.append("WARNING: simulated numbers differ from numpy for "

@@ -30,6 +30,7 @@ from t10.planning.planners import planners
 __all__ = [
     "DEFAULT_LAYERS",
     "MAX_BATCH",
+    "DEFAULT_CONFIGS",
     "PLANNER_CONFIGS",
     "QUICK",
     "REFERENCE",
@@ -42,18 +43,22 @@ __all__ = [
     "run_sweep",
 ]
 
+_CONFIGS = sorted(((p, config) for p in planners() for config in p.bench),
+                  key=lambda pc: pc[1].column)
 PLANNER_CONFIGS: dict[str, CompileOptions] = {
-    config.name: CompileOptions(planner=p.name, search=config.search)
-    for p, config in sorted(
-        ((p, config) for p in planners() for config in p.bench), key=lambda pc: pc[1].column
-    )
+    config.name: CompileOptions(planner=p.name, search=config.search,
+                                placement=config.placement)
+    for p, config in _CONFIGS
 }
 """Planner configuration name → the compile options it sets (a case sets the chip and the
 precision), from every planner's `Planner.bench`: T10 (rotating
 plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
 at a time, spatial plans within a share of SRAM for temporaries), T10's fastest plan per
-operator without memory reconciliation (it may not fit) and the Roller-style baseline
-(every tensor in a home over all cores, load-compute-store)."""
+operator without memory reconciliation (it may not fit), the Roller-style baseline
+(every tensor in a home over all cores, load-compute-store), and T10 with its plans placed
+linearly (`t10-linear`: the gain of placing them, on a mesh or a multi-chip system)."""
+DEFAULT_CONFIGS = tuple(config.name for _, config in _CONFIGS if config.default)
+"""The configurations `t10 bench` runs unless told which: all but `t10-linear`."""
 
 REFERENCE = "t10"
 """The configuration whose speedup over every other one the table shows."""
@@ -216,7 +221,7 @@ def make_sweep(
     models = tuple(dict.fromkeys(models or zoo.ZOO))
     for name in models:
         zoo.get(name)
-    planners = tuple(dict.fromkeys(planners or PLANNER_CONFIGS))
+    planners = tuple(dict.fromkeys(planners or DEFAULT_CONFIGS))
     for name in planners:
         if name not in PLANNER_CONFIGS:
             raise T10Error(f"unknown planner configuration '{name}': choose from "

@@ -481,8 +481,10 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                         "value instead; adds vary.png")
     p.add_argument("--planners", type=_names(tuple(models.PLANNER_CONFIGS),
                                              "planner configuration"), metavar="P,...",
-                   help="planner configurations, t10 among them (default: all: "
-                        f"{', '.join(models.PLANNER_CONFIGS)})")
+                   help="planner configurations, t10 among them: "
+                        f"{', '.join(models.PLANNER_CONFIGS)} (default: "
+                        f"{', '.join(models.DEFAULT_CONFIGS)}; t10-linear places every "
+                        "plan linearly, beside t10 on a mesh or a multi-chip system)")
     p.add_argument("--precision", default="fp16", choices=tuple(PRECISIONS),
                    help="storage precision (default fp16)")
     p.add_argument("--out", default="build/bench", metavar="DIR", type=_path,

@@ -24,6 +24,7 @@ import pytest
 from helpers import default_signal
 
 from t10.bench.models import (
+    DEFAULT_CONFIGS,
     PLANNER_CONFIGS,
     Case,
     SerialExecutor,
@@ -284,3 +285,19 @@ def test_needs_is_what_the_planners_choice_needs(planner: str, rule: str) -> Non
         assert needed > result["sram_bytes_per_core"]
         needs.append(needed)
     assert needs == sorted(needs)
+
+
+def test_the_linear_configuration_runs_only_when_named_and_measures_placement() -> None:
+    # t10-linear is t10 placed linearly: not run by default; on mesh-64 beside t10 it is
+    # never faster, on an all-to-all chip it is t10 exactly
+    assert "t10-linear" in PLANNER_CONFIGS and "t10-linear" not in DEFAULT_CONFIGS
+    assert make_sweep(models=["bert-base"], layers=1, seq=64, chips=["test-16"],
+                      configs={"bert-base": TINY}).planners == tuple(DEFAULT_CONFIGS)
+    for chip, same in (("mesh-64", False), ("test-16", True)):
+        cycles = {}
+        for planner in ("t10", "t10-linear"):
+            result = run_case(Case("bert-base", 1, 2, 64, chip, planner, "fp16", TINY))
+            assert result["status"] == "ok", result["error"]
+            cycles[planner] = result["cycles"]
+        assert cycles["t10"] <= cycles["t10-linear"]
+        assert (cycles["t10"] == cycles["t10-linear"]) or not same

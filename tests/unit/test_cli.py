@@ -459,6 +459,19 @@ def test_bench_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert "WARNING" not in out
 
 
+def test_bench_on_a_routing_chip_shows_t10_placed_linearly_beside(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench-matmuls", "--chip", "mesh-64", "--shapes", "256x1024x1024",
+                 "--quiet"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[1:3]
+    assert header.split("  ")[-2:] == ["T10 linear cycles", "linear/T10"]
+    # the placed plan folds its rings of 8 (tests/unit/test_placements.py): 35 cycles fewer
+    t10, linear, ratio = row.split()[1], row.split()[-2], row.split()[-1]
+    assert int(linear.replace(",", "")) - int(t10.replace(",", "")) == 35
+    assert ratio == "1.00"
+
+
 def test_bench_fp16_bound_is_the_fp16_operator_bound(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -48,6 +48,10 @@ class BenchConfig:
     """Its place among every planner's configurations (the tables' and plots' order)."""
     search: str | None = None
     """The `search` it sets (None: the planner's own)."""
+    placement: str = "aware"
+    """The `placement` it sets (`t10.planning.plan_search.PLACEMENTS`)."""
+    default: bool = True
+    """Whether `t10 bench` runs it unless `--planners` names the configurations."""
 
 
 @dataclass(frozen=True)

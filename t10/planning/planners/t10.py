@@ -10,5 +10,10 @@ T10 = Planner(
     temporal_dims=1,
     search="greedy",
     cold_weights=True,
-    bench=(BenchConfig("t10", 0), BenchConfig("t10-fastest", 2, search="fastest")),
+    bench=(
+        BenchConfig("t10", 0),
+        BenchConfig("t10-fastest", 2, search="fastest"),
+        # beside t10 on a mesh or a multi-chip system: the gain of placing the plans
+        BenchConfig("t10-linear", 4, placement="oblivious", default=False),
+    ),
 )
