@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -160,6 +160,15 @@ class ChipSpec:
     def core_shape(self) -> tuple[int, ...]:
         """The shape the chip's cores form (`Topology.core_shape`)."""
         return self.topology.core_shape(self.cores)
+
+    def one_chip(self) -> ChipSpec | None:
+        """One chip of a multi-chip system, as a chip of its own (None for any other chip):
+        its cores, its own topology, every other figure the system's. A program on it costs
+        what the same program costs on the system's first chip."""
+        if not isinstance(self.topology, MultiChipTopology):
+            return None
+        return replace(self, name=f"{self.name} (one chip)", cores=self.cores_per_chip,
+                       topology=self.topology.inner)
 
     @property
     def cores_per_chip(self) -> int:

@@ -43,6 +43,7 @@ __all__ = [
     "check_fits",
     "core_ids",
     "fold_positions",
+    "on_first_chip",
     "placement_problem",
     "placements_with_rings",
     "without_single_axes",
@@ -129,6 +130,14 @@ def placement_problem(
                 return (f"dim {d} of the chip has {shape[d]} cores, but the parts laid on it "
                         f"take {size}")
     return None
+
+
+def on_first_chip(placement: Placement | None) -> Placement | None:
+    """A placement on one chip of a multi-chip system (its own core shape) as the same cores
+    of the system's first chip (whose core shape is the chip, then the chip's own)."""
+    if placement is None:
+        return None
+    return Placement(((), *placement.lines), placement.folds)
 
 
 def check_fits(

@@ -31,6 +31,7 @@ from t10.common.attr_names import (
 )
 from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import unmark_epilogue
+from t10.common.placements import on_first_chip
 from t10.common.plans import Estimate, Plan
 from t10.common.tensor_expr import TensorExpr, element_bytes, op_name, precision_type
 from t10.common.weights import cold_attr, cold_inputs
@@ -259,6 +260,7 @@ class ModelSearch:
             if unfused is not None:
                 unfused.cancel()
         assert result is not None
+        result = self.on_one_chip(chip, op, operators, result)
         result.record(op, operators)
         plans = [point.plan for point in result.chosen]
         elem_bytes = self.elem_bytes()
@@ -266,6 +268,33 @@ class ModelSearch:
         moves = made_gather_moves(chip, specs, result.exprs, plans, elem_bytes)
         record_made_gathers(gathers, moves)
         return model_bytes(result.chosen, result.liveness)
+
+    def on_one_chip(
+        self, chip: ChipSpec, module: ModuleOp, operators: list[Operator], result: SearchResult
+    ) -> SearchResult:
+        """On a multi-chip system, the model planned on one chip instead, when it fits and
+        is faster there: every operator on the system's cores may still lose to one chip
+        when the moves between operators cross the chip-to-chip links (an operator's plans
+        on one chip rarely stay on its frontier, each beaten by plans on more cores). The
+        one chip's plans are costed again on the whole system (recorded as pins, which
+        `result.record` overwrites if they lose). Not tried with a pinned operator."""
+        one = chip.one_chip()
+        if one is None or any(pinned_plan(o.generic) is not None for o in operators):
+            return result
+        frontiers = SharedSearch()
+        if self.reuse:
+            self.search_shared(one, operators, frontiers)
+        try:
+            alone = self.plan_operators(one, module, operators, frontiers)
+        except DoesNotFit:
+            return result
+        on_chip_zero = [
+            dataclasses.replace(p, plan=dataclasses.replace(
+                p.plan, placement=on_first_chip(p.plan.placement))) for p in alone.chosen
+        ]
+        dataclasses.replace(alone, chip=chip, chosen=on_chip_zero).record(module, operators)
+        pinned = self.plan_operators(chip, module, operators, SharedSearch())
+        return pinned if pinned.total_cycles < result.total_cycles else result
 
     def plan_vgm(self, chip: ChipSpec, module: ModuleOp) -> int:
         """The `vgm` planner's (`t10.planning.planners.vgm`): every operator's plan on its own,

@@ -5,8 +5,10 @@ placements that are never slower than the linear one."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from math import prod
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -28,9 +30,9 @@ from t10.common.placements import (
 )
 from t10.common.plans import Layout
 from t10.common.tensor_expr import matmul_expr
-from t10.driver import CompileOptions, compile_model
+from t10.driver import CompileOptions, check_tolerance, compile_model, run_model
 from t10.errors import T10Error
-from t10.examples.models import matmul
+from t10.examples.models import matmul, mlp
 from t10.outputs.report import input_specs, random_inputs
 from t10.planning.layout_transitions import aligned_plan
 from t10.sim.simulator import simulate
@@ -274,3 +276,33 @@ def test_every_chosen_shift_is_within_two_hops_and_no_slower_than_linear(
     fast = simulate(aware.module, aware.chip, inputs, timing_only=True).report
     slow = simulate(oblivious.module, oblivious.chip, inputs, timing_only=True).report
     assert fast.total_cycles <= slow.total_cycles
+
+
+# ---------------------------------------------------------------------------- chips used
+
+
+@pytest.mark.parametrize("model", [MODELS["example:mlp"], MODELS["example:bert-ffn"]])
+def test_a_pod_is_never_slower_than_one_of_its_chips(model: Callable[[], onnx.ModelProto]) -> None:
+    # ipu-pod4's chips are IPU MK2s (the same figures): planned on the pod, a model that
+    # fits one chip keeps the one chip's plans when the chip-to-chip moves would cost more
+    mk2 = run_model(model(), CompileOptions(chip="ipu-mk2"))
+    pod = run_model(model(), CompileOptions(chip="ipu-pod4"), check=check_tolerance("fp32"))
+    assert pod.check is not None and pod.check.passed
+    assert pod.report.estimated_total_cycles == pod.report.total_cycles
+    assert pod.report.total_cycles <= mk2.report.total_cycles
+
+
+def test_a_model_too_big_for_one_chip_spreads_over_the_chips(tmp_path: Path) -> None:
+    # 4 chips of 8 cores (256 KiB each: 2 MiB a chip) and two 1024x512 fp32 weights (4
+    # MiB): only the whole system holds them; the moves between the layers cross the
+    # chip-to-chip links, routed
+    system = tmp_path / "ring-4x8.json"
+    system.write_text(json.dumps(chip("ring-4x8").to_dict()))
+    model = mlp(batch=64, sizes=(1024, 512, 1024))
+    with pytest.raises(T10Error, match="does not fit"):
+        compile_model(model, CompileOptions(chip="test-16[cores=8]"))
+    run = run_model(model, CompileOptions(chip=str(system)), check=check_tolerance("fp32"))
+    assert run.check is not None and run.check.passed
+    assert run.report.estimated_total_cycles == run.report.total_cycles
+    assert run.report.links is not None
+    assert run.report.links.classes["chip-to-chip"].bytes > 0
