@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_every_model import MODELS
-from test_routed_collectives import SMALL_SYSTEMS, chip, rings
+from test_routed_collectives import chip, rings
 
-from t10.common import collectives, costs, exchange
+from t10.common import collectives, exchange
 from t10.common.chip_spec import load_chip
 from t10.common.placements import (
     Placement,
@@ -147,29 +147,6 @@ def test_a_folded_ring_along_a_mesh_row_by_hand() -> None:
         collectives.on_chip(mesh, (8,), folded, collectives.shift_traffic((8,), 0, 8, 1000)))
     # six messages of two hops, two of one (positions 6 -> 7 and 1 -> 0): 14 link crossings
     assert loads["mesh"].max() == 1000 and loads["mesh"].sum() == 14 * 1000
-
-
-SYSTEMS = st.sampled_from(("mesh-64", "wormhole-n150", "ipu-pod4", *SMALL_SYSTEMS))
-
-
-@settings(max_examples=100)
-@given(SYSTEMS, st.data(), st.integers(0, 10**7))
-def test_placed_collectives_cost_their_routed_messages(name: str, data: st.DataObject,
-                                                        nbytes: int) -> None:
-    c = chip(name)
-    grid, axis, pieces = data.draw(rings(c.cores).filter(lambda r: prod(r[0]) <= c.cores))
-    placements = [None, *placements_with_rings(grid, [(axis, pieces)], [], c.core_shape)]
-    placement = data.draw(st.sampled_from(placements))
-    shift = collectives.on_chip(c, grid, placement,
-                                collectives.shift_traffic(grid, axis, pieces, nbytes))
-    assert collectives.shift_cycles(c, grid, axis, pieces, nbytes, placement) == \
-        costs.exchange_cycles(c, shift)
-    axes = tuple(a for a in range(len(grid)) if a != axis)[:1]
-    if prod(grid) * prod(grid[a] for a in axes) <= 200_000:
-        group = collectives.on_chip(c, grid, placement,
-                                    collectives.group_traffic(grid, axes, nbytes))
-        assert collectives.group_cycles(c, grid, axes, nbytes, placement) == \
-            costs.exchange_cycles(c, group)
 
 
 # ---------------------------------------------------------------------------- relayouts

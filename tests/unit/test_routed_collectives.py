@@ -19,6 +19,7 @@ from t10.common import collectives, costs
 from t10.common.chip_spec import ChipSpec, chip_from_dict, load_chip
 from t10.common.estimator import estimate
 from t10.common.exchange import grid_coords
+from t10.common.placements import placements_with_rings
 from t10.common.plans import OUTPUT, Plan, partial_dims, temporal_plans
 from t10.common.tensor_expr import matmul_expr
 from t10.common.topologies import AllToAllTopology
@@ -169,11 +170,15 @@ SYSTEMS = st.sampled_from(ROUTING + tuple(SMALL_SYSTEMS))
 @given(SYSTEMS, st.data(), st.integers(0, 10**7))
 def test_a_shifts_cached_cost_is_its_routed_cost(name: str, data: st.DataObject,
                                                  nbytes: int) -> None:
+    # linear, or placed with its ring folded along a dim of the chip's cores
     c = chip(name)
     grid, axis, pieces = data.draw(rings(c.cores).filter(lambda r: prod(r[0]) <= c.cores))
-    traffic = collectives.shift_traffic(grid, axis, pieces, nbytes)
-    assert collectives.shift_cycles(c, grid, axis, pieces, nbytes) == costs.exchange_cycles(
-        c, traffic)
+    placement = data.draw(st.sampled_from(
+        [None, *placements_with_rings(grid, [(axis, pieces)], [], c.core_shape)]))
+    traffic = collectives.on_chip(c, grid, placement,
+                                  collectives.shift_traffic(grid, axis, pieces, nbytes))
+    assert collectives.shift_cycles(c, grid, axis, pieces, nbytes, placement) == \
+        costs.exchange_cycles(c, traffic)
 
 
 @settings(max_examples=100)
@@ -185,8 +190,12 @@ def test_a_group_exchanges_cached_cost_is_its_routed_cost(name: str, data: st.Da
     grid, axes = data.draw(groups(c.cores).filter(
         lambda g: prod(g[0]) * prod(g[0][a] for a in g[1]) <= 200_000))
     event("crosses chips" if c.cores_per_chip < prod(grid) else "one chip")
-    traffic = collectives.group_traffic(grid, axes, nbytes)
-    assert collectives.group_cycles(c, grid, axes, nbytes) == costs.exchange_cycles(c, traffic)
+    placement = data.draw(st.sampled_from(
+        [None, *placements_with_rings(grid, [], axes, c.core_shape)]))
+    traffic = collectives.on_chip(c, grid, placement,
+                                  collectives.group_traffic(grid, axes, nbytes))
+    assert collectives.group_cycles(c, grid, axes, nbytes, placement) == \
+        costs.exchange_cycles(c, traffic)
 
 
 def test_cross_chip_shift_on_ipu_pod4() -> None:
