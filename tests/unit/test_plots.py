@@ -19,7 +19,7 @@ import onnx
 import pytest
 
 import t10.outputs.figures
-from t10.bench.models import PLANNER_CONFIGS
+from t10.bench.models import DEFAULT_CONFIGS
 from t10.bench.plots import PLOTS, planner_colour, write_plots
 from t10.bench.table import make_rows
 from t10.common.chip_spec import load_chip
@@ -133,7 +133,7 @@ def legend_colours(fig: Any) -> dict[str, tuple[float, ...]]:
 # t10 bench
 # --------------------------------------------------------------------------------------------
 
-PLANNERS = list(PLANNER_CONFIGS)
+PLANNERS = list(DEFAULT_CONFIGS)
 
 
 def case(model: str, batch: int, chip: str, planner: str, status: str,
