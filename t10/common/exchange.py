@@ -260,14 +260,13 @@ def beside(src: Layout, dst: Layout, shape: tuple[int, ...] | None) -> IntArray:
     """For each core of `dst`'s grid, the core of `src`'s grid on the same chip core (-1:
     none), on a chip whose cores form `shape` (`ChipSpec.core_shape`; needed only when a
     layout is placed)."""
-    if src.placement is None and dst.placement is None:
+    places = CorePlaces.of(src, dst, shape)
+    if places is None:
         d = np.arange(dst.cores, dtype=np.int64)
         return np.where(d < src.cores, d, -1)
-    if shape is None:
-        raise ValueError("a move between placed layouts needs the chip's core shape")
-    where = np.full(prod(shape), -1, dtype=np.int64)
-    where[core_ids(src.grid, src.placement, shape)] = np.arange(src.cores)
-    return where[core_ids(dst.grid, dst.placement, shape)]
+    where = np.full(places.cores, -1, dtype=np.int64)
+    where[places.src] = np.arange(src.cores)
+    return where[places.dst]
 
 
 @dataclass(frozen=True)
