@@ -9,8 +9,9 @@ xdsl-opt) prints the locations.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 from xdsl.dialects.builtin import (
@@ -65,12 +66,53 @@ def _node_locations(location: Attribute) -> tuple[NameLoc, ...]:
 def fused_location(locations: Iterable[Attribute]) -> LocationAttr:
     """One location for what was made from ops at `locations`: their node locations, the
     one or all of them fused (`loc(fused["a", "b"])`), or unknown."""
-    held: list[NameLoc] = []
+    held = NodeNames()
     for location in locations:
-        held += [n for n in _node_locations(location) if n not in held]
-    if not held:
-        return UnknownLoc()
-    return held[0] if len(held) == 1 else FusedLoc(held, NoneAttr())
+        held = held.then(NodeNames.at(location))
+    return held.location()
+
+
+@dataclass
+class NodeNames:
+    """The node locations of an op made by merging others, in order, each once: what
+    `fused_location` gives, built up merge by merge. `then` costs the smaller of the two
+    (a long chain of merges stays linear)."""
+
+    order: deque[NameLoc] = field(default_factory=deque[NameLoc])
+    seen: set[NameLoc] = field(default_factory=set[NameLoc])
+
+    @staticmethod
+    def at(location: Attribute) -> NodeNames:
+        return NodeNames.of(_node_locations(location))
+
+    @staticmethod
+    def of(names: Iterable[NameLoc]) -> NodeNames:
+        held = NodeNames()
+        for name in names:
+            if name not in held.seen:
+                held.order.append(name)
+                held.seen.add(name)
+        return held
+
+    def then(self, other: NodeNames) -> NodeNames:
+        """These names, then those of `other` not among them (both are used up)."""
+        if len(self.order) >= len(other.order):
+            for name in other.order:
+                if name not in self.seen:
+                    self.order.append(name)
+                    self.seen.add(name)
+            return self
+        if self.seen.isdisjoint(other.seen):
+            other.order.extendleft(reversed(self.order))
+            other.seen |= self.seen
+            return other
+        return NodeNames.of([*self.order, *other.order])
+
+    def location(self) -> LocationAttr:
+        """The one node location, all of them fused, or unknown."""
+        if not self.order:
+            return UnknownLoc()
+        return self.order[0] if len(self.order) == 1 else FusedLoc(list(self.order), NoneAttr())
 
 
 def locate_by_contents(ops: Iterable[Operation]) -> None:
@@ -108,10 +150,14 @@ class Located(RewritePattern):
     its errors naming that op's ONNX node (`naming_node`)."""
 
     pattern: RewritePattern
+    nested: bool = True
+    """The ops nested in an inserted op inherit the location too. False for a pattern that
+    moves existing ops into the ops it inserts (walking them would cost each rewrite the
+    size of their bodies)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         def inherit(new: Operation) -> None:
-            for inner in new.walk():
+            for inner in new.walk() if self.nested else (new,):
                 if isinstance(inner.location, UnknownLoc):
                     inner.location = op.location
 

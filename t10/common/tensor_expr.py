@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
+from itertools import islice
 from math import prod
 from typing import cast
 
@@ -263,7 +264,7 @@ def is_mul_add(body: Block) -> bool:
     """Whether the body is `acc + a * b` (a contraction's)."""
     if len(body.args) != 3:
         return False
-    ops = list(body.ops)
+    ops = list(islice(body.ops, 4))  # a fused body may be long: no need to list it
     if len(ops) != 3:
         return False
     mul, add, yld = ops
@@ -346,17 +347,15 @@ def op_name(op: Operation) -> str:
     return name.data if isinstance(name, StringAttr) else op.name
 
 
-def tensor_expr_of(
-    op: Operation,
+def loop_accesses(
+    what: str,
     indexing_maps: ArrayAttr[AffineMapAttr],
-    parallel: tuple[bool, ...],
+    loops: int,
     input_types: tuple[Attribute, ...],
     output_type: Attribute,
-    body: Block,
-) -> TensorExpr:
-    """Build the tensor expression from the parts a generic-like op has."""
-    name = op_name(op)
-    what = f"operator '{name}'"
+) -> tuple[tuple[int, ...], tuple[Access, ...], Access]:
+    """The loop sizes and the operands' accesses of a generic-like op with `loops` loops
+    (what `tensor_expr_of` builds on, without looking at the body)."""
     maps = tuple(indexing_maps.data)
     if len(maps) != len(input_types) + 1:
         raise T10Error(f"{what}: expected one indexing map per operand")
@@ -365,7 +364,7 @@ def tensor_expr_of(
         for i, (m, t) in enumerate(zip(maps, input_types, strict=False))
     )
     output = _access(maps[-1], _shape(output_type, what), f"{what} output")
-    loop_sizes = [0] * len(parallel)
+    loop_sizes = [0] * loops
     for acc in (*inputs, output):
         for d, size in zip(acc.dims, acc.shape, strict=True):
             if d is not None:
@@ -378,6 +377,23 @@ def tensor_expr_of(
         raise T10Error(f"{what}: every loop dim must be read by some operand")
     if any(d is None for d in output.dims):
         raise T10Error(f"{what}: the output may not have broadcast dims")
+    return tuple(loop_sizes), inputs, output
+
+
+def tensor_expr_of(
+    op: Operation,
+    indexing_maps: ArrayAttr[AffineMapAttr],
+    parallel: tuple[bool, ...],
+    input_types: tuple[Attribute, ...],
+    output_type: Attribute,
+    body: Block,
+) -> TensorExpr:
+    """Build the tensor expression from the parts a generic-like op has."""
+    name = op_name(op)
+    what = f"operator '{name}'"
+    loop_sizes, inputs, output = loop_accesses(
+        what, indexing_maps, len(parallel), input_types, output_type
+    )
     elem = _storage_type(input_types, output_type, what)
     combiner: str | None = None
     if all(parallel):
@@ -397,7 +413,7 @@ def tensor_expr_of(
         )
     return TensorExpr(
         name=name,
-        loop_sizes=tuple(loop_sizes),
+        loop_sizes=loop_sizes,
         parallel=parallel,
         inputs=inputs,
         output=output,

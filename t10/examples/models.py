@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["EXAMPLES", "OPSET", "IR_VERSION", "bert_ffn", "matmul", "mlp"]
+__all__ = ["EXAMPLES", "OPSET", "IR_VERSION", "bert_ffn", "chain", "matmul", "mlp"]
 
 OPSET = 17
 IR_VERSION = 8
@@ -153,9 +153,39 @@ def matmul(m: int = 256, k: int = 512, n: int = 512, seed: int = 0) -> onnx.Mode
     return _model(graph)
 
 
+CHAIN_OPS = ("Relu", "Add", "Mul", "Tanh", "Sigmoid")
+
+
+def chain(nodes: int = 1000, rows: int = 64, cols: int = 64, seed: int = 0) -> onnx.ModelProto:
+    """A chain of element-wise ops on one [rows, cols] tensor (a long graph).
+
+    Node i applies ``CHAIN_OPS[i % 5]``: Relu, Add and Mul of a [rows, cols] constant, Tanh,
+    Sigmoid; each reads the previous node's output.
+    """
+    _check_positive(nodes=nodes, rows=rows, cols=cols)
+    rng = np.random.default_rng(seed)
+    made: list[onnx.NodeProto] = []
+    inits: list[TensorProto] = []
+    x = "input"
+    for i in range(nodes):
+        op = CHAIN_OPS[i % len(CHAIN_OPS)]
+        inputs = [x]
+        if op in ("Add", "Mul"):
+            inits.append(_initializer(f"c{i}", rng.uniform(0.5, 1.5, (rows, cols))))
+            inputs.append(f"c{i}")
+        x = "output" if i == nodes - 1 else f"n{i}_output"
+        made.append(helper.make_node(op, inputs, [x], name=f"n{i}"))
+    graph = helper.make_graph(
+        made, "chain", [_value("input", (rows, cols))], [_value("output", (rows, cols))],
+        initializer=inits,
+    )
+    return _model(graph)
+
+
 EXAMPLES: dict[str, Callable[..., onnx.ModelProto]] = {
     "mlp": mlp,
     "bert-ffn": bert_ffn,
     "matmul": matmul,
+    "chain": chain,
 }
 """Example name → generator (keyword arguments are the sizes and ``seed``)."""

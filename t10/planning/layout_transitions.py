@@ -182,9 +182,7 @@ def reduce_transitions(
             candidates = [*op.points, *aligned, *linear_twins(chip, exprs[i], op)]
             if swaps is None:
                 swaps = Swaps(chosen, live)
-            after = swaps.after_many(
-                np.full(len(candidates), i), candidates, PointColumns.of(candidates)
-            )
+            after = swaps.after_many(np.full(len(candidates), i), PointColumns.of(candidates))
             fits = [a <= capacity for a in after.tolist()]
             if any(fits):
                 best, cheaper = cheapest(candidates, fits, partial(cost, i), squeezed)

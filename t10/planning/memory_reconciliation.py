@@ -328,9 +328,10 @@ class Liveness:
 
 @dataclass(frozen=True)
 class _LiveShapes:
-    """Per operator i (as CSR rows): its readers, and the gaps between i and its first
-    reader and between consecutive readers (start, stop: the operators strictly between,
-    non-empty gaps only); `last[i]` = `last_use(i)`."""
+    """Per operator i (as CSR rows): its readers, and the gaps of the range its output is held
+    over (`live_until`) that are not readers: between i and its first reader, between
+    consecutive readers, and after its last reader up to `until[i]` (start, stop: the
+    operators strictly between, non-empty gaps only); `last[i]` = `last_use(i)`."""
 
     reader_ptr: np.ndarray
     readers: np.ndarray
@@ -338,15 +339,15 @@ class _LiveShapes:
     gap_start: np.ndarray
     gap_stop: np.ndarray
     last: np.ndarray
+    until: np.ndarray
 
     @staticmethod
     def of(liveness: Liveness) -> _LiveShapes:
         gaps: list[tuple[int, int]] = []
         gap_ptr = [0]
         for i, readers in enumerate(liveness.readers):
-            gaps += [
-                (a + 1, b) for a, b in zip((i, *readers), readers, strict=False) if b > a + 1
-            ]
+            stops = (*readers, liveness.live_until(i))
+            gaps += [(a + 1, b) for a, b in zip((i, *readers), stops, strict=True) if b > a + 1]
             gap_ptr.append(len(gaps))
         counts = [len(r) for r in liveness.readers]
         span = np.array(gaps, dtype=np.int64).reshape(-1, 2)
@@ -358,6 +359,7 @@ class _LiveShapes:
             span[:, 1],
             np.array([liveness.last_use(i) for i in range(len(liveness.readers))],
                      dtype=np.int64),
+            liveness.until,
         )
 
 
@@ -392,6 +394,36 @@ class _PeakParts:
 
     def peaks(self) -> np.ndarray:
         return self.always + np.maximum(self.running, self.moving)
+
+
+@dataclass(frozen=True)
+class _ReturnedParts:
+    """Each returned view's bytes while it is made (`returned_peak`) as
+    `base[r] + destination[r]`: what one plan changes apart from its destination (the host
+    and staged inputs of the operators after it, the outputs live across it and the
+    program-long tensors), and its destination's bytes per core."""
+
+    after: np.ndarray
+    base: np.ndarray
+    destination: np.ndarray
+
+    @staticmethod
+    def of(
+        points: Sequence[PlanPoint], columns: PointColumns, liveness: Liveness
+    ) -> _ReturnedParts:
+        n = len(points)
+        later = np.concatenate(
+            [np.cumsum((columns["host_bytes"] + columns["staged_bytes"])[::-1])[::-1], [0]]
+        )
+        across = _held_between(
+            n, np.arange(n), liveness.until, columns["output_bytes"], liveness, 0
+        )
+        after = np.array([v.after for v in liveness.returned], dtype=np.int64)
+        base = later[after + 1] + np.where(after >= 0, across[np.maximum(after, 0)], 0)
+        base += liveness.program_long_bytes(program_cores(points))
+        destination = np.array([v.bytes_per_core(points) for v in liveness.returned],
+                               dtype=np.int64)
+        return _ReturnedParts(after, base, destination)
 
 
 _COLUMNS = (
@@ -500,8 +532,7 @@ class _Greedy:
         self.liveness = liveness
         self.idx = [0] * len(ops)
         # every op's points in one list (op i's from offset[i]), with their columns
-        self.flat = [p for op in ops for p in op.points]
-        self.flat_columns = PointColumns.of(self.flat)
+        self.flat_columns = PointColumns.of([p for op in ops for p in op.points])
         counts = np.array([len(op.points) for op in ops], dtype=np.int64)
         self.offset = np.cumsum(counts) - counts
         self.counts = counts
@@ -530,9 +561,7 @@ class _Greedy:
             if not len(ops):
                 break
             rows = self.offset[ops] + j
-            after = swaps.after_many(
-                ops, [self.flat[r] for r in rows], self.flat_columns.rows(rows)
-            )
+            after = swaps.after_many(ops, self.flat_columns.rows(rows))
             shrinks = after < now
             extra = cycles[rows] - cycles[self.offset[ops] + current[ops]]
             for i, jj, e, a in zip(
@@ -597,9 +626,7 @@ class _Greedy:
             ops = np.repeat(np.arange(len(self.ops)), current)
             j = np.arange(len(ops)) - np.repeat(np.cumsum(current) - current, current)
             rows = self.offset[ops] + j
-            after = swaps.after_many(
-                ops, [self.flat[r] for r in rows], self.flat_columns.rows(rows)
-            )
+            after = swaps.after_many(ops, self.flat_columns.rows(rows))
             fits = after <= capacity
             ops, j = ops[fits], j[fits]
             if not len(ops):
@@ -666,53 +693,23 @@ class Swaps:
         return always + max(new.transient_bytes, moving)
 
     def after(self, i: int, new: PlanPoint) -> int:
-        if self.liveness.returned:  # outputs outlive their readers: recount
-            return model_bytes([*self.points[:i], new, *self.points[i + 1 :]], self.liveness)
-        old = self.points[i]
-        readers = self.liveness.readers[i]
-        last = self.liveness.last_use(i)
-        staged = new.staged_bytes - old.staged_bytes
-        dout = new.output_bytes - old.output_bytes
-        # (a range of operators, the change of its peaks): before i, the held ranges up to the
-        # last reader, after it
-        shifted = [
-            (0, i, new.host_bytes - old.host_bytes + staged),
-            *((a + 1, b, dout) for a, b in zip((i, *readers), (*readers, last), strict=True)),
-            (last + 1, len(self.points), 0),
-        ]
-        peak = 0
-        for start, stop, change in shifted:
-            top = self.range_max(start, stop)
-            if top is not None:
-                peak = max(peak, top + change)
-        peak = max(peak, self.own_peak(i, new))
-        for k in readers:
-            always = self._always[k] + (dout if k < last else 0)
-            peak = max(peak, always + max(self._running[k], self._moving[k] + dout))
-        resident = self.resident - old.resident_bytes + new.resident_bytes
-        return resident + peak + self.program_long_change(i, new)
+        """`model_bytes` if operator i took `new`."""
+        return int(self.after_many(np.array([i], dtype=np.int64), PointColumns.of([new]))[0])
 
-
-    def after_many(
-        self, ops: np.ndarray, candidates: Sequence[PlanPoint], new: PointColumns
-    ) -> np.ndarray:
-        """`after(ops[c], candidates[c])` for every c at once: the same sums, vectorized
-        (`new`: the candidates' columns)."""
-        if self.liveness.returned:
-            return np.array(
-                [self.after(int(i), p) for i, p in zip(ops, candidates, strict=True)],
-                dtype=np.int64,
-            )
+    def after_many(self, ops: np.ndarray, new: PointColumns) -> np.ndarray:
+        """`after(ops[c], new's point c)` for every candidate c at once (`new`: the candidates'
+        columns), each in time independent of the model's length."""
         shapes, cur = self.liveness.shapes, self.columns
         d = {name: new[name] - cur[name][ops] for name in _COLUMNS}
         dout = d["output_bytes"]
-        last = shapes.last[ops]
+        until = shapes.until[ops]
         peaks = self.peaks
-        # before the operator: the prefix maxima; after its last reader: the suffix maxima
+        # before the operator: the prefix maxima; after its output's life: the suffix maxima
+        tail = np.maximum(shapes.last[ops] + 1, until)
         before = np.concatenate([[_NEVER], np.maximum.accumulate(peaks)])[ops]
-        beyond = np.concatenate([np.maximum.accumulate(peaks[::-1])[::-1], [_NEVER]])[last + 1]
+        beyond = np.concatenate([np.maximum.accumulate(peaks[::-1])[::-1], [_NEVER]])[tail]
         peak = np.maximum(0, np.maximum(before + d["host_bytes"] + d["staged_bytes"], beyond))
-        # the held gaps up to the last reader, each shifted by the output's change
+        # the held gaps, each shifted by the output's change
         owner, gap = _expand(shapes.gap_ptr, ops)
         if len(gap):
             top = self.range_table.maxima(shapes.gap_start[gap], shapes.gap_stop[gap])
@@ -730,24 +727,59 @@ class Swaps:
             change = dout[owner]
             recount = (
                 always[k]
-                + np.where(k < last[owner], change, 0)
+                + np.where(k < until[owner], change, 0)
                 + np.maximum(running[k], moving[k] + change)
             )
             np.maximum.at(peak, owner, recount)
+        most = self._most_cores(ops, new.cores)
+        if self.liveness.returned:
+            peak = np.maximum(peak, self._returned_after(ops, d, new.cores, most))
         resident = self.resident + d["resident_bytes"]
-        return resident + peak + self._program_long_changes(ops, new.cores)
+        return resident + peak + self._program_long_changes(most)
 
-    def _program_long_changes(self, ops: np.ndarray, cores: np.ndarray) -> np.ndarray:
-        """`program_long_change` for every (ops[c], cores[c])."""
-        if not self.liveness.program_long:
-            return np.zeros(len(ops), dtype=np.int64)
+    def _most_cores(self, ops: np.ndarray, cores: np.ndarray) -> np.ndarray:
+        """`program_cores` if each operator ops[c] took a plan on cores[c]."""
         old = self.columns.cores[ops]
         others = np.where(old == self.most_cores, self.next_most_cores, self.most_cores)
-        most = np.maximum(others, cores)
+        return np.maximum(others, cores)
+
+    def _program_long_changes(self, most: np.ndarray) -> np.ndarray:
+        """How the program-long tensors' bytes change when the most cores a plan uses become
+        `most[c]`: they lie over those cores."""
+        if not self.liveness.program_long:
+            return np.zeros(len(most), dtype=np.int64)
         base = self._program_long_bytes(self.most_cores)
         values = np.unique(most)
         change = np.array([self._program_long_bytes(int(c)) - base for c in values])
         return np.where(most == self.most_cores, 0, change[np.searchsorted(values, most)])
+
+    def _returned_after(
+        self, ops: np.ndarray, d: Mapping[str, np.ndarray], cores: np.ndarray, most: np.ndarray
+    ) -> np.ndarray:
+        """`returned_peak` (with today's program-long tensors) if each operator ops[c] took
+        a plan that changes its columns by d[...][c], on cores[c] (most[c]: the most cores
+        any plan then uses), per candidate: the heaviest returned view's bytes."""
+        views = self._returned_parts
+        after, o = views.after[None, :], ops[:, None]
+        live = views.base[None, :] + np.where(
+            after < o, (d["host_bytes"] + d["staged_bytes"])[:, None], 0
+        )  # host and staged inputs of the operators after the view
+        held = (o <= after) & (after < self.liveness.until[ops][:, None])
+        live += np.where(held, d["output_bytes"][:, None], 0)  # the output live across it
+        destination = np.repeat(views.destination[None, :], len(ops), axis=0)
+        for r, view in enumerate(self.liveness.returned):
+            # its destination lies over its producer's cores, or the program's for a host one
+            rows = np.arange(len(ops)) if view.producer is None else np.flatnonzero(
+                ops == view.producer
+            )
+            over = most[rows] if view.producer is None else cores[rows]
+            values, where = np.unique(over, return_inverse=True)
+            destination[rows, r] = np.array([view.bytes_on(int(c)) for c in values])[where]
+        return (live + destination).max(axis=1)
+
+    @cached_property
+    def _returned_parts(self) -> _ReturnedParts:
+        return _ReturnedParts.of(self.points, self.columns, self.liveness)
 
     @property
     def range_table(self) -> _RangeMax:

@@ -11,7 +11,8 @@ import pytest
 from onnx import TensorProto, numpy_helper
 
 from t10.examples.__main__ import main
-from t10.examples.models import EXAMPLES, IR_VERSION, OPSET, bert_ffn, matmul, mlp
+from t10.examples.models import EXAMPLES, IR_VERSION, OPSET, bert_ffn, chain, matmul, mlp
+from t10.driver import CompileOptions, check_tolerance, run_model
 from t10.reference import reference_session
 
 
@@ -31,9 +32,9 @@ def _run_ort(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
 
 
 def test_registry() -> None:
-    assert set(EXAMPLES) == {"mlp", "bert-ffn", "matmul"}
+    assert set(EXAMPLES) == {"mlp", "bert-ffn", "matmul", "chain"}
     assert EXAMPLES["mlp"] is mlp and EXAMPLES["bert-ffn"] is bert_ffn
-    assert EXAMPLES["matmul"] is matmul
+    assert EXAMPLES["matmul"] is matmul and EXAMPLES["chain"] is chain
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -53,7 +54,8 @@ def test_models_are_valid_static_f32(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_seeded_determinism(name: str) -> None:
-    small = {"mlp": {"sizes": (6, 5, 4)}, "bert-ffn": {"hidden": 8, "inner": 16, "rows": 4}}
+    small = {"mlp": {"sizes": (6, 5, 4)}, "bert-ffn": {"hidden": 8, "inner": 16, "rows": 4},
+             "chain": {"nodes": 7, "rows": 3, "cols": 5}}
     kwargs = small.get(name, {"m": 3, "k": 4, "n": 5})
     fn = EXAMPLES[name]
     a = fn(**kwargs, seed=7).SerializeToString()
@@ -108,9 +110,26 @@ def test_matmul_structure() -> None:
     np.testing.assert_allclose(_run_ort(model, x), x @ numpy_helper.to_array(w), rtol=1e-5)
 
 
+def test_chain_structure() -> None:
+    """Relu, Add, Mul, Tanh, Sigmoid over and over, each reading the previous output; a chain
+    compiles into one fused operator and matches onnxruntime."""
+    model = chain(nodes=12, rows=3, cols=5, seed=1)
+    assert _io_shapes(model) == ([[3, 5]], [[3, 5]])
+    assert [n.op_type for n in model.graph.node] == (
+        ["Relu", "Add", "Mul", "Tanh", "Sigmoid"] * 3
+    )[:12]
+    assert all(n.input[0] == p.output[0] for p, n in zip(model.graph.node, model.graph.node[1:]))
+    x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)
+    run = run_model(model, CompileOptions(chip="test-16"), inputs={"input": x},
+                    check=check_tolerance("fp32"))
+    assert run.check is not None and run.check.passed
+    assert [op.name for op in run.report.ops] == ["+".join(f"n{i}" for i in range(12))]
+
+
 @pytest.mark.parametrize(
     "call",
-    [lambda: mlp(sizes=(4,)), lambda: mlp(batch=0), lambda: matmul(0, 1, 1), lambda: bert_ffn(-1)],
+    [lambda: mlp(sizes=(4,)), lambda: mlp(batch=0), lambda: matmul(0, 1, 1), lambda: bert_ffn(-1),
+     lambda: chain(nodes=0)],
 )
 def test_bad_sizes(call) -> None:
     with pytest.raises(ValueError):

@@ -12,7 +12,14 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 
-from t10.bench.scaling import Measurement, Row, format_table, measure
+from t10.bench.scaling import (
+    Measurement,
+    Row,
+    arguments,
+    cases,
+    format_table,
+    measure,
+)
 from t10.common.chip_spec import load_chip
 from t10.driver import CompileOptions, run_passes
 from t10.examples import zoo
@@ -99,14 +106,27 @@ def test_scaling_table(tmp_path: Path) -> None:
     assert measured.total_cycles == simulated.report.total_cycles
     assert measured.compile_seconds > 0 and measured.simulate_seconds > 0
     assert measured.peak_rss_bytes > 10**7
-    other = Measurement(1.3, 0.5, 12_345, 2 * 10**9)
+    other = Measurement(1.3, 0.5, 12_345, 2 * 10**9, 3.25, 5 * 10**8)
     rows = [Row("tiny", 1, 1, measured), Row("tiny", 2, 1, other)]
     header, rule, first, second = format_table(rows).splitlines()
+    assert measured.cpu_seconds >= measured.compile_seconds / 2
     assert header.split("|")[1:-1] == [
-        " model ", " layers ", " batch ", " compile s ", " simulate s ", " total s ",
-        " total cycles ", " peak RSS GB ",
+        " model ", " layers / nodes ", " batch ", " compile s ", " simulate s ", " total s ",
+        " CPU s ", " total cycles ", " peak RSS GB ", " workers' peak RSS GB ",
     ]
-    assert rule == "|---|---:|---:|---:|---:|---:|---:|---:|"
+    assert rule == "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     assert first.startswith("| tiny | 1 | 1 | ")
     assert f"| {measured.total_cycles:,} |" in first
-    assert second == "| tiny | 2 | 1 | 1.3 | 0.5 | 1.8 | 12,345 | 2.00 |"
+    assert second == "| tiny | 2 | 1 | 1.3 | 0.5 | 1.8 | 3.2 | 12,345 | 2.00 | 0.50 |"
+
+
+def test_scaling_cases() -> None:
+    """The cases each option asks for: BERT by depth, ResNet-50's 16 blocks by batch, chains by
+    length; an export is measured as it is."""
+    parse = arguments
+    found = [(c.model, c.layers, c.batch) for c in cases(parse(["--model", "resnet50"]))]
+    assert found == [("resnet50", 16, 1), ("resnet50", 16, 8), ("resnet50", 16, 32)]
+    found = [(c.model, c.layers, c.batch) for c in cases(parse(["--model", "chain",
+                                                                 "--nodes", "10,20"]))]
+    assert found == [("chain", 10, 1), ("chain", 20, 1)]
+    assert [c.layers for c in cases(parse(["--quick"]))] == [1, 2]

@@ -846,8 +846,8 @@ def test_returned_views_count_their_source_and_destination() -> None:
 
 
 def test_swapping_one_plan_matches_recounting() -> None:
-    """The greedy's shortcut for one changed plan (range maxima of the peaks) equals
-    recounting the whole model."""
+    """The greedy's shortcut for one changed plan (range maxima of the peaks, each returned
+    view's parts) equals recounting the whole model."""
     rng = random.Random(5)
 
     def rand_point() -> PlanPoint:
@@ -858,7 +858,13 @@ def test_swapping_one_plan_matches_recounting() -> None:
             *(rng.randint(0, 15) for _ in range(4)),
         )
 
-    for _ in range(300):
+    def rand_view(n: int) -> ReturnedView:
+        after = rng.randrange(-1, n)
+        producer = rng.choice([None, *range(after + 1)])
+        source = (rng.randint(1, 9),) if producer is None else ()
+        return ReturnedView(after, (rng.randint(1, 9),), 4, producer, "v", source)
+
+    for _ in range(600):
         n = rng.randint(1, 24)  # sparse-table levels up to 2**4
         points = [rand_point() for _ in range(n)]
         live = Liveness(
@@ -866,17 +872,20 @@ def test_swapping_one_plan_matches_recounting() -> None:
                   for p in range(n)),
             (((rng.randint(1, 9),), 4),) if rng.random() < 0.5 else (),
             held=((rng.randrange(n), n, rng.randint(1, 30)),) if rng.random() < 0.3 else (),
+            returned=tuple(rand_view(n) for _ in range(rng.choice((0, 0, 1, 3)))),
         )
-        i, new = rng.randrange(n), rand_point()
-        swapped = [*points[:i], new, *points[i + 1 :]]
         swaps = Swaps(points, live)
-        assert swaps.after(i, new) == model_bytes(swapped, live)
-        # all at once: every operator with a random candidate, and i with several
+        # every operator with a random candidate, and one with several
+        i = rng.randrange(n)
         ops = [*range(n), i, i]
         candidates = [rand_point() for _ in ops]
-        expected = [swaps.after(k, p) for k, p in zip(ops, candidates, strict=True)]
+        expected = [
+            model_bytes([*points[:k], p, *points[k + 1 :]], live)
+            for k, p in zip(ops, candidates, strict=True)
+        ]
         columns = PointColumns.of(candidates)
-        assert swaps.after_many(np.array(ops), candidates, columns).tolist() == expected
+        assert swaps.after_many(np.array(ops), columns).tolist() == expected
+        assert swaps.after(i, candidates[-1]) == expected[-1]
 
 
 def test_greedy_shrinks_an_output_that_outlives_its_operator() -> None:

@@ -52,3 +52,38 @@ func.func @main(%x: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) {
 // CHECK:     t10.name = "neg"
 // CHECK:     t10.name = "bcast"
 // CHECK-NOT: +
+
+// -----
+
+// The longer body is kept and the other moved into it: here the producer's, whose inputs
+// the consumer reads in the other order (b before a). The fused op reads them in the
+// consumer's order, and the producer's body reads each through its new argument.
+func.func @main(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%e0 : tensor<8xf32>) attrs = {t10.name = "p"} {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    %t = arith.mulf %s, %s : f32
+    %u = arith.negf %t : f32
+    linalg.yield %u : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b, %p, %a : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e1 : tensor<8xf32>) attrs = {t10.name = "c"} {
+  ^bb0(%v: f32, %w: f32, %z: f32, %o: f32):
+    %r = arith.addf %v, %w : f32
+    %q = arith.addf %r, %z : f32
+    linalg.yield %q : f32
+  } -> tensor<8xf32>
+  func.return %c : tensor<8xf32>
+}
+
+// CHECK:      {{//}} -----
+// CHECK:      %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b, %a : tensor<8xf32>, tensor<8xf32>) outs(%e1 : tensor<8xf32>) attrs =  {t10.name = "p+c"} {
+// CHECK-NEXT: ^bb0(%0: f32, %1: f32, %2: f32):
+// CHECK-NEXT:   %s = arith.subf %1, %0 : f32
+// CHECK-NEXT:   %t = arith.mulf %s, %s : f32
+// CHECK-NEXT:   %u = arith.negf %t : f32
+// CHECK-NEXT:   %r = arith.addf %0, %u : f32
+// CHECK-NEXT:   %q = arith.addf %r, %1 : f32
+// CHECK-NEXT:   linalg.yield %q : f32
+// CHECK-NEXT: } -> tensor<8xf32>
