@@ -10,9 +10,9 @@ import onnx
 import pytest
 from onnx import TensorProto, numpy_helper
 
+from t10.driver import CompileOptions, check_tolerance, run_model
 from t10.examples.__main__ import main
 from t10.examples.models import EXAMPLES, IR_VERSION, OPSET, bert_ffn, chain, matmul, mlp
-from t10.driver import CompileOptions, check_tolerance, run_model
 from t10.reference import reference_session
 
 
@@ -118,7 +118,8 @@ def test_chain_structure() -> None:
     assert [n.op_type for n in model.graph.node] == (
         ["Relu", "Add", "Mul", "Tanh", "Sigmoid"] * 3
     )[:12]
-    assert all(n.input[0] == p.output[0] for p, n in zip(model.graph.node, model.graph.node[1:]))
+    nodes = list(model.graph.node)
+    assert all(n.input[0] == p.output[0] for p, n in zip(nodes, nodes[1:], strict=False))
     x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)
     run = run_model(model, CompileOptions(chip="test-16"), inputs={"input": x},
                     check=check_tolerance("fp32"))
