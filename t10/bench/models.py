@@ -125,14 +125,21 @@ def _model(case: Case) -> onnx.ModelProto:
 
 
 
-def run_case(case: Case) -> dict[str, Any]:
-    """Compile and simulate one case (timing only). A `T10Error` (the model does not fit, an
-    unsupported size) is the result's `status` and `error`, not an exception."""
+def case_fields(case: Case) -> dict[str, Any]:
+    """What every result of `case` holds: the case, its chip's SRAM per core and the chip
+    parameters it varies."""
     result: dict[str, Any] = asdict(case)
     chip = load_chip(case.chip)
     result["sram_bytes_per_core"] = chip.sram_bytes_per_core
     result["varied"] = {path: chip_parameter(chip, path)
                         for path, _ in variant_changes(case.chip)[1]}
+    return result
+
+
+def run_case(case: Case) -> dict[str, Any]:
+    """Compile and simulate one case (timing only). A `T10Error` (the model does not fit, an
+    unsupported size) is the result's `status` and `error`, not an exception."""
+    result = case_fields(case)
     try:
         options = replace(PLANNER_CONFIGS[case.planner], chip=case.chip, precision=case.precision)
         run = run_model(_model(case), options, timing_only=True)

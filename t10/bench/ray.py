@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
-from t10.bench.models import Case, run_case
+from t10.bench.capped import default_case_memory, run_case_capped, too_big
+from t10.bench.models import Case
 from t10.errors import T10Error
 from t10.planning.forked import ENDING_SIGNALS, held_signals, usable_cpus
 
@@ -36,22 +37,29 @@ def require(packages: Sequence[str]) -> None:
 
 
 class RayExecutor:
-    """Runs each case as a Ray task (`run_case` in a Ray worker); a context manager that
-    shuts down the Ray it started."""
+    """Runs each case as a Ray task (`run_case_capped` in a Ray worker that runs one task, so
+    its memory returns when it ends); a context manager that shuts down the Ray it started.
+    `cap`: each case's memory cap (None: `default_case_memory` on a local Ray, none on a
+    cluster's machines); a case over it, or killed by Ray for memory, is a `TOO_BIG` row."""
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None) -> None:
+    def __init__(
+        self, address: str | None = None, num_cpus: int | None = None, cap: int | None = None
+    ) -> None:
         require(["ray"])
         import ray
-        from ray.exceptions import RayTaskError
+        from ray.exceptions import OutOfMemoryError, RayTaskError, WorkerCrashedError
 
         self.ray = ray
         self.task_error = RayTaskError
+        self.killed = (OutOfMemoryError, WorkerCrashedError)
+        cpus = num_cpus or usable_cpus()
+        self.cap = cap if cap is not None or address is not None else default_case_memory(cpus)
         self.started = not ray.is_initialized()
         if self.started:
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                        "logging_level": logging.ERROR}
             if address is None:
-                options.update(num_cpus=num_cpus or usable_cpus(),
+                options.update(num_cpus=cpus,
                                object_store_memory=LOCAL_OBJECT_STORE_BYTES)
             handlers = {s: signal.getsignal(s) for s in ENDING_SIGNALS}
             try:
@@ -60,11 +68,14 @@ class RayExecutor:
                 where = f"the Ray cluster at '{address}'" if address else "a local Ray"
                 raise T10Error(f"cannot start {where}: {' '.join(str(e).split())}") from None
             _keep_handlers(handlers)
-        self.task = ray.remote(run_case)
+        self.task = ray.remote(max_calls=1)(run_case_capped)
         self.pending: list[Any] = []
+        self.cases: dict[Any, Case] = {}
 
     def submit(self, case: Case) -> None:
-        self.pending.append(self.task.remote(case))
+        ref = self.task.remote(case, self.cap)
+        self.cases[ref] = case
+        self.pending.append(ref)
 
     def next_result(self) -> dict[str, Any]:
         done: list[Any] = []
@@ -73,8 +84,11 @@ class RayExecutor:
             with held_signals():
                 done, self.pending = self.ray.wait(self.pending, num_returns=1,
                                                    timeout=WAIT_SECONDS)
+        case = self.cases.pop(done[0])
         try:
             return self.ray.get(done[0])
+        except self.killed:
+            return too_big(case, self.cap or 0)
         except self.task_error as e:
             raise e.cause from None  # what the case raised, as a serial run raises it
 

@@ -10,7 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from t10.bench.models import Progress, SerialExecutor, Sweep, run_sweep
+from t10.bench.capped import ProcessExecutor, default_case_memory
+from t10.bench.models import Progress, Sweep, run_sweep
 from t10.bench.plots import PLOTS, VARY_PLOT, write_plots, write_vary_plot
 from t10.bench.ray import RayExecutor, require
 from t10.bench.table import format_markdown, make_rows, to_json
@@ -35,11 +36,13 @@ def run_and_write(
     serial: bool = False,
     stderr: IO[str] = sys.stderr,
     quiet: bool = False,
+    case_memory: int | None = None,
 ) -> str:
-    """Run `sweep` (`serial`: in this process; else as Ray tasks on the cluster at `address`
-    or a local Ray), write its files into the directory `out` (made if missing) and return
-    the Markdown table. A progress bar goes to `stderr` when it is a terminal, unless
-    `quiet`."""
+    """Run `sweep` (`serial`: one case after another, each in a process of its own; else as
+    Ray tasks on the cluster at `address` or a local Ray), each case's memory capped at
+    `case_memory` bytes (`t10.bench.capped`; None: its default), write its files into the
+    directory `out` (made if missing) and return the Markdown table. A progress bar goes to
+    `stderr` when it is a terminal, unless `quiet`."""
     require(["matplotlib", "tqdm"] + ([] if serial else ["ray"]))
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -47,9 +50,10 @@ def run_and_write(
         raise T10Error(f"cannot make the output directory '{out}': {e.strerror or e}") from None
     with _progress_bar(stderr, quiet) as progress:
         if serial:
-            cases = run_sweep(sweep, SerialExecutor(), progress)
+            cap = default_case_memory(1) if case_memory is None else case_memory
+            cases = run_sweep(sweep, ProcessExecutor(cap), progress)
         else:
-            with RayExecutor(address) as executor:
+            with RayExecutor(address, cap=case_memory) as executor:
                 cases = run_sweep(sweep, executor, progress)
     rows = make_rows(cases)
     markdown = format_markdown(rows, sweep.planners, sweep.precision)

@@ -50,6 +50,8 @@ def failure(case: Mapping[str, Any]) -> str | None:
     if case["status"] == "does not fit":
         needs = case.get("needed_sram_bytes_per_core")
         return "does not fit" + ("" if needs is None else f" (needs {_kb(needs)} KB/core)")
+    if case["status"] != "error":
+        return case["status"]  # "too big to compile here" (`t10.bench.capped`)
     words = case["error"].split()
     return "error: " + " ".join(words[:_WORDS]) + ("…" if len(words) > _WORDS else "")
 

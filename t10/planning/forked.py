@@ -138,11 +138,17 @@ class frozen_objects:
 class ForkedCall(Generic[T]):
     """`work()` run in a forked child (check `can_fork` first). `result()` waits for its
     value, or raises the `T10Error` it raised; it runs `work()` in this process instead when
-    the child failed otherwise (so that a bug surfaces here, with its traceback).
+    the child failed otherwise (so that a bug surfaces here, with its traceback), or, when
+    the child died without answering, gives `died(exit code)` if that is set.
     `cancel()` stops a child whose result is not wanted."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    def __init__(
+        self, work: Callable[[], T], died: Callable[[int | None], T] | None = None
+    ) -> None:
         self.work = work
+        self.died = died
+        """What `result()` gives when the child ended without answering (killed for memory,
+        say), from its exit code; None: `work()` is run here instead."""
         context = multiprocessing.get_context("fork")
         receiving, sending = context.Pipe(duplex=False)
         self.receiving = receiving
@@ -174,6 +180,8 @@ class ForkedCall(Generic[T]):
             return cast(T, value)
         if isinstance(value, T10Error):
             raise value
+        if value is None and self.died is not None:
+            return self.died(self.child.exitcode)
         return self.work()
 
     def cancel(self) -> None:

@@ -268,8 +268,9 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
     sweep = models.make_sweep(**_flags(args, signature(models.make_sweep).parameters))
-    print(run_and_write(sweep, Path(args.out), args.address, args.serial, quiet=args.quiet),
-          file=out)
+    cap = None if args.case_memory is None else int(args.case_memory * 2**30)
+    print(run_and_write(sweep, Path(args.out), args.address, args.serial, quiet=args.quiet,
+                        case_memory=cap), file=out)
     print(f"\nwrote {', '.join(str(Path(args.out) / f) for f in files(sweep))}", file=out)
     return 0
 
@@ -409,6 +410,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+    return value
+
+
 def _positives(text: str) -> list[int]:
     try:
         return [_positive(t) for t in text.split(",")]
@@ -500,7 +511,12 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                        help="run the cases on this Ray cluster (e.g. ray://head:10001 or "
                             "head:6379; default: a local Ray on this machine's CPUs)")
     where.add_argument("--serial", action="store_true",
-                       help="run the cases one after another in this process, without Ray")
+                       help="run the cases one after another, each in a process of its own, "
+                            "without Ray")
+    p.add_argument("--case-memory", type=_positive_float, metavar="GiB",
+                   help="the memory one case may take; a case that needs more is a row "
+                        "'too big to compile here' (default: three quarters of this "
+                        "machine's memory shared by the cases run at once)")
 
 
 def _planner_help(planner: Planner) -> str:

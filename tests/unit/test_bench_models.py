@@ -220,6 +220,8 @@ def test_cli_bench(
         (["--batches", "1,two"], 2, "comma-separated list of positive integers"),
         (["--batches", "0"], 2, "comma-separated list of positive integers"),
         (["--serial", "--address", "x:1"], 2, "not allowed with argument"),
+        (["--case-memory", "0"], 2, "expected a positive number, got '0'"),
+        (["--case-memory", "inf"], 2, "expected a positive number, got 'inf'"),
         (["--chips", "nosuch"], 1, "unknown chip 'nosuch'"),
         (["--planners", "replicate"], 1, "must include 't10'"),
         (["--models", "vit-base", "--seq", "100"], 1, "is not a ViT token count"),
