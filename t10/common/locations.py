@@ -150,14 +150,10 @@ class Located(RewritePattern):
     its errors naming that op's ONNX node (`naming_node`)."""
 
     pattern: RewritePattern
-    nested: bool = True
-    """The ops nested in an inserted op inherit the location too. False for a pattern that
-    moves existing ops into the ops it inserts (walking them would cost each rewrite the
-    size of their bodies)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         def inherit(new: Operation) -> None:
-            for inner in new.walk() if self.nested else (new,):
+            for inner in new.walk():
                 if isinstance(inner.location, UnknownLoc):
                     inner.location = op.location
 

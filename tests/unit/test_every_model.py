@@ -50,6 +50,7 @@ EXAMPLE_SIZES: dict[str, dict[str, Any]] = {
     "mlp": {"sizes": (64, 48, 32)},
     "bert-ffn": {"hidden": 32, "inner": 64, "rows": 16},
     "matmul": {"m": 64, "k": 48, "n": 32},
+    "chain": {"nodes": 24, "rows": 16, "cols": 32},
 }
 
 

@@ -37,7 +37,8 @@ LARGE_CNNS = ("resnet18", "mobilenet_v2", "efficientnet_b0")
 FILES = sorted(DATA.glob("*.onnx")) + sorted(
     p for p in (DATA / "cnn").glob("*.onnx") if not p.name.startswith(LARGE_CNNS)
 )
-SMALL_EXAMPLES = {"bert-ffn": {"rows": 32, "hidden": 64, "inner": 256}}
+SMALL_EXAMPLES = {"bert-ffn": {"rows": 32, "hidden": 64, "inner": 256},
+                  "chain": {"nodes": 100}}
 """Example sizes that fit test-16 (the others' defaults do)."""
 ZOO_NAMES = ("bert-base", "vit-base", "llama2-7b", "opt-1.3b", "resnet50", "nerf")
 """One zoo model of each architecture (bert-large and vit-large are bert-base's and
