@@ -52,23 +52,26 @@ def run_case_capped(case: Case, cap: int | None) -> dict[str, Any]:
         return too_big(case, cap)
 
 
-def too_big(case: Case, cap: int) -> dict[str, Any]:
-    """The row of a case that needed more than `cap` bytes of memory."""
+def too_big(case: Case, cap: int | None) -> dict[str, Any]:
+    """The row of a case that needed more than `cap` bytes of memory (None: more than its
+    machine had)."""
+    limit = "its machine had" if cap is None else f"{cap / 2**30:.1f} GiB"
     return {**case_fields(case), "status": TOO_BIG,
-            "error": f"needed more than {cap / 2**30:.1f} GiB of memory to compile "
+            "error": f"needed more than {limit} of memory to compile "
                      "(--case-memory sets the cap)",
             "needed_sram_bytes_per_core": None}
 
 
 class ProcessExecutor:
-    """Runs each case in a forked process of its own (`run_case_capped`), one after another,
+    """Runs each case in a forked process of its own (`run_case_capped`, under `cap` bytes;
+    None: `default_case_memory` for one case at a time), one after another,
     in submission order; where this process may not fork (another Python thread runs), in
     this process without a cap. A case whose process a signal ended is a `TOO_BIG` row."""
 
-    def __init__(self, cap: int) -> None:
-        if cap <= 0:
+    def __init__(self, cap: int | None = None) -> None:
+        if cap is not None and cap <= 0:
             raise T10Error(f"the memory cap of a case must be positive, not {cap} bytes")
-        self.cap = cap
+        self.cap = default_case_memory(1) if cap is None else cap
         self.queue: deque[Case] = deque()
 
     def submit(self, case: Case) -> None:

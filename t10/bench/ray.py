@@ -88,7 +88,7 @@ class RayExecutor:
         try:
             return self.ray.get(done[0])
         except self.killed:
-            return too_big(case, self.cap or 0)
+            return too_big(case, self.cap)
         except self.task_error as e:
             raise e.cause from None  # what the case raised, as a serial run raises it
 

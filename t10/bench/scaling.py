@@ -135,9 +135,7 @@ class Case:
 
 def cases(args: argparse.Namespace) -> list[Case]:
     """The cases the options ask for, in order."""
-    models = list(DEPTHS) if args.model == "all" else [args.model]
-    if args.model == "all":
-        models += ["resnet50", "chain"]
+    models = list(MODELS) if args.model == "all" else [args.model]
     if args.quick:
         models = ["bert-base"]
     found: list[Case] = []

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
-from t10.bench.capped import ProcessExecutor, default_case_memory
+from t10.bench.capped import ProcessExecutor
 from t10.bench.models import Progress, Sweep, run_sweep
 from t10.bench.plots import PLOTS, VARY_PLOT, write_plots, write_vary_plot
 from t10.bench.ray import RayExecutor, require
@@ -50,8 +50,7 @@ def run_and_write(
         raise T10Error(f"cannot make the output directory '{out}': {e.strerror or e}") from None
     with _progress_bar(stderr, quiet) as progress:
         if serial:
-            cap = default_case_memory(1) if case_memory is None else case_memory
-            cases = run_sweep(sweep, ProcessExecutor(cap), progress)
+            cases = run_sweep(sweep, ProcessExecutor(case_memory), progress)
         else:
             with RayExecutor(address, cap=case_memory) as executor:
                 cases = run_sweep(sweep, executor, progress)

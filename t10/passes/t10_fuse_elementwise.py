@@ -73,8 +73,9 @@ class _Fusion:
 
     groups: dict[GenericOp, _Group] = field(default_factory=dict)
     """The groups of more than one member, by root."""
-    parent: dict[GenericOp, tuple[GenericOp, AffineMap]] = field(default_factory=dict)
-    """Each fused member: the member that reads its result, and through which map."""
+    parent: dict[GenericOp, tuple[GenericOp, AffineMap | None]] = field(default_factory=dict)
+    """Each fused member: the member that reads its result, and through which map (None: the
+    identity)."""
     dropped: dict[SSAValue, int] = field(default_factory=dict)
     """Uses of a value that fusions merged away (two reads of it by one fused op)."""
     made: dict[SSAValue, SSAValue] = field(default_factory=dict)
@@ -138,7 +139,7 @@ class _Fusion:
         taken = self.groups.pop(producer, None) or _Group.of(producer)
         read = read_attr.data
         same = read == AffineMap.identity(read.num_dims)
-        self.parent[producer] = (group.root, read)
+        self.parent[producer] = (group.root, None if same else read)
         mine = group.keys[:index] + group.keys[index + 1:]
         if group.seen is None:
             mine, seen = self.unique(mine)
@@ -198,7 +199,7 @@ class _Fusion:
         above = memo[member]
         for step in reversed(path):
             read = self.parent[step][1]
-            if read != AffineMap.identity(read.num_dims):
+            if read is not None:
                 above = read if above is None else read.compose(above)
             memo[step] = above
         return above

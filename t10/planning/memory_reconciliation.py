@@ -419,7 +419,7 @@ class _ReturnedParts:
             n, np.arange(n), liveness.until, columns["output_bytes"], liveness, 0
         )
         after = np.array([v.after for v in liveness.returned], dtype=np.int64)
-        base = later[after + 1] + np.where(after >= 0, across[np.maximum(after, 0)], 0)
+        base = later[after + 1] + np.concatenate([[0], across])[after + 1]  # none before all
         base += liveness.program_long_bytes(program_cores(points))
         destination = np.array([v.bytes_per_core(points) for v in liveness.returned],
                                dtype=np.int64)
@@ -493,22 +493,10 @@ def returned_peak(points: Sequence[PlanPoint], liveness: Liveness) -> tuple[int,
     bytes are the program-long tensors alone)."""
     if not liveness.returned:
         return liveness.program_long_bytes(program_cores(points)), None
-    n = len(points)
-    columns = PointColumns.of(points)
-    host, staged = columns["host_bytes"], columns["staged_bytes"]
-    # host inputs and staged inputs of the operators after `after`: suffix sums from after+1
-    later = np.concatenate([np.cumsum((host + staged)[::-1])[::-1], [0]])
-    # outputs (and shared moves) live at the point right after operator `after`
-    output = columns["output_bytes"]
-    across = _held_between(n, np.arange(n), liveness.until, output, liveness, 0)
-    best, heaviest = 0, None
-    for r, view in enumerate(liveness.returned):
-        live = int(later[view.after + 1]) + view.bytes_per_core(points)
-        if view.after >= 0:
-            live += int(across[view.after])
-        if heaviest is None or live > best:
-            best, heaviest = live, r
-    return best + liveness.program_long_bytes(program_cores(points)), heaviest
+    parts = _ReturnedParts.of(points, PointColumns.of(points), liveness)
+    live = parts.base + parts.destination
+    heaviest = int(np.argmax(live))  # the first of the heaviest
+    return int(live[heaviest]), heaviest
 
 
 def model_bytes(points: Sequence[PlanPoint], liveness: Liveness | None = None) -> int:
@@ -658,27 +646,7 @@ class Swaps:
         cores = sorted((p.plan.cores for p in points), reverse=True)
         self.most_cores = cores[0]
         self.next_most_cores = cores[1] if len(cores) > 1 else 0
-        self._always = self.parts.always.tolist()
-        self._running = self.parts.running.tolist()
-        self._moving = self.parts.moving.tolist()
-        self._range_max: _RangeMax | None = None
         self._program_long: dict[int, int] = {}
-
-    def range_max(self, start: int, stop: int) -> int | None:
-        """The largest peak of the operators start..stop-1 (None: the range is empty)."""
-        return self.range_table(start, stop)
-
-    def program_long_change(self, i: int, new: PlanPoint) -> int:
-        """How the program-long tensors' bytes change if operator i took `new`: they lie
-        over the most cores any plan uses."""
-        if not self.liveness.program_long:
-            return 0
-        old_cores = self.points[i].plan.cores
-        others = self.next_most_cores if old_cores == self.most_cores else self.most_cores
-        most = max(others, new.plan.cores)
-        if most == self.most_cores:
-            return 0
-        return self._program_long_bytes(most) - self._program_long_bytes(self.most_cores)
 
     def _program_long_bytes(self, cores: int) -> int:
         if cores not in self._program_long:
@@ -688,8 +656,8 @@ class Swaps:
     def own_peak(self, i: int, new: PlanPoint) -> int:
         """Operator i's own peak if it took `new`."""
         old = self.points[i]
-        moving = self._moving[i] + new.input_bytes - old.input_bytes
-        always = self._always[i] + new.staged_bytes - old.staged_bytes
+        moving = int(self.parts.moving[i]) + new.input_bytes - old.input_bytes
+        always = int(self.parts.always[i]) + new.staged_bytes - old.staged_bytes
         return always + max(new.transient_bytes, moving)
 
     def after(self, i: int, new: PlanPoint) -> int:
@@ -781,11 +749,9 @@ class Swaps:
     def _returned_parts(self) -> _ReturnedParts:
         return _ReturnedParts.of(self.points, self.columns, self.liveness)
 
-    @property
+    @cached_property
     def range_table(self) -> _RangeMax:
-        if self._range_max is None:
-            self._range_max = _RangeMax(self.peaks)
-        return self._range_max
+        return _RangeMax(self.peaks)
 
 
 _NEVER = -(1 << 62)
@@ -813,15 +779,6 @@ class _RangeMax:
             levels.append(np.maximum(previous[:-width], previous[width:]))
             width *= 2
         self.table = levels
-        self.levels: list[list[int]] = [level.tolist() for level in levels]
-
-    def __call__(self, start: int, stop: int) -> int | None:
-        """max(values[start:stop]), None when the range is empty."""
-        if stop <= start:
-            return None
-        k = (stop - start).bit_length() - 1
-        level = self.levels[k]
-        return max(level[start], level[stop - (1 << k)])
 
     def maxima(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
         """max(values[start[c]:stop[c]]) for every c (all ranges non-empty)."""
