@@ -24,6 +24,7 @@ from t10.common.chip_fields import (
     Reader,
     show,
 )
+from t10.common.offchip import OffChipMemory, parse_offchip
 from t10.common.topologies import AllToAllTopology, MultiChipTopology, Topology, parse_topology
 from t10.errors import T10Error
 
@@ -149,6 +150,9 @@ class ChipSpec:
     elementwise: ElementwiseCosts
     relu: ElementwiseCosts
     topology: Topology = field(default_factory=AllToAllTopology)
+    offchip: OffChipMemory | None = None
+    """Memory beside the cores that weights may be kept in and loaded from (None: none;
+    `t10.common.offchip`)."""
     description: str = ""
 
     @property
@@ -227,6 +231,8 @@ class ChipSpec:
             }
         )
         out["topology"] = self.topology.to_json()
+        if self.offchip is not None:
+            out["offchip"] = self.offchip.to_json()
         return out
 
 
@@ -266,6 +272,7 @@ _TOP_LEVEL_FIELDS = (
     "elementwise",
     "relu",
     "topology",
+    "offchip",
 )
 _MATMUL_FIELDS = (
     "row_block",
@@ -331,6 +338,7 @@ def chip_from_dict(obj: object, source: str = "<dict>", kind: str = "chip file")
         elementwise=elementwise,
         relu=relu,
         topology=topology,
+        offchip=parse_offchip(r),
         description=description,
     )
 

@@ -1,9 +1,18 @@
-"""Cold weights as the IR records them: `t10.cold = array<i64: ...>` on an operator's generic
-names the inputs (weights: `arith.constant`s it reads directly, its epilogue's counted after
-its own) that stay in a compact *home* for the whole program, `host_layout` over the cores of
-the operator's plan, and are expanded into the plan's layouts each time the operator runs
-(docs/DESIGN.md, "Cold weights"). `t10-plan-search` writes it (a user may edit or pin it with
-the plan); convert-linalg-to-rtensor lowers it to the home and the expanding relayout.
+"""Where an operator's weights live, as the IR records it on the operator's generic (each
+names inputs: weights, `arith.constant`s it reads directly, its epilogue's counted after its
+own; docs/DESIGN.md, "Cold weights" and "Off-chip weights"):
+
+- `t10.cold = array<i64: ...>`: weights that stay in a compact *home* for the whole program,
+  `host_layout` over the cores of the operator's plan, expanded into the plan's layouts
+  each time the operator runs;
+- `t10.offchip = array<i64: ...>`: weights kept in the chip's off-chip memory and loaded
+  into the plan's layouts for the operator (`t10.common.offchip`), the loads starting
+  `t10.ahead = N : i64` operators before it (0, or absent: right before it), so that they
+  arrive while the operators between run.
+
+`t10-plan-search` writes them (a user may edit or pin them with the plan);
+convert-linalg-to-rtensor lowers them to the homes and expanding relayouts, and to the
+`rtensor.load`s.
 """
 
 from __future__ import annotations
@@ -11,36 +20,72 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseArrayBase, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 from xdsl.ir import Operation, SSAValue
 
-from t10.common.attr_names import COLD_ATTR
+from t10.common.attr_names import AHEAD_ATTR, COLD_ATTR, OFFCHIP_ATTR
 from t10.common.tensor_expr import op_name
 from t10.errors import T10Error
 
+MAX_AHEAD = 2**20
 
-def cold_inputs(op: Operation, inputs: Sequence[SSAValue]) -> tuple[int, ...]:
-    """The inputs of the operator whose generic is `op` (its `inputs`, epilogue's included)
-    that `t10.cold` names, ascending; an attribute that is not an array of distinct indices
-    of weights is an error naming the problem."""
-    attr = op.attributes.get(COLD_ATTR)
+
+def _weight_indices(op: Operation, inputs: Sequence[SSAValue], key: str, kept: str
+                    ) -> tuple[int, ...]:
+    """The inputs the array attribute `key` names, ascending (none when absent); an attribute
+    that is not an array of distinct indices of weights is an error naming the problem."""
+    attr = op.attributes.get(key)
     if attr is None:
         return ()
     if not isinstance(attr, DenseArrayBase) or attr.get_element_type() != i64:
         raise T10Error(
-            f"operator '{op_name(op)}': attribute '{COLD_ATTR}' must be an array<i64: ...> of "
+            f"operator '{op_name(op)}': attribute '{key}' must be an array<i64: ...> of "
             f"input indices, got {attr}"
         )
     indices = tuple(int(i) for i in attr.get_values())
     if len(set(indices)) != len(indices):
-        raise T10Error(f"operator '{op_name(op)}': '{COLD_ATTR}' names an input twice: {attr}")
+        raise T10Error(f"operator '{op_name(op)}': '{key}' names an input twice: {attr}")
     for i in indices:
         if not 0 <= i < len(inputs) or not isinstance(inputs[i].owner, arith.ConstantOp):
             raise T10Error(
-                f"operator '{op_name(op)}': '{COLD_ATTR}' names input {i}, which is not a "
-                "weight it reads directly (an arith.constant); only weights may be kept cold"
+                f"operator '{op_name(op)}': '{key}' names input {i}, which is not a weight it "
+                f"reads directly (an arith.constant); only weights may be kept {kept}"
             )
     return tuple(sorted(indices))
+
+
+def cold_inputs(op: Operation, inputs: Sequence[SSAValue]) -> tuple[int, ...]:
+    """The inputs of the operator whose generic is `op` (its `inputs`, epilogue's included)
+    that `t10.cold` names, ascending."""
+    return _weight_indices(op, inputs, COLD_ATTR, "cold")
+
+
+def offchip_inputs(op: Operation, inputs: Sequence[SSAValue]) -> tuple[int, ...]:
+    """The inputs that `t10.offchip` names, ascending; none may also be cold."""
+    offchip = _weight_indices(op, inputs, OFFCHIP_ATTR, "off chip")
+    both = sorted(set(offchip) & set(cold_inputs(op, inputs)))
+    if both:
+        raise T10Error(
+            f"operator '{op_name(op)}': input {both[0]} is named by both '{COLD_ATTR}' and "
+            f"'{OFFCHIP_ATTR}'; a weight lives in one place"
+        )
+    return offchip
+
+
+def loads_ahead(op: Operation) -> int:
+    """`t10.ahead`: how many operators before this one its off-chip weights start loading
+    (0 when absent)."""
+    attr = op.attributes.get(AHEAD_ATTR)
+    if attr is None:
+        return 0
+    if (not isinstance(attr, IntegerAttr) or not 0 <= attr.value.data <= MAX_AHEAD
+            or OFFCHIP_ATTR not in op.attributes):
+        raise T10Error(
+            f"operator '{op_name(op)}': attribute '{AHEAD_ATTR}' must be an integer from 0 to "
+            f"{MAX_AHEAD} (operators ahead) on an operator with '{OFFCHIP_ATTR}' weights, "
+            f"got {attr}"
+        )
+    return attr.value.data
 
 
 def cold_attr(indices: Sequence[int]) -> DenseArrayBase:

@@ -110,7 +110,9 @@ def schedule_block(block: Block) -> None:
             last_compute = None
             if standalone:
                 current = None
-        elif op.regions or isinstance(op, core.AllocOp | core.StoreOp | core.LoadOp):
+        elif op.regions or isinstance(
+            op, core.AllocOp | core.StoreOp | core.LoadOp | chip.LoadOp
+        ):
             # a free does not end a superstep: it releases the buffer after the superstep
             current = last_compute = None
 

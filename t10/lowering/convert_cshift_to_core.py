@@ -53,7 +53,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from t10.common.attr_names import NAME_ATTR
 from t10.common.locations import Located
 from t10.common.plans import Layout, same_placement
-from t10.t10_dialects import core, cshift, rtensor
+from t10.t10_dialects import chip, core, cshift, rtensor
 from t10.t10_dialects.core import BufferType
 from t10.t10_dialects.rtensor import RTensorType
 from t10.t10_dialects.syntax import int_array, int_prop, ints_of
@@ -441,6 +441,22 @@ class DistributeToLoad(RewritePattern):
         _replace_with_buffer(rewriter, op, [], alloc.result, rtype)
 
 
+class LoadToChipLoad(RewritePattern):
+    """A weight kept off chip is loaded where `rtensor.load` stands: its buffer allocated
+    there (it takes SRAM from then on) and filled by a `chip.load`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: rtensor.LoadOp, rewriter: PatternRewriter) -> None:
+        rtype = op.result.type
+        assert isinstance(rtype, RTensorType)
+        alloc = _alloc(_source_label(op), rtype)
+        load = chip.LoadOp.build(
+            operands=[op.source, alloc.result],
+            properties={"label": op.label, "layout": rtype.layout},
+        )
+        _replace_with_buffer(rewriter, op, [alloc, load], alloc.result, rtype)
+
+
 def is_resident(alloc: core.AllocOp) -> bool:
     """Weights (buffers loaded from constants) stay on chip for the whole program."""
     return any(
@@ -450,7 +466,7 @@ def is_resident(alloc: core.AllocOp) -> bool:
     )
 
 
-def _source_label(op: rtensor.DistributeOp) -> str:
+def _source_label(op: rtensor.DistributeOp | rtensor.LoadOp) -> str:
     """The ONNX name of a function argument, else `<consumer>/in<i>` for a weight."""
     value = op.source
     if isinstance(value, BlockArgument):
@@ -666,6 +682,7 @@ class ConvertCShiftToCore(ModulePass):
         patterns = GreedyRewritePatternApplier(
             [
                 DistributeToLoad(),
+                LoadToChipLoad(),
                 ComputeShiftToKernels(),
                 AllReduceToCore(),
                 EpilogueToKernel(),

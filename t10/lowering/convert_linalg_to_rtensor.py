@@ -108,7 +108,7 @@ from t10.common.tensor_expr import (
     precision_type,
 )
 from t10.common.view_maps import View
-from t10.common.weights import cold_inputs
+from t10.common.weights import cold_inputs, loads_ahead, offchip_inputs
 from t10.errors import T10Error
 from t10.planning.planned_record import check_record
 from t10.t10_dialects import rtensor
@@ -332,6 +332,46 @@ class GenericToRTensor(RewritePattern):
     gathers: Gathers
     moves: dict[MoveKey, SSAValue] = field(default_factory=dict)
     """The relayouts made so far, for inputs that reuse them."""
+    starts: list[tuple[Block, Operation | None]] = field(default_factory=list)
+    """Per operator converted, in program order: its block and the op before the first op
+    made for it (None: the block's first op)."""
+    loads: list[tuple[rtensor.LoadOp, int, int]] = field(default_factory=list)
+    """The loads of off-chip weights made so far, each with its operator's index in
+    `starts` and how many operators ahead it starts (`t10.ahead`)."""
+
+    def _load(self, value: SSAValue, layout: Layout, elem: Attribute, name: str, ahead: int,
+              rewriter: PatternRewriter) -> SSAValue:
+        """An off-chip weight loaded into `layout` (`place_loads` moves it ahead)."""
+        load = rtensor.LoadOp.create(
+            operands=[value], result_types=[_stored(value.type, elem, layout)],
+            properties={"label": StringAttr(f"{name}/load")},
+        )
+        rewriter.insert(load)
+        self.loads.append((load, len(self.starts), ahead))
+        return load.result
+
+    def place_loads(self) -> None:
+        """Moves each load of an off-chip weight `t10.ahead` operators ahead of its reader
+        (to the first if there are fewer), before the ops made for that operator (its
+        relayouts): the loads that start at one operator stand in their readers' order."""
+        anchors: list[Operation] = []
+        for block, before in self.starts:
+            first = before.next_op if before is not None else block.first_op
+            while isinstance(first, rtensor.LoadOp):
+                first = first.next_op
+            assert first is not None  # an operator makes at least its generic
+            anchors.append(first)
+        for load, index, ahead in self.loads:
+            load.detach()
+            anchor = anchors[max(index - ahead, 0)]
+            block = anchor.parent_block()
+            assert block is not None
+            block.insert_op_before(load, anchor)
+            weight = load.source.owner
+            assert isinstance(weight, Operation)  # an arith.constant (rtensor.load verifies)
+            if weight.parent_block() is block and load.is_before_in_block(weight):
+                weight.detach()  # a constant: defined where it is loaded, if later
+                block.insert_op_before(weight, load)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
@@ -368,13 +408,18 @@ class GenericToRTensor(RewritePattern):
         if epilogue is not None:
             values += epilogue_inputs(op, epilogue)
         cold = cold_inputs(op, values)
+        offchip = offchip_inputs(op, values)
+        block, before = op.parent_block(), op.prev_op
+        assert block is not None
         inputs = [
-            _distributed(
+            self._load(v, lay, elem, expr.name, loads_ahead(op), rewriter) if i in offchip
+            else _distributed(
                 v, lay, elem, op, rewriter, self.gathers, self.moves,
                 i in reused, store is not None, i in cold,
             )
             for i, (v, lay) in enumerate(zip(values, input_layouts(expr, plan), strict=True))
         ]
+        self.starts.append((block, before))
         result_type = op.res[0].type
         assert isinstance(result_type, TensorType)
         layout = output_layout(expr, plan)
@@ -665,9 +710,9 @@ class ConvertLinalgToRTensor(ModulePass):
         if precision == "fp16":
             saturate_fp16_constants(op)
         gathers = Gathers(_program_cores(op))
-        PatternRewriteWalker(
-            Located(GenericToRTensor(precision, partials, gathers)), apply_recursively=False
-        ).rewrite_module(op)
+        generics = GenericToRTensor(precision, partials, gathers)
+        PatternRewriteWalker(Located(generics), apply_recursively=False).rewrite_module(op)
+        generics.place_loads()
         PatternRewriteWalker(
             Located(MaterializeGather(elem, gathers)), apply_recursively=False
         ).rewrite_module(op)

@@ -31,7 +31,7 @@ STYLE = {
     "legend.title_fontsize": TEXT_PT,
 }
 PHASE_COLOURS = {"compute": "tab:blue", "exchange": "tab:orange", "sync": "tab:gray",
-                 "relayout": "tab:purple"}
+                 "relayout": "tab:purple", "wait": "tab:red"}
 """The colour of each part of a run's cycles, in every figure."""
 
 

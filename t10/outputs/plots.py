@@ -26,7 +26,7 @@ TOP = 20
 """The operators shown in the time breakdown (the rest are summed in one bar)."""
 NAME_CHARS = 50
 """An operator's label at most (longer names keep their start and end)."""
-PHASES = ("compute", "exchange", "sync")
+PHASES = ("compute", "exchange", "sync", "wait")
 
 
 def plot_run(sim: SimReport, chip: ChipSpec, path: str, title: str) -> None:
@@ -36,12 +36,12 @@ def plot_run(sim: SimReport, chip: ChipSpec, path: str, title: str) -> None:
         return
     ops = sorted(sim.ops, key=lambda o: o.cycles, reverse=True)
     bars = [(shorten(o.name, NAME_CHARS), [o.compute_cycles, o.exchange_cycles,
-                                           o.sync_cycles]) for o in ops[:TOP]]
+                                           o.sync_cycles, o.wait_cycles]) for o in ops[:TOP]]
     rest = ops[TOP:]
     if rest:
         bars.append((f"{len(rest)} other operators",
                      [sum(o.compute_cycles for o in rest), sum(o.exchange_cycles for o in rest),
-                      sum(o.sync_cycles for o in rest)]))
+                      sum(o.sync_cycles for o in rest), sum(o.wait_cycles for o in rest)]))
     times = 0.6 + 0.3 * len(bars)
 
     def paint(fig: Any) -> None:

@@ -243,7 +243,7 @@ def _compare(got: np.ndarray, ref: np.ndarray, tolerance: Tolerance) -> OutputCh
 
 MOVES = ("relayout", "gather", "store")
 """Name suffixes (and kinds) of the data-movement steps (`X/relayout`, `X/gather`,
-`X/store`)."""
+`X/store`); `X/load` (kind `load`) is the chip's wait for `X`'s off-chip weights."""
 
 
 def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> OpReport:
@@ -251,7 +251,9 @@ def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> OpRe
         return None if stats is None else int(getattr(stats, field))
 
     moved = name.rsplit("/", 1)[-1] if "/" in name else None
-    kind = planned.kind if planned is not None else (moved if moved in MOVES else None)
+    kind = planned.kind if planned is not None else (
+        moved if moved in (*MOVES, "load") else None
+    )
     return OpReport(
         name=name,
         kind=kind,
@@ -261,6 +263,7 @@ def _sim_op(planned: PlannedOp | None, stats: OpStats | None, name: str) -> OpRe
         compute_cycles=sim("compute_cycles"),
         exchange_cycles=sim("exchange_cycles"),
         sync_cycles=sim("sync_cycles"),
+        wait_cycles=sim("wait_cycles"),
         supersteps=sim("supersteps"),
         exchanged_bytes=sim("exchanged_bytes"),
         sram_bytes_per_core=sim("sram_bytes_per_core"),
@@ -419,9 +422,10 @@ def format_report(report: RunReport) -> str:
         lines.append(_links_line(report.links))
     lines.extend(f"warning {w}" for w in report.warnings)
     lines.append("")
+    waits = any(op.wait_cycles for op in report.ops)  # a column only where the chip waits
     header = (
-        "op", "kind", "cores", "cycles", "compute", "exchange", "sync", "estimate", "bound",
-        "SRAM/core", "plan",
+        "op", "kind", "cores", "cycles", "compute", "exchange", "sync", *(("wait",) * waits),
+        "estimate", "bound", "SRAM/core", "plan",
     )
     rows = [
         (
@@ -432,6 +436,7 @@ def format_report(report: RunReport) -> str:
             _n(op.compute_cycles),
             _n(op.exchange_cycles),
             _n(op.sync_cycles),
+            *((_n(op.wait_cycles),) * waits),
             _n(op.estimated_cycles),
             _n(op.bound_cycles),
             _n(op.sram_bytes_per_core),

@@ -124,22 +124,25 @@ class OpReport:
     layout transition into operator `X` (under `vgm`: its loads from the homes), `X/store`
     for the move of `X`'s output into its home (`vgm`), `X/gather` for a gather of runtime
     ids read by `X`; `V/relayout` also for the move that makes a returned view `V` on chip,
-    `G/gather` for gather node `G` made on chip for no operator."""
+    `G/gather` for gather node `G` made on chip for no operator, `X/load` for the wait for
+    operator `X`'s off-chip weights."""
     kind: str | None
     """`contraction`, `elementwise`, `reduction` (from the tensor expression), `relayout`,
-    `store` or `gather`."""
+    `store`, `gather` or `load`."""
     plan: str | None
     """The chosen plan as printed, e.g. `#rtensor.plan<grid [4, 4, 1] shift d2 steps 4>`."""
     cores_used: int | None
     """Most cores any of its supersteps runs on."""
     cycles: int | None
-    """`compute_cycles + exchange_cycles + sync_cycles`."""
+    """`compute_cycles + exchange_cycles + sync_cycles + wait_cycles`."""
     compute_cycles: int | None
     """Per superstep the slowest core's compute, summed."""
     exchange_cycles: int | None
     """Per superstep the exchange phase, summed."""
     sync_cycles: int | None
     """One chip sync per superstep, summed."""
+    wait_cycles: int | None
+    """`X/load`: the chip's waits for the loads of `X`'s off-chip weights (0 elsewhere)."""
     supersteps: int | None
     """BSP supersteps labelled with this name, one per sync."""
     exchanged_bytes: int | None

@@ -62,6 +62,7 @@ def chrome_trace(sim: SimReport, chip: ChipSpec, title: str = "t10") -> dict[str
             "compute_cycles": step.compute_cycles,
             "exchange_cycles": step.exchange_cycles,
             "sync_cycles": step.sync_cycles,
+            "wait_cycles": step.wait_cycles,
             "cores": step.cores_used,
         }
         if routes:
@@ -72,6 +73,7 @@ def chrome_trace(sim: SimReport, chip: ChipSpec, title: str = "t10") -> dict[str
             events.append(_slice(pid, tid, step.label, us(start), us(step.cycles), args))
         at = start
         for phase, cycles in (
+            ("wait", step.wait_cycles),
             ("compute", step.compute_cycles),
             ("exchange", step.exchange_cycles),
             ("sync", step.sync_cycles),

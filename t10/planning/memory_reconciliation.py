@@ -114,6 +114,15 @@ class PlanPoint:
     viewed_bytes: int = 0
     """The weights it reads through views, placed by `host_layout` (resident, not part of the
     estimate, which holds their copies moved into its layouts as inputs)."""
+    offchip: tuple[int, ...] = ()
+    """Its weights kept in off-chip memory (input indices), loaded into the plan's layouts
+    for it: transient, like its other inputs (`t10.planning.offchip_weights`)."""
+    load_cycles: int = 0
+    """The loads of its off-chip weights, as if nothing hid them (while choosing; the chosen
+    plans' loads are scheduled ahead, `schedule_loads`)."""
+    ahead: int | None = None
+    """Pinned with its plan: its loads start this many operators ahead (None: as
+    `schedule_loads` chooses)."""
 
     @property
     def transient_bytes(self) -> int:
@@ -123,8 +132,9 @@ class PlanPoint:
 
     @property
     def cycles(self) -> int:
-        """The operator's own cycles, with the expansion of its cold weights."""
-        return self.estimate.cycles + self.expand_cycles
+        """The operator's own cycles, with the expansion of its cold weights and the loads
+        of its off-chip ones."""
+        return self.estimate.cycles + self.expand_cycles + self.load_cycles
 
     @cached_property
     def row(self) -> tuple[int, ...]:
@@ -142,12 +152,14 @@ def plan_point(
     operands: Operands,
     cold: tuple[int, ...] = (),
     expand_cycles: int = 0,
+    offchip: tuple[int, ...] = (),
 ) -> PlanPoint:
     """The point of `plan`; `cold`: weights (of `operands.constant`) kept cold, expanded in
-    (at most) `expand_cycles` (`t10.planning.cold_weights`)."""
+    (at most) `expand_cycles` (`t10.planning.cold_weights`); `offchip`: weights kept off
+    chip (`t10.planning.offchip_weights`)."""
     layouts = input_layouts(expr, plan)
     eb = expr.elem_bytes
-    hot = [i for i in operands.constant if i not in cold]
+    hot = [i for i in operands.constant if i not in cold and i not in offchip]
 
     def placed(shapes: Mapping[int, tuple[int, ...]]) -> int:
         """Bytes of inputs placed by `host_layout` over the cores of their final layout."""
@@ -170,6 +182,7 @@ def plan_point(
         expand_cycles=expand_cycles,
         home_bytes=homes,
         viewed_bytes=viewed,
+        offchip=offchip,
     )
 
 

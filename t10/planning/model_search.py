@@ -18,10 +18,12 @@ from functools import cached_property
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i64
 
 from t10.common.attr_names import (
+    AHEAD_ATTR,
     CHIP_ATTR,
     COLD_ATTR,
     GATHER_ATTR,
     MODEL_BYTES_ATTR,
+    OFFCHIP_ATTR,
     PARTIALS_ATTR,
     PLANNER_ATTR,
     PRECISION_ATTR,
@@ -34,7 +36,7 @@ from t10.common.epilogues import unmark_epilogue
 from t10.common.placements import on_first_chip
 from t10.common.plans import Estimate, Plan
 from t10.common.tensor_expr import TensorExpr, element_bytes, op_name, precision_type
-from t10.common.weights import cold_attr, cold_inputs
+from t10.common.weights import cold_attr, cold_inputs, loads_ahead, offchip_inputs
 from t10.errors import DoesNotFit, T10Error
 from t10.planning.cold_weights import cold_point, expand_estimate, with_cold_weights
 from t10.planning.compile_options import PLAN_SEARCH, PlanOptions, check_choice_options
@@ -65,6 +67,12 @@ from t10.planning.memory_reconciliation import (
     pinned_options,
     within_share,
 )
+from t10.planning.offchip_weights import (
+    LoadSchedule,
+    offchip_point,
+    schedule_loads,
+    with_offchip_weights,
+)
 from t10.planning.operator_frontiers import check_jobs, operator_frontiers
 from t10.planning.operators import (
     Operator,
@@ -76,6 +84,7 @@ from t10.planning.operators import (
 )
 from t10.planning.plan_attributes import (
     pinned_plan,
+    record_loads,
     record_made_gathers,
     record_plan,
     record_returned_views,
@@ -163,15 +172,24 @@ class SearchResult:
         self.total_cycles  # noqa: B018 (counts and keeps them)
         return self
 
+    @cached_property
+    def loads(self) -> LoadSchedule:
+        """When the off-chip weights load, and the operators' waits for them."""
+        moves = [
+            sum(e.cycles for e in self.transitions(i) if e is not None)
+            for i in range(len(self.chosen))
+        ]
+        return schedule_loads(self.chip, self.exprs, self.chosen, moves, self.liveness)
+
     @property
     def total_cycles(self) -> int:
-        """The model's estimated cycles: operators, relayouts, gathers and the moves that
-        make returned views."""
+        """The model's estimated cycles: operators, relayouts, gathers, the moves that make
+        returned views and the waits for off-chip weights."""
         total = sum(point.estimate.cycles for point in self.chosen)
         total += sum(move.cycles for move in self.returned_moves)
         for i in range(len(self.chosen)):
             total += sum(e.cycles for e in self.transitions(i) if e is not None)
-        return total
+        return total + self.loads.wait_cycles
 
     def record(self, module: ModuleOp, operators: list[Operator]) -> None:
         """Writes the plans, estimates, relayouts, gathers and reused inputs on the
@@ -184,6 +202,9 @@ class SearchResult:
             record_plan(operator.generic, point.plan, point.estimate, moves)
             if point.cold:
                 operator.generic.attributes[COLD_ATTR] = cold_attr(point.cold)
+            if point.offchip:
+                record_loads(operator.generic, point.offchip, self.loads.ahead[i],
+                             self.loads.waits[i])
             if i in self.reused:
                 reused = DenseArrayBase.from_list(i64, sorted(self.reused[i]))
                 operator.generic.attributes[REUSED_ATTR] = reused
@@ -267,7 +288,7 @@ class ModelSearch:
         gathers, specs = made_gathers(op, operators)
         moves = made_gather_moves(chip, specs, result.exprs, plans, elem_bytes)
         record_made_gathers(gathers, moves)
-        return model_bytes(result.chosen, result.liveness)
+        return max(model_bytes(result.chosen, result.liveness), result.loads.preload_peak)
 
     def on_one_chip(
         self, chip: ChipSpec, module: ModuleOp, operators: list[Operator], result: SearchResult
@@ -371,6 +392,8 @@ class ModelSearch:
         # plans alone do not fit or end more than CLOSE_ENOUGH slower than the fastest
         # (each twin's expansion is costed by the exchange geometry: seconds on big models)
         cold = too_big and search != "fastest" and planner(self.options.planner).cold_weights
+        # off-chip twins only where nothing fits on chip (`t10.planning.offchip_weights`)
+        offchip = too_big and chip.offchip is not None
         chosen: list[PlanPoint] = []
         try:
             chosen = choose(options)
@@ -379,10 +402,18 @@ class ModelSearch:
             )
             cold = cold and slow
         except DoesNotFit:
-            if not cold:
+            if not (cold or offchip):
                 raise
         if cold:
             options = self.cold_options(chip, exprs, options, frontiers)
+            try:
+                chosen = choose(options)
+            except DoesNotFit:
+                if not offchip:
+                    raise
+        if offchip and not chosen:
+            options = [with_offchip_weights(chip, e, o) for e, o in zip(exprs, options,
+                                                                         strict=True)]
             chosen = choose(options)
         result = self.swept(chip, exprs, options, chosen, edges, liveness, too_big)
         spatial = spatial_options(options) if search != "fastest" else None
@@ -438,17 +469,7 @@ class ModelSearch:
         plan = pinned_plan(op.generic)
         if plan is not None:
             options = pinned_options(chip, expr, plan, operands)
-            cold = cold_inputs(op.generic, op.inputs)
-            if not cold:
-                return options
-            if set(cold) != set(operands.constant):
-                raise T10Error(
-                    f"operator '{op_name(op.generic)}': '{COLD_ATTR}' must name all of its "
-                    f"weights (inputs {list(operands.constant)}) or be left out"
-                )
-            point = options.points[0]
-            twin = cold_point(chip, expr, point.plan, point.estimate, operands)
-            return dataclasses.replace(options, points=(twin,))
+            return pinned_weights(chip, op, expr, options)
         _, share = self.choice()
         if not self.reuse:
             planner_name, utilization = self.options.planner, self.options.min_utilization
@@ -491,6 +512,37 @@ class ModelSearch:
                 frontiers.cold[key] = with_cold_weights(chip, key[0], op)
             found.append(dataclasses.replace(frontiers.cold[key], name=op.name))
         return found
+
+
+def pinned_weights(chip: ChipSpec, op: Operator, expr: TensorExpr, options: OpOptions
+                   ) -> OpOptions:
+    """The pinned plan's point with its weights where `t10.cold` or `t10.offchip` keep them
+    (each names all of them, or is left out; with `t10.offchip`, a `t10.ahead` given)."""
+    operands = options.operands
+    cold = cold_inputs(op.generic, op.inputs)
+    offchip = offchip_inputs(op.generic, op.inputs)
+    name = op_name(op.generic)
+    for key, named in ((COLD_ATTR, cold), (OFFCHIP_ATTR, offchip)):
+        if named and set(named) != set(operands.constant):
+            raise T10Error(
+                f"operator '{name}': '{key}' must name all of its weights (inputs "
+                f"{list(operands.constant)}) or be left out"
+            )
+    point = options.points[0]
+    if cold:
+        twin = cold_point(chip, expr, point.plan, point.estimate, operands)
+    elif offchip:
+        if chip.offchip is None:
+            raise T10Error(
+                f"operator '{name}': '{OFFCHIP_ATTR}' keeps its weights in off-chip memory, "
+                f"but chip '{chip.name}' has none; remove the attribute"
+            )
+        twin = offchip_point(chip, expr, point.plan, point.estimate, operands)
+        if AHEAD_ATTR in op.generic.attributes:
+            twin = dataclasses.replace(twin, ahead=loads_ahead(op.generic))
+    else:
+        return options
+    return dataclasses.replace(options, points=(twin,))
 
 
 @dataclass

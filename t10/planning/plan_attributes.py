@@ -5,19 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xdsl.dialects.builtin import IntAttr, ModuleOp
+from xdsl.dialects.builtin import IntAttr, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
 
 from t10.common.attr_names import (
+    AHEAD_ATTR,
     COLD_ATTR,
     ESTIMATE_ATTR,
     GATHER_ATTR,
+    LOAD_ATTR,
+    OFFCHIP_ATTR,
     PLAN_ATTR,
     RELAYOUT_ATTR,
     REUSED_ATTR,
 )
 from t10.common.plans import Estimate, Plan
 from t10.common.tensor_expr import op_name
+from t10.common.weights import cold_attr
 from t10.errors import T10Error
 from t10.planning.dataflow import is_returned
 from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, PlanAttr, ViewOp
@@ -49,15 +53,25 @@ def record_plan(
     generic: Operation, plan: Plan, estimate: Estimate, moves: Mapping[str, Estimate | None]
 ) -> None:
     """Writes `plan` and its `estimate` on `generic`, with each move's estimate under its
-    attribute name (removed where None), and no reused inputs or cold weights."""
+    attribute name (removed where None), and no reused inputs, cold or off-chip weights."""
     generic.attributes[PLAN_ATTR] = PlanAttr.from_plan(plan)
     generic.attributes[ESTIMATE_ATTR] = estimate_attr(estimate)
-    generic.attributes.pop(REUSED_ATTR, None)
-    generic.attributes.pop(COLD_ATTR, None)
+    for key in (REUSED_ATTR, COLD_ATTR, OFFCHIP_ATTR, AHEAD_ATTR, LOAD_ATTR):
+        generic.attributes.pop(key, None)
     for name, move in moves.items():
         generic.attributes.pop(name, None)
         if move is not None:
             generic.attributes[name] = estimate_attr(move)
+
+
+def record_loads(generic: Operation, offchip: tuple[int, ...], ahead: int, wait: int) -> None:
+    """Writes the weights `generic` keeps off chip, how many operators ahead they start
+    loading (when any) and the estimated wait for them (when any) (`t10.common.weights`)."""
+    generic.attributes[OFFCHIP_ATTR] = cold_attr(offchip)
+    if ahead:
+        generic.attributes[AHEAD_ATTR] = IntegerAttr(ahead, i64)
+    if wait:
+        generic.attributes[LOAD_ATTR] = IntegerAttr(wait, i64)
 
 
 def record_returned_views(module: ModuleOp, moves: list[Estimate]) -> None:

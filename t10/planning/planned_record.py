@@ -20,6 +20,7 @@ from t10.common.attr_names import (
     EPILOGUE_ATTR,
     ESTIMATE_ATTR,
     GATHER_ATTR,
+    LOAD_ATTR,
     MODEL_BYTES_ATTR,
     PARTIALS_ATTR,
     PLAN_ATTR,
@@ -92,6 +93,10 @@ def _planned_steps(module: ModuleOp) -> list[tuple[PlannedOp, TensorExpr | None]
             out.append(_planned(f"{op_name(op)}/gather", "gather", None, gather))
         epilogue = epilogue_of(op)
         expr = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
+        wait = op.attributes.get(LOAD_ATTR)
+        if isinstance(wait, IntegerAttr):  # waits for its off-chip weights
+            out.append((PlannedOp(f"{op_name(op)}/load", "load", None, wait.value.data, 0),
+                        None))
         est = op.attributes.get(ESTIMATE_ATTR)
         if plan is None:
             out.append(_planned(op_name(op), expr.kind.value, None, est))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from math import prod
 
 import numpy as np
 from xdsl.interpreter import (
@@ -22,9 +23,10 @@ from xdsl.interpreter import (
     register_impls,
 )
 
-from t10.common import costs
+from t10.common import costs, offchip
 from t10.common.topologies.base import LinkClass
-from t10.errors import T10Error
+from t10.errors import DoesNotFit, T10Error
+from t10.sim.interpreter_core import load_into
 from t10.sim.links import BusiestLink, LinkBytes, add_loads, busiest_link
 from t10.sim.sim_impl import sim_impl
 from t10.sim.state import SimState, StepCost
@@ -51,10 +53,12 @@ class OpStats:
     busiest_link: BusiestLink | None = None
     """On a routing chip: the busiest link over these supersteps' exchanges together
     (t10/sim/links.py; None when they move nothing, and on other chips)."""
+    wait_cycles: int = 0
+    """Cycles the chip waited for loads from off-chip memory labelled `name`."""
 
     @property
     def cycles(self) -> int:
-        return self.compute_cycles + self.exchange_cycles + self.sync_cycles
+        return self.compute_cycles + self.exchange_cycles + self.sync_cycles + self.wait_cycles
 
 
 @dataclass(frozen=True)
@@ -77,10 +81,13 @@ class Superstep:
     link_utilisation: float | None = None
     """On a routing chip, when it exchanges: the busiest link's busy cycles over its
     exchange cycles (t10/sim/links.py)."""
+    wait_cycles: int = 0
+    """A wait for loads from off-chip memory (labelled with the load) before a superstep:
+    an entry of its own, with no compute, exchange or sync."""
 
     @property
     def cycles(self) -> int:
-        return self.compute_cycles + self.exchange_cycles + self.sync_cycles
+        return self.compute_cycles + self.exchange_cycles + self.sync_cycles + self.wait_cycles
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,16 @@ class ReportBuilder:
             busiest_link=busiest_link(self._op_links[label], classes),
         )
 
+    def add_wait(self, label: str, cycles: int, sram_bytes: int, mean_bytes: int) -> None:
+        """A wait of `cycles` for the loads labelled `label`."""
+        self._steps.append(Superstep(label, 0, 0, 0, 0, sram_bytes, mean_bytes,
+                                     wait_cycles=cycles))
+        t = self._ops.get(label) or OpStats(label, 0, 0, 0, 0, 0, 0, 0)
+        self._ops[label] = replace(
+            t, wait_cycles=t.wait_cycles + cycles,
+            sram_bytes_per_core=max(t.sram_bytes_per_core, sram_bytes),
+        )
+
     def build(
         self, state: SimState, outputs: Mapping[str, np.ndarray], notes: Sequence[str] = ()
     ) -> SimReport:
@@ -199,6 +216,7 @@ class ChipFunctions(InterpreterFunctions):
         label = op.label.data
         if self.state.step is not None:
             raise T10Error(f"chip.superstep '{label}' cannot nest in another superstep")
+        self._wait_for_loads(op)
         step = self.state.step = StepCost()
         try:
             interpreter.run_ssacfg_region(op.compute, (), "compute")
@@ -210,4 +228,56 @@ class ChipFunctions(InterpreterFunctions):
         cores = self.state.program_cores or self.state.chip.cores
         self.report.add(label, step, syncs, sram, self.state.live_total // cores,
                         self.state.chip.topology.link_classes())
+        self.state.clock += step.compute_cycles + step.exchange_cycles + syncs
+        return ()
+
+    def _wait_for_loads(self, step: chip.SuperstepOp) -> None:
+        """Before `step` runs: wait until the loads from off-chip memory it reads from have
+        arrived, with every load of the same label (one operator's loads are waited for
+        together; the wait is labelled with the one that arrives last)."""
+        state = self.state
+        labels = {
+            label
+            for buffer, (_, label) in state.arriving.items()
+            if any(step.is_ancestor(use.operation) for use in buffer.uses)
+        }
+        if not labels:
+            return
+        group = [(b, at, lb) for b, (at, lb) in state.arriving.items() if lb in labels]
+        for buffer, _, _ in group:
+            del state.arriving[buffer]
+        _, ready, label = max(group, key=lambda g: g[1])
+        if ready > state.clock:
+            cores = state.program_cores or state.chip.cores
+            self.report.add_wait(label, ready - state.clock, int(state.live.max(initial=0)),
+                                 state.live_total // cores)
+            state.clock = ready
+
+    @sim_impl(chip.LoadOp)
+    def run_load(self, interpreter: Interpreter, op: chip.LoadOp, args: PythonValues):
+        state, label = self.state, op.label.data
+        what = f"chip.load '{label}'"
+        memory = state.chip.offchip
+        if memory is None:
+            raise T10Error(
+                f"{what}: chip '{state.chip.name}' has no off-chip memory to load from (a chip "
+                "file's 'offchip' object, docs/chips.md); plan the model for this chip again"
+            )
+        host, buffer = args
+        layout = load_into(state, op, host, buffer, what)
+        per_core, tensor_bytes = buffer.bytes_per_core, prod(layout.shape) * buffer.elem_bytes
+        if op.source not in state.offchip_weights:
+            state.offchip_weights[op.source] = tensor_bytes
+            held = sum(state.offchip_weights.values())
+            if held > memory.capacity_bytes:
+                raise DoesNotFit(
+                    f"{what}: the weights loaded from off-chip memory so far take {held:,} "
+                    f"bytes there, more than chip '{state.chip.name}' holds "
+                    f"({memory.capacity_bytes:,} bytes)"
+                )
+        start = max(state.clock, state.offchip_free)
+        state.offchip_free = start + offchip.load_cycles(
+            memory, state.chip.exchange_cycles_per_byte, tensor_bytes, per_core
+        )
+        state.arriving[op.buffer] = (state.offchip_free, label)
         return ()

@@ -43,7 +43,7 @@ from t10.sim.state import (
     has_values,
     per_core,
 )
-from t10.t10_dialects import core
+from t10.t10_dialects import chip, core
 from t10.t10_dialects.core import buffer_type
 from t10.t10_dialects.syntax import ints_of
 
@@ -481,6 +481,25 @@ def _layout(attr: Any, tensor_type: Attribute) -> Layout:
     return attr.to_layout(tensor_type.get_shape())
 
 
+def load_into(
+    state: SimState, op: core.LoadOp | chip.LoadOp, host: object, buffer: Buffer, what: str
+) -> Layout:
+    """Places the `host` tensor into `buffer` following the layout of `op` (a load from the
+    host or from off-chip memory); returns the layout."""
+    layout = _layout(op.layout, op.source.type)
+    buffer.check_usable(what, layout.cores)
+    buffer.mark_written(layout.cores)
+    if not has_values(host):  # timing-only mode
+        buffer.drop_values()
+        return layout
+    values = np.asarray(host, np.float32)
+    if buffer.data.dtype == np.float16:
+        _check_exact_integers(op.source, values)
+    state.note_overflow(what, values, buffer.data.dtype)
+    buffer.writable()[: layout.cores] = exchange.distribute(layout, values)
+    return layout
+
+
 @register_impls
 class CoreFunctions(InterpreterFunctions):
     """The `core` dialect: buffers, loads/stores, kernels and the exchange ops."""
@@ -522,18 +541,7 @@ class CoreFunctions(InterpreterFunctions):
     @sim_impl(core.LoadOp)
     def run_load(self, interpreter: Interpreter, op: core.LoadOp, args: PythonValues):
         host, buffer = args
-        layout = _layout(op.layout, op.source.type)
-        what = f"core.load into '{buffer.label}'"
-        buffer.check_usable(what, layout.cores)
-        buffer.mark_written(layout.cores)
-        if not has_values(host):  # timing-only mode
-            buffer.drop_values()
-            return ()
-        host = np.asarray(host, np.float32)
-        if buffer.data.dtype == np.float16:
-            _check_exact_integers(op.source, host)
-        self.state.note_overflow(what, host, buffer.data.dtype)
-        buffer.writable()[: layout.cores] = exchange.distribute(layout, host)
+        load_into(self.state, op, host, buffer, f"core.load into '{buffer.label}'")
         return ()
 
     @sim_impl(core.StoreOp)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from t10.common import costs
 from t10.common.chip_spec import ChipSpec
@@ -209,6 +210,15 @@ class SimState:
     """Count cycles and bytes without computing values (see the module docstring)."""
     overflows: dict[str, tuple[int, str]] = field(default_factory=dict)
     """fp16 stores of finite values beyond ±65504 (they hold ±inf) by op: (count, first)."""
+    clock: int = 0
+    """Cycles the program has run so far: its supersteps and its waits for loads."""
+    offchip_free: int = 0
+    """When the off-chip memory finishes the loads started so far (`t10.common.offchip`)."""
+    arriving: dict[SSAValue, tuple[int, str]] = field(default_factory=dict)
+    """Buffers being loaded from off-chip memory that no superstep has read yet: when each
+    arrives, and its load's label."""
+    offchip_weights: dict[SSAValue, int] = field(default_factory=dict)
+    """The weights loaded from off-chip memory so far, with the bytes each takes there."""
 
     def __post_init__(self) -> None:
         self.live = np.zeros(self.chip.cores, dtype=np.int64)

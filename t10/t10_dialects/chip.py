@@ -3,6 +3,7 @@
 ```
   %y = chip.program "main" on 16 -> tensor<64x64xf32> {
     ... core.alloc / core.load (done before the program starts) ...
+    chip.load "fc2/load" %w into %b layout <...>   // from off-chip memory, while steps run
     chip.superstep "fc1" {          // compute phase: core.kernel ops on every core
     } exchange {                    // exchange phase: core.shift / core.all_reduce / core.relayout
     }                               // then one chip-wide sync
@@ -10,16 +11,21 @@
     chip.yield %out : tensor<64x64xf32>
   }
 ```
-A superstep costs its slowest core's compute, plus its exchange, plus one sync.
+A superstep costs its slowest core's compute, plus its exchange, plus one sync. A
+`chip.load` starts where it stands in the program (once the off-chip memory has finished the
+loads before it) and runs beside the supersteps; the first superstep that reads its buffer
+waits until it has arrived (`t10.common.offchip`).
 """
 
 from __future__ import annotations
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, TensorType
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
+    operand_def,
     prop_def,
     region_def,
     traits_def,
@@ -30,6 +36,8 @@ from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from t10.t10_dialects import core
+from t10.t10_dialects.core import BufferType
+from t10.t10_dialects.rtensor import LayoutAttr, tensor_type
 
 COMPUTE_OPS = (core.KernelOp,)
 EXCHANGE_OPS = (
@@ -92,4 +100,37 @@ class SuperstepOp(IRDLOperation):
                     )
 
 
-Chip = Dialect("chip", [ProgramOp, YieldOp, SuperstepOp], [])
+@irdl_op_definition
+class LoadOp(core.BufferLayoutOp):
+    """Loads a weight kept in off-chip memory (an `arith.constant`) into `buffer` following
+    `layout`: it starts where it stands, between supersteps, and runs beside them; `label`
+    names the wait of the superstep that first reads the buffer before it has arrived."""
+
+    name = "chip.load"
+    label = prop_def(StringAttr)
+    source = operand_def(TensorType)
+    buffer = operand_def(BufferType)
+    layout = prop_def(LayoutAttr)
+    assembly_format = (
+        "$label $source `into` $buffer `layout` $layout attr-dict `:` type($source) `,` "
+        "type($buffer)"
+    )
+
+    def buffer_layouts(self) -> list[tuple[SSAValue, LayoutAttr, TensorType]]:
+        return [(self.buffer, self.layout, tensor_type(self.source))]
+
+    def verify_(self) -> None:
+        what = f"chip.load '{self.label.data}'"
+        if not isinstance(self.source.owner, arith.ConstantOp):
+            raise VerifyException(
+                f"{what}: loads a weight (an arith.constant) from off-chip memory; its source "
+                "is not one"
+            )
+        parent = self.parent_op()
+        if parent is not None and isinstance(parent, SuperstepOp):
+            raise VerifyException(f"{what}: runs between supersteps, not in one")
+        core.check_buffer_layout(what, self.buffer, self.layout, tensor_type(self.source))
+        core.check_layout_ops(self)
+
+
+Chip = Dialect("chip", [ProgramOp, YieldOp, SuperstepOp, LoadOp], [])

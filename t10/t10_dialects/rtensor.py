@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     I64,
     AffineMapAttr,
@@ -702,6 +703,27 @@ class DistributeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Loads a weight kept in off-chip memory (an `arith.constant`) into the given layout,
+    starting where it stands in the program (`t10.offchip` / `t10.ahead` of the plan search
+    put it there); `label` names it in reports (`<consumer>/load`)."""
+
+    name = "rtensor.load"
+    label = prop_def(StringAttr)
+    source = operand_def(TensorType)
+    result = result_def(RTensorType)
+    assembly_format = "$label $source attr-dict `:` type($source) `->` type($result)"
+
+    def verify_(self) -> None:
+        if not isinstance(self.source.owner, arith.ConstantOp):
+            raise VerifyException(
+                f"rtensor.load '{self.label.data}': loads a weight (an arith.constant) from "
+                "off-chip memory; its source is not one"
+            )
+        _check_same_tensor(self.name, tensor_type(self.source), rtensor_type(self.result))
+
+
+@irdl_op_definition
 class CollectOp(IRDLOperation):
     """Gathers a distributed tensor back to the host."""
 
@@ -1121,6 +1143,6 @@ def through_views(value: SSAValue) -> tuple[SSAValue, View | None]:
 
 RTensor = Dialect(
     "rtensor",
-    [DistributeOp, CollectOp, RelayoutOp, ViewOp, GatherOp, GenericOp, EpilogueOp],
+    [DistributeOp, LoadOp, CollectOp, RelayoutOp, ViewOp, GatherOp, GenericOp, EpilogueOp],
     [PlanAttr, PlacementAttr, EstimateAttr, LayoutAttr, RTensorType],
 )

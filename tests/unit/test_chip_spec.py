@@ -18,8 +18,8 @@ from t10.common.chip_spec import (
 from t10.common.topologies import AllToAllTopology, MeshTopology, MultiChipTopology
 from t10.errors import T10Error
 
-BUILTINS = ["blackhole-p150", "ipu-mk2", "ipu-pod4", "mesh-64", "test-16", "wafer-48x48",
-            "wormhole-n150"]
+BUILTINS = ["blackhole-p150", "ipu-mk2", "ipu-mk2-hbm", "ipu-mk2-streaming", "ipu-pod4",
+            "mesh-64", "test-16", "wafer-48x48", "wormhole-n150"]
 
 
 def test_builtin_names() -> None:

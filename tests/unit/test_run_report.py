@@ -138,7 +138,7 @@ def reports(draw: st.DrawFn) -> RunReport:
         for name in draw(st.lists(st.sampled_from("xyz"), unique=True))
     }
     check = CheckReport(draw(FLOATS), draw(FLOATS), draw(FLOATS), outputs)
-    op = OpReport("op", "contraction", None, 1, 2, 1, 1, 0, 1, 0, 8, 2, 8, 1)
+    op = OpReport("op", "contraction", None, 1, 2, 1, 1, 0, 0, 1, 0, 8, 2, 8, 1)
     return RunReport(
         model=None, chip="c", planner=None, precision=None, cores=1, sram_bytes_per_core=8,
         clock_hz=draw(FLOATS), total_cycles=2, seconds=draw(FLOATS),

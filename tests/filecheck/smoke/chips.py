@@ -6,7 +6,8 @@ from t10.common.traffic import Traffic
 from t10.errors import T10Error
 
 print("builtins:", " ".join(builtin_chip_names()))
-# CHECK: builtins: blackhole-p150 ipu-mk2 ipu-pod4 mesh-64 test-16 wafer-48x48 wormhole-n150
+# CHECK: builtins: blackhole-p150 ipu-mk2 ipu-mk2-hbm ipu-mk2-streaming ipu-pod4 mesh-64
+# CHECK-SAME: test-16 wafer-48x48 wormhole-n150
 
 chip = load_chip("test-16")
 print(f"name={chip.name}")
@@ -40,7 +41,7 @@ try:
     load_chip("nope")
 except T10Error as e:
     print(e)
-# CHECK-NEXT: unknown chip 'nope': built-in chips are blackhole-p150, ipu-mk2, ipu-pod4,
-# CHECK-SAME: mesh-64, test-16,
+# CHECK-NEXT: unknown chip 'nope': built-in chips are blackhole-p150, ipu-mk2, ipu-mk2-hbm,
+# CHECK-SAME: ipu-mk2-streaming, ipu-pod4, mesh-64, test-16,
 # CHECK-SAME: wafer-48x48, wormhole-n150;
 # CHECK-SAME: a path to a .json chip file works too

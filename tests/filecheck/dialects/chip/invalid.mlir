@@ -106,3 +106,44 @@ chip.superstep "mm" {
 }
 
 // CHECK: Operation does not verify: 'chip.superstep' does not contain single-block regions
+
+// -----
+
+// chip.load loads a weight (an arith.constant) from off-chip memory, not a function argument.
+func.func @f(%w: tensor<8x8xf32>) {
+  chip.program "main" on 4 -> {
+    %b = core.alloc "mm/in1" on 4 : !core.buffer<2x8xf32>
+    chip.load "mm/load" %w into %b layout <grid [4] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
+    chip.yield
+  }
+  func.return
+}
+
+// CHECK: Operation does not verify: chip.load 'mm/load': loads a weight (an arith.constant) from off-chip memory; its source is not one
+
+// -----
+
+// chip.load runs between supersteps, beside them, not in one.
+chip.program "main" on 4 -> {
+  %w = arith.constant dense<1.0> : tensor<8x8xf32>
+  %b = core.alloc "mm/in1" on 4 : !core.buffer<2x8xf32>
+  chip.superstep "mm" {
+  } exchange {
+    chip.load "mm/load" %w into %b layout <grid [4] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
+  }
+  chip.yield
+}
+
+// CHECK: Operation does not verify: chip.load 'mm/load': runs between supersteps, not in one
+
+// -----
+
+// chip.load fills its buffer with one core's tile of the layout.
+chip.program "main" on 4 -> {
+  %w = arith.constant dense<1.0> : tensor<8x8xf32>
+  %b = core.alloc "mm/in1" on 4 : !core.buffer<4x8xf32>
+  chip.load "mm/load" %w into %b layout <grid [4] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<4x8xf32>
+  chip.yield
+}
+
+// CHECK: Operation does not verify: chip.load 'mm/load': buffer !core.buffer<4x8xf32> does not hold the local tile [2, 8] of layout #rtensor.layout<grid [4] axes [d0, -] tile [2, 8]>

@@ -150,3 +150,25 @@ func.func @two_results(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
 // CHECK-NEXT:  }
+
+// A load from off-chip memory between supersteps: a weight loaded into its layout.
+func.func @offchip() {
+  chip.program "main" on 4 -> {
+    %w = arith.constant dense<1.000000e+00> : tensor<8x8xf32>
+    %b = core.alloc "mm/in1" on 4 : !core.buffer<2x8xf32>
+    chip.load "mm/load" %w into %b layout <grid [4] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
+    core.free %b : !core.buffer<2x8xf32>
+    chip.yield
+  }
+  func.return
+}
+// CHECK-LABEL: func.func @offchip() {
+// CHECK-NEXT:    chip.program "main" on 4 -> {
+// CHECK-NEXT:      %w = arith.constant dense<1.000000e+00> : tensor<8x8xf32>
+// CHECK-NEXT:      %b = core.alloc "mm/in1" on 4 : !core.buffer<2x8xf32>
+// CHECK-NEXT:      chip.load "mm/load" %w into %b layout <grid [4] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
+// CHECK-NEXT:      core.free %b : !core.buffer<2x8xf32>
+// CHECK-NEXT:      chip.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }

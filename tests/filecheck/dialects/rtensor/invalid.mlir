@@ -155,6 +155,22 @@
 
 // -----
 
+// load loads a weight (an arith.constant), not another value.
+%0 = "test.op"() : () -> tensor<8x8xf32>
+%1 = rtensor.load "mm/load" %0 : tensor<8x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
+
+// CHECK: Operation does not verify: rtensor.load 'mm/load': loads a weight (an arith.constant) from off-chip memory; its source is not one
+
+// -----
+
+// load keeps the tensor type.
+%0 = arith.constant dense<1.0> : tensor<4x8xf32>
+%1 = rtensor.load "mm/load" %0 : tensor<4x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
+
+// CHECK: Operation does not verify: rtensor.load: host tensor tensor<4x8xf32> and distributed tensor tensor<8x8xf32> differ (only f32 may be stored as f16)
+
+// -----
+
 // collect keeps the tensor type (f16 storage widens back to f32 only).
 %0 = "test.op"() : () -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 %1 = rtensor.collect %0 : !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>> -> tensor<8x8xf16>

@@ -71,6 +71,18 @@ func.func @transfers(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // CHECK-NEXT:    func.return %2 : tensor<8x8xf32>
 // CHECK-NEXT:  }
 
+// A weight loaded from off-chip memory (f32 stored as f16).
+func.func @load() {
+  %w = arith.constant dense<1.000000e+00> : tensor<8x8xf32>
+  %0 = rtensor.load "mm/load" %w : tensor<8x8xf32> -> !rtensor.tensor<8x8xf16, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+  func.return
+}
+// CHECK-LABEL: func.func @load() {
+// CHECK-NEXT:    %w = arith.constant dense<1.000000e+00> : tensor<8x8xf32>
+// CHECK-NEXT:    %0 = rtensor.load "mm/load" %w : tensor<8x8xf32> -> !rtensor.tensor<8x8xf16, #rtensor.layout<grid [2, 1] axes [d0, -] tile [4, 8]>>
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+
 // A view before planning, and a relayout that applies a view (a transposing move).
 func.func @views(%x: tensor<8x4xf32>, %d: !rtensor.tensor<8x4xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 4]>>) -> tensor<4x8xf32> {
   %0 = rtensor.view "t/Transpose" %x map affine_map<(d0, d1) -> (d1, d0)> : tensor<8x4xf32> -> tensor<4x8xf32>
