@@ -49,6 +49,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from t10.common.files import output_file
+from t10.common.shapes_only import METADATA_KEY, METADATA_VALUE, declare
 from t10.errors import T10Error
 
 __all__ = [
@@ -206,10 +207,12 @@ class ZooModel:
         phase: str | None = None,
         context: int | None = None,
     ) -> tuple[onnx.ModelProto, int]:
-        """The graph with float weights declared but not generated (no data), and the bytes
-        the weights would take: for shape inference and sizes at full scale, cheaply."""
+        """The model in the shapes-only form (`t10.common.shapes_only`: its weights declared
+        without data, its small constants inside), and the bytes the weights and constants
+        would take: for shape inference, sizes and timing-only runs at full scale, cheaply."""
         sink = _ShapeSink()
         model = self._build(sink, batch, seq, layers, 0, token_ids, config, phase, context)
+        helper.set_model_props(model, {METADATA_KEY: METADATA_VALUE})
         return model, sink.nbytes
 
     def _build(
@@ -436,22 +439,21 @@ class _InlineSink(_Sink):
 
 
 class _ShapeSink(_Sink):
-    """Declares float weights without data; counts their bytes."""
+    """Declares the weights without data (the shapes-only form) and keeps the constants (masks,
+    rotary tables, scalars, shapes); counts the bytes of both."""
 
     def __init__(self) -> None:
         self.nbytes = 0
 
     def tensor(self, name: str, array: np.ndarray) -> TensorProto:
-        if array.dtype == np.float32:
-            return self.weight(name, array.shape, lambda: array)
+        self.nbytes += array.nbytes if array.dtype == np.float32 else 0
         return super().tensor(name, array)
 
     def weight(
         self, name: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]
     ) -> TensorProto:
         self.nbytes += 4 * math.prod(shape)
-        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=list(shape))
-        return t
+        return declare(name, TensorProto.FLOAT, shape)
 
 
 class _ExternalSink(_Sink):
@@ -941,20 +943,26 @@ def write(
     config: ZooConfig | None = None,
     phase: str | None = None,
     context: int | None = None,
+    shapes_only: bool = False,
     external_threshold: int = EXTERNAL_DATA_THRESHOLD,
 ) -> Written:
     """Build and save a zoo model (``phase``, ``context``: see `ZooModel.build`). Weights
     over ``external_threshold`` bytes are streamed, one tensor at a time, to
     ``{path}.data`` (ONNX external data, next to the model file), so that any layer count
-    fits in memory and under protobuf's 2 GB limit."""
+    fits in memory and under protobuf's 2 GB limit. ``shapes_only``: the weights declared
+    without data instead (`ZooModel.build_shapes_only`; ``weight_bytes`` counts them)."""
     entry = get(model) if isinstance(model, str) else model
     path = Path(path)
-    _, nbytes = entry.build_shapes_only(batch, seq, layers, token_ids=token_ids, config=config,
-                                        phase=phase, context=context)
-    data_path = path.with_name(path.name + ".data") if nbytes > external_threshold else None
+    declared, nbytes = entry.build_shapes_only(batch, seq, layers, token_ids=token_ids,
+                                               config=config, phase=phase, context=context)
+    big = nbytes > external_threshold and not shapes_only
+    data_path = path.with_name(path.name + ".data") if big else None
     # each file written whole (output_file), the data file renamed only after the model is
     # written; the new files are made first: an unwritable path fails before the generation
-    if data_path is None:
+    if shapes_only:
+        with output_file(path, "zoo model") as fresh, open(fresh, "wb") as f:
+            f.write(declared.SerializeToString())
+    elif data_path is None:
         with output_file(path, "zoo model") as fresh, open(fresh, "wb") as f:
             f.write(entry.build(batch, seq, layers, seed, token_ids=token_ids, config=config,
                                 phase=phase, context=context).SerializeToString())

@@ -297,7 +297,8 @@ def _cmd_zoo(args: argparse.Namespace, out: IO[str]) -> int:
     if args.output is None:
         raise UsageError("missing -o FILE.onnx")
     written = zoo.write(model, args.output, args.batch, seq, args.layers, args.seed,
-                        token_ids=args.token_ids, phase=args.phase, context=args.context)
+                        token_ids=args.token_ids, phase=args.phase, context=args.context,
+                        shapes_only=args.shapes_only)
     listed = model.inputs(args.batch, seq, args.token_ids, phase=args.phase,
                           layers=args.layers, context=args.context)
     shown = [f"{name} {dtype} [{', '.join(map(str, shape))}]" for name, dtype, shape in listed
@@ -307,6 +308,9 @@ def _cmd_zoo(args: argparse.Namespace, out: IO[str]) -> int:
                      f"[{', '.join(map(str, cache[0]))}]")
     inputs = ", ".join(shown)
     where = f"; weights in {written.data_path}" if written.data_path else ""
+    if args.shapes_only:
+        where = (f"; shapes only: {written.weight_bytes / 1e6:,.1f} MB of weights declared "
+                 "without data (timing-only runs)")
     layers = f"{args.layers} layer{'s' if args.layers != 1 else ''}"
     print(f"wrote {model.name} ({layers}; inputs {inputs}) to {written.path}: "
           f"{written.file_bytes / 1e6:,.1f} MB{where}", file=out)
@@ -714,6 +718,9 @@ def make_parser() -> argparse.ArgumentParser:
                         "(one new token per sequence after --context cached ones)")
     z.add_argument("--context", type=int, default=None, metavar="N",
                    help="--phase decode: the cached tokens before the new one (default 128)")
+    z.add_argument("--shapes-only", action="store_true",
+                   help="declare the weights without their data (no weight bytes written), "
+                        "for t10 run --timing-only at full scale (docs/zoo.md)")
     z.add_argument("-o", "--output", metavar="FILE.onnx", type=_path,
                    help="the model file (weights over 1 GiB go to FILE.onnx.data)")
     z.set_defaults(handler=_cmd_zoo)
