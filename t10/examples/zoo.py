@@ -1022,6 +1022,9 @@ def format_list() -> str:
         "image side, 224; nerf: 64 rays of 64 samples), --layers 1, "
         "--seed 0; float32, opset 17, static shapes; weights over 1 GiB go to FILE.onnx.data "
         "(docs/zoo.md)",
+        "llama2-7b, opt-1.3b: --phase prefill|decode [--context N] with a KV cache as Hugging "
+        "Face exports it; --shapes-only: weights declared without data, for t10 run "
+        "--timing-only (not resnet50, whose Convs read their weights at import)",
     ]
     return "\n".join(lines)
 
