@@ -221,12 +221,23 @@ def compile_model(
     """Import the ONNX `model` (a file or a proto; `input_ranges`: the declared ranges of
     integer inputs, `dims`: the sizes of symbolic dimensions, `import_onnx`) and compile it
     (`compile_module`)."""
-    _check_options(options, emit)  # before the model is read
+    module = _imported(model, options, emit, observer, input_ranges, dims)
+    return compile_module(module, options, emit=emit, observer=observer)
+
+
+def _imported(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    options: CompileOptions,
+    emit: str,
+    observer: PassObserver | None,
+    input_ranges: Mapping[str, tuple[int, int]] | None,
+    dims: Mapping[str, int] | None,
+) -> ModuleOp:
+    """`model` imported, once the options are checked (before the model is read)."""
+    _check_options(options, emit)
     if observer is not None:
         observer.stage("import")
-    return compile_module(
-        import_onnx(model, input_ranges, dims), options, emit=emit, observer=observer
-    )
+    return import_onnx(model, input_ranges, dims)
 
 
 def load_model(path: str | os.PathLike[str]) -> onnx.ModelProto:
@@ -284,10 +295,7 @@ def run_model(
     if timing_only and check is not None:
         raise T10Error("a timing-only simulation computes no values to check")
     start = time.perf_counter()
-    _check_options(options, "chip")  # before the model is read
-    if observer is not None:
-        observer.stage("import")
-    module = import_onnx(model_path, input_ranges, dims)
+    module = _imported(model_path, options, "chip", observer, input_ranges, dims)
     if not timing_only and SHAPES_ONLY_ATTR in module.attributes:
         name = model_path if isinstance(model_path, str) else model_path.graph.name
         raise T10Error(

@@ -392,7 +392,7 @@ class Importer:
     node or graph output reads).
 
     The weights of a model in the shapes-only form (``t10.common.shapes_only``) are known
-    values without values: ``elided`` holds their shapes, and those of what folding computes
+    but have no values: ``elided`` holds their shapes, and those of what folding computes
     from them; ``use`` makes each an elided constant (``dense_resource<__elided__>``), and
     ``constant`` refuses them: nothing at compile time may read their values."""
 
