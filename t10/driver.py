@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import VerifyException
 
-from t10.common.attr_names import PLANNER_ATTR, PRECISION_ATTR
+from t10.common.attr_names import PLANNER_ATTR, PRECISION_ATTR, SHAPES_ONLY_ATTR
 from t10.common.chip_spec import ChipSpec
 from t10.common.locations import failing_op, where_from
 from t10.errors import T10Error
@@ -221,12 +221,23 @@ def compile_model(
     """Import the ONNX `model` (a file or a proto; `input_ranges`: the declared ranges of
     integer inputs, `dims`: the sizes of symbolic dimensions, `import_onnx`) and compile it
     (`compile_module`)."""
-    _check_options(options, emit)  # before the model is read
+    module = _imported(model, options, emit, observer, input_ranges, dims)
+    return compile_module(module, options, emit=emit, observer=observer)
+
+
+def _imported(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    options: CompileOptions,
+    emit: str,
+    observer: PassObserver | None,
+    input_ranges: Mapping[str, tuple[int, int]] | None,
+    dims: Mapping[str, int] | None,
+) -> ModuleOp:
+    """`model` imported, once the options are checked (before the model is read)."""
+    _check_options(options, emit)
     if observer is not None:
         observer.stage("import")
-    return compile_module(
-        import_onnx(model, input_ranges, dims), options, emit=emit, observer=observer
-    )
+    return import_onnx(model, input_ranges, dims)
 
 
 def load_model(path: str | os.PathLike[str]) -> onnx.ModelProto:
@@ -275,7 +286,8 @@ def run_model(
     with onnxruntime (run in fp32 whatever the precision) within that tolerance
     (`check_tolerance` gives the default one). `timing_only`
     simulates cycles and SRAM without values (the same report, no outputs; the inputs matter
-    only as a gather's ids), so it cannot `check`. The `observer` is told the stages:
+    only as a gather's ids), so it cannot `check`; a model in the shapes-only form
+    (`t10.common.shapes_only`) runs only so. The `observer` is told the stages:
     `"import"`, each pass, `"simulate"` and, with `check`, `"check"`."""
     if check is not None and not isinstance(check, Tolerance):  # untyped callers
         raise T10Error(f"check must be a Tolerance (check_tolerance(precision) gives the "
@@ -283,9 +295,15 @@ def run_model(
     if timing_only and check is not None:
         raise T10Error("a timing-only simulation computes no values to check")
     start = time.perf_counter()
-    compiled = compile_model(
-        model_path, options, observer=observer, input_ranges=input_ranges, dims=dims
-    )
+    module = _imported(model_path, options, "chip", observer, input_ranges, dims)
+    if not timing_only and SHAPES_ONLY_ATTR in module.attributes:
+        name = model_path if isinstance(model_path, str) else model_path.graph.name
+        raise T10Error(
+            f"ONNX model '{name}' is in the shapes-only form (its weights are declared "
+            "without data, as t10 zoo --shapes-only writes them), so it cannot run with values: "
+            "simulate it with --timing-only, or write the model without --shapes-only"
+        )
+    compiled = compile_module(module, options, observer=observer)
     compiled_at = time.perf_counter()
     if observer is not None:
         observer.stage("simulate")

@@ -49,6 +49,10 @@ HOME_CORES_ATTR = "t10.home_cores"
 FP16_INEXACT_ATTR = "t10.fp16_inexact"
 """Module attribute of the ONNX frontend: a known integer constant computed with as an integer
 that fp16 storage would round (StringAttr naming it); fp16 compilation refuses the module."""
+SHAPES_ONLY_ATTR = "t10.shapes_only"
+"""Module attribute of the ONNX frontend: the model is in the shapes-only form
+(`t10.common.shapes_only`), its weights elided constants (StringAttr naming the first); a
+simulation with values refuses it."""
 FP16_SATURATED_ATTR = "t10.fp16_saturated"
 """Module attribute of fp16 compilation: the warning naming the finite constants beyond fp16's
 range that were saturated to ±65504 and can change a result (StringAttr; absent: none)."""

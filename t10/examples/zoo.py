@@ -49,6 +49,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from t10.common.files import output_file
+from t10.common.shapes_only import METADATA_KEY, METADATA_VALUE, declare
 from t10.errors import T10Error
 
 __all__ = [
@@ -141,12 +142,13 @@ class ZooModel:
 
     def inputs(
         self, batch: int | None = None, seq: int | None = None, token_ids: bool = False,
-        config: ZooConfig | None = None,
+        config: ZooConfig | None = None, *, phase: str | None = None, layers: int = 1,
+        context: int | None = None,
     ) -> list[tuple[str, str, tuple[int, ...]]]:
-        """(name, element type, shape) of each graph input."""
+        """(name, element type, shape) of each graph input (``phase``: see `build`)."""
         cfg = config or self.config
         b = self.default_batch if batch is None else batch
-        s = self.default_seq if seq is None else seq
+        s, past = self._tokens(seq, phase, context)
         if cfg.family == "bert":
             return [(n, "int64", (b, s))
                     for n in ("input_ids", "token_type_ids", "attention_mask")]
@@ -155,9 +157,18 @@ class ZooModel:
             return [("pixel_values", "float32", (b, cfg.channels, side, side))]
         if cfg.family == "nerf":
             return [(n, "float32", (b, s, 3)) for n in ("positions", "directions")]
-        if token_ids:
-            return [("input_ids", "int64", (b, s))]
-        return [("hidden_states", "float32", (b, s, cfg.hidden))]
+        first = ("input_ids", "int64", (b, s)) if token_ids else (
+            "hidden_states", "float32", (b, s, cfg.hidden))
+        cache = (b, cfg.heads, past, cfg.head_dim)
+        return [first, *(("past_key_values." + name, "float32", cache)
+                         for name in _cache_names(layers if past else 0))]
+
+    def _tokens(self, seq: int | None, phase: str | None, context: int | None
+                ) -> tuple[int, int]:
+        """The new tokens per sequence and the cached ones (``context`` in decode, else 0)."""
+        if phase == "decode":
+            return 1 if seq is None else seq, self.default_seq if context is None else context
+        return self.default_seq if seq is None else seq, 0
 
     def build(
         self,
@@ -168,13 +179,22 @@ class ZooModel:
         *,
         token_ids: bool = False,
         config: ZooConfig | None = None,
+        phase: str | None = None,
+        context: int | None = None,
     ) -> onnx.ModelProto:
         """The model with its weights inside (``seq`` of ViT counts the CLS token).
 
         ``config`` replaces the published configuration (tests use it to shrink llama2-7b
-        while keeping its architecture).
+        while keeping its architecture). ``phase`` (decoders only), as Hugging Face exports a
+        decoder with its KV cache: ``"prefill"`` is the model of ``phase=None`` that also
+        returns each layer's keys and values (``present.{i}.key`` / ``.value``
+        [batch, heads, seq, head_dim]); ``"decode"`` takes one new token per sequence at
+        position ``context`` and the cache of the ``context`` tokens before it
+        (``past_key_values.{i}.key`` / ``.value`` [batch, heads, context, head_dim]) and
+        returns the cache grown by that token (``present.*``, ``context + 1`` positions).
         """
-        return self._build(_InlineSink(), batch, seq, layers, seed, token_ids, config)
+        return self._build(_InlineSink(), batch, seq, layers, seed, token_ids, config,
+                           phase, context)
 
     def build_shapes_only(
         self,
@@ -184,11 +204,15 @@ class ZooModel:
         *,
         token_ids: bool = False,
         config: ZooConfig | None = None,
+        phase: str | None = None,
+        context: int | None = None,
     ) -> tuple[onnx.ModelProto, int]:
-        """The graph with float weights declared but not generated (no data), and the bytes
-        the weights would take: for shape inference and sizes at full scale, cheaply."""
+        """The model in the shapes-only form (`t10.common.shapes_only`: its weights declared
+        without data, its small constants inside), and the bytes the weights and constants
+        would take: for shape inference, sizes and timing-only runs at full scale, cheaply."""
         sink = _ShapeSink()
-        model = self._build(sink, batch, seq, layers, 0, token_ids, config)
+        model = self._build(sink, batch, seq, layers, 0, token_ids, config, phase, context)
+        helper.set_model_props(model, {METADATA_KEY: METADATA_VALUE})
         return model, sink.nbytes
 
     def _build(
@@ -200,13 +224,16 @@ class ZooModel:
         seed: int,
         token_ids: bool,
         config: ZooConfig | None,
+        phase: str | None,
+        context: int | None,
     ) -> onnx.ModelProto:
         cfg = config or self.config
         b = self.default_batch if batch is None else batch
-        s = self.default_seq if seq is None else seq
-        self._check(cfg, b, s, layers, seed, token_ids)
-        g = _Graph(sink, seed, b, s, cfg)
-        inputs = self.inputs(b, s, token_ids, cfg)
+        self._check_phase(cfg, seq, phase, context)
+        s, past = self._tokens(seq, phase, context)
+        self._check(cfg, b, s, layers, seed, token_ids, past)
+        g = _Graph(sink, seed, b, s, cfg, phase, past)
+        inputs = self.inputs(b, s, token_ids, cfg, phase=phase, layers=layers, context=past)
         outputs = _BUILDERS[cfg.family](g, layers, token_ids)
         graph = helper.make_graph(
             g.nodes,
@@ -221,13 +248,32 @@ class ZooModel:
             opset_imports=[helper.make_opsetid("", OPSET)],
             producer_name="t10.examples.zoo",
             doc_string=f"{self.name}: {self.description} ({layers} of {cfg.layers} layers, "
-                       f"batch {b}, seq {s}, seed {seed})",
+                       f"batch {b}, seq {s}, seed {seed}{_phase_text(phase, past)})",
         )
         model.ir_version = IR_VERSION
         return model
 
+    def _check_phase(
+        self, cfg: ZooConfig, seq: int | None, phase: str | None, context: int | None
+    ) -> None:
+        if phase is not None and cfg.family not in ("llama", "opt"):
+            names = ", ".join(m.name for m in ZOO.values() if m.config.family in ("llama", "opt"))
+            raise T10Error(f"{self.name}: --phase applies only to the decoders ({names}): "
+                           "the other models have no KV cache")
+        if phase not in (None, "prefill", "decode"):
+            raise T10Error(f"{self.name}: unknown --phase '{phase}': choose prefill or decode")
+        if context is not None and phase != "decode":
+            raise T10Error(f"{self.name}: --context (the cached tokens) applies only with "
+                           "--phase decode; a prefill's tokens are --seq")
+        if phase == "decode" and seq not in (None, 1):
+            raise T10Error(f"{self.name}: --phase decode takes one new token per sequence; "
+                           f"give the cached tokens as --context, not --seq {seq}")
+        if context is not None and (not isinstance(context, int) or context < 1):
+            raise T10Error(f"{self.name}: --context must be a positive integer, got {context}")
+
     def _check(
-        self, cfg: ZooConfig, batch: int, seq: int, layers: int, seed: int, token_ids: bool
+        self, cfg: ZooConfig, batch: int, seq: int, layers: int, seed: int, token_ids: bool,
+        past: int,
     ) -> None:
         for key, value in (("batch", batch), ("seq", seq)):
             if not isinstance(value, int) or value < 1:
@@ -247,6 +293,10 @@ class ZooModel:
         elif cfg.family == "resnet" and seq < 32:
             raise T10Error(f"{self.name}: --seq (the image side) must be at least 32 (the "
                            f"stride of the last stage), got {seq}")
+        elif cfg.max_positions and past and past + seq > cfg.max_positions:
+            raise T10Error(f"{self.name}: --context must be at most {cfg.max_positions - seq} "
+                           f"(the new token is at position --context, below its maximum "
+                           f"position count {cfg.max_positions}), got {past}")
         elif cfg.max_positions and seq > cfg.max_positions:
             raise T10Error(f"{self.name}: --seq must be at most {cfg.max_positions} (its "
                            f"maximum position count), got {seq}")
@@ -255,6 +305,18 @@ class ZooModel:
             raise T10Error(f"{self.name}: --token-ids applies only to {names} (BERT always "
                            "takes token ids, ViT takes pixels, and llama2-7b's token table "
                            "would take one layer over 1 GB)")
+
+
+def _cache_names(layers: int) -> list[str]:
+    """``{i}.key``, ``{i}.value`` of each layer: the KV cache's names after ``past_key_values.``
+    (inputs) or ``present.`` (outputs), as Hugging Face's exports name them."""
+    return [f"{i}.{kind}" for i in range(layers) for kind in ("key", "value")]
+
+
+def _phase_text(phase: str | None, past: int) -> str:
+    if phase == "decode":
+        return f", decode after {past} cached tokens"
+    return ", prefill" if phase == "prefill" else ""
 
 
 def _layer_params(cfg: ZooConfig) -> int:
@@ -377,22 +439,21 @@ class _InlineSink(_Sink):
 
 
 class _ShapeSink(_Sink):
-    """Declares float weights without data; counts their bytes."""
+    """Declares the weights without data (the shapes-only form) and keeps the constants (masks,
+    rotary tables, scalars, shapes); counts the bytes of both."""
 
     def __init__(self) -> None:
         self.nbytes = 0
 
     def tensor(self, name: str, array: np.ndarray) -> TensorProto:
-        if array.dtype == np.float32:
-            return self.weight(name, array.shape, lambda: array)
+        self.nbytes += array.nbytes if array.dtype == np.float32 else 0
         return super().tensor(name, array)
 
     def weight(
         self, name: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]
     ) -> TensorProto:
         self.nbytes += 4 * math.prod(shape)
-        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=list(shape))
-        return t
+        return declare(name, TensorProto.FLOAT, shape)
 
 
 class _ExternalSink(_Sink):
@@ -435,12 +496,15 @@ class _ExternalSink(_Sink):
 class _Graph:
     """Nodes and initializers of one model under construction."""
 
-    def __init__(self, sink: _Sink, seed: int, batch: int, seq: int, cfg: ZooConfig) -> None:
+    def __init__(self, sink: _Sink, seed: int, batch: int, seq: int, cfg: ZooConfig,
+                 phase: str | None = None, past: int = 0) -> None:
         self.sink = sink
         self.seed = seed
         self.batch = batch
-        self.seq = seq
+        self.seq = seq  # new tokens per sequence
         self.cfg = cfg
+        self.phase = phase  # None (no KV cache), "prefill" or "decode"
+        self.past = past  # the cached tokens before them (decode)
         self.nodes: list[onnx.NodeProto] = []
         self.inits: list[TensorProto] = []
         self._consts: dict[str, np.ndarray] = {}
@@ -451,6 +515,13 @@ class _Graph:
         out = output or f"{name}_output_0"
         self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=name, **attrs))
         return out
+
+    def rename(self, value: str, name: str) -> str:
+        """Give ``value``, which no node reads yet, the name ``name`` (a graph output's)."""
+        assert not any(value in n.input for n in self.nodes), value
+        node = next(n for n in reversed(self.nodes) if value in n.output)
+        node.output[list(node.output).index(value)] = name
+        return name
 
     def param(self, name: str, shape: Sequence[int], kind: str = "normal") -> str:
         """A seeded weight: ``normal`` N(0, 0.02²), ``scale`` 1 + N(0, 0.02²)."""
@@ -578,7 +649,8 @@ def _rotary(g: _Graph, prefix: str, x: str) -> str:
 def _rope_tables(g: _Graph) -> tuple[str, str]:
     d = g.cfg.head_dim
     inv_freq = 1.0 / (g.cfg.rope_theta ** (np.arange(0, d, 2, dtype=np.float64) / d))
-    freqs = np.outer(np.arange(g.seq, dtype=np.float64), inv_freq)
+    positions = np.arange(g.past, g.past + g.seq, dtype=np.float64)
+    freqs = np.outer(positions, inv_freq)
     emb = np.concatenate([freqs, freqs], axis=-1).reshape(1, 1, g.seq, d)
     return (g.const("rope.cos", np.cos(emb).astype(np.float32)),
             g.const("rope.sin", np.sin(emb).astype(np.float32)))
@@ -591,8 +663,20 @@ def _causal_mask(g: _Graph) -> str:
     return g.const("causal_mask", mask)
 
 
-def _attention(g: _Graph, prefix: str, x: str, mask: str | None) -> str:
-    """Multi-head self-attention on [batch, seq, hidden] as torch exports it."""
+def _cached(g: _Graph, layer: int, prefix: str, kind: str, x: str) -> str:
+    """``present.{layer}.{kind}``: the ``kind`` ("key" or "value") heads [batch, heads, seq,
+    head_dim] after the cached ones ``past_key_values.{layer}.{kind}`` (decode), or themselves
+    (prefill)."""
+    present = f"present.{layer}.{kind}"
+    if not g.past:
+        return g.rename(x, present)
+    return g.op("Concat", [f"past_key_values.{layer}.{kind}", x], f"{prefix}/{kind}_cache/Concat",
+                output=present, axis=2)
+
+
+def _attention(g: _Graph, prefix: str, x: str, mask: str | None, layer: int = 0) -> str:
+    """Multi-head self-attention on [batch, seq, hidden] as torch exports it; with a KV cache
+    (``g.phase``), the keys and values of layer ``layer`` are also outputs (``_cached``)."""
     cfg = g.cfg
     h, nh, d = cfg.hidden, cfg.heads, cfg.head_dim
     bias = cfg.family != "llama"
@@ -612,6 +696,8 @@ def _attention(g: _Graph, prefix: str, x: str, mask: str | None) -> str:
     if cfg.family == "llama":
         q = _rotary(g, f"{prefix}/q_rotary", q)
         k = _rotary(g, f"{prefix}/k_rotary", k)
+    if g.phase is not None:
+        k, v = _cached(g, layer, prefix, "key", k), _cached(g, layer, prefix, "value", v)
     kt = g.op("Transpose", [k], f"{prefix}/k_t/Transpose", perm=[0, 1, 3, 2])
     scores = g.op("MatMul", [q, kt], f"{prefix}/scores/MatMul")
     if cfg.family != "opt":
@@ -640,7 +726,7 @@ def _post_norm_layer(g: _Graph, i: int, x: str, mask: str | None,
 def _pre_norm_layer(g: _Graph, i: int, x: str, mask: str | None) -> str:
     """ViT, OPT, Llama: ``h = x + attn(norm(x))``, ``h + mlp(norm(h))``."""
     p = f"layer{i}"
-    a = _attention(g, f"{p}/attn", _norm(g, f"{p}/attn_norm", x), mask)
+    a = _attention(g, f"{p}/attn", _norm(g, f"{p}/attn_norm", x), mask, i)
     h = g.op("Add", [x, a], f"{p}/attn_residual/Add")
     m = _mlp(g, f"{p}/mlp", _norm(g, f"{p}/mlp_norm", h))
     return g.op("Add", [h, m], f"{p}/mlp_residual/Add")
@@ -652,7 +738,8 @@ def _embedding(g: _Graph, prefix: str, ids: str, rows: int) -> str:
 
 
 def _positions(g: _Graph, prefix: str, rows: int, first: int) -> str:
-    """Learned positions of tokens 0..seq-1 (table rows first..first+seq-1): [1, seq, hidden]."""
+    """Learned positions of the seq new tokens (table rows first..first+seq-1): [1, seq,
+    hidden]."""
     ids = g.ints("position_ids", np.arange(first, first + g.seq).reshape(1, g.seq))
     return _embedding(g, prefix, ids, rows)
 
@@ -718,13 +805,15 @@ def _decoder(g: _Graph, layers: int, token_ids: bool) -> _Outputs:
     x = _embedding(g, "embed_tokens", "input_ids", cfg.vocab) if token_ids else "hidden_states"
     if cfg.family == "opt":
         pos = _positions(g, "embed_positions", cfg.max_positions + cfg.position_offset,
-                         cfg.position_offset)
+                         cfg.position_offset + g.past)
         x = g.op("Add", [x, pos], "embed_positions/Add")
-    mask = _causal_mask(g)
+    mask = None if g.phase == "decode" else _causal_mask(g)  # one query sees every key
     for i in range(layers):
         x = _pre_norm_layer(g, i, x, mask)
     _norm(g, "final_norm", x, output="last_hidden_state")
-    return [("last_hidden_state", (b, s, h))]
+    cache = (b, cfg.heads, g.past + s, cfg.head_dim)
+    presents = [(f"present.{n}", cache) for n in _cache_names(layers if g.phase else 0)]
+    return [("last_hidden_state", (b, s, h)), *presents]
 
 
 def _conv_bn(g: _Graph, prefix: str, bn: str, x: str, fan_in: int, fan_out: int,
@@ -852,26 +941,36 @@ def write(
     *,
     token_ids: bool = False,
     config: ZooConfig | None = None,
+    phase: str | None = None,
+    context: int | None = None,
+    shapes_only: bool = False,
     external_threshold: int = EXTERNAL_DATA_THRESHOLD,
 ) -> Written:
-    """Build and save a zoo model. Weights over ``external_threshold`` bytes are streamed,
-    one tensor at a time, to ``{path}.data`` (ONNX external data, next to the model file),
-    so that any layer count fits in memory and under protobuf's 2 GB limit."""
+    """Build and save a zoo model (``phase``, ``context``: see `ZooModel.build`). Weights
+    over ``external_threshold`` bytes are streamed, one tensor at a time, to
+    ``{path}.data`` (ONNX external data, next to the model file), so that any layer count
+    fits in memory and under protobuf's 2 GB limit. ``shapes_only``: the weights declared
+    without data instead (`ZooModel.build_shapes_only`; ``weight_bytes`` counts them)."""
     entry = get(model) if isinstance(model, str) else model
     path = Path(path)
-    _, nbytes = entry.build_shapes_only(batch, seq, layers, token_ids=token_ids, config=config)
-    data_path = path.with_name(path.name + ".data") if nbytes > external_threshold else None
+    declared, nbytes = entry.build_shapes_only(batch, seq, layers, token_ids=token_ids,
+                                               config=config, phase=phase, context=context)
+    big = nbytes > external_threshold and not shapes_only
+    data_path = path.with_name(path.name + ".data") if big else None
     # each file written whole (output_file), the data file renamed only after the model is
     # written; the new files are made first: an unwritable path fails before the generation
-    if data_path is None:
+    if shapes_only:
         with output_file(path, "zoo model") as fresh, open(fresh, "wb") as f:
-            f.write(entry.build(batch, seq, layers, seed, token_ids=token_ids,
-                                config=config).SerializeToString())
+            f.write(declared.SerializeToString())
+    elif data_path is None:
+        with output_file(path, "zoo model") as fresh, open(fresh, "wb") as f:
+            f.write(entry.build(batch, seq, layers, seed, token_ids=token_ids, config=config,
+                                phase=phase, context=context).SerializeToString())
     else:
         with output_file(data_path, "zoo model data") as fresh_data:
             with open(fresh_data, "wb") as data:
                 proto = entry._build(_ExternalSink(data, data_path.name), batch, seq, layers,
-                                     seed, token_ids, config)
+                                     seed, token_ids, config, phase, context)
             with output_file(path, "zoo model") as fresh, open(fresh, "wb") as f:
                 f.write(proto.SerializeToString())
     size = path.stat().st_size + (data_path.stat().st_size if data_path else 0)
@@ -923,6 +1022,9 @@ def format_list() -> str:
         "image side, 224; nerf: 64 rays of 64 samples), --layers 1, "
         "--seed 0; float32, opset 17, static shapes; weights over 1 GiB go to FILE.onnx.data "
         "(docs/zoo.md)",
+        "llama2-7b, opt-1.3b: --phase prefill|decode [--context N] with a KV cache as Hugging "
+        "Face exports it; --shapes-only: weights declared without data, for t10 run "
+        "--timing-only (not resnet50, whose Convs read their weights at import)",
     ]
     return "\n".join(lines)
 

@@ -29,6 +29,7 @@ from t10.common.attr_names import (
     INPUT_RANGE_ATTR,
     NAME_ATTR,
     ONNX_TYPE_ATTR,
+    SHAPES_ONLY_ATTR,
 )
 from t10.common.locations import locate
 from t10.common.tensor_expr import EXACT_F32
@@ -137,6 +138,8 @@ def import_graph(
     module = ModuleOp([main])
     if imp.fp16_inexact is not None:
         module.attributes[FP16_INEXACT_ATTR] = StringAttr(imp.fp16_inexact)
+    if declared := [n for n in imp.initializers if n in imp.elided]:
+        module.attributes[SHAPES_ONLY_ATTR] = StringAttr(declared[0])
     module.verify()
     return module
 

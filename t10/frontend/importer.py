@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     Float32Type,
     FloatAttr,
     StringAttr,
@@ -39,6 +40,7 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from t10.common import shapes_only
 from t10.common.attr_names import NAME_ATTR
 from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F16, EXACT_F32
 from t10.common.view_maps import map_problem
@@ -53,6 +55,7 @@ from t10.frontend.folding import (
 from t10.frontend.integer_ranges import BOOL, Interval, Range, Ranges, Unknown
 from t10.frontend.loading import CONVERT_TO_OPSET, first_lines
 from t10.t10_dialects import rtensor
+from t10.t10_dialects.printing import ELIDED
 
 __all__ = [
     "FLOAT",
@@ -386,7 +389,12 @@ class Importer:
     ``reduction``, ``contraction``, ``view``, ``add_constant`` and ``emit`` to build;
     ``define``, ``define_empty`` and ``pass_through`` to name results; ``node_error`` to
     refuse a node; ``opset`` (of the default domain) and ``consumed`` (the value names some
-    node or graph output reads)."""
+    node or graph output reads).
+
+    The weights of a model in the shapes-only form (``t10.common.shapes_only``) are known
+    but have no values: ``elided`` holds their shapes, and those of what folding computes
+    from them; ``use`` makes each an elided constant (``dense_resource<__elided__>``), and
+    ``constant`` refuses them: nothing at compile time may read their values."""
 
     def __init__(
         self,
@@ -410,6 +418,11 @@ class Importer:
         if initializers is None:
             initializers = self.graph.initializer
         self.initializers = {t.name: t for t in initializers}
+        self.elided: dict[str, tuple[Shape, str]] = {
+            t.name: (tuple(int(d) for d in t.dims), t.name)
+            for t in self.initializers.values()
+            if shapes_only.declared(t)
+        }  # value → its shape and the weight it is (or is computed from)
         self.elem_types = {
             vi.name: vi.type.tensor_type.elem_type
             for vi in (*self.graph.input, *self.graph.value_info, *self.graph.output)
@@ -485,7 +498,7 @@ class Importer:
     # -- known (compile-time) values -------------------------------------------------------
 
     def is_known(self, name: str) -> bool:
-        return name in self.known or name in self.initializers
+        return name in self.known or name in self.initializers or name in self.elided
 
     def is_empty(self, name: str) -> bool:
         """Whether ``name`` is a known value without elements (an empty value is always
@@ -502,15 +515,30 @@ class Importer:
 
     def elem_type(self, name: str) -> int:
         """The ONNX element type of value ``name`` (a known value's, or shape inference's)."""
+        if name in self.elided:
+            return self.elem_types.get(name, FLOAT)  # an initializer's: FLOAT (weightless)
         if self.is_known(name):
             return onnx.helper.np_dtype_to_tensor_dtype(self.constant(name).dtype)
         return self.elem_types.get(name, FLOAT)
 
     def constant(self, name: str) -> np.ndarray:
         """The value of a known name (an initializer, or a folded node's output)."""
+        if name in self.elided:
+            raise self.elided_error(name)
         if name not in self.known:
             self.known[name] = self.initializer_array(self.initializers[name])
         return self.known[name]
+
+    def elided_error(self, name: str) -> T10Error:
+        """The refusal of a compile-time read of the values of ``name``, which are elided."""
+        weight = self.elided[name][1]
+        what = f"weight '{weight}'" if weight == name else (
+            f"'{name}', computed from weight '{weight}',")
+        return self.error(
+            f"node '{self.node_name}' ({self.node_op}) needs the values of {what} at compile "
+            "time, but the model is in the shapes-only form (its weights are declared without "
+            "data): write it with its weights (without --shapes-only)"
+        )
 
     def known_input(self, node: onnx.NodeProto, name: str, role: str) -> np.ndarray:
         """An attribute-like input (shape, axes, condition): it must be known."""
@@ -523,6 +551,8 @@ class Importer:
         return self.constant(name)
 
     def shape_of(self, name: str) -> Shape:
+        if name in self.elided:
+            return self.elided[name][0]
         if self.is_known(name):
             return tuple(int(d) for d in self.constant(name).shape)
         return self.use(name)[1]
@@ -549,8 +579,12 @@ class Importer:
 
     def fold(self, node: onnx.NodeProto) -> None:
         """Evaluate ``node`` (``folding.evaluate``); its outputs become known. A runtime value
-        (only where ``SHAPE_READERS`` reads just its shape and type) is given as a stand-in
-        array of its shape and element type."""
+        or an elided one (only where ``SHAPE_READERS`` reads just its shape and type) is given
+        as a stand-in array of its shape and element type. A node reading the values of an
+        elided one is not evaluated: its float outputs are elided too."""
+        if elided := [n for n in reads_values(node) if n in self.elided]:
+            self.fold_elided(node, self.elided[elided[0]][1])
+            return
         shapes = [] if node.op_type in BROADCAST_FOLDS else self.inferred_shapes(node)
         for name, shape in zip(node.output, shapes, strict=False):
             if name and shape is not None:
@@ -558,7 +592,7 @@ class Importer:
                                   "all its inputs are compile-time constants, but ")
         feeds = {
             n: self.constant(n)
-            if self.is_known(n)
+            if self.is_known(n) and n not in self.elided
             else np.broadcast_to(
                 onnx.helper.tensor_dtype_to_np_dtype(self.elem_type(n)).type(0), self.shape_of(n)
             )
@@ -576,6 +610,16 @@ class Importer:
         for name, value in zip(node.output, results, strict=False):
             if name:
                 self.known[name] = value
+
+    def fold_elided(self, node: onnx.NodeProto, weight: str) -> None:
+        """``node``'s outputs elided, computed from the elided ``weight``: each must be a
+        float of a static shape (a value computed with, not a shape or axes)."""
+        for name, shape in zip(node.output, self.inferred_shapes(node), strict=True):
+            if not name:
+                continue
+            if shape is None or self.elem_types.get(name) != FLOAT:
+                raise self.elided_error(weight)
+            self.elided[name] = (shape, weight)
 
     def fold_empty_results(self, node: onnx.NodeProto) -> bool:
         """A node that reads an empty value and whose results (by ONNX shape inference of the
@@ -601,6 +645,7 @@ class Importer:
             n
             for n in names
             if self.is_known(n)
+            and n not in self.elided
             and (self.constant(n).dtype.kind in "biu" or self.constant(n).size <= _SHAPE_FLOATS)
         ]
         graph = onnx.helper.make_graph(
@@ -630,6 +675,12 @@ class Importer:
         if name not in self.values:
             if not self.is_known(name):
                 raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
+            if name in self.elided and self.elem_type(name) == FLOAT:  # else: refused below
+                shape = self.elided[name][0]
+                op = arith.ConstantOp(DenseResourceAttr.from_params(ELIDED, _tensor_type(shape)))
+                (self.constants if name in self.initializers else self.ops).append(op)
+                self.define(name, op.result, shape)
+                return op.result, shape
             arr = self.constant(name)
             if arr.size == 0 and self.node_op:
                 raise self.error(
@@ -699,6 +750,8 @@ class Importer:
         hull, the recorded range of a runtime integer (``integer_ranges``)."""
         if self.elem_type(name) == onnx.TensorProto.BOOL:
             return BOOL
+        if name in self.elided:  # a float weight, of values unknown
+            return Unknown(f"the {dtype_name(self.elem_type(name))} constant '{name}'")
         if not self.is_known(name):
             return self.ranges.get(
                 name, Unknown(f"the {dtype_name(self.elem_type(name))} '{name}'")

@@ -16,6 +16,7 @@ import onnx
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from t10.common import shapes_only
 from t10.errors import T10Error
 
 __all__ = [
@@ -71,11 +72,15 @@ def load_external_data(model: onnx.ModelProto, name: str, base_dir: pathlib.Path
     a Constant's value and any other tensor attribute, sparse tensors, in subgraphs and
     functions too. As onnxruntime does, a location is relative to the model's folder
     ``base_dir`` and must stay inside it: no absolute path, no ``..`` or symbolic link leading
-    out of it. A model given in memory (``base_dir`` None) has no folder to read from."""
+    out of it. A model given in memory (``base_dir`` None) has no folder to read from. The
+    weights of a model in the shapes-only form (``t10.common.shapes_only``) have no data:
+    they stay declared."""
+    dataless = shapes_only.in_form(model)
     external = [
         (path, t)
         for path, t in _messages(model)
         if isinstance(t, onnx.TensorProto) and t.data_location == onnx.TensorProto.EXTERNAL
+        and not (dataless and shapes_only.declared(t))
     ]
     for path, tensor in external:
         tensor.raw_data = _external_bytes(tensor, f"ONNX model '{name}': {path}", base_dir)
@@ -277,7 +282,9 @@ def weightless(model: onnx.ModelProto) -> onnx.ModelProto:
 
 def _elidable(t: onnx.TensorProto) -> bool:
     """A floating-point initializer over ``ELIDED_BYTES`` whose data lies in the model and
-    matches its shape."""
+    matches its shape, or one declared without data (``shapes_only``)."""
+    if shapes_only.declared(t):
+        return True
     if t.data_type not in _FLOAT_FIELDS or t.data_location == onnx.TensorProto.EXTERNAL:
         return False
     field, size = _FLOAT_FIELDS[t.data_type]

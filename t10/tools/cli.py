@@ -19,7 +19,7 @@ t10 bench [--models M,...] [--layers N] [--seq N] [--batches B,...] [--max-batch
           [--precision fp32|fp16] [--out DIR] [--quick] [--address ADDRESS | --serial]
 t10 bench-matmuls [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
 t10 zoo NAME [--batch N] [--seq N | --image-size N] [--layers N] [--seed S] [--token-ids]
-             -o FILE.onnx
+             [--phase prefill|decode [--context N]] [--shapes-only] -o FILE.onnx
 t10 zoo --list
 ```
 
@@ -297,10 +297,20 @@ def _cmd_zoo(args: argparse.Namespace, out: IO[str]) -> int:
     if args.output is None:
         raise UsageError("missing -o FILE.onnx")
     written = zoo.write(model, args.output, args.batch, seq, args.layers, args.seed,
-                        token_ids=args.token_ids)
-    inputs = ", ".join(f"{name} {dtype} [{', '.join(map(str, shape))}]" for name, dtype, shape
-                       in model.inputs(args.batch, seq, args.token_ids))
+                        token_ids=args.token_ids, phase=args.phase, context=args.context,
+                        shapes_only=args.shapes_only)
+    listed = model.inputs(args.batch, seq, args.token_ids, phase=args.phase,
+                          layers=args.layers, context=args.context)
+    shown = [f"{name} {dtype} [{', '.join(map(str, shape))}]" for name, dtype, shape in listed
+             if not name.startswith("past_key_values.")]
+    if cache := [shape for name, _, shape in listed if name.startswith("past_key_values.")]:
+        shown.append(f"past_key_values.{{0..{args.layers - 1}}}.key/.value float32 "
+                     f"[{', '.join(map(str, cache[0]))}]")
+    inputs = ", ".join(shown)
     where = f"; weights in {written.data_path}" if written.data_path else ""
+    if args.shapes_only:
+        where = (f"; shapes only: {written.weight_bytes / 1e6:,.1f} MB of weights declared "
+                 "without data (timing-only runs)")
     layers = f"{args.layers} layer{'s' if args.layers != 1 else ''}"
     print(f"wrote {model.name} ({layers}; inputs {inputs}) to {written.path}: "
           f"{written.file_bytes / 1e6:,.1f} MB{where}", file=out)
@@ -702,6 +712,15 @@ def make_parser() -> argparse.ArgumentParser:
     z.add_argument("--token-ids", action="store_true",
                    help="opt-1.3b: take int64 token ids through the embedding table instead "
                         "of hidden states")
+    z.add_argument("--phase", choices=("prefill", "decode"), default=None,
+                   help="llama2-7b, opt-1.3b: with a KV cache as Hugging Face exports it: "
+                        "prefill (--seq tokens, returning present.{i}.key/.value) or decode "
+                        "(one new token per sequence after --context cached ones)")
+    z.add_argument("--context", type=int, default=None, metavar="N",
+                   help="--phase decode: the cached tokens before the new one (default 128)")
+    z.add_argument("--shapes-only", action="store_true",
+                   help="declare the weights without their data (no weight bytes written), "
+                        "for t10 run --timing-only at full scale (docs/zoo.md)")
     z.add_argument("-o", "--output", metavar="FILE.onnx", type=_path,
                    help="the model file (weights over 1 GiB go to FILE.onnx.data)")
     z.set_defaults(handler=_cmd_zoo)
