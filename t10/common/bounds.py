@@ -23,10 +23,16 @@ cannot avoid is the one its SRAM or its core count forces. For a plan on P' <= P
 
 Without a split reduction dim a plan uses at most Q = ∏ parallel loop sizes cores usefully,
 so the bound is the lesser of that plan on min(P, Q) cores and a split one on P cores.
+
+A model's bound is the sum of its operators'; on a chip with off-chip memory, at least the
+larger of that and the time its memory takes to send the weights the cores' SRAM cannot hold
+(all weights less the whole SRAM, each tensor read once: `offchip_bound`), as the loads run
+beside the operators (the roofline of compute, exchange and off-chip bytes).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from math import prod
@@ -35,7 +41,7 @@ from t10.common import costs
 from t10.common.chip_spec import ChipSpec
 from t10.common.tensor_expr import ExprKind, TensorExpr
 
-__all__ = ["Bound", "model_bound", "operator_bound"]
+__all__ = ["Bound", "model_bound", "offchip_bound", "operator_bound"]
 
 
 @dataclass(frozen=True)
@@ -62,9 +68,20 @@ def operator_bound(chip: ChipSpec, expr: TensorExpr) -> Bound:
     return min(whole, _bound(chip, expr, chip.cores, split=True), key=lambda b: b.cycles)
 
 
-def model_bound(chip: ChipSpec, exprs: Iterable[TensorExpr]) -> int:
-    """The sum of the operators' bounds (a layout transition or a gather is bounded by 0)."""
-    return sum(operator_bound(chip, e).cycles for e in exprs)
+def model_bound(chip: ChipSpec, exprs: Iterable[TensorExpr], weight_bytes: int = 0) -> int:
+    """The sum of the operators' bounds (a layout transition or a gather is bounded by 0),
+    or the off-chip bound of `weight_bytes` of weights if larger (module docstring)."""
+    return max(sum(operator_bound(chip, e).cycles for e in exprs),
+               offchip_bound(chip, weight_bytes))
+
+
+def offchip_bound(chip: ChipSpec, weight_bytes: int) -> int:
+    """Cycles the chip's off-chip memory takes at least to send the part of `weight_bytes`
+    that the cores' SRAM cannot hold (0 on a chip without off-chip memory)."""
+    if chip.offchip is None:
+        return 0
+    streamed = max(0, weight_bytes - chip.total_sram_bytes)
+    return math.ceil(streamed / chip.offchip.bytes_per_cycle)
 
 
 def _bound(chip: ChipSpec, expr: TensorExpr, cores: int, split: bool) -> Bound:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     )
     from t10.planning.forked import Terminated, ending_signals
     from t10.planning.model_search import plan_module
+    from t10.planning.offchip_weights import PRELOADS
     from t10.planning.plan_search import PLACEMENTS
     from t10.planning.planners import (
         Planner,
@@ -44,6 +45,7 @@ _HOMES: dict[str, str] = {
     "DEFAULTS": "t10.planning.compile_options",
     "PlanOptions": "t10.planning.compile_options",
     "PLACEMENTS": "t10.planning.plan_search",
+    "PRELOADS": "t10.planning.offchip_weights",
     "SEARCHES": "t10.planning.compile_options",
     "temporaries_planners": "t10.planning.compile_options",
     "Terminated": "t10.planning.forked",
@@ -59,6 +61,7 @@ _HOMES: dict[str, str] = {
 __all__ = [
     "DEFAULTS",
     "PLACEMENTS",
+    "PRELOADS",
     "SEARCHES",
     "Alternative",
     "CompileOptions",

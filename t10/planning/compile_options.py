@@ -16,6 +16,7 @@ from typing import Any
 from t10.common.chip_spec import ChipSpec, load_chip
 from t10.common.tensor_expr import check_partials, precision_type
 from t10.errors import T10Error
+from t10.planning.offchip_weights import PRELOADS
 from t10.planning.plan_search import check_options
 from t10.planning.planners import planner as planner_of
 from t10.planning.planners import planners
@@ -107,6 +108,11 @@ class PlanOptions(CostOptions):
     """For the planners that take it (`replicate`): the share of SRAM (0 < share <= 1) an
     operator's plan may take while it runs, beyond its resident weights (default the
     planner's `Planner.temporaries`, 0.6 for replicate)."""
+    preload: str = "planned"
+    """When the weights kept in off-chip memory load (`t10.planning.offchip_weights`):
+    `planned` (as many operators ahead as hides them, within the SRAM), `next` (at most
+    one operator ahead) or `none` (right before their operator: load, then compute); the
+    last two are the baselines that measure the planning."""
 
     def validate(self, what: str | None = None) -> ChipSpec:
         """The chip, once every option is valid: otherwise a T10Error naming `what` (the pass
@@ -116,6 +122,9 @@ class PlanOptions(CostOptions):
         check_partials(self.precision, self.partials, what or "--partials")
         check_options(what or PLAN_SEARCH, self.planner, self.min_utilization, self.placement)
         check_choice_options(what or PLAN_SEARCH, self.planner, self.search, self.temporaries)
+        if self.preload not in PRELOADS:
+            raise T10Error(f"{what or PLAN_SEARCH}: unknown preload '{self.preload}'; choose "
+                           f"one of {', '.join(PRELOADS)}")
         return load_chip(self.chip)
 
     def plan_options(self) -> dict[str, Any]:

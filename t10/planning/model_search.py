@@ -138,6 +138,8 @@ class SearchResult:
     memory_binds: bool
     """Whether the SRAM ruled out a faster choice: every operator's fastest plan together, a
     plan with cheaper transitions, or a shared move."""
+    preload: str = "planned"
+    """When off-chip weights load (`PlanOptions.preload`)."""
 
     known: dict[int, tuple[Estimate | None, Estimate | None]] = field(
         default_factory=dict, init=False, repr=False
@@ -179,7 +181,8 @@ class SearchResult:
             sum(e.cycles for e in self.transitions(i) if e is not None)
             for i in range(len(self.chosen))
         ]
-        return schedule_loads(self.chip, self.exprs, self.chosen, moves, self.liveness)
+        return schedule_loads(self.chip, self.exprs, self.chosen, moves, self.liveness,
+                              self.preload)
 
     @property
     def total_cycles(self) -> int:
@@ -282,6 +285,7 @@ class ModelSearch:
                 unfused.cancel()
         assert result is not None
         result = self.on_one_chip(chip, op, operators, result)
+        result = dataclasses.replace(result, preload=self.options.preload)
         result.record(op, operators)
         plans = [point.plan for point in result.chosen]
         elem_bytes = self.elem_bytes()

@@ -44,14 +44,14 @@ from t10.planning.memory_reconciliation import (
 )
 
 
-def _soonest(starts: np.ndarray, free: int, room: np.ndarray, preload: int, cycles: int,
+def _soonest(starts: np.ndarray, free: int, room: np.ndarray, held: int, cycles: int,
              k: int, first_issue: int, ready: int) -> tuple[int, int]:
     """(operators ahead, arrival) of operator `k`'s loads: the fewest ahead that arrive by
     `ready`, else the earliest arrival, starting no earlier than operator `first_issue`
-    and only where the SRAM has `preload` bytes of room at every operator between."""
+    and only where the SRAM has room for the `held` bytes at every operator between."""
     best, arrive = 0, max(int(starts[k]), free) + cycles
     for issue in range(k - 1, first_issue - 1, -1):
-        if arrive <= ready or room[issue] < preload:
+        if arrive <= ready or room[issue] < held:
             break
         at = max(int(starts[issue]), free) + cycles
         if at < arrive:
@@ -70,6 +70,11 @@ def _pinned_ahead(name: str, ahead: int, k: int, first_issue: int) -> int:
             f"{k - first_issue}"
         )
     return best
+
+
+PRELOADS: dict[str, int | None] = {"planned": None, "next": 1, "none": 0}
+"""The `preload` option: the most operators ahead an operator's loads may start (None: as
+many as hide them)."""
 
 
 def weight_load_cycles(
@@ -143,18 +148,20 @@ def schedule_loads(
     chosen: Sequence[PlanPoint],
     moves: Sequence[int],
     liveness: Liveness,
+    preload: str = "planned",
 ) -> LoadSchedule:
     """The loads' schedule (module docstring); `moves`: per operator, the cycles of the
-    relayouts and gathers that run right before it."""
+    relayouts and gathers that run right before it; `preload`: a key of `PRELOADS`."""
+    most = PRELOADS[preload]
     n = len(chosen)
     if not any(p.offchip for p in chosen):
         return LoadSchedule((0,) * n, (0,) * n)
     memory = chip.offchip
     assert memory is not None
-    held = offchip_bytes(exprs, chosen)
-    if held > memory.capacity_bytes:
+    offchip = offchip_bytes(exprs, chosen)
+    if offchip > memory.capacity_bytes:
         raise DoesNotFit(
-            f"the weights kept off chip take {held:,} bytes, more than chip '{chip.name}''s "
+            f"the weights kept off chip take {offchip:,} bytes, more than chip '{chip.name}''s "
             f"off-chip memory holds ({memory.capacity_bytes:,} bytes)"
         )
     live = sum(p.resident_bytes for p in chosen) + peaks(chosen, liveness)
@@ -167,23 +174,24 @@ def schedule_loads(
         ready = int(starts[k]) + moves[k]  # the operator's first superstep, unless it waits
         if point.offchip:
             layouts = input_layouts(exprs[k], point.plan)
-            preload = sum(layouts[i].local_elements() for i in point.offchip)
-            preload *= exprs[k].elem_bytes
+            held = sum(layouts[i].local_elements() for i in point.offchip)
+            held *= exprs[k].elem_bytes
             if point.ahead is not None:
                 best = _pinned_ahead(exprs[k].name, point.ahead, k, first_issue)
-                if (room[k - best:k] < preload).any():
+                if (room[k - best:k] < held).any():
                     raise DoesNotFit(
                         f"operator '{exprs[k].name}': its pinned '{AHEAD_ATTR} = {point.ahead}' "
-                        f"holds its weights ({preload:,} bytes per core) where the SRAM has "
+                        f"holds its weights ({held:,} bytes per core) where the SRAM has "
                         f"no room for them; pin fewer operators ahead"
                     )
                 arrive = max(int(starts[k - best]), free) + point.load_cycles
             else:
-                best, arrive = _soonest(starts, free, room, preload, point.load_cycles, k,
-                                        first_issue, ready)
+                earliest = first_issue if most is None else max(first_issue, k - most)
+                best, arrive = _soonest(starts, free, room, held, point.load_cycles, k,
+                                        earliest, ready)
             ahead[k], free = best, arrive
             first_issue = k - best
-            room[first_issue:k] -= preload
+            room[first_issue:k] -= held
             waits[k] = max(0, arrive - ready)
         starts[k + 1] = ready + waits[k] + point.estimate.cycles
     peak = int((chip.sram_bytes_per_core - room).max()) if any(ahead) else 0

@@ -10,10 +10,19 @@ report `t10 run` gives (`recorded_ops`, `recorded_bound`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 
 from t10.common.attr_names import (
     BOUND_ATTR,
@@ -32,7 +41,14 @@ from t10.common.attr_names import (
 from t10.common.bounds import model_bound, operator_bound
 from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import epilogue_of, fused_tensor_expr
-from t10.common.tensor_expr import TensorExpr, at_precision, linalg_tensor_expr, op_name
+from t10.common.tensor_expr import (
+    TensorExpr,
+    at_precision,
+    element_bytes,
+    linalg_tensor_expr,
+    op_name,
+    precision_type,
+)
 from t10.errors import T10Error
 from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, ViewOp
 
@@ -117,12 +133,19 @@ def model_bound_of(chip: ChipSpec, module: ModuleOp, precision: str, partials: s
     faster or fits), which only costs more, as the bound of an epilogue fused is at most
     the bounds of its contraction and of itself apart."""
     exprs = []
+    weights: dict[SSAValue, int] = {}  # each weight's bytes at the storage precision
     for op in module.walk():
+        if isinstance(op, GenericOp):
+            for value in op.inputs:
+                if isinstance(value.owner, arith.ConstantOp) and isinstance(
+                        value.type, TensorType):
+                    weights[value] = prod(value.type.get_shape())
         if isinstance(op, GenericOp) and EPILOGUE_ATTR not in op.attributes:
             epilogue = epilogue_of(op)
             expr = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
             exprs.append(at_precision(expr, precision, partials, "the report"))
-    return model_bound(chip, exprs)
+    elem = element_bytes(precision_type(precision, "the report"), "the report")
+    return model_bound(chip, exprs, elem * sum(weights.values()))
 
 
 def planned_sram(module: ModuleOp) -> int | None:

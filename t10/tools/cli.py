@@ -66,6 +66,7 @@ from t10.pass_instrumentation import Observers, PassInstrumentation
 from t10.passes.t10_compile import LEVELS, pass_names
 from t10.planning import (
     PLACEMENTS,
+    PRELOADS,
     SEARCHES,
     Planner,
     Terminated,
@@ -560,6 +561,11 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
                         "placements that lay its rings along rows or columns, folded so that "
                         "every shift is at most two hops, and the linear one) or oblivious "
                         "(grid core i on chip core i)")
+    p.add_argument("--preload", default=DEFAULTS.preload, choices=tuple(PRELOADS),
+                   help="on a chip with off-chip memory, when the weights kept there load: "
+                        "planned (default: as many operators ahead as hides them, within the "
+                        "SRAM), next (at most one operator ahead) or none (right before their "
+                        "operator); the last two are baselines")
     p.add_argument("--search", default=DEFAULTS.search, choices=SEARCHES,
                    help="how plans are chosen under the SRAM limit: greedy (T10's moves of "
                         "least time per byte saved; t10's default), exact (the fastest choice "

@@ -23,6 +23,7 @@ from xdsl.dialects.linalg.ops import GenericOp
 
 from t10 import driver
 from t10.common.attr_names import AHEAD_ATTR, OFFCHIP_ATTR, PLAN_ATTR
+from t10.common.bounds import model_bound, offchip_bound
 from t10.common.chip_spec import chip_from_dict, load_chip, vary_chip
 from t10.common.offchip import OffChipMemory, load_cycles
 from t10.common.plans import Plan
@@ -279,3 +280,44 @@ def test_within_planned_sram_with_the_preloads(tmp_path: Path) -> None:
     compiled = driver.compile_model(model, options)
     result = simulate(compiled.module, compiled.chip, random_onnx_inputs(model))
     assert result.report.peak_sram_bytes_per_core <= (planned_sram(compiled.planned) or 0)
+
+
+def test_the_baselines_load_later_and_are_never_faster(tmp_path: Path) -> None:
+    """The same plans with the loads right before their operators (`none`) or at most one
+    operator ahead (`next`): every estimate still equals the simulation, and the planned
+    schedule is at least as fast as either."""
+    model = models.mlp(batch=64, sizes=(256, 256, 256, 256))
+    chip = _chip(tmp_path, 60_000)
+    totals = {}
+    for preload in ("planned", "next", "none"):
+        options = CompileOptions(chip=chip, preload=preload)
+        result = driver.run_model(model, options, timing_only=True)
+        _check_report(result.report, 60_000)
+        totals[preload] = result.report.total_cycles
+        planned = driver.compile_model(model, options, emit="linalg").planned
+        if preload == "none":
+            assert AHEAD_ATTR not in str(planned)
+    assert totals["planned"] <= totals["next"] <= totals["none"]
+    assert totals["planned"] < totals["none"]
+
+
+def test_an_unknown_preload_is_refused() -> None:
+    with pytest.raises(T10Error, match="t10-plan-search: unknown preload 'soon'; choose one of "
+                                       "planned, next, none"):
+        CompileOptions(preload="soon").validate()
+
+
+def test_the_bound_counts_what_the_sram_cannot_hold(tmp_path: Path) -> None:
+    """The model's bound is the larger of its operators' bounds summed and the cycles the
+    memory needs to send the weights the whole SRAM cannot hold; at most the total."""
+    chip = _chip(tmp_path, 30_000)
+    weights = 3 * (256 * 256 + 256) * 4
+    streamed = math.ceil((weights - 16 * 30_000) / RATE)
+    assert offchip_bound(load_chip(chip), weights) == streamed
+    assert model_bound(load_chip(chip), [], weights) == streamed
+    assert offchip_bound(load_chip("test-16"), weights) == 0
+    assert offchip_bound(load_chip(chip), 16 * 30_000) == 0
+    model = models.mlp(batch=64, sizes=(256, 256, 256, 256))
+    report = driver.run_model(model, CompileOptions(chip=chip), timing_only=True).report
+    assert report.bound_cycles is not None
+    assert streamed <= report.bound_cycles <= report.total_cycles

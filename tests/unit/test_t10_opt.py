@@ -118,7 +118,7 @@ ERRORS = [
     ("unknown-option", ALLOC, ["-p", "t10-plan-search{chip=test-16 nosuch=1}"],
      "t10-plan-search: unknown option 'nosuch' "
      "(options: chip, min-utilization, precision, partials, placement, planner, search, "
-     "temporaries, reuse, jobs)"),
+     "temporaries, preload, reuse, jobs)"),
     ("option-type", ALLOC, ["-p", "t10-fuse-epilogue{always=maybe}"],
      "t10-fuse-epilogue: option 'always' expects true or false, got 'maybe'"),
     ("option-no-value", ALLOC, ["-p", "t10-plan-search{chip}"],

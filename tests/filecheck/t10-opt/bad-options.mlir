@@ -6,7 +6,7 @@
 // NAME-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-plan-search{chip=test-16 nosuch=1}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
-// UNKNOWN: {{^}}t10-opt: error: t10-plan-search: unknown option 'nosuch' (options: chip, min-utilization, precision, partials, placement, planner, search, temporaries, reuse, jobs){{$}}
+// UNKNOWN: {{^}}t10-opt: error: t10-plan-search: unknown option 'nosuch' (options: chip, min-utilization, precision, partials, placement, planner, search, temporaries, preload, reuse, jobs){{$}}
 // UNKNOWN-NOT: {{.}}
 
 // RUN: not t10-opt %s -p 't10-fuse-epilogue{always=maybe}' 2>&1 | filecheck %s --check-prefix=BOOL
