@@ -1,14 +1,16 @@
-"""Where an operator's weights live, as the IR records it on the operator's generic (each
-names inputs: weights, `arith.constant`s it reads directly, its epilogue's counted after its
-own; docs/DESIGN.md, "Cold weights" and "Off-chip weights"):
+"""Where an operator's host tensors live, as the IR records it on the operator's generic
+(each names inputs by index, its epilogue's counted after its own; docs/DESIGN.md, "Cold
+weights" and "Off-chip weights"):
 
-- `t10.cold = array<i64: ...>`: weights that stay in a compact *home* for the whole program,
-  `host_layout` over the cores of the operator's plan, expanded into the plan's layouts
-  each time the operator runs;
-- `t10.offchip = array<i64: ...>`: weights kept in the chip's off-chip memory and loaded
-  into the plan's layouts for the operator (`t10.common.offchip`), the loads starting
-  `t10.ahead = N : i64` operators before it (0, or absent: right before it), so that they
-  arrive while the operators between run.
+- `t10.cold = array<i64: ...>`: weights (`arith.constant`s it reads directly) that stay in a
+  compact *home* for the whole program, `host_layout` over the cores of the operator's
+  plan, expanded into the plan's layouts each time the operator runs;
+- `t10.offchip = array<i64: ...>`: host tensors (weights, or function arguments such as a
+  decoder's KV cache; read directly or through views) kept in the chip's off-chip memory
+  and loaded for the operator (`t10.common.offchip`), the loads starting `t10.ahead = N :
+  i64` operators before it (0, or absent: right before it), so that they arrive while the
+  operators between run; read by `t10.planning.offchip_weights.offchip_inputs`, which
+  follows the views.
 
 `t10-plan-search` writes them (a user may edit or pin them with the plan);
 convert-linalg-to-rtensor lowers them to the homes and expanding relayouts, and to the
@@ -19,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from t10.common.attr_names import AHEAD_ATTR, COLD_ATTR, OFFCHIP_ATTR
 from t10.common.tensor_expr import op_name
@@ -30,10 +32,9 @@ from t10.errors import T10Error
 MAX_AHEAD = 2**20
 
 
-def _weight_indices(op: Operation, inputs: Sequence[SSAValue], key: str, kept: str
-                    ) -> tuple[int, ...]:
+def named_indices(op: Operation, inputs: Sequence[SSAValue], key: str) -> tuple[int, ...]:
     """The inputs the array attribute `key` names, ascending (none when absent); an attribute
-    that is not an array of distinct indices of weights is an error naming the problem."""
+    that is not an array of distinct input indices is an error naming the problem."""
     attr = op.attributes.get(key)
     if attr is None:
         return ()
@@ -46,30 +47,30 @@ def _weight_indices(op: Operation, inputs: Sequence[SSAValue], key: str, kept: s
     if len(set(indices)) != len(indices):
         raise T10Error(f"operator '{op_name(op)}': '{key}' names an input twice: {attr}")
     for i in indices:
-        if not 0 <= i < len(inputs) or not isinstance(inputs[i].owner, arith.ConstantOp):
-            raise T10Error(
-                f"operator '{op_name(op)}': '{key}' names input {i}, which is not a weight it "
-                f"reads directly (an arith.constant); only weights may be kept {kept}"
-            )
+        if not 0 <= i < len(inputs):
+            raise T10Error(f"operator '{op_name(op)}': '{key}' names input {i}, but it has "
+                           f"{len(inputs)} inputs")
     return tuple(sorted(indices))
 
 
 def cold_inputs(op: Operation, inputs: Sequence[SSAValue]) -> tuple[int, ...]:
     """The inputs of the operator whose generic is `op` (its `inputs`, epilogue's included)
-    that `t10.cold` names, ascending."""
-    return _weight_indices(op, inputs, COLD_ATTR, "cold")
+    that `t10.cold` names, ascending: weights it reads directly."""
+    cold = named_indices(op, inputs, COLD_ATTR)
+    for i in cold:
+        if not isinstance(inputs[i].owner, arith.ConstantOp):
+            raise T10Error(
+                f"operator '{op_name(op)}': '{COLD_ATTR}' names input {i}, which is not a "
+                "weight it reads directly (an arith.constant); only weights may be kept cold"
+            )
+    return cold
 
 
-def offchip_inputs(op: Operation, inputs: Sequence[SSAValue]) -> tuple[int, ...]:
-    """The inputs that `t10.offchip` names, ascending; none may also be cold."""
-    offchip = _weight_indices(op, inputs, OFFCHIP_ATTR, "off chip")
-    both = sorted(set(offchip) & set(cold_inputs(op, inputs)))
-    if both:
-        raise T10Error(
-            f"operator '{op_name(op)}': input {both[0]} is named by both '{COLD_ATTR}' and "
-            f"'{OFFCHIP_ATTR}'; a weight lives in one place"
-        )
-    return offchip
+def is_host_tensor(value: SSAValue) -> bool:
+    """A weight (an `arith.constant`) or a function argument."""
+    return isinstance(value.owner, arith.ConstantOp) or (
+        isinstance(value, BlockArgument) and isinstance(value.owner.parent_op(), func.FuncOp)
+    )
 
 
 def loads_ahead(op: Operation) -> int:

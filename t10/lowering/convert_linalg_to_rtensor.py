@@ -108,8 +108,9 @@ from t10.common.tensor_expr import (
     precision_type,
 )
 from t10.common.view_maps import View
-from t10.common.weights import cold_inputs, loads_ahead, offchip_inputs
+from t10.common.weights import cold_inputs, loads_ahead
 from t10.errors import T10Error
+from t10.planning.offchip_weights import offchip_inputs
 from t10.planning.planned_record import check_record
 from t10.t10_dialects import rtensor
 from t10.t10_dialects.rtensor import PlanAttr, RTensorType, through_views
@@ -339,16 +340,28 @@ class GenericToRTensor(RewritePattern):
     """The loads of off-chip weights made so far, each with its operator's index in
     `starts` and how many operators ahead it starts (`t10.ahead`)."""
 
-    def _load(self, value: SSAValue, layout: Layout, elem: Attribute, name: str, ahead: int,
-              rewriter: PatternRewriter) -> SSAValue:
-        """An off-chip weight loaded into `layout` (`place_loads` moves it ahead)."""
+    def _load_input(self, value: SSAValue, layout: Layout, elem: Attribute,
+                    consumer: Operation, rewriter: PatternRewriter) -> SSAValue:
+        """An input kept off chip (a weight or a function argument, `value` or viewed by
+        `value`) in `layout`: loaded into it, or, through views, loaded into `host_layout`
+        over its cores and moved through the views (`place_loads` moves the load ahead)."""
+        name = op_name(consumer)
+        source, view = through_views(value)
+        assert isinstance(source.type, TensorType)
+        at = layout if view is None else host_layout(source.type.get_shape(), layout.cores)
         load = rtensor.LoadOp.create(
-            operands=[value], result_types=[_stored(value.type, elem, layout)],
+            operands=[source], result_types=[_stored(source.type, elem, at)],
             properties={"label": StringAttr(f"{name}/load")},
         )
         rewriter.insert(load)
-        self.loads.append((load, len(self.starts), ahead))
-        return load.result
+        self.loads.append((load, len(self.starts), loads_ahead(consumer)))
+        if view is None:
+            return load.result
+        estimate = consumer.attributes.get(RELAYOUT_ATTR)
+        move = _relayout(load.result, _stored(value.type, elem, layout), f"{name}/relayout",
+                         view, estimate)
+        rewriter.insert(move)
+        return move.results[0]
 
     def place_loads(self) -> None:
         """Moves each load of an off-chip weight `t10.ahead` operators ahead of its reader
@@ -367,9 +380,9 @@ class GenericToRTensor(RewritePattern):
             block = anchor.parent_block()
             assert block is not None
             block.insert_op_before(load, anchor)
-            weight = load.source.owner
-            assert isinstance(weight, Operation)  # an arith.constant (rtensor.load verifies)
-            if weight.parent_block() is block and load.is_before_in_block(weight):
+            weight = load.source.owner  # a constant, or a function argument's block
+            if (isinstance(weight, Operation) and weight.parent_block() is block
+                    and load.is_before_in_block(weight)):
                 weight.detach()  # a constant: defined where it is loaded, if later
                 block.insert_op_before(weight, load)
 
@@ -411,13 +424,19 @@ class GenericToRTensor(RewritePattern):
         offchip = offchip_inputs(op, values)
         block, before = op.parent_block(), op.prev_op
         assert block is not None
+        layouts = input_layouts(expr, plan)
+        # the inputs kept off chip first: those read through views are moved before the
+        # operator's other moves, so that it waits for its loads before all of them
+        placed = {
+            i: self._load_input(values[i], layouts[i], elem, op, rewriter) for i in offchip
+        }
         inputs = [
-            self._load(v, lay, elem, expr.name, loads_ahead(op), rewriter) if i in offchip
+            placed[i] if i in placed
             else _distributed(
                 v, lay, elem, op, rewriter, self.gathers, self.moves,
                 i in reused, store is not None, i in cold,
             )
-            for i, (v, lay) in enumerate(zip(values, input_layouts(expr, plan), strict=True))
+            for i, (v, lay) in enumerate(zip(values, layouts, strict=True))
         ]
         self.starts.append((block, before))
         result_type = op.res[0].type

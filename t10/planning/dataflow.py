@@ -4,6 +4,7 @@ the chip, and the gathers of runtime ids made on chip for no operator (`made_gat
 
 from __future__ import annotations
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import SSAValue
@@ -46,7 +47,8 @@ def dataflow_edges(operators: list[Operator]) -> list[Edge]:
 def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int) -> Liveness:
     """Which generics read each generic's output (through views and gathers; a view
     returned from the function is moved where the view stands, so the generic before it
-    counts as a reader); the host tensors placed for the whole program (host tensors of
+    counts as a reader; returning an output is no read: it leaves the chip right after
+    its generic); the host tensors placed for the whole program (host tensors of
     `elem_bytes`, ids of `IDS_BYTES`, each once): the gathers' tables and ids, the gathers
     returned from the function, the host sources of returned views; and the returned views
     (`ReturnedView`)."""
@@ -61,6 +63,8 @@ def model_liveness(module: ModuleOp, operators: list[Operator], elem_bytes: int)
         found = set()
         for use in value.uses:
             user = use.operation
+            if isinstance(user, func.ReturnOp):
+                continue  # collected where it is made (convert-linalg-to-rtensor)
             found.add(index.get(id(user), position[id(user)]))
             if isinstance(user, ViewOp | GatherOp):
                 found |= readers(user.results[0])

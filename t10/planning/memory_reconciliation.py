@@ -115,11 +115,18 @@ class PlanPoint:
     """The weights it reads through views, placed by `host_layout` (resident, not part of the
     estimate, which holds their copies moved into its layouts as inputs)."""
     offchip: tuple[int, ...] = ()
-    """Its weights kept in off-chip memory (input indices), loaded into the plan's layouts
-    for it: transient, like its other inputs (`t10.planning.offchip_weights`)."""
+    """Its host tensors kept in off-chip memory (input indices: weights, function arguments),
+    loaded for it: transient, like its other inputs (`t10.planning.offchip_weights`)."""
     load_cycles: int = 0
-    """The loads of its off-chip weights, as if nothing hid them (while choosing; the chosen
+    """The loads of its off-chip tensors, as if nothing hid them (while choosing; the chosen
     plans' loads are scheduled ahead, `schedule_loads`)."""
+    load_bytes: int = 0
+    """The per-core bytes its loads fill (held from their start until it has run)."""
+    offchip_bytes: int = 0
+    """The bytes its off-chip tensors take there (each whole, once)."""
+    loads_viewed: bool = False
+    """Whether one of its off-chip tensors is read through views: then it is moved first,
+    and the operator waits for its loads before its moves rather than after them."""
     ahead: int | None = None
     """Pinned with its plan: its loads start this many operators ahead (None: as
     `schedule_loads` chooses)."""
@@ -160,6 +167,12 @@ def plan_point(
     layouts = input_layouts(expr, plan)
     eb = expr.elem_bytes
     hot = [i for i in operands.constant if i not in cold and i not in offchip]
+    viewed_kept = {i: s for i, s in operands.viewed_constants.items() if i not in offchip}
+    staged_kept = {i: s for i, s in operands.staged.items() if i not in offchip}
+    viewed_loaded = {  # loaded into host_layout, then moved through their views
+        i: s for i, s in (*operands.staged.items(), *operands.viewed_constants.items())
+        if i in offchip
+    }
 
     def placed(shapes: Mapping[int, tuple[int, ...]]) -> int:
         """Bytes of inputs placed by `host_layout` over the cores of their final layout."""
@@ -168,16 +181,17 @@ def plan_point(
         ) * eb
 
     homes = placed({i: expr.inputs[i].shape for i in cold})
-    viewed = placed(operands.viewed_constants)
+    viewed = placed(viewed_kept)
     return PlanPoint(
         plan,
         est,
         resident_bytes(expr, plan, hot) + viewed + homes,
         output_bytes=output_layout(expr, plan).local_elements() * eb,
         input_bytes=sum(lay.local_elements() for i, lay in enumerate(layouts) if i not in hot)
+        * eb + placed(viewed_loaded),
+        host_bytes=sum(layouts[i].local_elements() for i in operands.host if i not in offchip)
         * eb,
-        host_bytes=sum(layouts[i].local_elements() for i in operands.host) * eb,
-        staged_bytes=placed(operands.staged),
+        staged_bytes=placed(staged_kept),
         cold=cold,
         expand_cycles=expand_cycles,
         home_bytes=homes,

@@ -36,7 +36,7 @@ from t10.common.epilogues import unmark_epilogue
 from t10.common.placements import on_first_chip
 from t10.common.plans import Estimate, Plan
 from t10.common.tensor_expr import TensorExpr, element_bytes, op_name, precision_type
-from t10.common.weights import cold_attr, cold_inputs, loads_ahead, offchip_inputs
+from t10.common.weights import cold_attr, cold_inputs, loads_ahead
 from t10.errors import DoesNotFit, T10Error
 from t10.planning.cold_weights import cold_point, expand_estimate, with_cold_weights
 from t10.planning.compile_options import PLAN_SEARCH, PlanOptions, check_choice_options
@@ -69,6 +69,7 @@ from t10.planning.memory_reconciliation import (
 )
 from t10.planning.offchip_weights import (
     LoadSchedule,
+    offchip_inputs,
     offchip_point,
     schedule_loads,
     with_offchip_weights,
@@ -520,18 +521,18 @@ class ModelSearch:
 
 def pinned_weights(chip: ChipSpec, op: Operator, expr: TensorExpr, options: OpOptions
                    ) -> OpOptions:
-    """The pinned plan's point with its weights where `t10.cold` or `t10.offchip` keep them
-    (each names all of them, or is left out; with `t10.offchip`, a `t10.ahead` given)."""
+    """The pinned plan's point with its host tensors where `t10.cold` (all of its weights,
+    or none) or `t10.offchip` (any of its host tensors, with a `t10.ahead` if given) keep
+    them."""
     operands = options.operands
     cold = cold_inputs(op.generic, op.inputs)
     offchip = offchip_inputs(op.generic, op.inputs)
     name = op_name(op.generic)
-    for key, named in ((COLD_ATTR, cold), (OFFCHIP_ATTR, offchip)):
-        if named and set(named) != set(operands.constant):
-            raise T10Error(
-                f"operator '{name}': '{key}' must name all of its weights (inputs "
-                f"{list(operands.constant)}) or be left out"
-            )
+    if cold and set(cold) != set(operands.constant):
+        raise T10Error(
+            f"operator '{name}': '{COLD_ATTR}' must name all of its weights (inputs "
+            f"{list(operands.constant)}) or be left out"
+        )
     point = options.points[0]
     if cold:
         twin = cold_point(chip, expr, point.plan, point.estimate, operands)
@@ -541,7 +542,7 @@ def pinned_weights(chip: ChipSpec, op: Operator, expr: TensorExpr, options: OpOp
                 f"operator '{name}': '{OFFCHIP_ATTR}' keeps its weights in off-chip memory, "
                 f"but chip '{chip.name}' has none; remove the attribute"
             )
-        twin = offchip_point(chip, expr, point.plan, point.estimate, operands)
+        twin = offchip_point(chip, expr, point.plan, point.estimate, operands, offchip)
         if AHEAD_ATTR in op.generic.attributes:
             twin = dataclasses.replace(twin, ahead=loads_ahead(op.generic))
     else:

@@ -27,12 +27,14 @@ from dataclasses import dataclass, replace
 from math import prod
 
 import numpy as np
+from xdsl.ir import Operation, SSAValue
 
-from t10.common.attr_names import AHEAD_ATTR
+from t10.common.attr_names import AHEAD_ATTR, COLD_ATTR, OFFCHIP_ATTR
 from t10.common.chip_spec import ChipSpec
 from t10.common.offchip import load_cycles
-from t10.common.plans import Estimate, Plan, input_layouts
-from t10.common.tensor_expr import TensorExpr
+from t10.common.plans import Estimate, Layout, Plan, host_layout, input_layouts
+from t10.common.tensor_expr import TensorExpr, op_name
+from t10.common.weights import cold_inputs, is_host_tensor, named_indices
 from t10.errors import DoesNotFit, T10Error
 from t10.planning.memory_reconciliation import (
     Liveness,
@@ -42,6 +44,7 @@ from t10.planning.memory_reconciliation import (
     peaks,
     plan_point,
 )
+from t10.t10_dialects.rtensor import through_views
 
 
 def _soonest(starts: np.ndarray, free: int, room: np.ndarray, held: int, cycles: int,
@@ -77,53 +80,86 @@ PRELOADS: dict[str, int | None] = {"planned": None, "next": 1, "none": 0}
 many as hide them)."""
 
 
-def weight_load_cycles(
-    chip: ChipSpec, expr: TensorExpr, plan: Plan, weights: Sequence[int]
-) -> int:
-    """Cycles of the loads of `weights` (input indices) into `plan`'s layouts, one after
-    another on the off-chip memory's channel."""
-    memory = chip.offchip
-    assert memory is not None
+def offchip_inputs(op: Operation, inputs: Sequence[SSAValue]) -> tuple[int, ...]:
+    """The inputs of the operator whose generic is `op` (its `inputs`, epilogue's included)
+    that `t10.offchip` names, ascending (`t10.common.weights`): host tensors (weights or
+    function arguments) it reads directly or through views; none may also be cold."""
+    offchip = named_indices(op, inputs, OFFCHIP_ATTR)
+    for i in offchip:
+        if not is_host_tensor(through_views(inputs[i])[0]):
+            raise T10Error(
+                f"operator '{op_name(op)}': '{OFFCHIP_ATTR}' names input {i}, which is not a "
+                "weight or a function argument it reads (directly or through views); only "
+                "those may be kept off chip"
+            )
+    both = sorted(set(offchip) & set(cold_inputs(op, inputs)))
+    if both:
+        raise T10Error(
+            f"operator '{op_name(op)}': input {both[0]} is named by both '{COLD_ATTR}' and "
+            f"'{OFFCHIP_ATTR}'; a weight lives in one place"
+        )
+    return offchip
+
+
+def offchip_candidates(operands: Operands) -> tuple[int, ...]:
+    """The inputs an operator may keep off chip: its host tensors (weights and function
+    arguments), read directly or through views."""
+    return tuple(sorted({*operands.constant, *operands.host, *operands.staged,
+                         *operands.viewed_constants}))
+
+
+def _loaded(expr: TensorExpr, plan: Plan, operands: Operands, offchip: Sequence[int]
+            ) -> list[tuple[int, Layout]]:
+    """(bytes off chip, layout it is loaded into) of each input in `offchip`: the plan's
+    layout, or for one read through views, `host_layout` over its cores (then moved)."""
     layouts = input_layouts(expr, plan)
-    total = 0
-    for i in weights:
-        per_core = layouts[i].local_elements() * expr.elem_bytes
-        tensor_bytes = prod(expr.inputs[i].shape) * expr.elem_bytes
-        total += load_cycles(memory, chip.exchange_cycles_per_byte, tensor_bytes, per_core)
-    return total
+    viewed = {**operands.staged, **operands.viewed_constants}
+    out = []
+    for i in offchip:
+        shape = viewed.get(i, expr.inputs[i].shape)
+        layout = host_layout(shape, layouts[i].cores) if i in viewed else layouts[i]
+        out.append((prod(shape) * expr.elem_bytes, layout))
+    return out
 
 
 def offchip_point(
-    chip: ChipSpec, expr: TensorExpr, plan: Plan, est: Estimate, operands: Operands
+    chip: ChipSpec, expr: TensorExpr, plan: Plan, est: Estimate, operands: Operands,
+    offchip: Sequence[int] | None = None,
 ) -> PlanPoint:
-    """`plan` with every weight of the operator kept off chip."""
-    weights = tuple(operands.constant)
-    point = plan_point(expr, plan, est, operands, offchip=weights)
-    return replace(point, load_cycles=weight_load_cycles(chip, expr, plan, weights))
+    """`plan` with the inputs `offchip` (default: every host tensor it reads) kept off chip,
+    their loads costed one after another on the memory's channel."""
+    memory = chip.offchip
+    assert memory is not None
+    kept = offchip_candidates(operands) if offchip is None else tuple(sorted(offchip))
+    loads = _loaded(expr, plan, operands, kept)
+    eb = expr.elem_bytes
+    return replace(
+        plan_point(expr, plan, est, operands, offchip=kept),
+        load_cycles=sum(
+            load_cycles(memory, chip.exchange_cycles_per_byte, nbytes,
+                        layout.local_elements() * eb)
+            for nbytes, layout in loads
+        ),
+        load_bytes=sum(layout.local_elements() for _, layout in loads) * eb,
+        offchip_bytes=sum(nbytes for nbytes, _ in loads),
+        loads_viewed=any(i in operands.staged or i in operands.viewed_constants for i in kept),
+    )
 
 
 def with_offchip_weights(chip: ChipSpec, expr: TensorExpr, options: OpOptions) -> OpOptions:
-    """`options` with the off-chip twin of every plan that holds weights resident (cold or
-    hot), fastest first; pinned options as they are."""
-    if options.pinned or not options.operands.constant or chip.offchip is None:
+    """`options` with the off-chip twin of every plan (its host tensors kept off chip),
+    fastest first; pinned options, and those of an operator that reads no host tensor, as
+    they are."""
+    if options.pinned or not offchip_candidates(options.operands) or chip.offchip is None:
         return options
     twins = [
         offchip_point(chip, expr, point.plan, point.estimate, options.operands)
         for point in options.points
-        if not point.offchip and point.resident_bytes > point.viewed_bytes
+        if not point.offchip and not point.cold
     ]
     twins = [t for t in twins if t not in options.points]
     points = sorted((*options.points, *twins), key=lambda p: p.cycles)
     return replace(options, points=tuple(points))
-
-
-def offchip_bytes(exprs: Sequence[TensorExpr], chosen: Sequence[PlanPoint]) -> int:
-    """The bytes the weights kept off chip take there (each tensor once)."""
-    return sum(
-        prod(expr.inputs[i].shape) * expr.elem_bytes
-        for expr, point in zip(exprs, chosen, strict=True)
-        for i in point.offchip
-    )
 
 
 @dataclass(frozen=True)
@@ -158,10 +194,10 @@ def schedule_loads(
         return LoadSchedule((0,) * n, (0,) * n)
     memory = chip.offchip
     assert memory is not None
-    offchip = offchip_bytes(exprs, chosen)
+    offchip = sum(p.offchip_bytes for p in chosen)
     if offchip > memory.capacity_bytes:
         raise DoesNotFit(
-            f"the weights kept off chip take {offchip:,} bytes, more than chip '{chip.name}''s "
+            f"the tensors kept off chip take {offchip:,} bytes, more than chip '{chip.name}''s "
             f"off-chip memory holds ({memory.capacity_bytes:,} bytes)"
         )
     live = sum(p.resident_bytes for p in chosen) + peaks(chosen, liveness)
@@ -171,11 +207,10 @@ def schedule_loads(
     free = 0  # when the channel ends the loads started so far
     first_issue = 0  # no load starts before an earlier operator's loads
     for k, point in enumerate(chosen):
-        ready = int(starts[k]) + moves[k]  # the operator's first superstep, unless it waits
+        # when it waits: before its first superstep, or before its moves if one moves a load
+        ready = int(starts[k]) + (0 if point.loads_viewed else moves[k])
         if point.offchip:
-            layouts = input_layouts(exprs[k], point.plan)
-            held = sum(layouts[i].local_elements() for i in point.offchip)
-            held *= exprs[k].elem_bytes
+            held = point.load_bytes
             if point.ahead is not None:
                 best = _pinned_ahead(exprs[k].name, point.ahead, k, first_issue)
                 if (room[k - best:k] < held).any():
@@ -193,6 +228,6 @@ def schedule_loads(
             first_issue = k - best
             room[first_issue:k] -= held
             waits[k] = max(0, arrive - ready)
-        starts[k + 1] = ready + waits[k] + point.estimate.cycles
+        starts[k + 1] = int(starts[k]) + moves[k] + waits[k] + point.estimate.cycles
     peak = int((chip.sram_bytes_per_core - room).max()) if any(ahead) else 0
     return LoadSchedule(tuple(ahead), tuple(waits), peak)

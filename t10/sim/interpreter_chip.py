@@ -266,12 +266,12 @@ class ChipFunctions(InterpreterFunctions):
         host, buffer = args
         layout = load_into(state, op, host, buffer, what)
         per_core, tensor_bytes = buffer.bytes_per_core, prod(layout.shape) * buffer.elem_bytes
-        if op.source not in state.offchip_weights:
-            state.offchip_weights[op.source] = tensor_bytes
-            held = sum(state.offchip_weights.values())
+        if op.source not in state.offchip_tensors:
+            state.offchip_tensors[op.source] = tensor_bytes
+            held = sum(state.offchip_tensors.values())
             if held > memory.capacity_bytes:
                 raise DoesNotFit(
-                    f"{what}: the weights loaded from off-chip memory so far take {held:,} "
+                    f"{what}: the tensors loaded from off-chip memory so far take {held:,} "
                     f"bytes there, more than chip '{state.chip.name}' holds "
                     f"({memory.capacity_bytes:,} bytes)"
                 )

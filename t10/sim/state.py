@@ -217,8 +217,8 @@ class SimState:
     arriving: dict[SSAValue, tuple[int, str]] = field(default_factory=dict)
     """Buffers being loaded from off-chip memory that no superstep has read yet: when each
     arrives, and its load's label."""
-    offchip_weights: dict[SSAValue, int] = field(default_factory=dict)
-    """The weights loaded from off-chip memory so far, with the bytes each takes there."""
+    offchip_tensors: dict[SSAValue, int] = field(default_factory=dict)
+    """The tensors loaded from off-chip memory so far, with the bytes each takes there."""
 
     def __post_init__(self) -> None:
         self.live = np.zeros(self.chip.cores, dtype=np.int64)

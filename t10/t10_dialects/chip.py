@@ -19,7 +19,6 @@ waits until it has arrived (`t10.common.offchip`).
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
@@ -35,6 +34,7 @@ from xdsl.irdl import (
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from t10.common.weights import is_host_tensor
 from t10.t10_dialects import core
 from t10.t10_dialects.core import BufferType
 from t10.t10_dialects.rtensor import LayoutAttr, tensor_type
@@ -102,9 +102,10 @@ class SuperstepOp(IRDLOperation):
 
 @irdl_op_definition
 class LoadOp(core.BufferLayoutOp):
-    """Loads a weight kept in off-chip memory (an `arith.constant`) into `buffer` following
-    `layout`: it starts where it stands, between supersteps, and runs beside them; `label`
-    names the wait of the superstep that first reads the buffer before it has arrived."""
+    """Loads a host tensor kept in off-chip memory (a weight, an `arith.constant`, or a
+    function argument) into `buffer` following `layout`: it starts where it stands, between
+    supersteps, and runs beside them; `label` names the wait of the superstep that first
+    reads the buffer before it has arrived."""
 
     name = "chip.load"
     label = prop_def(StringAttr)
@@ -121,10 +122,10 @@ class LoadOp(core.BufferLayoutOp):
 
     def verify_(self) -> None:
         what = f"chip.load '{self.label.data}'"
-        if not isinstance(self.source.owner, arith.ConstantOp):
+        if not is_host_tensor(self.source):
             raise VerifyException(
-                f"{what}: loads a weight (an arith.constant) from off-chip memory; its source "
-                "is not one"
+                f"{what}: loads a host tensor (an arith.constant or a function argument) from "
+                "off-chip memory; its source is neither"
             )
         parent = self.parent_op()
         if parent is not None and isinstance(parent, SuperstepOp):

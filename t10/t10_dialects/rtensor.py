@@ -37,7 +37,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     I64,
     AffineMapAttr,
@@ -99,6 +98,7 @@ from t10.common.plans import (
 )
 from t10.common.tensor_expr import ExprKind, TensorExpr, tensor_expr_of
 from t10.common.view_maps import View, map_problem
+from t10.common.weights import is_host_tensor
 from t10.errors import T10Error
 from t10.t10_dialects.syntax import (
     encode_optional,
@@ -704,9 +704,10 @@ class DistributeOp(IRDLOperation):
 
 @irdl_op_definition
 class LoadOp(IRDLOperation):
-    """Loads a weight kept in off-chip memory (an `arith.constant`) into the given layout,
-    starting where it stands in the program (`t10.offchip` / `t10.ahead` of the plan search
-    put it there); `label` names it in reports (`<consumer>/load`)."""
+    """Loads a host tensor kept in off-chip memory (a weight, an `arith.constant`, or a
+    function argument) into the given layout, starting where it stands in the program
+    (`t10.offchip` / `t10.ahead` of the plan search put it there); `label` names it in
+    reports (`<consumer>/load`)."""
 
     name = "rtensor.load"
     label = prop_def(StringAttr)
@@ -715,10 +716,10 @@ class LoadOp(IRDLOperation):
     assembly_format = "$label $source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
-        if not isinstance(self.source.owner, arith.ConstantOp):
+        if not is_host_tensor(self.source):
             raise VerifyException(
-                f"rtensor.load '{self.label.data}': loads a weight (an arith.constant) from "
-                "off-chip memory; its source is not one"
+                f"rtensor.load '{self.label.data}': loads a host tensor (an arith.constant or "
+                "a function argument) from off-chip memory; its source is neither"
             )
         _check_same_tensor(self.name, tensor_type(self.source), rtensor_type(self.result))
 

@@ -145,7 +145,7 @@ def test_pinned_cold_plans_match_onnxruntime(rows: int, cols: int, k: int, preci
     [
         ([0], "'t10.cold' names input 0, which is not a weight it reads directly"),
         ([1, 1], "'t10.cold' names an input twice"),
-        ([5], "'t10.cold' names input 5, which is not a weight"),
+        ([5], "'t10.cold' names input 5, but it has 2 inputs"),
     ],
 )
 def test_a_bad_cold_mark_is_refused(cold: list[int], message: str) -> None:

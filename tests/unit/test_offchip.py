@@ -6,6 +6,7 @@ within `t10.model_bytes` and the SRAM, and a load costs what the formula says.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from importlib import resources
@@ -31,6 +32,7 @@ from t10.common.weights import cold_attr
 from t10.driver import CHECK_TOLERANCES, CompileOptions, compile_module
 from t10.errors import DoesNotFit, T10Error
 from t10.examples import models
+from t10.examples.zoo import ZOO
 from t10.frontend import import_onnx
 from t10.outputs.report import RunReport, check_outputs, planned_ops, planned_sram
 from t10.reference import reference_outputs
@@ -217,6 +219,28 @@ def test_a_tiny_llama_streams_its_weights_and_matches_onnxruntime(tmp_path: Path
     assert sum(1 for o in result.report.ops if o.kind == "load") >= 4
 
 
+@pytest.mark.parametrize("name", ["llama2-7b", "opt-1.3b"])
+def test_a_decode_step_streams_its_kv_cache_and_matches_onnxruntime(
+    name: str, tmp_path: Path
+) -> None:
+    """Six layers of a tiny decoder, one new token over 256 cached positions: the caches
+    (function arguments read through the Concat's views) do not fit beside one another, so
+    they stay off chip and load for their layer, moved through their views first."""
+    config = dataclasses.replace(ZOO[name].config, hidden=64, heads=4, intermediate=96)
+    path = tmp_path / "decode.onnx"
+    onnx.save(ZOO[name].build(2, None, 6, config=config, phase="decode", context=256), path)
+    sram = 70_000
+    with pytest.raises(DoesNotFit):
+        driver.compile_model(path, CompileOptions(chip=_chip(tmp_path, sram, offchip=False)),
+                             emit="linalg")
+    result = driver.run_model(path, CompileOptions(chip=_chip(tmp_path, sram)),
+                              check=CHECK_TOLERANCES["fp32"])
+    assert result.check is not None and result.check.passed, result.check
+    _check_report(result.report, sram)
+    caches = [o.name for o in result.report.ops if o.kind == "load" and "_cache/" in o.name]
+    assert len(caches) >= 6, caches
+
+
 @settings(max_examples=12, deadline=None)
 @given(
     st.lists(st.sampled_from([32, 64, 96, 128, 192]), min_size=3, max_size=4),
@@ -260,7 +284,7 @@ def test_a_chip_without_offchip_memory_cannot_run_a_load(tmp_path: Path) -> None
 def test_weights_beyond_the_offchip_capacity_are_refused(tmp_path: Path) -> None:
     model = models.mlp(batch=64, sizes=(256, 256, 256, 256))
     chip = _chip(tmp_path, 40_000, capacity=300_000)
-    with pytest.raises(DoesNotFit, match=r"the weights kept off chip take [\d,]+ bytes, more "
+    with pytest.raises(DoesNotFit, match=r"the tensors kept off chip take [\d,]+ bytes, more "
                                          r"than chip 's40000-off''s off-chip memory holds "
                                          r"\(300,000 bytes\)"):
         driver.compile_model(model, CompileOptions(chip=chip), emit="linalg")
