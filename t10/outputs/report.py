@@ -34,6 +34,7 @@ from t10.outputs.run_report import (
     CheckReport,
     LinkClassReport,
     LinkReport,
+    OffchipReport,
     OpReport,
     OutputCheck,
     RunReport,
@@ -349,7 +350,22 @@ def build_report(
         warnings=tuple(sim.warnings),
         ops=tuple(ops),
         links=link_report(sim),
+        offchip=offchip_report(sim, chip, ops),
         check=check,
+    )
+
+
+def offchip_report(sim: SimReport, chip: ChipSpec, ops: Sequence[OpReport]
+                   ) -> OffchipReport | None:
+    """The run's off-chip memory (None unless the chip has one)."""
+    if sim.offchip is None or chip.offchip is None:
+        return None
+    return OffchipReport(
+        capacity_bytes=chip.offchip.capacity_bytes,
+        held_bytes=sim.offchip.held_bytes,
+        loaded_bytes=sim.offchip.loaded_bytes,
+        busy_cycles=sim.offchip.busy_cycles,
+        wait_cycles=sum(op.wait_cycles or 0 for op in ops),
     )
 
 
@@ -388,6 +404,14 @@ def _links_line(links: LinkReport) -> str:
     return f"links   {busiest}; {classes}"
 
 
+def _offchip_line(offchip: OffchipReport, total: int) -> str:
+    """What the off-chip memory held and sent, how busy it was, and the chip's waits."""
+    busy = f" ({offchip.busy_cycles / total:.1%} of the run)" if total else ""
+    return (f"offchip {offchip.held_bytes:,} B held of {offchip.capacity_bytes:,} B; "
+            f"{offchip.loaded_bytes:,} B loaded in {offchip.busy_cycles:,} busy cycles{busy}; "
+            f"the chip waited {offchip.wait_cycles:,} cycles for loads")
+
+
 def format_report(report: RunReport) -> str:
     """The readable report: totals, per-op table, peak SRAM against capacity, check."""
     lines: list[str] = []
@@ -420,6 +444,8 @@ def format_report(report: RunReport) -> str:
     lines.append(sram)
     if report.links is not None:
         lines.append(_links_line(report.links))
+    if report.offchip is not None:
+        lines.append(_offchip_line(report.offchip, report.total_cycles))
     lines.extend(f"warning {w}" for w in report.warnings)
     lines.append("")
     waits = any(op.wait_cycles for op in report.ops)  # a column only where the chip waits

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CheckReport", "LinkClassReport", "LinkReport", "OpReport", "OutputCheck", "RunReport",
-           "Tolerance"]
+__all__ = ["CheckReport", "LinkClassReport", "LinkReport", "OffchipReport", "OpReport",
+           "OutputCheck", "RunReport", "Tolerance"]
 
 
 @dataclass(frozen=True)
@@ -207,6 +207,25 @@ class LinkReport:
 
 
 @dataclass(frozen=True)
+class OffchipReport:
+    """The off-chip memory of a chip that has one, over the run."""
+
+    capacity_bytes: int
+    """What it holds (the chip file's `offchip.capacity_bytes`)."""
+    held_bytes: int
+    """Bytes of the tensors the program loads from it (each once)."""
+    loaded_bytes: int
+    """Bytes it sent over the run (each load's tensor once)."""
+    busy_cycles: int
+    """Cycles it spent loading (its loads run one after another, beside the supersteps)."""
+    wait_cycles: int
+    """Cycles the chip waited for loads (the `X/load` rows' cycles, summed)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
 class RunReport:
     """The run report (docs/report.md): the chip, the simulated totals against the plan
     search's estimates and the model's bound, one `OpReport` per operator and, after a
@@ -250,6 +269,9 @@ class RunReport:
     """One row per operator, in the order the program first runs it."""
     links: LinkReport | None = None
     """On a routing chip: its links over the run (absent from the JSON on others)."""
+    offchip: OffchipReport | None = None
+    """On a chip with off-chip memory: its use over the run (absent from the JSON on
+    others)."""
     check: CheckReport | None = None
     """With `--check`: the outputs against onnxruntime (absent from the JSON otherwise, as
     `max_abs_error` and `max_rel_error` are)."""
@@ -269,12 +291,14 @@ class RunReport:
         """The JSON object, keys in the documented order (non-finite numbers kept)."""
         plain: dict[str, Any] = {
             f.name: getattr(self, f.name) for f in fields(self)
-            if f.name not in ("ops", "links", "check")
+            if f.name not in ("ops", "links", "offchip", "check")
         }
         plain["warnings"] = list(self.warnings)
         plain["ops"] = [op.to_dict(self.links is not None) for op in self.ops]
         if self.links is not None:
             plain["links"] = self.links.to_dict()
+        if self.offchip is not None:
+            plain["offchip"] = self.offchip.to_dict()
         if self.check is not None:
             plain["max_abs_error"] = self.max_abs_error
             plain["max_rel_error"] = self.max_rel_error

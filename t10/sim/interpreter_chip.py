@@ -91,6 +91,18 @@ class Superstep:
 
 
 @dataclass(frozen=True)
+class OffchipUse:
+    """The off-chip memory over a run."""
+
+    loaded_bytes: int
+    """Bytes it sent (each load's tensor once)."""
+    busy_cycles: int
+    """Cycles it spent loading (the loads' cycles, summed)."""
+    held_bytes: int
+    """Bytes of the tensors loaded from it (each once): what it holds for the program."""
+
+
+@dataclass(frozen=True)
 class SimReport:
     total_cycles: int
     seconds: float
@@ -104,6 +116,8 @@ class SimReport:
     (`Topology.link_loads`'s arrays); None on other chips."""
     busiest_link: BusiestLink | None = None
     """On a routing chip: the busiest link over the whole run."""
+    offchip: OffchipUse | None = None
+    """On a chip with off-chip memory: what its loads did (None on other chips)."""
 
     def op(self, name: str) -> OpStats:
         """The stats of the operator label `name`."""
@@ -182,6 +196,9 @@ class ReportBuilder:
             steps=self._steps,
             link_bytes=self._links if routes else None,
             busiest_link=busiest_link(self._links, classes),
+            offchip=None if state.chip.offchip is None else OffchipUse(
+                state.offchip_loaded, state.offchip_busy, sum(state.offchip_tensors.values())
+            ),
         )
 
 
@@ -276,8 +293,11 @@ class ChipFunctions(InterpreterFunctions):
                     f"({memory.capacity_bytes:,} bytes)"
                 )
         start = max(state.clock, state.offchip_free)
-        state.offchip_free = start + offchip.load_cycles(
+        cycles = offchip.load_cycles(
             memory, state.chip.exchange_cycles_per_byte, tensor_bytes, per_core
         )
+        state.offchip_free = start + cycles
+        state.offchip_loaded += tensor_bytes
+        state.offchip_busy += cycles
         state.arriving[op.buffer] = (state.offchip_free, label)
         return ()

@@ -217,6 +217,10 @@ class SimState:
     arriving: dict[SSAValue, tuple[int, str]] = field(default_factory=dict)
     """Buffers being loaded from off-chip memory that no superstep has read yet: when each
     arrives, and its load's label."""
+    offchip_loaded: int = 0
+    """Bytes the off-chip memory has sent so far (each load's tensor once)."""
+    offchip_busy: int = 0
+    """Cycles the off-chip memory has spent loading so far."""
     offchip_tensors: dict[SSAValue, int] = field(default_factory=dict)
     """The tensors loaded from off-chip memory so far, with the bytes each takes there."""
 

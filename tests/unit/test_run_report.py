@@ -32,7 +32,9 @@ DOC = (Path(__file__).parents[2] / "docs" / "report.md").read_text()
 CHECK_PART = ["max_abs_error", "max_rel_error", "check"]
 """The report's keys present only after a check (the last three documented)."""
 ROUTING_PART = ["links"]
-"""The report's key present only on a routing chip (just before the check's)."""
+"""The report's key present only on a routing chip (just before the off-chip memory's)."""
+OFFCHIP_PART = ["offchip"]
+"""The report's key present only on a chip with off-chip memory (just before the check's)."""
 OP_ROUTING_PART = ["busiest_link_bytes"]
 """An op's key present only on a routing chip (its last)."""
 CHECK_KEYS = ["rtol", "atol", "atol_rms", "passed", "outputs"]
@@ -50,11 +52,11 @@ def _documented(after: str) -> list[str]:
 
 REPORT_KEYS = _documented("## JSON (`--report`)")
 OP_KEYS = _documented("Each entry of `ops`:")
-ALL_TO_ALL_KEYS = [k for k in REPORT_KEYS if k not in ROUTING_PART]
+ALL_TO_ALL_KEYS = [k for k in REPORT_KEYS if k not in ROUTING_PART + OFFCHIP_PART]
 
 
 def test_the_documented_fields_are_the_dataclasses() -> None:
-    assert REPORT_KEYS[-4:] == ROUTING_PART + CHECK_PART
+    assert REPORT_KEYS[-5:] == ROUTING_PART + OFFCHIP_PART + CHECK_PART
     assert OP_KEYS[-1:] == OP_ROUTING_PART
     assert [f.name for f in fields(RunReport)] == [*REPORT_KEYS[:-3], "check"]
     assert [f.name for f in fields(OpReport)] == OP_KEYS
@@ -106,7 +108,7 @@ def test_a_routing_chips_json_has_the_link_keys_in_order(
     assert (f"links   busiest {links['busiest']} {links['busiest_bytes']:,} B "
             f"({links['busiest_cycles']:,} cycles); mesh: 256 links, {mesh['bytes']:,} B in all"
             ) in text.splitlines()
-    assert list(report) == REPORT_KEYS[:-3]
+    assert list(report) == REPORT_KEYS[:-4]
     assert report["ops"] and all(list(op) == OP_KEYS for op in report["ops"])
     assert list(report["links"]) == ["busiest", "busiest_bytes", "busiest_cycles", "classes"]
     assert list(report["links"]["classes"]) == ["mesh"]
@@ -178,3 +180,25 @@ def test_non_finite_numbers_are_written_as_null(report: RunReport) -> None:
         assert ("problem" in got) == (o.problem is not None)
         for key in ("max_abs_error", "max_rel_error", "atol"):
             assert _same_or_null(got[key], getattr(o, key)), key
+
+
+def test_an_offchip_chips_json_has_the_offchip_keys_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, model = tmp_path / "r.json", tmp_path / "mlp.onnx"
+    onnx.save_model(mlp(), model)
+    chip = "ipu-mk2-streaming[sram_bytes_per_core=700]"  # the mlp's weights stream
+    assert main(["run", str(model), "--chip", chip, "--report", str(path)]) == 0
+    text = capsys.readouterr().out
+    report = _strict_json(path.read_text())
+    keys = [k for k in REPORT_KEYS[:-3] if k not in ROUTING_PART]
+    assert list(report) == keys
+    offchip = report["offchip"]
+    assert list(offchip) == ["capacity_bytes", "held_bytes", "loaded_bytes", "busy_cycles",
+                             "wait_cycles"]
+    assert offchip["wait_cycles"] == sum(op["wait_cycles"] for op in report["ops"]) > 0
+    assert offchip["loaded_bytes"] >= offchip["held_bytes"] > 0
+    assert any(line.startswith("offchip ") for line in text.splitlines())
+    row = next(line for line in DOC.splitlines() if line.startswith("| `offchip` |"))
+    for key in offchip:
+        assert f"`{key}`" in row, key
