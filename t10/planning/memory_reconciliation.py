@@ -29,7 +29,7 @@ import bisect
 import heapq
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from math import prod
 
 import numpy as np
@@ -278,9 +278,17 @@ class ReturnedView:
         """Its destination's bytes per core when its source lies over `cores` cores: the
         destination takes the source's cores, which for a host source are those
         `host_layout` places it over (fewer than `cores` when its largest dim is shorter)."""
-        if self.producer is None and self.source:
-            cores = host_layout(self.source, cores).cores
-        return host_layout(self.shape, cores).local_elements() * self.elem_bytes
+        host_source = self.source if self.producer is None else ()
+        return _destination_bytes(self.shape, host_source, cores, self.elem_bytes)
+
+
+@cache
+def _destination_bytes(shape: tuple[int, ...], host_source: tuple[int, ...], cores: int,
+                       elem_bytes: int) -> int:
+    """`ReturnedView.bytes_on` (the greedy asks it for the same few plans again and again)."""
+    if host_source:
+        cores = host_layout(host_source, cores).cores
+    return host_layout(shape, cores).local_elements() * elem_bytes
 
 
 def program_cores(points: Sequence[PlanPoint]) -> int:
@@ -433,6 +441,8 @@ class _ReturnedParts:
     after: np.ndarray
     base: np.ndarray
     destination: np.ndarray
+    producer: np.ndarray
+    """Each view's producer (-1: a host tensor)."""
 
     @staticmethod
     def of(
@@ -450,7 +460,11 @@ class _ReturnedParts:
         base += liveness.program_long_bytes(program_cores(points))
         destination = np.array([v.bytes_per_core(points) for v in liveness.returned],
                                dtype=np.int64)
-        return _ReturnedParts(after, base, destination)
+        producer = np.array(
+            [-1 if v.producer is None else v.producer for v in liveness.returned],
+            dtype=np.int64,
+        )
+        return _ReturnedParts(after, base, destination, producer)
 
 
 _COLUMNS = (
@@ -761,15 +775,19 @@ class Swaps:
         )  # host and staged inputs of the operators after the view
         held = (o <= after) & (after < self.liveness.until[ops][:, None])
         live += np.where(held, d["output_bytes"][:, None], 0)  # the output live across it
+        # a destination lies over its producer's cores, or the program's for a host one
+        returned = self.liveness.returned
         destination = np.repeat(views.destination[None, :], len(ops), axis=0)
-        for r, view in enumerate(self.liveness.returned):
-            # its destination lies over its producer's cores, or the program's for a host one
-            rows = np.arange(len(ops)) if view.producer is None else np.flatnonzero(
-                ops == view.producer
-            )
-            over = most[rows] if view.producer is None else cores[rows]
-            values, where = np.unique(over, return_inverse=True)
-            destination[rows, r] = np.array([view.bytes_on(int(c)) for c in values])[where]
+        hosted = np.flatnonzero(views.producer < 0)
+        if len(hosted):
+            values, where = np.unique(most, return_inverse=True)
+            table = np.array([[returned[r].bytes_on(int(c)) for r in hosted] for c in values],
+                             dtype=np.int64)
+            destination[:, hosted] = table[where]
+        rows, cols = np.nonzero(ops[:, None] == views.producer[None, :])
+        destination[rows, cols] = [
+            returned[r].bytes_on(int(c)) for r, c in zip(cols, cores[rows], strict=True)
+        ]
         return (live + destination).max(axis=1)
 
     @cached_property
@@ -966,6 +984,30 @@ def choose_plans(
             if other.cycles() * (1 + CLOSE_ENOUGH) < best.cycles():
                 best = other
         greedy = best
+    return greedy.chosen()
+
+
+def choose_from(
+    chip: ChipSpec,
+    ops: Sequence[OpOptions],
+    start: Sequence[int],
+    planner: str = "t10",
+    liveness: Liveness | None = None,
+) -> list[PlanPoint]:
+    """`choose_plans` started from the plans `start` (an index per operator) instead of the
+    fastest: the greedy's moves until the model fits (else the smallest model), then moves
+    back to faster plans while it still fits. For a model far larger than the SRAM (its
+    weights off chip), it starts near where it must end."""
+    live = _choosable(ops, liveness)
+    capacity = chip.sram_bytes_per_core
+    greedy = _Greedy(ops, live)
+    greedy.idx = list(start)
+    if not greedy.run(capacity):
+        least, choice = smallest_model(ops, live)
+        if least > capacity:
+            raise _does_not_fit(chip, ops, planner, live)
+        greedy.idx = choice
+    greedy.relax(capacity)
     return greedy.chosen()
 
 

@@ -60,6 +60,7 @@ from t10.planning.memory_reconciliation import (
     Operands,
     OpOptions,
     PlanPoint,
+    choose_from,
     choose_plans,
     fastest_plans,
     model_bytes,
@@ -401,6 +402,8 @@ class ModelSearch:
         offchip = too_big and chip.offchip is not None
         chosen: list[PlanPoint] = []
         try:
+            if offchip and _weights_overflow(chip, options):
+                raise DoesNotFit("the weights alone do not fit on chip")  # spare the greedy
             chosen = choose(options)
             slow = sum(p.cycles for p in chosen) > (1 + CLOSE_ENOUGH) * sum(
                 p.cycles for p in fastest
@@ -412,6 +415,8 @@ class ModelSearch:
         if cold:
             options = self.cold_options(chip, exprs, options, frontiers)
             try:
+                if offchip and _weights_overflow(chip, options):
+                    raise DoesNotFit("the weights alone do not fit on chip")
                 chosen = choose(options)
             except DoesNotFit:
                 if not offchip:
@@ -419,7 +424,10 @@ class ModelSearch:
         if offchip and not chosen:
             options = [with_offchip_weights(chip, e, o) for e, o in zip(exprs, options,
                                                                          strict=True)]
-            chosen = choose(options)
+            if search != "greedy":
+                chosen = choose(options)
+            else:
+                return self.offchip_result(chip, exprs, options, edges, liveness)
         result = self.swept(chip, exprs, options, chosen, edges, liveness, too_big)
         spatial = spatial_options(options) if search != "fastest" else None
         if spatial is not None:
@@ -431,6 +439,37 @@ class ModelSearch:
             if other.total_cycles < result.total_cycles:
                 return other
         return result
+
+    def offchip_result(
+        self,
+        chip: ChipSpec,
+        exprs: list[TensorExpr],
+        options: list[OpOptions],
+        edges: list[Edge],
+        liveness: Liveness,
+    ) -> SearchResult:
+        """The greedy's plans with host tensors off chip (`offchip_weights`): started from
+        every operator's fastest off-chip plan and moved back to faster ones (`choose_from`)
+        within the SRAM less a share kept for the loads ahead, for each share of
+        `PRELOAD_SHARES`; the fastest, the waits for the loads included."""
+        start = [next((j for j, p in enumerate(o.points) if p.offchip), 0) for o in options]
+        best: SearchResult | None = None
+        for share in PRELOAD_SHARES:
+            room = dataclasses.replace(
+                chip, sram_bytes_per_core=int(chip.sram_bytes_per_core * (1 - share))
+            )
+            try:
+                chosen = choose_from(room, options, start, self.options.planner, liveness)
+            except DoesNotFit:
+                if best is None and not share:
+                    raise
+                continue
+            swept = self.swept(room, exprs, options, chosen, edges, liveness, True)
+            result = dataclasses.replace(swept, chip=chip)
+            if best is None or result.total_cycles < best.total_cycles:
+                best = result
+        assert best is not None  # the first share, 0, fitted or raised
+        return best
 
     @staticmethod
     def swept(
@@ -548,6 +587,19 @@ def pinned_weights(chip: ChipSpec, op: Operator, expr: TensorExpr, options: OpOp
     else:
         return options
     return dataclasses.replace(options, points=(twin,))
+
+
+def _weights_overflow(chip: ChipSpec, options: list[OpOptions]) -> bool:
+    """Whether the operators' resident bytes alone, each at its least, exceed the SRAM: no
+    choice of their plans fits (a quick test before a greedy that would end stuck)."""
+    least = sum(min(p.resident_bytes for p in o.points) for o in options)
+    return least > chip.sram_bytes_per_core
+
+
+PRELOAD_SHARES = (0.0, 0.25, 0.5)
+"""Shares of the SRAM the plans of a model with host tensors off chip leave to the loads
+ahead, each tried (as ELK tries several splits of a core's memory between running and
+preloading)."""
 
 
 @dataclass
