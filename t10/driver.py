@@ -369,7 +369,7 @@ def simulate_compiled(
     kernels and no plans. `check(inputs, outputs)` compares with a reference; `model` is the
     report's model file; `verified`: see `simulate`."""
     if inputs is None:
-        inputs = random_inputs(input_specs(module), seed)
+        inputs = random_inputs(input_specs(module), seed, timing_only)
     elif callable(inputs):
         inputs = inputs(input_specs(module))
     start = time.perf_counter()

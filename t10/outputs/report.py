@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,7 @@ from t10.planning.planned_record import (
     recorded_ops,
 )
 from t10.sim.interpreter_chip import OpStats, SimReport
+from t10.sim.state import NoValues
 
 __all__ = [
     "MOVES",
@@ -142,17 +144,36 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
     return specs
 
 
-def random_inputs(specs: Sequence[InputSpec], seed: int = 0) -> dict[str, np.ndarray]:
+def random_inputs(
+    specs: Sequence[InputSpec], seed: int = 0, timing_only: bool = False
+) -> dict[str, np.ndarray]:
     """Seeded inputs, drawn in argument order from one generator: standard-normal float32,
     and for an integer input integers of its ONNX type in `InputSpec.draws` (a 0/1 mask, or
-    token ids below the size of the table they index, within a declared range)."""
+    token ids below the size of the table they index, within a declared range). With
+    `timing_only` a float input is `NoValues` (a timing-only run reads no float value; a
+    decoder's KV caches at batch 8 would take gigabytes): the generator still draws it, a
+    slice at a time, when an integer input follows, so the integers are those of a run
+    with values."""
     rng = np.random.default_rng(seed)
-    return {
-        s.name: rng.standard_normal(s.shape).astype(np.float32)
-        if s.onnx_type is None
-        else rng.integers(*s.draws(), s.shape, endpoint=True).astype(np.dtype(s.onnx_type))
-        for s in specs
-    }
+    inputs: dict[str, np.ndarray] = {}
+    for k, s in enumerate(specs):
+        if s.onnx_type is not None:
+            inputs[s.name] = rng.integers(*s.draws(), s.shape, endpoint=True).astype(
+                np.dtype(s.onnx_type)
+            )
+        elif not timing_only:
+            inputs[s.name] = rng.standard_normal(s.shape).astype(np.float32)
+        else:
+            if any(later.onnx_type is not None for later in specs[k + 1:]):
+                left = prod(s.shape)
+                while left:  # the same draws, without holding them
+                    left -= len(rng.standard_normal(min(left, _DRAWN_AT_ONCE)))
+            inputs[s.name] = NoValues.of(s.shape, np.float32)
+    return inputs
+
+
+_DRAWN_AT_ONCE = 1 << 22
+"""Floats drawn at a time to advance the generator past a timing-only input."""
 
 
 def kernel_ops(module: ModuleOp) -> list[PlannedOp]:

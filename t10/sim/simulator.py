@@ -118,7 +118,10 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
 
 
 def _as_float32(name: str, value: np.ndarray) -> np.ndarray:
-    """The float32 value of an input; integer inputs must be exactly representable."""
+    """The float32 value of an input (a float32 one as it is: it may be `NoValues`); integer
+    inputs must be exactly representable."""
+    if value.dtype == np.float32:
+        return value
     if value.dtype.kind in "iu" and value.size:
         worst = int(np.max(np.abs(value.astype(np.float64))))
         if worst > EXACT_F32:

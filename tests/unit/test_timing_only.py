@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
 from helpers import DATA
@@ -25,8 +26,9 @@ from t10.driver import (
 )
 from t10.errors import T10Error
 from t10.examples.models import matmul, mlp
-from t10.outputs.report import input_specs, random_inputs
+from t10.outputs.report import InputSpec, input_specs, random_inputs
 from t10.sim.simulator import simulate
+from t10.sim.state import has_values
 from t10.t10_dialects.parsing import Parser
 from t10.t10_dialects.printing import ELIDED
 
@@ -140,3 +142,16 @@ def test_elided_ir_reads_back_as_the_same_program_without_values(tmp_path: Path)
 
 def import_mlir(text: str) -> ModuleOp:
     return Parser(make_context(), text).parse_module()
+
+
+def test_timing_only_inputs_hold_no_floats_and_the_same_integers() -> None:
+    """A timing-only run's float inputs are `NoValues` (a decoder's caches would take
+    gigabytes); its integer inputs, which may be a gather's ids, are those of a run with
+    values, the generator advanced past the floats before them."""
+    specs = [InputSpec("x", (3, 5_000_001)), InputSpec("ids", (64,), "int64", 1000),
+             InputSpec("y", (2, 4))]
+    full = random_inputs(specs, seed=7)
+    timed = random_inputs(specs, seed=7, timing_only=True)
+    assert not has_values(timed["x"]) and not has_values(timed["y"])
+    assert timed["x"].shape == (3, 5_000_001) and timed["x"].dtype == np.float32
+    np.testing.assert_array_equal(timed["ids"], full["ids"])
