@@ -46,8 +46,7 @@ __all__ = [
 _CONFIGS = sorted(((p, config) for p in planners() for config in p.bench),
                   key=lambda pc: pc[1].column)
 PLANNER_CONFIGS: dict[str, CompileOptions] = {
-    config.name: CompileOptions(planner=p.name, search=config.search,
-                                placement=config.placement)
+    config.name: replace(CompileOptions(planner=p.name), **config.options())
     for p, config in _CONFIGS
 }
 """Planner configuration name → the compile options it sets (a case sets the chip and the
@@ -55,10 +54,14 @@ precision), from every planner's `Planner.bench`: T10 (rotating
 plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
 at a time, spatial plans within a share of SRAM for temporaries), T10's fastest plan per
 operator without memory reconciliation (it may not fit), the Roller-style baseline
-(every tensor in a home over all cores, load-compute-store), and T10 with its plans placed
-linearly (`t10-linear`: the gain of placing them, on a mesh or a multi-chip system)."""
+(every tensor in a home over all cores, load-compute-store), T10 with its plans placed
+linearly (`t10-linear`: the gain of placing them, on a mesh or a multi-chip system), and T10's
+plans with the weights kept off chip loaded right before their operator (`t10-no-overlap`)
+or at most one operator ahead (`t10-next-op`): the gain of planning the loads, on a chip with
+off-chip memory."""
 DEFAULT_CONFIGS = tuple(config.name for _, config in _CONFIGS if config.default)
-"""The configurations `t10 bench` runs unless told which: all but `t10-linear`."""
+"""The configurations `t10 bench` runs unless told which: all but `t10-linear`,
+`t10-no-overlap` and `t10-next-op`."""
 
 REFERENCE = "t10"
 """The configuration whose speedup over every other one the table shows."""

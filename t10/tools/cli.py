@@ -506,7 +506,9 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                    help="planner configurations, t10 among them: "
                         f"{', '.join(models.PLANNER_CONFIGS)} (default: "
                         f"{', '.join(models.DEFAULT_CONFIGS)}; t10-linear places every "
-                        "plan linearly, beside t10 on a mesh or a multi-chip system)")
+                        "plan linearly, beside t10 on a mesh or a multi-chip system; "
+                        "t10-no-overlap and t10-next-op load off-chip weights right before "
+                        "their operator or one operator ahead)")
     p.add_argument("--precision", default="fp16", choices=tuple(PRECISIONS),
                    help="storage precision (default fp16)")
     p.add_argument("--out", default="build/bench", metavar="DIR", type=_path,
