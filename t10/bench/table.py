@@ -234,7 +234,13 @@ def format_markdown(
         f"- simulated cycles, timing only, {precision} storage; peak SRAM against "
         + ", ".join(f"{chip}'s {sram / 1000:,.1f} KB per core" for chip, sram in capacity)
         + f"; shares of {REFERENCE}'s cycles: compute, exchange and sync phases of the "
-        "operators, and relayouts between them; seconds summed over the row's planners"
+        "operators, and relayouts between them"
+        + ("" if not figures else
+           " (outside the waits for off-chip loads); tokens/s: the tokens a run serves "
+           "(prefill batch × seq, decode batch) per simulated second; fraction of roofline: "
+           "the bound ÷ the cycles; binding: the resource with the most cycles (compute and "
+           "sync, exchange and relayouts, or the off-chip memory's busy cycles)")
+        + "; seconds summed over the row's planners"
     )
     return "\n".join(lines)
 

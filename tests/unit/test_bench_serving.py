@@ -27,6 +27,7 @@ from t10.bench.models import (
     run_case,
     run_sweep,
 )
+from t10.bench.plots import PLOTS, _label, write_plots
 from t10.bench.table import FIGURES, format_markdown, make_rows
 from t10.common.chip_spec import load_chip
 from t10.common.shapes_only import in_form
@@ -121,6 +122,15 @@ def test_rows_and_markdown_of_served_cases(served: list[dict[str, Any]]) -> None
         assert cells["t10 fraction of roofline"] == f"{t10['roofline_fraction']:.2f}"
         assert cells["t10 binding"] == t10["binding"]
         assert cells["t10 wait cycles"] == f"{t10['wait_cycles']:,}"
+
+
+def test_plots_of_served_rows(served: list[dict[str, Any]], tmp_path: Path) -> None:
+    labels = [_label(row, False) for row in make_rows(served)]
+    assert labels == ["llama2-7b (2 layers), prefill 64, batch 2",
+                      "llama2-7b (2 layers), decode after 256, batch 2"]
+    write_plots(make_rows(served), PLANNERS, tmp_path)
+    for name in PLOTS:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_table_without_phases_or_offchip_memory_is_as_before() -> None:
