@@ -1,7 +1,8 @@
 """Whole-model benchmark (`t10 bench`): zoo models × batch sizes × chips × planner
 configurations, each case compiled and simulated timing-only (`t10 run --timing-only`).
 
-A *case* is one (model, layers, batch, seq, chip, planner configuration, precision). Its
+A *case* is one (model, layers, batch, seq, chip, planner configuration, precision), and for
+a decoder served (`--phases`) its phase and, in decode, its context (the cached tokens). Its
 result is a plain dict (`run_case`; fields: docs/bench.md) so that it travels back from a Ray
 worker as it is. `run_sweep` schedules the cases of a `Sweep` on an executor (`SerialExecutor`
 in this process, or `t10.bench.ray.RayExecutor`): with the default batches (1, 2, 4, ...) a
@@ -28,12 +29,14 @@ from t10.outputs.report import MOVES
 from t10.planning.planners import planners
 
 __all__ = [
+    "BINDINGS",
     "DEFAULT_LAYERS",
     "MAX_BATCH",
     "DEFAULT_CONFIGS",
     "PLANNER_CONFIGS",
     "QUICK",
     "REFERENCE",
+    "SHAPES_ONLY_BYTES",
     "Case",
     "Executor",
     "SerialExecutor",
@@ -46,8 +49,7 @@ __all__ = [
 _CONFIGS = sorted(((p, config) for p in planners() for config in p.bench),
                   key=lambda pc: pc[1].column)
 PLANNER_CONFIGS: dict[str, CompileOptions] = {
-    config.name: CompileOptions(planner=p.name, search=config.search,
-                                placement=config.placement)
+    config.name: replace(CompileOptions(planner=p.name), **config.options())
     for p, config in _CONFIGS
 }
 """Planner configuration name → the compile options it sets (a case sets the chip and the
@@ -55,10 +57,14 @@ precision), from every planner's `Planner.bench`: T10 (rotating
 plans, the greedy memory reconciliation), the vendor-style baseline (operators planned one
 at a time, spatial plans within a share of SRAM for temporaries), T10's fastest plan per
 operator without memory reconciliation (it may not fit), the Roller-style baseline
-(every tensor in a home over all cores, load-compute-store), and T10 with its plans placed
-linearly (`t10-linear`: the gain of placing them, on a mesh or a multi-chip system)."""
+(every tensor in a home over all cores, load-compute-store), T10 with its plans placed
+linearly (`t10-linear`: the gain of placing them, on a mesh or a multi-chip system), and T10's
+plans with the weights kept off chip loaded right before their operator (`t10-no-overlap`)
+or at most one operator ahead (`t10-next-op`): the gain of planning the loads, on a chip with
+off-chip memory."""
 DEFAULT_CONFIGS = tuple(config.name for _, config in _CONFIGS if config.default)
-"""The configurations `t10 bench` runs unless told which: all but `t10-linear`."""
+"""The configurations `t10 bench` runs unless told which: all but `t10-linear`,
+`t10-no-overlap` and `t10-next-op`."""
 
 REFERENCE = "t10"
 """The configuration whose speedup over every other one the table shows."""
@@ -105,7 +111,24 @@ class Case:
     precision: str
     config: zoo.ZooConfig | None = None
     """Replaces the model's published configuration (tests shrink models with it)."""
+    phase: str | None = None
+    """None: the model as `t10 zoo` writes it without `--phase`; a decoder's `prefill` (the
+    prompt's `seq` tokens) or `decode` (`seq` is 1: one new token per sequence) form
+    (`zoo.PHASES`, docs/zoo.md "Prefill and decode")."""
+    context: int | None = None
+    """In decode, the cached tokens before the new one (the KV cache's positions); else None."""
 
+    @property
+    def tokens(self) -> int | None:
+        """The tokens one run serves: a prefill's batch × seq, a decode step's batch (one new
+        token per sequence); None without a phase."""
+        return None if self.phase is None else self.batch * self.seq
+
+
+SHAPES_ONLY_BYTES = 1 << 28
+"""A case's model is built in the shapes-only form (its weights declared without data,
+`t10.common.shapes_only`; the same cycles, plans and SRAM timing only) when its weights and
+constants would take more bytes than this (256 MiB): Llama-2-7B's or OPT-1.3B's layers."""
 
 _cached: tuple[tuple[Any, ...], onnx.ModelProto] | None = None
 
@@ -114,11 +137,15 @@ def _model(case: Case) -> onnx.ModelProto:
     """The case's zoo model; the last one built is kept, so the planners of one row (run one
     after another in a process) build it once."""
     global _cached
-    key = (case.model, case.layers, case.batch, case.seq, case.config)
+    key = (case.model, case.layers, case.batch, case.seq, case.config, case.phase,
+           case.context)
     if _cached is None or _cached[0] != key:
         _cached = None  # free the previous model before building the next
-        model = zoo.get(case.model).build(case.batch, case.seq, case.layers,
-                                          config=case.config)
+        entry = zoo.get(case.model)
+        form = {"config": case.config, "phase": case.phase, "context": case.context}
+        model, nbytes = entry.build_shapes_only(case.batch, case.seq, case.layers, **form)
+        if nbytes <= SHAPES_ONLY_BYTES:
+            model = entry.build(case.batch, case.seq, case.layers, **form)
         _cached = (key, model)
     return _cached[1]
 
@@ -136,6 +163,19 @@ def case_fields(case: Case) -> dict[str, Any]:
     return result
 
 
+BINDINGS = ("compute", "exchange", "offchip")
+"""The resources a run's `binding` names: the operators' compute and sync phases, the
+exchange (the operators' exchange phases and the moves between them), the off-chip memory
+(its busy cycles: on a chip with one)."""
+
+
+def binding(parts: Mapping[str, int | None]) -> str:
+    """The resource of `BINDINGS` with the most cycles in `parts` (a part that is None is not
+    there), the first of them on a tie."""
+    return max((name for name in BINDINGS if parts.get(name) is not None),
+               key=lambda name: parts[name] or 0)
+
+
 def run_case(case: Case) -> dict[str, Any]:
     """Compile and simulate one case (timing only). A `T10Error` (the model does not fit, an
     unsupported size) is the result's `status` and `error`, not an exception."""
@@ -149,22 +189,38 @@ def run_case(case: Case) -> dict[str, Any]:
                 "error": " ".join(str(e).split()),
                 "needed_sram_bytes_per_core": e.needed_bytes if unfit else None}
     report = run.report
-    # the simulated ops, whose simulated figures are all set
+    # the simulated ops, whose simulated figures are all set; `X/load` rows (the waits for
+    # off-chip loads) are neither work nor moves
     ops = [op for op in report.ops if op.cycles is not None]
-    work = [op for op in ops if op.kind not in MOVES]
+    work = [op for op in ops if op.kind not in (*MOVES, "load")]
+    parts = {
+        "compute_cycles": sum(op.compute_cycles or 0 for op in work),
+        "exchange_cycles": sum(op.exchange_cycles or 0 for op in work),
+        "sync_cycles": sum(op.sync_cycles or 0 for op in work),
+        "relayout_cycles": sum(op.cycles or 0 for op in ops if op.kind in MOVES),
+    }
+    offchip = report.offchip
+    cycles, bound = report.total_cycles, report.bound_cycles
     return {
         **result,
         "status": "ok",
         "error": None,
         "needed_sram_bytes_per_core": None,
-        "cycles": report.total_cycles,
+        "cycles": cycles,
         "seconds": report.seconds,
         "peak_sram_bytes_per_core": report.peak_sram_bytes_per_core,
-        "bound_cycles": report.bound_cycles,
-        "compute_cycles": sum(op.compute_cycles or 0 for op in work),
-        "exchange_cycles": sum(op.exchange_cycles or 0 for op in work),
-        "sync_cycles": sum(op.sync_cycles or 0 for op in work),
-        "relayout_cycles": sum(op.cycles or 0 for op in ops if op.kind in MOVES),
+        "bound_cycles": bound,
+        **parts,
+        "tokens_per_second": (None if case.tokens is None or not report.seconds
+                              else case.tokens / report.seconds),
+        "roofline_fraction": bound / cycles if bound is not None and cycles else None,
+        "binding": binding({
+            "compute": parts["compute_cycles"] + parts["sync_cycles"],
+            "exchange": parts["exchange_cycles"] + parts["relayout_cycles"],
+            "offchip": None if offchip is None else offchip.busy_cycles,
+        }),
+        "offchip_busy_cycles": None if offchip is None else offchip.busy_cycles,
+        "wait_cycles": None if offchip is None else offchip.wait_cycles,
         "compile_seconds": run.compile_seconds,
         "simulate_seconds": run.simulate_seconds,
     }
@@ -193,12 +249,26 @@ class Sweep:
     vary: str | None = None
     """The chip parameter whose values the chips are variants of (`chips` are then
     `BASE[vary=VALUE]`, `t10.common.chip_spec.vary_chip`)."""
+    phases: tuple[str, ...] | None = None
+    """None: each model as it is; else every model (a decoder) in each of these serving forms
+    (`zoo.PHASES`): prefill of `seq` tokens, decode of one token after each of `contexts`."""
+    contexts: tuple[int, ...] | None = None
+    """Decode's cached tokens (None: the zoo's default, 128)."""
 
     def cases(self, model: str, chip: str, batch: int) -> list[Case]:
-        seq = zoo.get(model).default_seq if self.seq is None else self.seq
+        """Every case of one model, chip and batch: per phase and context, per planner."""
+        entry = zoo.get(model)
+        seq = entry.default_seq if self.seq is None else self.seq
+        forms: list[tuple[str | None, int, int | None]] = [(None, seq, None)]
+        if self.phases is not None:
+            contexts = self.contexts or (entry.default_seq,)
+            forms = [form for phase in self.phases
+                     for form in ([(phase, seq, None)] if phase == "prefill"
+                                  else [(phase, 1, context) for context in contexts])]
         return [
-            Case(model, self.layers[model], batch, seq, chip, planner, self.precision,
-                 self.configs.get(model))
+            Case(model, self.layers[model], batch, tokens, chip, planner, self.precision,
+                 self.configs.get(model), phase, context)
+            for phase, tokens, context in forms
             for planner in self.planners
         ]
 
@@ -215,12 +285,16 @@ def make_sweep(
     quick: bool = False,
     configs: Mapping[str, zoo.ZooConfig] | None = None,
     vary: tuple[str, Sequence[str]] | None = None,
+    phases: Sequence[str] | None = None,
+    contexts: Sequence[int] | None = None,
 ) -> Sweep:
     """A checked sweep: every name known, every size valid (a `T10Error` otherwise).
     `None` means the default: every zoo model at `DEFAULT_LAYERS`, doubling batches, every
     available planner configuration; `quick` replaces the defaults with `QUICK`. `vary`,
     (a chip parameter's dotted path, its values): the chips are the variants of each of
-    `chips` with the parameter at each value (`BASE[path=value]`) instead."""
+    `chips` with the parameter at each value (`BASE[path=value]`) instead. `phases`: every
+    model, a decoder, in these serving forms (`zoo.PHASES`), decode after each of `contexts`
+    cached tokens (default the zoo's 128)."""
     if quick:
         models = models or QUICK["models"]
         layers = layers or QUICK["layers"]
@@ -247,11 +321,45 @@ def make_sweep(
         raise T10Error(f"the largest batch must be a positive integer, got {max_batch}")
     configs = dict(configs or {})
     per_model = {m: layers or DEFAULT_LAYERS.get(m, 1) for m in models}
+    forms = _forms(models, phases, contexts)
     for m in models:  # sizes checked on the graph alone (no weights made)
-        zoo.get(m).build_shapes_only(1, seq, per_model[m], config=configs.get(m))
+        for phase, context in forms:
+            zoo.get(m).build_shapes_only(1, None if phase == "decode" else seq, per_model[m],
+                                         config=configs.get(m), phase=phase, context=context)
     return Sweep(models, per_model, None if batches is None else tuple(sorted(set(batches))),
                  tuple(dict.fromkeys(chips)), planners, precision, seq, max_batch, configs,
-                 None if vary is None else vary[0])
+                 None if vary is None else vary[0],
+                 None if phases is None else tuple(dict.fromkeys(phases)),
+                 None if contexts is None else tuple(sorted(set(contexts))))
+
+
+def _forms(models: Sequence[str], phases: Sequence[str] | None,
+           contexts: Sequence[int] | None) -> list[tuple[str | None, int | None]]:
+    """The (phase, context) forms a sweep's models run in, once `phases` and `contexts` are
+    checked: every model a decoder, contexts only for decode."""
+    if phases is None:
+        if contexts is not None:
+            raise T10Error("--contexts (decode's cached tokens) applies only with --phases "
+                           "decode")
+        return [(None, None)]
+    if not phases:
+        raise T10Error(f"--phases needs at least one of {', '.join(zoo.PHASES)}")
+    for phase in phases:
+        if phase not in zoo.PHASES:
+            raise T10Error(f"unknown phase '{phase}': choose from {', '.join(zoo.PHASES)}")
+    others = [m for m in models if not zoo.get(m).decoder]
+    if others:
+        decoders = ", ".join(name for name, m in zoo.ZOO.items() if m.decoder)
+        raise T10Error(f"--phases applies only to the decoders ({decoders}), not to "
+                       f"{', '.join(others)}: the other models have no KV cache")
+    if contexts is not None:
+        if "decode" not in phases:
+            raise T10Error("--contexts (decode's cached tokens) applies only with --phases "
+                           "decode")
+        if not contexts or min(contexts) < 1:
+            raise T10Error(f"contexts must be positive integers, got {list(contexts)}")
+    return [(phase, context) for phase in dict.fromkeys(phases)
+            for context in ([None] if phase == "prefill" else list(contexts or [None]))]
 
 
 class Executor(Protocol):
@@ -285,12 +393,14 @@ def run_sweep(
     """The results of every case of `sweep`, ordered by model, chip, batch and planner."""
     submitted = 0
     waiting: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    expected: dict[tuple[str, str, int], int] = {}
     results: list[dict[str, Any]] = []
 
     def submit(model: str, chip: str, batch: int) -> None:
         nonlocal submitted
         cases = sweep.cases(model, chip, batch)
         waiting[(model, chip, batch)] = []
+        expected[(model, chip, batch)] = len(cases)
         for case in cases:
             executor.submit(case)
         submitted += len(cases)
@@ -307,7 +417,7 @@ def run_sweep(
         key = (result["model"], result["chip"], result["batch"])
         done = waiting[key]
         done.append(result)
-        if len(done) < len(sweep.planners):
+        if len(done) < expected[key]:
             continue
         del waiting[key]
         model, chip, batch = key
@@ -317,5 +427,7 @@ def run_sweep(
     order = {name: i for i, name in enumerate(sweep.planners)}
     models = {name: i for i, name in enumerate(sweep.models)}
     chips = {name: i for i, name in enumerate(sweep.chips)}
+    phases = {name: i for i, name in enumerate(sweep.phases or ())}
     return sorted(results, key=lambda r: (models[r["model"]], chips[r["chip"]], r["batch"],
+                                          phases.get(r["phase"], -1), r["context"] or 0,
                                           order[r["planner"]]))

@@ -134,7 +134,10 @@ def _drawing(paint: Painter, rows: Sequence[Row], planners: Sequence[str],
 def _label(row: Row, several_chips: bool) -> str:
     layers = f"{row['layers']} layer{'s' if row['layers'] != 1 else ''}"
     chip = f", {row['chip']}" if several_chips else ""
-    return f"{row['model']} ({layers}), batch {row['batch']}{chip}"
+    phase = row.get("phase")
+    served = ("" if phase is None else f", prefill {row['seq']}" if phase == "prefill"
+              else f", decode after {row['context']}")
+    return f"{row['model']} ({layers}){served}, batch {row['batch']}{chip}"
 
 
 def _height(rows: int, bars: int) -> float:

@@ -57,6 +57,7 @@ __all__ = [
     "INIT_STD",
     "IR_VERSION",
     "OPSET",
+    "PHASES",
     "ZOO",
     "Written",
     "ZooConfig",
@@ -71,6 +72,9 @@ IR_VERSION = 8
 INIT_STD = 0.02
 EXTERNAL_DATA_THRESHOLD = 1 << 30
 """`write` streams the weights to ``FILE.onnx.data`` when they exceed this many bytes."""
+PHASES = ("prefill", "decode")
+"""The serving forms of a decoder (``phase`` of `ZooModel.build`)."""
+_DECODERS = ("llama", "opt")  # the families with a KV cache
 
 _NEG = float(np.finfo(np.float32).min)  # the additive mask value Hugging Face uses
 _ALIGN = 4096  # external data offsets (page aligned, so that runtimes can mmap them)
@@ -117,6 +121,11 @@ class ZooModel:
     config: ZooConfig
     default_batch: int = 1
     default_seq: int = 128
+
+    @property
+    def decoder(self) -> bool:
+        """Whether it is a decoder, with a KV cache: it takes ``phase`` (`PHASES`)."""
+        return self.config.family in _DECODERS
 
     @property
     def takes_token_ids_option(self) -> bool:
@@ -256,11 +265,11 @@ class ZooModel:
     def _check_phase(
         self, cfg: ZooConfig, seq: int | None, phase: str | None, context: int | None
     ) -> None:
-        if phase is not None and cfg.family not in ("llama", "opt"):
-            names = ", ".join(m.name for m in ZOO.values() if m.config.family in ("llama", "opt"))
+        if phase is not None and cfg.family not in _DECODERS:
+            names = ", ".join(m.name for m in ZOO.values() if m.decoder)
             raise T10Error(f"{self.name}: --phase applies only to the decoders ({names}): "
                            "the other models have no KV cache")
-        if phase not in (None, "prefill", "decode"):
+        if phase is not None and phase not in PHASES:
             raise T10Error(f"{self.name}: unknown --phase '{phase}': choose prefill or decode")
         if context is not None and phase != "decode":
             raise T10Error(f"{self.name}: --context (the cached tokens) applies only with "

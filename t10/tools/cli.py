@@ -15,6 +15,7 @@ t10 compile MODEL.onnx [--chip ...] [--planner ...] [--precision ...] [--partial
 t10 explain MODEL.onnx --op NAME [--chip ...] [--planner ...] [--precision ...]
                        [--plot | -o FILE.png]
 t10 bench [--models M,...] [--layers N] [--seq N] [--batches B,...] [--max-batch N]
+          [--phases prefill,decode [--contexts N,...]]
           [--chips C,...] [--vary PARAMETER=VALUE,...] [--planners P,...]
           [--precision fp32|fp16] [--out DIR] [--quick] [--address ADDRESS | --serial]
 t10 bench-matmuls [--chip NAME|FILE] [--shapes MxKxN,...] [--precision fp32|fp16]
@@ -479,7 +480,7 @@ def _tolerance_defaults(field: str) -> str:
 
 
 def _bench_options(p: argparse.ArgumentParser) -> None:
-    from t10.examples.zoo import ZOO
+    from t10.examples.zoo import PHASES, ZOO
 
     layers = ", ".join(f"{m} {n}" for m, n in models.DEFAULT_LAYERS.items())
     quick = models.QUICK
@@ -488,7 +489,14 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layers", type=_positive, metavar="N",
                    help=f"layers of every model (default per model: {layers})")
     p.add_argument("--seq", type=_positive, metavar="N",
-                   help="tokens per sequence (default: each model's, 128; ViT 197)")
+                   help="tokens per sequence (default: each model's, 128; ViT 197); with "
+                        "--phases, the prefill's")
+    p.add_argument("--phases", type=_names(PHASES, "phase"), metavar="P,...",
+                   help="run the decoders (llama2-7b, opt-1.3b) as served: prefill of --seq "
+                        "tokens, decode of one token per sequence after --contexts cached "
+                        "ones (default: the model as it is); rows gain tokens/s")
+    p.add_argument("--contexts", type=_positives, metavar="N,...",
+                   help="--phases decode: the cached tokens, each a row (default 128)")
     p.add_argument("--batches", type=_positives, metavar="B,...",
                    help="batch sizes (default: 1, 2, 4, ... up to --max-batch, until a batch "
                         "where no planner fits)")
@@ -506,7 +514,9 @@ def _bench_options(p: argparse.ArgumentParser) -> None:
                    help="planner configurations, t10 among them: "
                         f"{', '.join(models.PLANNER_CONFIGS)} (default: "
                         f"{', '.join(models.DEFAULT_CONFIGS)}; t10-linear places every "
-                        "plan linearly, beside t10 on a mesh or a multi-chip system)")
+                        "plan linearly, beside t10 on a mesh or a multi-chip system; "
+                        "t10-no-overlap and t10-next-op load off-chip weights right before "
+                        "their operator or one operator ahead)")
     p.add_argument("--precision", default="fp16", choices=tuple(PRECISIONS),
                    help="storage precision (default fp16)")
     p.add_argument("--out", default="build/bench", metavar="DIR", type=_path,

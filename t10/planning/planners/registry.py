@@ -48,10 +48,20 @@ class BenchConfig:
     """Its place among every planner's configurations (the tables' and plots' order)."""
     search: str | None = None
     """The `search` it sets (None: the planner's own)."""
-    placement: str = "aware"
-    """The `placement` it sets (`t10.planning.plan_search.PLACEMENTS`)."""
+    placement: str | None = None
+    """The `placement` it sets (`t10.planning.plan_search.PLACEMENTS`; None: the compile
+    options' default)."""
+    preload: str | None = None
+    """The `preload` it sets (`t10.planning.offchip_weights.PRELOADS`; None: the compile
+    options' default)."""
     default: bool = True
     """Whether `t10 bench` runs it unless `--planners` names the configurations."""
+
+    def options(self) -> dict[str, str]:
+        """The compile options it sets (`CompileOptions` fields, beside the planner): the
+        ones it gives; the others keep their one default, `CompileOptions`'."""
+        given = {"search": self.search, "placement": self.placement, "preload": self.preload}
+        return {name: value for name, value in given.items() if value is not None}
 
 
 @dataclass(frozen=True)

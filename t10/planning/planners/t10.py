@@ -15,5 +15,10 @@ T10 = Planner(
         BenchConfig("t10-fastest", 2, search="fastest"),
         # beside t10 on a mesh or a multi-chip system: the gain of placing the plans
         BenchConfig("t10-linear", 4, placement="oblivious", default=False),
+        # on a chip with off-chip memory, the same plans with the weights loaded right
+        # before their operator (load, then compute) or at most one operator ahead: the
+        # gain of planning the loads
+        BenchConfig("t10-no-overlap", 5, preload="none", default=False),
+        BenchConfig("t10-next-op", 6, preload="next", default=False),
     ),
 )
