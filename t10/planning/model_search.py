@@ -400,27 +400,27 @@ class ModelSearch:
         cold = too_big and search != "fastest" and planner(self.options.planner).cold_weights
         # off-chip twins only where nothing fits on chip (`t10.planning.offchip_weights`)
         offchip = too_big and chip.offchip is not None
-        chosen: list[PlanPoint] = []
-        try:
+
+        def fitted(options: list[OpOptions]) -> list[PlanPoint]:
+            """`choose(options)`, or none where memory binds and off-chip memory may help
+            (where the weights alone overflow the SRAM, without running the greedy)."""
             if offchip and _weights_overflow(chip, options):
-                raise DoesNotFit("the weights alone do not fit on chip")  # spare the greedy
-            chosen = choose(options)
-            slow = sum(p.cycles for p in chosen) > (1 + CLOSE_ENOUGH) * sum(
+                return []
+            try:
+                return choose(options)
+            except DoesNotFit:
+                if not (cold or offchip):
+                    raise
+                return []
+
+        chosen = fitted(options)
+        if chosen:
+            cold = cold and sum(p.cycles for p in chosen) > (1 + CLOSE_ENOUGH) * sum(
                 p.cycles for p in fastest
             )
-            cold = cold and slow
-        except DoesNotFit:
-            if not (cold or offchip):
-                raise
         if cold:
             options = self.cold_options(chip, exprs, options, frontiers)
-            try:
-                if offchip and _weights_overflow(chip, options):
-                    raise DoesNotFit("the weights alone do not fit on chip")
-                chosen = choose(options)
-            except DoesNotFit:
-                if not offchip:
-                    raise
+            chosen = fitted(options) if offchip else choose(options)
         if offchip and not chosen:
             options = [with_offchip_weights(chip, e, o) for e, o in zip(exprs, options,
                                                                          strict=True)]
