@@ -34,6 +34,14 @@ from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 
 from t10.common.gathers import GatherKind
 from t10.common.placements import core_ids
@@ -632,12 +640,77 @@ def flat_sources(
 
 def _is_injective(view: View, result: Sequence[int], source: Sequence[int]) -> bool:
     """Whether no two (not zero-filled) elements of the viewed tensor read the same source
-    element."""
+    element: at once when the map shifts and permutes all of its dims (a Concat's padded
+    inputs, transposes), else counted element by element."""
     if not source:
         return prod(result) <= 1
+    if _shifted_permutation(view.map) or _mixed_radix(view, result):
+        return True
     numbered = np.reshape(np.arange(1, prod(source) + 1), tuple(source))  # 0: zero fill
     reads = np.bincount(np.reshape(view.gather(numbered, tuple(result)), -1))
     return bool(reads[1:].max(initial=0) <= 1)
+
+
+def _shifted_permutation(amap: AffineMap) -> bool:
+    """Whether each result of `amap` is one of its dims plus a constant, every dim exactly
+    once: distinct indices then map to distinct indices."""
+    dims: list[int] = []
+    for expr in amap.results:
+        if (isinstance(expr, AffineBinaryOpExpr) and expr.kind is AffineBinaryOpKind.Add
+                and isinstance(expr.rhs, AffineConstantExpr)):
+            expr = expr.lhs
+        if not isinstance(expr, AffineDimExpr):
+            return False
+        dims.append(expr.position)
+    return sorted(dims) == list(range(amap.num_dims))
+
+
+def _linear_terms(expr: AffineExpr) -> dict[int, int] | None:
+    """The coefficient of each dim in `expr`, a sum of dims times constants plus a constant
+    (None: anything else, a floordiv or a mod)."""
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position: 1}
+    if isinstance(expr, AffineConstantExpr):
+        return {}
+    if isinstance(expr, AffineBinaryOpExpr) and expr.kind is AffineBinaryOpKind.Add:
+        lhs, rhs = _linear_terms(expr.lhs), _linear_terms(expr.rhs)
+        if lhs is None or rhs is None:
+            return None
+        return {d: lhs.get(d, 0) + rhs.get(d, 0) for d in {*lhs, *rhs}}
+    if isinstance(expr, AffineBinaryOpExpr) and expr.kind is AffineBinaryOpKind.Mul:
+        for factor, term in ((expr.rhs, expr.lhs), (expr.lhs, expr.rhs)):
+            if isinstance(factor, AffineConstantExpr):
+                inner = _linear_terms(term)
+                return None if inner is None else {d: c * factor.value for d, c in inner.items()}
+    return None
+
+
+def _mixed_radix(view: View, result: Sequence[int]) -> bool:
+    """Whether `view` reads distinct source elements at distinct (admitted) result indices
+    because each source index is a mixed-radix number of its own result dims (a reshape that
+    splits dims, a padded one): every result dim that ranges over more than one admitted
+    value appears in one source index only, whose positive coefficients, in increasing
+    order, each exceed the largest sum the smaller ones reach. A guard `d + c` in `[0, g)`
+    narrows dim d's range."""
+    sizes = list(result)
+    if view.guard is not None:
+        for expr, size in zip(view.guard.results, view.guard_shape, strict=True):
+            terms = _linear_terms(expr)
+            if terms is not None and len(terms) == 1 and next(iter(terms.values())) == 1:
+                (dim,) = terms
+                sizes[dim] = min(sizes[dim], size)  # at most `size` values of the dim
+    used: set[int] = set()
+    for expr in view.map.results:
+        terms = _linear_terms(expr)
+        if terms is None:
+            return False
+        reach = 0
+        for coefficient, dim in sorted((c, d) for d, c in terms.items() if sizes[d] > 1 and c):
+            if coefficient <= reach or dim in used:
+                return False
+            used.add(dim)
+            reach += coefficient * (sizes[dim] - 1)
+    return all(d in used for d, size in enumerate(sizes) if size > 1)
 
 
 def _distinct_per_row(flat: IntArray) -> IntArray:

@@ -3,8 +3,13 @@ small enough to check by hand."""
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common import exchange
 from t10.common.exchange import (
@@ -17,6 +22,7 @@ from t10.common.exchange import (
     window_starts,
 )
 from t10.common.plans import Layout, Rotating
+from t10.common.view_maps import View
 
 PADDED = Layout(shape=(5, 7), grid=(2, 2), axes=(0, 1), tile=(3, 4))
 
@@ -152,3 +158,61 @@ def test_relayout_traffic_keyed_equals_pairwise(
     for a, b in zip(keyed, pairwise, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-9)
     assert keyed[0].sum() == pytest.approx(keyed[1].sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(range(3)), st.lists(st.integers(0, 2), min_size=3, max_size=3),
+       st.lists(st.integers(1, 4), min_size=3, max_size=3), st.booleans())
+def test_a_shifted_permutation_is_injective_without_counting(
+    perm: list[int], shifts: list[int], result: list[int], padded: bool
+) -> None:
+    """A view whose map permutes its dims and shifts them (a Concat's padded input, a
+    transpose) reads no source element twice: the shortcut agrees with the count."""
+    dims = [AffineExpr.dimension(p) + s for p, s in zip(perm, shifts, strict=True)]
+    amap = AffineMap(3, 0, tuple(dims))
+    source = tuple(result[p] + 2 for p in perm)  # every shifted index inside, padded or not
+    view = View(amap, amap if padded else None, source if padded else ())
+    assert exchange._shifted_permutation(amap)
+    numbered = np.reshape(np.arange(1, prod(source) + 1), source)
+    reads = np.bincount(np.reshape(view.gather(numbered, tuple(result)), -1))
+    assert reads[1:].max(initial=0) <= 1
+    assert exchange._is_injective(view, result, source)
+    broadcast = AffineMap(3, 0, (AffineExpr.dimension(0), AffineExpr.dimension(0),
+                                 AffineExpr.dimension(2)))
+    assert not exchange._shifted_permutation(broadcast)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=3, max_size=3),
+       st.lists(st.integers(0, 2), min_size=3, max_size=3),
+       st.lists(st.sampled_from([0, 1, 2, 3, 4, 8]), min_size=3, max_size=3),
+       st.one_of(st.none(), st.tuples(st.integers(0, 2), st.integers(0, 3), st.integers(1, 2))))
+def test_a_mixed_radix_view_reads_no_element_twice(
+    result: list[int], where: list[int], coefficients: list[int],
+    guard: tuple[int, int, int] | None,
+) -> None:
+    """Whenever the shortcut calls a linear view injective (each source index a mixed-radix
+    number of its own dims; a guard may pin a dim), counting the reads agrees."""
+    dims = [AffineExpr.dimension(d) for d in range(3)]
+    exprs: list[AffineExpr] = []
+    for k in range(3):
+        expr: AffineExpr = AffineExpr.constant(0)
+        for d in range(3):
+            if where[d] == k:
+                expr = expr + dims[d] * coefficients[d]
+        exprs.append(expr)
+    amap = AffineMap(3, 0, tuple(exprs))
+    source = tuple(
+        1 + sum(coefficients[d] * (result[d] - 1) for d in range(3) if where[d] == k)
+        for k in range(3)
+    )
+    if guard is None:
+        view = View(amap)
+    else:  # dim `d` admitted where d - lo lies in [0, width)
+        d, lo, width = guard
+        view = View(amap, AffineMap(3, 0, (dims[d] - lo,)), (width,))
+    if not exchange._mixed_radix(view, result):
+        return
+    numbered = np.reshape(np.arange(1, prod(source) + 1), source)
+    reads = np.bincount(np.reshape(view.gather(numbered, tuple(result)), -1))
+    assert reads[1:].max(initial=0) <= 1, (amap, result, guard)
