@@ -109,17 +109,16 @@ chip.superstep "mm" {
 
 // -----
 
-// chip.load loads a weight (an arith.constant) from off-chip memory, not a function argument.
-func.func @f(%w: tensor<8x8xf32>) {
-  chip.program "main" on 4 -> {
-    %b = core.alloc "mm/in1" on 4 : !core.buffer<2x8xf32>
-    chip.load "mm/load" %w into %b layout <grid [4] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
-    chip.yield
-  }
-  func.return
+// chip.load loads a host tensor (a weight or a function argument) from off-chip memory, not
+// a value computed on the host.
+chip.program "main" on 4 -> {
+  %w = "test.op"() : () -> tensor<8x8xf32>
+  %b = core.alloc "mm/in1" on 4 : !core.buffer<2x8xf32>
+  chip.load "mm/load" %w into %b layout <grid [4] axes [d0, -] tile [2, 8]> : tensor<8x8xf32>, !core.buffer<2x8xf32>
+  chip.yield
 }
 
-// CHECK: Operation does not verify: chip.load 'mm/load': loads a weight (an arith.constant) from off-chip memory; its source is not one
+// CHECK: Operation does not verify: chip.load 'mm/load': loads a host tensor (an arith.constant or a function argument) from off-chip memory; its source is neither
 
 // -----
 

@@ -155,11 +155,11 @@
 
 // -----
 
-// load loads a weight (an arith.constant), not another value.
+// load loads a host tensor (a weight or a function argument), not another value.
 %0 = "test.op"() : () -> tensor<8x8xf32>
 %1 = rtensor.load "mm/load" %0 : tensor<8x8xf32> -> !rtensor.tensor<8x8xf32, #rtensor.layout<grid [2] axes [d0, -] tile [4, 8]>>
 
-// CHECK: Operation does not verify: rtensor.load 'mm/load': loads a weight (an arith.constant) from off-chip memory; its source is not one
+// CHECK: Operation does not verify: rtensor.load 'mm/load': loads a host tensor (an arith.constant or a function argument) from off-chip memory; its source is neither
 
 // -----
 
