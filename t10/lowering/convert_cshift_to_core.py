@@ -426,12 +426,7 @@ class DistributeToLoad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.DistributeOp, rewriter: PatternRewriter) -> None:
-        rtype = op.result.type
-        assert isinstance(rtype, RTensorType)
-        alloc = _alloc(_source_label(op), rtype)
-        load = core.LoadOp.build(
-            operands=[op.source, alloc.result], properties={"layout": rtype.layout}
-        )
+        rtype, alloc, load = _buffer_and_load(op, core.LoadOp)
         source = op.source
         if isinstance(source.owner, Block):
             where = InsertPoint.at_start(source.owner)
@@ -447,14 +442,23 @@ class LoadToChipLoad(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: rtensor.LoadOp, rewriter: PatternRewriter) -> None:
-        rtype = op.result.type
-        assert isinstance(rtype, RTensorType)
-        alloc = _alloc(_source_label(op), rtype)
-        load = chip.LoadOp.build(
-            operands=[op.source, alloc.result],
-            properties={"label": op.label, "layout": rtype.layout},
-        )
+        rtype, alloc, load = _buffer_and_load(op, chip.LoadOp, label=op.label)
         _replace_with_buffer(rewriter, op, [alloc, load], alloc.result, rtype)
+
+
+def _buffer_and_load(
+    op: rtensor.DistributeOp | rtensor.LoadOp,
+    load: type[core.LoadOp] | type[chip.LoadOp],
+    **properties: Attribute,
+) -> tuple[RTensorType, core.AllocOp, Operation]:
+    """The buffer of the host tensor `op` places and the `load` op that fills it."""
+    rtype = op.result.type
+    assert isinstance(rtype, RTensorType)
+    alloc = _alloc(_source_label(op), rtype)
+    filled = load.build(
+        operands=[op.source, alloc.result], properties={"layout": rtype.layout, **properties}
+    )
+    return rtype, alloc, filled
 
 
 def is_resident(alloc: core.AllocOp) -> bool:

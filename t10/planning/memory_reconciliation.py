@@ -963,11 +963,7 @@ def choose_plans(
             raise _does_not_fit(chip, ops, planner, live)
         return []
     greedy = _Greedy(ops, live)
-    if not greedy.run(capacity):
-        least, choice = smallest_model(ops, live)
-        if least > capacity:
-            raise _does_not_fit(chip, ops, planner, live)
-        greedy.idx = choice
+    if _fell_back(greedy, chip, ops, planner, live):
         greedy.relax(capacity)
     fastest = sum(op.points[0].cycles for op in ops)  # no choice is faster
     if greedy.cycles() > fastest * (1 + CLOSE_ENOUGH):
@@ -999,16 +995,25 @@ def choose_from(
     back to faster plans while it still fits. For a model far larger than the SRAM (its
     weights off chip), it starts near where it must end."""
     live = _choosable(ops, liveness)
-    capacity = chip.sram_bytes_per_core
     greedy = _Greedy(ops, live)
     greedy.idx = list(start)
-    if not greedy.run(capacity):
-        least, choice = smallest_model(ops, live)
-        if least > capacity:
-            raise _does_not_fit(chip, ops, planner, live)
-        greedy.idx = choice
-    greedy.relax(capacity)
+    _fell_back(greedy, chip, ops, planner, live)
+    greedy.relax(chip.sram_bytes_per_core)
     return greedy.chosen()
+
+
+def _fell_back(
+    greedy: _Greedy, chip: ChipSpec, ops: Sequence[OpOptions], planner: str, live: Liveness
+) -> bool:
+    """Runs `greedy` until the model fits; when it gets stuck, it takes the smallest model
+    instead (refused when even that does not fit). Whether it fell back."""
+    if greedy.run(chip.sram_bytes_per_core):
+        return False
+    least, choice = smallest_model(ops, live)
+    if least > chip.sram_bytes_per_core:
+        raise _does_not_fit(chip, ops, planner, live)
+    greedy.idx = choice
+    return True
 
 
 def fastest_plans(
