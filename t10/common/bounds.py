@@ -25,9 +25,10 @@ Without a split reduction dim a plan uses at most Q = ∏ parallel loop sizes co
 so the bound is the lesser of that plan on min(P, Q) cores and a split one on P cores.
 
 A model's bound is the sum of its operators'; on a chip with off-chip memory, at least the
-larger of that and the time its memory takes to send the weights the cores' SRAM cannot hold
-(all weights less the whole SRAM, each tensor read once: `offchip_bound`), as the loads run
-beside the operators (the roofline of compute, exchange and off-chip bytes).
+larger of that and the time its memory takes to send the host tensors (weights and inputs)
+the cores' SRAM cannot hold (all of them less the whole SRAM, each read once:
+`offchip_bound`), as the loads run beside the operators (the roofline of compute, exchange
+and off-chip bytes).
 """
 
 from __future__ import annotations
@@ -68,19 +69,20 @@ def operator_bound(chip: ChipSpec, expr: TensorExpr) -> Bound:
     return min(whole, _bound(chip, expr, chip.cores, split=True), key=lambda b: b.cycles)
 
 
-def model_bound(chip: ChipSpec, exprs: Iterable[TensorExpr], weight_bytes: int = 0) -> int:
+def model_bound(chip: ChipSpec, exprs: Iterable[TensorExpr], host_bytes: int = 0) -> int:
     """The sum of the operators' bounds (a layout transition or a gather is bounded by 0),
-    or the off-chip bound of `weight_bytes` of weights if larger (module docstring)."""
+    or the off-chip bound of `host_bytes` of host tensors if larger (module docstring)."""
     return max(sum(operator_bound(chip, e).cycles for e in exprs),
-               offchip_bound(chip, weight_bytes))
+               offchip_bound(chip, host_bytes))
 
 
-def offchip_bound(chip: ChipSpec, weight_bytes: int) -> int:
-    """Cycles the chip's off-chip memory takes at least to send the part of `weight_bytes`
-    that the cores' SRAM cannot hold (0 on a chip without off-chip memory)."""
+def offchip_bound(chip: ChipSpec, host_bytes: int) -> int:
+    """Cycles the chip's off-chip memory takes at least to send the part of `host_bytes`
+    (weights and inputs) that the cores' SRAM cannot hold (0 on a chip without off-chip
+    memory)."""
     if chip.offchip is None:
         return 0
-    streamed = max(0, weight_bytes - chip.total_sram_bytes)
+    streamed = max(0, host_bytes - chip.total_sram_bytes)
     return math.ceil(streamed / chip.offchip.bytes_per_cycle)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -49,8 +48,9 @@ from t10.common.tensor_expr import (
     op_name,
     precision_type,
 )
+from t10.common.weights import is_host_tensor
 from t10.errors import T10Error
-from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, ViewOp
+from t10.t10_dialects.rtensor import EstimateAttr, GatherOp, ViewOp, through_views
 
 __all__ = [
     "check_record",
@@ -133,19 +133,19 @@ def model_bound_of(chip: ChipSpec, module: ModuleOp, precision: str, partials: s
     faster or fits), which only costs more, as the bound of an epilogue fused is at most
     the bounds of its contraction and of itself apart."""
     exprs = []
-    weights: dict[SSAValue, int] = {}  # each weight's bytes at the storage precision
+    hosted: dict[SSAValue, int] = {}  # each host tensor's elements (weights, arguments)
     for op in module.walk():
         if isinstance(op, GenericOp):
             for value in op.inputs:
-                if isinstance(value.owner, arith.ConstantOp) and isinstance(
-                        value.type, TensorType):
-                    weights[value] = prod(value.type.get_shape())
+                source, _ = through_views(value)
+                if is_host_tensor(source) and isinstance(source.type, TensorType):
+                    hosted[source] = prod(source.type.get_shape())
         if isinstance(op, GenericOp) and EPILOGUE_ATTR not in op.attributes:
             epilogue = epilogue_of(op)
             expr = linalg_tensor_expr(op) if epilogue is None else fused_tensor_expr(op, epilogue)
             exprs.append(at_precision(expr, precision, partials, "the report"))
     elem = element_bytes(precision_type(precision, "the report"), "the report")
-    return model_bound(chip, exprs, elem * sum(weights.values()))
+    return model_bound(chip, exprs, elem * sum(hosted.values()))
 
 
 def planned_sram(module: ModuleOp) -> int | None:

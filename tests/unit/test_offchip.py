@@ -344,9 +344,10 @@ def test_an_unknown_preload_is_refused() -> None:
 
 def test_the_bound_counts_what_the_sram_cannot_hold(tmp_path: Path) -> None:
     """The model's bound is the larger of its operators' bounds summed and the cycles the
-    memory needs to send the weights the whole SRAM cannot hold; at most the total."""
+    memory needs to send the weights and inputs the whole SRAM cannot hold; at most the
+    total."""
     chip = _chip(tmp_path, 30_000)
-    weights = 3 * (256 * 256 + 256) * 4
+    weights = (3 * (256 * 256 + 256) + 64 * 256) * 4  # and the input
     streamed = math.ceil((weights - 16 * 30_000) / RATE)
     assert offchip_bound(load_chip(chip), weights) == streamed
     assert model_bound(load_chip(chip), [], weights) == streamed
