@@ -179,12 +179,13 @@ class SearchResult:
     @cached_property
     def loads(self) -> LoadSchedule:
         """When the off-chip weights load, and the operators' waits for them."""
-        moves = [
-            sum(e.cycles for e in self.transitions(i) if e is not None)
-            for i in range(len(self.chosen))
-        ]
-        return schedule_loads(self.chip, self.exprs, self.chosen, moves, self.liveness,
-                              self.preload)
+        n = len(self.chosen)
+        moves = [sum(e.cycles for e in self.transitions(i) if e is not None) for i in range(n)]
+        between = [0] * (n + 1)  # the views returned before each operator, made where they stand
+        for view, move in zip(self.liveness.returned, self.returned_moves, strict=True):
+            between[view.after + 1] += move.cycles
+        return schedule_loads(self.chip, self.exprs, self.chosen, moves, between[:n],
+                              self.liveness, self.preload)
 
     @property
     def total_cycles(self) -> int:

@@ -183,11 +183,14 @@ def schedule_loads(
     exprs: Sequence[TensorExpr],
     chosen: Sequence[PlanPoint],
     moves: Sequence[int],
+    between: Sequence[int],
     liveness: Liveness,
     preload: str = "planned",
 ) -> LoadSchedule:
-    """The loads' schedule (module docstring); `moves`: per operator, the cycles of the
-    relayouts and gathers that run right before it; `preload`: a key of `PRELOADS`."""
+    """The loads' schedule (module docstring); `moves`: per operator, the cycles of its
+    relayouts and gathers, which run right before it; `between`: per operator, the cycles of
+    the moves that make the views returned between the operator before and its own moves
+    (and its loads: they stand after those views); `preload`: a key of `PRELOADS`."""
     most = PRELOADS[preload]
     n = len(chosen)
     if not any(p.offchip for p in chosen):
@@ -203,6 +206,7 @@ def schedule_loads(
     live = sum(p.resident_bytes for p in chosen) + peaks(chosen, liveness)
     room = chip.sram_bytes_per_core - live  # per operator: what preloads may still take
     starts = np.zeros(n + 1, dtype=np.int64)  # when each operator's first move starts
+    starts[0] = between[0] if n else 0
     ahead, waits = [0] * n, [0] * n
     free = 0  # when the channel ends the loads started so far
     first_issue = 0  # no load starts before an earlier operator's loads
@@ -228,6 +232,8 @@ def schedule_loads(
             first_issue = k - best
             room[first_issue:k] -= held
             waits[k] = max(0, arrive - ready)
-        starts[k + 1] = int(starts[k]) + moves[k] + waits[k] + point.estimate.cycles
+        starts[k + 1] = int(starts[k]) + moves[k] + waits[k] + point.estimate.cycles + (
+            between[k + 1] if k + 1 < n else 0
+        )
     peak = int((chip.sram_bytes_per_core - room).max()) if any(ahead) else 0
     return LoadSchedule(tuple(ahead), tuple(waits), peak)

@@ -43,14 +43,15 @@ RATE, LATENCY = 8.0, 100
 """The off-chip memory of the test chips: bytes per cycle, latency."""
 
 
-def _chip(directory: Path, sram: int, offchip: bool = True, capacity: int = 10**9) -> str:
+def _chip(directory: Path, sram: int, offchip: bool = True, capacity: int = 10**9,
+          rate: float = RATE) -> str:
     """A chip file: test-16 with `sram` bytes per core and (`offchip`) off-chip memory."""
     spec = json.loads(resources.files("t10.common").joinpath("chips/test-16.json").read_text())
     spec = {**spec, "name": f"s{sram}{'-off' if offchip else ''}", "sram_bytes_per_core": sram}
     if offchip:
-        spec["offchip"] = {"capacity_bytes": capacity, "bytes_per_cycle": RATE,
+        spec["offchip"] = {"capacity_bytes": capacity, "bytes_per_cycle": rate,
                            "latency_cycles": LATENCY}
-    path = directory / f"{spec['name']}-{capacity}.json"
+    path = directory / f"{spec['name']}-{capacity}-{rate}.json"
     path.write_text(json.dumps(spec))
     return str(path)
 
@@ -228,6 +229,22 @@ def test_a_tiny_llama_streams_its_weights_and_matches_onnxruntime(
     assert result.check is not None and result.check.passed, result.check
     _check_report(result.report, sram)
     assert sum(1 for o in result.report.ops if o.kind == "load") >= 3
+
+
+@pytest.mark.parametrize("preload", ["planned", "none"])
+def test_a_prefill_that_mostly_waits_is_estimated_as_simulated(
+    preload: str, tmp_path: Path
+) -> None:
+    """A prefill returns its caches, views made on chip between operators: with a memory so
+    slow that most of the run is waits, every estimate still equals the simulation."""
+    config = dataclasses.replace(ZOO["llama2-7b"].config, hidden=64, heads=4, intermediate=96)
+    path = tmp_path / "prefill.onnx"
+    onnx.save(ZOO["llama2-7b"].build(2, 8, 2, config=config, phase="prefill"), path)
+    sram = 6_000
+    options = CompileOptions(chip=_chip(tmp_path, sram, rate=0.25), preload=preload)
+    report = driver.run_model(path, options, timing_only=True).report
+    _check_report(report, sram)
+    assert sum(op.wait_cycles or 0 for op in report.ops) > report.total_cycles // 2
 
 
 @pytest.mark.parametrize("name", ["llama2-7b", "opt-1.3b"])
