@@ -103,7 +103,7 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
         for onnx_type in _attr_strings(main.arg_attrs, len(arg_types), ONNX_TYPE_ATTR)
     ]
     shapes = [tuple(t.get_shape()) if isinstance(t, TensorType) else () for t in arg_types]
-    given = {name: np.asarray(value) for name, value in inputs.items()}  # the same arrays
+    given = {name: np.asanyarray(value) for name, value in inputs.items()}  # NoValues stays
     check_inputs_match(
         list(zip(names, shapes, dtypes, strict=True)),
         {name: (value.shape, value.dtype) for name, value in given.items()},

@@ -155,3 +155,19 @@ def test_timing_only_inputs_hold_no_floats_and_the_same_integers() -> None:
     assert not has_values(timed["x"]) and not has_values(timed["y"])
     assert timed["x"].shape == (3, 5_000_001) and timed["x"].dtype == np.float32
     np.testing.assert_array_equal(timed["ids"], full["ids"])
+
+
+def test_timing_only_inputs_are_never_computed_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`NoValues` inputs reach the simulator as they are: a timing-only run distributes and
+    collects no tensor's values (it once converted its inputs to zero arrays and moved them
+    value by value: minutes on a decoder's caches)."""
+    compiled = compile_model(mlp(), CompileOptions(chip="ipu-mk2", precision="fp16"))
+    inputs = random_inputs(input_specs(compiled.module), 0, timing_only=True)
+
+    def no_values(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a timing-only run moved a tensor's values")
+
+    monkeypatch.setattr("t10.common.exchange.collect", no_values)
+    monkeypatch.setattr("t10.common.exchange.distribute", no_values)
+    timing = simulate(compiled.module, compiled.chip, inputs, timing_only=True)
+    assert timing.report.total_cycles > 0
