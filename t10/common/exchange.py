@@ -475,8 +475,10 @@ def relayout_flows(src: Layout, dst: Layout, shape: tuple[int, ...] | None = Non
     missing = (measure(need_iv) - measure(kept_iv)).astype(np.float64)
     need, kept = _Keyed.of(need_iv), _Keyed.of(kept_iv)
     held = _Keyed.of(held_intervals(src, grid_coords(src.grid)))
-    d, s = _overlapping_pairs(need, held)
-    share = _pair_overlaps(need, held, d, s) - _pair_overlaps(kept, held, d, s)
+    need_tables, kept_tables = _overlap_tables(need, held), _overlap_tables(kept, held)
+    d, s = _overlapping_pairs(need.keys, held.keys, need_tables)
+    share = (_pair_overlaps(need_tables, need.keys, held.keys, d, s)
+             - _pair_overlaps(kept_tables, kept.keys, held.keys, d, s))
     holders = np.bincount(d, weights=share, minlength=dst.cores)
     weight = np.divide(missing, holders, out=np.zeros(len(holders)), where=holders > 0)
     flow = weight[d] * share
@@ -491,21 +493,26 @@ def _overlap_tables(a: _Keyed, b: _Keyed) -> list[IntArray]:
     return [overlap_matrix([v], [w]) for v, w in zip(a.values, b.values, strict=True)]
 
 
-def _pair_overlaps(a: _Keyed, b: _Keyed, i: IntArray, j: IntArray) -> Array:
-    """Elements in common between core `i[k]`'s region of `a` and core `j[k]`'s of `b`."""
+def _pair_overlaps(tables: list[IntArray], a_keys: list[IntArray], b_keys: list[IntArray],
+                   i: IntArray, j: IntArray) -> Array:
+    """Elements in common between core `i[k]`'s region of one side and core `j[k]`'s of the
+    other: the product over dims of `tables[dim][a key, b key]`."""
     total = np.ones(len(i))
-    for table, ka, kb in zip(_overlap_tables(a, b), a.keys, b.keys, strict=True):
+    for table, ka, kb in zip(tables, a_keys, b_keys, strict=True):
         total *= table[ka[i], kb[j]]
     return total
 
 
-def _overlapping_pairs(a: _Keyed, b: _Keyed) -> tuple[IntArray, IntArray]:
-    """Every (core i of `a`, core j of `b`) whose regions overlap. Cores are grouped by key
-    tuple (their region); group pairs are enumerated along the dim where fewest overlap, the
-    other dims filter them, and the groups expand back to cores."""
-    a_groups, a_of = np.unique(np.stack(a.keys, axis=1), axis=0, return_inverse=True)
-    b_groups, b_of = np.unique(np.stack(b.keys, axis=1), axis=0, return_inverse=True)
-    overlaps = [t > 0 for t in _overlap_tables(a, b)]
+def _overlapping_pairs(a_keys: list[IntArray], b_keys: list[IntArray],
+                       tables: list[IntArray]) -> tuple[IntArray, IntArray]:
+    """Every (core i of one side, core j of the other) whose regions overlap: per dim (or
+    group of dims), core i's key is `a_keys[dim][i]`, and `tables[dim]` is the overlap of
+    every key of one side with every key of the other. Cores are grouped by key tuple; group
+    pairs are enumerated along the dim where fewest overlap, the other dims filter them, and
+    the groups expand back to cores."""
+    a_groups, a_of = np.unique(np.stack(a_keys, axis=1), axis=0, return_inverse=True)
+    b_groups, b_of = np.unique(np.stack(b_keys, axis=1), axis=0, return_inverse=True)
+    overlaps = [t > 0 for t in tables]
 
     def candidates(dim: int) -> int:
         on_a = np.bincount(a_groups[:, dim], minlength=overlaps[dim].shape[0])
@@ -735,7 +742,9 @@ def element_move(
 def _view_move(
     src: Layout, dst: Layout, view: View, messages: bool, shape: tuple[int, ...] | None
 ) -> ViewMove:
-    move = _element_move(src, dst, view, messages, shape)
+    move = _factored_move(src, dst, view, messages, shape)
+    if move is None:
+        move = _element_move(src, dst, view, messages, shape)
     _read_only(move.sent, move.received, move.copied)
     if move.flows is not None:
         _read_only(move.flows.src, move.flows.dst, move.flows.elements)
@@ -932,6 +941,250 @@ class _ElementHolding(_Holding):
         elements = np.bincount(np.reshape(pair_of, -1), weights=1.0 / holders[wanted[k]])
         dst, src = np.divmod(pairs, self.cores)
         return Flows(src, dst, elements)
+
+
+# --------------------------------------------------------------------------------------------
+# View moves counted per group of dims, not per element
+# --------------------------------------------------------------------------------------------
+
+
+def _expr_dims(expr: AffineExpr) -> set[int]:
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position}
+    if isinstance(expr, AffineBinaryOpExpr):
+        return _expr_dims(expr.lhs) | _expr_dims(expr.rhs)
+    return set()
+
+
+@dataclass(frozen=True)
+class _DimGroup:
+    """One independent part of a view: the source dims `source` whose indices are computed
+    from the result dims `result` alone (by `view.map`'s results `source`), and the guard
+    results `guards` that read only `result`. A view's groups partition its result dims,
+    source dims and guard results."""
+
+    result: tuple[int, ...]
+    source: tuple[int, ...]
+    guards: tuple[int, ...]
+
+
+def _dim_groups(view: View, rank: int) -> list[_DimGroup]:
+    """The connected parts of `view` (result dims joined when one map or guard result reads
+    them together; a result reading no dim, a constant, is a part of its own)."""
+    root = list(range(rank))
+
+    def find(d: int) -> int:
+        while root[d] != d:
+            d = root[d]
+        return d
+
+    guard = view.guard.results if view.guard is not None else ()
+    reads = [sorted(_expr_dims(e)) for e in (*view.map.results, *guard)]
+    for dims in reads:
+        for d in dims[1:]:
+            root[find(d)] = find(dims[0])
+    parts: dict[object, tuple[list[int], list[int], list[int]]] = {}
+    for d in range(rank):
+        parts.setdefault(find(d), ([], [], []))[0].append(d)
+    for k, dims in enumerate(reads):
+        key: object = find(dims[0]) if dims else ("constant", k)
+        is_source = k < len(view.map.results)
+        parts.setdefault(key, ([], [], []))[1 if is_source else 2].append(
+            k if is_source else k - len(view.map.results))
+    return [_DimGroup(tuple(r), tuple(s), tuple(g)) for r, s, g in parts.values()]
+
+
+def _keyed_indices(layout: Layout, dims: Sequence[int]) -> tuple[IntArray, list[IntArray]]:
+    """The layout's cores grouped by the logical indices they hold along `dims`: each
+    core's key, and per dim the `(keys, local extent)` indices of each key (-1: none)."""
+    if not dims:
+        return np.zeros(layout.cores, dtype=np.int64), []
+    local = local_indices(layout, grid_coords(layout.grid))
+    joined = np.concatenate([local[d] for d in dims], axis=1)
+    uniq, inverse = np.unique(joined, axis=0, return_inverse=True)
+    bounds = np.cumsum([local[d].shape[1] for d in dims])[:-1]
+    return np.reshape(inverse, -1).astype(np.int64), np.split(uniq, bounds, axis=1)
+
+
+@dataclass(frozen=True)
+class _Sets:
+    """`rows` sets of integers in [0, columns): the distinct (row, value) entries, sorted."""
+
+    row: IntArray
+    value: IntArray
+    rows: int
+    columns: int
+
+    @staticmethod
+    def of(flat: IntArray, columns: int) -> _Sets:
+        """Row r: the entries >= 0 of `flat[r]`."""
+        rows = np.broadcast_to(np.arange(len(flat))[:, None], flat.shape)[flat >= 0]
+        cells = np.unique(rows * columns + flat[flat >= 0])
+        row, value = np.divmod(cells, columns)
+        return _Sets(row, value, len(flat), columns)
+
+    def sizes(self) -> IntArray:
+        return np.bincount(self.row, minlength=self.rows)
+
+    def overlaps(self, other: _Sets) -> IntArray:
+        """`(rows, other.rows)`: the size of every intersection of a row with one of
+        `other`'s (the entries of equal value joined)."""
+        order = np.argsort(other.value, kind="stable")
+        values = other.value[order]
+        first = np.searchsorted(values, self.value, side="left")
+        count = np.searchsorted(values, self.value, side="right") - first
+        mine = np.repeat(np.arange(len(self.value)), count)
+        within = np.arange(len(mine)) - np.repeat(np.cumsum(count) - count, count)
+        theirs = other.row[order[np.repeat(first, count) + within]]
+        cells = self.row[mine] * other.rows + theirs
+        counts: IntArray = np.bincount(cells, minlength=self.rows * other.rows)
+        return np.reshape(counts, (self.rows, other.rows)).astype(np.int64)
+
+    def intersections(self, other: _Sets, pairs: IntArray) -> _Sets:
+        """Row k: row `pairs[k, 0]` of these sets intersected with row `pairs[k, 1]` of
+        `other`'s (an empty set where that is -1)."""
+        starts = np.searchsorted(self.row, np.arange(self.rows + 1))
+        first, count = starts[pairs[:, 0]], np.diff(starts)[pairs[:, 0]]
+        k = np.repeat(np.arange(len(pairs)), count)
+        at = np.repeat(first, count) + np.arange(len(k)) - np.repeat(np.cumsum(count) - count,
+                                                                      count)
+        value = self.value[at]
+        wanted: IntArray = pairs[k, 1] * self.columns + value
+        theirs: IntArray = other.row * self.columns + other.value  # sorted by row, value
+        found = np.asarray(np.searchsorted(theirs, wanted), dtype=np.int64)
+        hit: Array = (pairs[k, 1] >= 0) & (found < len(theirs))
+        hit[hit] = theirs[found[hit]] == wanted[hit]
+        return _Sets(k[hit], value[hit], len(pairs), self.columns)
+
+
+def _group_sets(
+    view: View, group: _DimGroup, dst: Layout, src: Layout
+) -> tuple[IntArray, _Sets, IntArray, _Sets] | None:
+    """For one group of `view`: each destination core's key and, per key, the set of
+    source indices (row-major over the group's source dims) its buffer reads; each source
+    core's key and, per key, the set it holds. None: the view reads
+    outside its source where its guard admits the element (left to the element-wise move,
+    which reports it)."""
+    sizes = tuple(src.shape[p] for p in group.source)
+    columns = max(prod(sizes), 1)
+    dst_key, dst_index = _keyed_indices(dst, group.result)
+    keys = len(dst_index[0]) if dst_index else 1
+    extents = [i.shape[1] for i in dst_index]
+    mesh: list[IntArray] = [np.zeros((), dtype=np.int64)] * len(dst.shape)
+    valid = np.ones((keys, *extents), dtype=bool)
+    for n, (d, index) in enumerate(zip(group.result, dst_index, strict=True)):
+        shape = [keys] + [1] * len(extents)
+        shape[n + 1] = extents[n]
+        mesh[d] = np.reshape(index, shape)
+        valid &= mesh[d] >= 0
+    if view.guard is not None:
+        for g in group.guards:
+            at = eval_expr(view.guard.results[g], mesh)
+            valid &= (at >= 0) & (at < view.guard_shape[g])
+    flat = np.zeros(valid.shape, dtype=np.int64)
+    for p, size in zip(group.source, sizes, strict=True):
+        at = np.broadcast_to(eval_expr(view.map.results[p], mesh), valid.shape)
+        if np.any(valid & ((at < 0) | (at >= size))):
+            return None
+        flat = flat * size + at
+    need = _Sets.of(np.reshape(np.where(valid, flat, -1), (keys, -1)), columns)
+    src_key, src_index = _keyed_indices(src, group.source)
+    held_rows = len(src_index[0]) if src_index else 1
+    held_flat = np.zeros((held_rows,) + (1,) * len(src_index), dtype=np.int64)
+    held_valid = np.ones(held_flat.shape, dtype=bool)
+    for n, (index, size) in enumerate(zip(src_index, sizes, strict=True)):
+        shape = [held_rows] + [1] * len(src_index)
+        shape[n + 1] = index.shape[1]
+        at = np.reshape(index, shape)
+        held_valid = held_valid & (at >= 0)
+        held_flat = held_flat * size + at
+    held = _Sets.of(np.reshape(np.where(held_valid, held_flat, -1), (held_rows, -1)), columns)
+    return dst_key, need, src_key, held
+
+
+@lru_cache(maxsize=MOVE_CACHE)
+def _replicas(src: Layout) -> int | None:
+    """How many of `src`'s cores hold each element of its tensor, when every element has as
+    many (None: they differ, as a rotating layout's windows may make them, or the count is
+    too costly to know). Per dim, the cut points of every core's intervals split the dim
+    into segments each core holds whole or not at all; the holders of each cell of
+    segments are a contraction of the cores' key counts."""
+    if not src.shape:
+        return src.cores
+    keyed = _Keyed.of(held_intervals(src, grid_coords(src.grid)))
+    covers: list[Array] = []
+    for values, size in zip(keyed.values, src.shape, strict=True):
+        cuts = np.unique(np.concatenate([[0, size], np.reshape(values, -1)]))
+        cuts = cuts[cuts <= size]
+        lo, hi = cuts[:-1], cuts[1:]
+        inside = (values[:, :, None, 0] <= lo) & (hi <= values[:, :, None, 1])
+        covers.append(np.transpose(inside.any(axis=1)).astype(np.float64))  # (segments, keys)
+    if prod(keyed.grid) > DENSE_KEY_LIMIT or prod(len(c) for c in covers) > DENSE_KEY_LIMIT:
+        return None
+    count = keyed.totals(np.ones(src.cores))
+    holders = _contract(count, covers, False)
+    counts = np.unique(holders)
+    return int(counts[0]) if len(counts) == 1 and counts[0] > 0 else None
+
+
+def _factored_move(
+    src: Layout, dst: Layout, view: View, messages: bool, shape: tuple[int, ...] | None
+) -> ViewMove | None:
+    """`_element_move` of a view counted per group of dims (`_dim_groups`), for a source
+    whose elements all have as many holders (`_replicas`): what a destination core reads,
+    holds and lacks, and what a source core holds, are products over the groups of sets
+    small enough to enumerate, so every count is a product of per-group overlaps (as
+    `relayout_traffic`'s are of per-dim ones). The same numbers as element by element;
+    None where this does not apply."""
+    replicas = _replicas(src)
+    if replicas is None:
+        return None
+    near = beside(src, dst, shape)
+    groups = _dim_groups(view, len(dst.shape))
+    need_keys: list[IntArray] = []
+    kept_keys: list[IntArray] = []
+    held_keys: list[IntArray] = []
+    need_tables: list[IntArray] = []
+    kept_tables: list[IntArray] = []
+    need_sizes, kept_sizes = np.ones(dst.cores), np.ones(dst.cores)
+    for group in groups:
+        sets = _group_sets(view, group, dst, src)
+        if sets is None:
+            return None
+        dst_key, need, src_key, held = sets
+        near_key = np.where(near >= 0, src_key[np.maximum(near, 0)], -1)
+        pairs, kept_key = np.unique(np.stack([dst_key, near_key], axis=1), axis=0,
+                                    return_inverse=True)
+        kept = need.intersections(held, pairs)
+        need_tables.append(need.overlaps(held))
+        kept_tables.append(kept.overlaps(held))
+        need_sizes *= need.sizes()[dst_key]
+        kept_sizes *= kept.sizes()[np.reshape(kept_key, -1)]
+        need_keys.append(dst_key)
+        kept_keys.append(np.reshape(kept_key, -1).astype(np.int64))
+        held_keys.append(src_key)
+    d, s = _overlapping_pairs(need_keys, held_keys, need_tables)
+    share = (_pair_overlaps(need_tables, need_keys, held_keys, d, s)
+             - _pair_overlaps(kept_tables, kept_keys, held_keys, d, s))
+    moved = share > 0
+    d, s, flow = d[moved], s[moved], share[moved] / replicas
+    ncores = max(src.cores, dst.cores)
+    sent, received, copied = np.zeros(ncores), np.zeros(ncores), np.zeros(ncores)
+    sent[: src.cores] = np.bincount(s, weights=flow, minlength=src.cores)
+    received[: dst.cores] = need_sizes - kept_sizes
+    copied[: dst.cores] = kept_sizes
+    in_place = (
+        not received.any()
+        and src.local_elements() == dst.local_elements()
+        and src.cores == dst.cores
+        and bool(np.array_equal(near, np.arange(dst.cores)))
+        and bool(np.array_equal(flat_sources(src, src.shape, None),
+                                flat_sources(dst, src.shape, view)))
+    )
+    if in_place:
+        copied[:] = 0.0
+    flows = Flows(s, d, flow) if messages else None
+    return ViewMove(sent, received, copied, in_place, flows, CorePlaces.of(src, dst, shape))
 
 
 # --------------------------------------------------------------------------------------------
