@@ -111,11 +111,15 @@ def run_passes(
     module: ModuleOp,
     passes: Sequence[ModulePass],
     observer: PassObserver | None = None,
+    verify_each: bool = True,
 ) -> None:
-    """Apply `passes` to `module` in order, verifying the IR after each (the `observer` is
-    told each pass as it starts, then its IR and time); IR that does not verify is an
-    internal error naming the pass."""
+    """Apply `passes` to `module` in order, verifying the IR after each (`verify_each`), or
+    only after the last (verifying costs about what a pass does: half the compile time of a
+    long graph); the `observer` is told each pass as it starts, then its IR and time. IR that
+    does not verify is an internal error naming the pass (without `verify_each`: the passes,
+    and how to name the one)."""
     started = time.perf_counter()
+    names = [p.name for p in passes]
 
     def callback(previous: ModulePass | None, op: ModuleOp, next_pass: ModulePass | None) -> None:
         nonlocal started
@@ -125,15 +129,22 @@ def run_passes(
             started = time.perf_counter()
             return
         ran = time.perf_counter()
-        try:
-            op.verify()
-        except VerifyException as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            bad = failing_op(op, e)
-            source = None if bad is None else where_from(bad)
-            at = "" if source is None else f" at {source}"
-            raise T10Error(f"internal error: the IR after pass '{previous.name}' does not "
-                           f"verify{at}: {first}") from None
+        if verify_each or next_pass is None:
+            try:
+                op.verify()
+            except VerifyException as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                bad = failing_op(op, e)
+                source = None if bad is None else where_from(bad)
+                at = "" if source is None else f" at {source}"
+                after = f"pass '{previous.name}'"
+                if not verify_each and len(names) > 1:
+                    after = f"passes {', '.join(names)}"
+                how = "" if verify_each or len(names) == 1 else (
+                    " (compile with --verify-each, or call with verify_each=True, to name the "
+                    "pass that broke it)")
+                raise T10Error(f"internal error: the IR after {after} does not verify{at}: "
+                               f"{first}{how}") from None
         if observer is not None:
             seconds = PassTime(previous.name, ran - started, time.perf_counter() - ran)
             observer.after_pass(previous, op, seconds)
@@ -183,9 +194,10 @@ def compile_module(
     *,
     emit: str = "chip",
     observer: PassObserver | None = None,
+    verify_each: bool = True,
 ) -> Compiled:
     """Lower the linalg `module` in place with the passes of `t10.passes.t10_compile.pipeline`
-    down to the `emit` level (`observer`: see `run_passes`)."""
+    down to the `emit` level (`observer`, `verify_each`: see `run_passes`)."""
     spec = _check_options(options, emit)
     planned: list[ModuleOp] = []
 
@@ -203,7 +215,7 @@ def compile_module(
                 observer.after_pass(p, module, time)
 
     passes = pipeline(options, emit)
-    run_passes(module, passes, KeepPlans())
+    run_passes(module, passes, KeepPlans(), verify_each)
     return Compiled(
         module=module, planned=planned[0], chip=spec, bound=recorded_bound(planned[0])
     )
@@ -217,12 +229,14 @@ def compile_model(
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
     dims: Mapping[str, int] | None = None,
+    verify_each: bool = True,
 ) -> Compiled:
     """Import the ONNX `model` (a file or a proto; `input_ranges`: the declared ranges of
     integer inputs, `dims`: the sizes of symbolic dimensions, `import_onnx`) and compile it
     (`compile_module`)."""
     module = _imported(model, options, emit, observer, input_ranges, dims)
-    return compile_module(module, options, emit=emit, observer=observer)
+    return compile_module(module, options, emit=emit, observer=observer,
+                          verify_each=verify_each)
 
 
 def _imported(
@@ -279,6 +293,7 @@ def run_model(
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
     dims: Mapping[str, int] | None = None,
+    verify_each: bool = True,
 ) -> RunResult:
     """Compile and simulate `model_path` (a file, or a model in memory) on `inputs` (default:
     seeded random ones; an `InputReader` is given the compiled model's inputs and returns
@@ -288,7 +303,8 @@ def run_model(
     simulates cycles and SRAM without values (the same report, no outputs; the inputs matter
     only as a gather's ids), so it cannot `check`; a model in the shapes-only form
     (`t10.common.shapes_only`) runs only so. The `observer` is told the stages:
-    `"import"`, each pass, `"simulate"` and, with `check`, `"check"`."""
+    `"import"`, each pass, `"simulate"` and, with `check`, `"check"`; `verify_each`: see
+    `run_passes`."""
     if check is not None and not isinstance(check, Tolerance):  # untyped callers
         raise T10Error(f"check must be a Tolerance (check_tolerance(precision) gives the "
                        f"default one) or None, not {type(check).__name__} {check!r}")
@@ -303,7 +319,7 @@ def run_model(
             "without data, as t10 zoo --shapes-only writes them), so it cannot run with values: "
             "simulate it with --timing-only, or write the model without --shapes-only"
         )
-    compiled = compile_module(module, options, observer=observer)
+    compiled = compile_module(module, options, observer=observer, verify_each=verify_each)
     compiled_at = time.perf_counter()
     if observer is not None:
         observer.stage("simulate")

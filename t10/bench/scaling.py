@@ -71,8 +71,10 @@ class Row:
 
 def measure(model_path: str, chip: str, precision: str) -> Measurement:
     """Compile `model_path` (import included) and simulate it timing-only, in this process;
-    the peak RSS is this process's so far."""
-    run = run_model(model_path, CompileOptions(chip=chip, precision=precision), timing_only=True)
+    the peak RSS is this process's so far. The IR is verified after the last pass, as `t10
+    run` does."""
+    run = run_model(model_path, CompileOptions(chip=chip, precision=precision),
+                    timing_only=True, verify_each=False)
     own, workers = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
                                                      resource.RUSAGE_CHILDREN))
     cpu = own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime

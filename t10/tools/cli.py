@@ -176,6 +176,7 @@ def _cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             observer=progress,
             input_ranges=_input_ranges(args),
             dims=_dims(args),
+            verify_each=args.verify_each,
         )
     report_text = result.report.to_json()
     if args.json:
@@ -231,6 +232,7 @@ def _cmd_compile(args: argparse.Namespace, out: IO[str]) -> int:
             observer=Observers(progress, shown),
             input_ranges=_input_ranges(args),
             dims=_dims(args),
+            verify_each=args.verify_each,
         )
     shown.timing_report()
 
@@ -259,6 +261,7 @@ def _cmd_explain(args: argparse.Namespace, out: IO[str]) -> int:
             observer=progress,
             input_ranges=_input_ranges(args),
             dims=_dims(args),
+            verify_each=args.verify_each,
         )
     format_explanation(found, out)
     if args.plot or args.output:
@@ -591,6 +594,10 @@ def _compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-epilogues", dest="epilogues", action="store_false",
                    help="plan element-wise readers of a MatMul (bias, activation, residual) "
                         "as operators of their own instead of running them on its cores")
+    p.add_argument("--verify-each", action="store_true",
+                   help="verify the IR after every pass, naming the pass that breaks it "
+                        "(default: after the last pass only; verifying costs about what a "
+                        "pass does)")
     p.add_argument("--dim", type=_dim, action="append", metavar="NAME=SIZE",
                    help="the size of the symbolic dimension NAME of the model's inputs "
                         "(repeatable; e.g. batch=1 sequence=128): the compiler needs static "

@@ -109,6 +109,7 @@ def explain(
     observer: PassObserver | None = None,
     input_ranges: Mapping[str, tuple[int, int]] | None = None,
     dims: Mapping[str, int] | None = None,
+    verify_each: bool = True,
 ) -> Explanation:
     """Plan `model` as `t10 run` does with these options and explain the plan of operator
     `op` (its `t10.name`, or the name of an ONNX node it computes)."""
@@ -125,6 +126,7 @@ def explain(
         observer=observer,
         input_ranges=input_ranges,
         dims=dims,
+        verify_each=verify_each,
     )
     if observer is not None:
         observer.stage("explain")
