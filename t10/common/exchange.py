@@ -13,7 +13,10 @@ step, `window_starts`).
 Everything a core holds is a Cartesian product of per-dim interval unions: one interval per
 dim, except the rotating dim whose window may wrap around the tile (two intervals). Overlaps
 of such regions are products of per-dim interval overlaps, which is what `relayout_traffic`
-uses to count the bytes a relayout must move.
+uses to count the bytes a relayout must move. A view's move (`element_move`) counts the same
+way per group of dims the view never mixes (`_factored_move`), and element by element only
+where that does not apply (`_element_move`: a gather's explicit ids, or a source whose
+elements have unequal numbers of holders).
 
 Cores are numbered per layout, row-major over its grid. A move's source core s and its
 destination core d are the same chip core when the layouts' placements put them there
@@ -760,8 +763,9 @@ def _element_move(
     index into the source of every destination element (an int array of the destination
     tensor's shape, -1: zero fill; a gather of runtime ids).
 
-    Element by element: a destination core receives the distinct source elements it needs
-    and does not hold; each is requested from the cores holding it (the replicas of its
+    Element by element (views are counted per group of dims by `_factored_move`, with the
+    same result, where it applies): a destination core receives the distinct source elements
+    it needs and does not hold; each is requested from the cores holding it (the replicas of its
     source tile, `replicas` of them; for a rotating `src`, the cores whose window holds it),
     spread evenly over them. With `messages`, also who sends how much to whom (`flows`).
     What a destination core holds is what the source core beside it holds (`beside`: `shape`
