@@ -22,8 +22,10 @@ from t10.frontend.importer import (
     Importer,
     Shape,
     broadcast_shapes,
+    last_axis_vector,
     lowering,
     node_attributes,
+    schema_inputs,
 )
 from t10.frontend.integer_ranges import Interval, Ranges, keeps_input, lift
 
@@ -272,6 +274,28 @@ def _elementwise_body(imp: Importer, node: onnx.NodeProto) -> BodyFn:
             f"(supported: {', '.join(a.decode() for a in _GELU_BODIES)})",
         )
     return _GELU_BODIES[approximate]
+
+
+_BIASED_GELUS: dict[str, tuple[BodyFn, tuple[str, ...], tuple[str, ...]]] = {
+    "FastGelu": (_gelu_tanh, ("X",), ("bias",)),
+    "BiasGelu": (_gelu_erf, ("A", "B"), ()),
+}
+"""onnxruntime's Gelus of an input plus a bias → the Gelu body, the required and the optional
+inputs (as its schema names them)."""
+
+
+@lowering(*_BIASED_GELUS, domain="com.microsoft")
+def lower_biased_gelu(imp: Importer, node: onnx.NodeProto) -> None:
+    """Gelu of x + bias (onnxruntime's contrib ops; the bias 1-D along x's last axis): the
+    tanh approximation (FastGelu, bias optional) or with erf (BiasGelu), in one generic."""
+    gelu, required, optional = _BIASED_GELUS[node.op_type]
+    x_name, bias_name = schema_inputs(imp, node, required, optional)
+    x = imp.use(x_name)
+    operands = [x]
+    if bias_name:
+        operands.append(last_axis_vector(imp, node, bias_name, "the bias", x[1]))
+    y = imp.elementwise(operands, x[1], lambda bb, v: gelu(bb, [functools.reduce(bb.add, v)]))
+    imp.define(node.output[0], y, x[1])
 
 
 @lowering("Clip", attributes={"min", "max"})  # opsets 1-6 bounds
