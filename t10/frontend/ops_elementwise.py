@@ -1,7 +1,8 @@
 """Element-wise ops: each one all-parallel ``linalg.generic`` over the numpy-broadcast shape of
 its inputs, with a ``tensor.empty`` as ``outs`` and a scalar body of ``arith`` ops, and
 ``math`` ops (exp, tanh, erf, sqrt, powf, the trigonometric and hyperbolic functions and their
-inverses, floor, ceil, roundeven) where ``arith`` has none.
+inverses, floor, ceil, roundeven) where ``arith`` has none. onnxruntime's FastGelu and
+BiasGelu are Gelu's bodies of the input plus a bias.
 Add, Sub, Mul, Neg, Abs, Relu, Sign, Max and Min (ONNX types them for integers too; Sum
 only for floats) also compute on runtime integers, by
 the same float bodies, exact within their proven ranges (``integer_ranges``)."""

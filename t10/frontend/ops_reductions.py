@@ -1,7 +1,9 @@
 """Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1, ReduceL2,
 ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, ArgMax, ArgMin) and the ops built of reductions
 and element-wise steps (Softmax, LogSoftmax, LayerNormalization, InstanceNormalization,
-GroupNormalization, RMSNormalization, LpNormalization, MeanVarianceNormalization, CumSum).
+GroupNormalization, RMSNormalization, LpNormalization, MeanVarianceNormalization, CumSum, and
+onnxruntime's SimplifiedLayerNormalization, SkipLayerNormalization and
+SkipSimplifiedLayerNormalization).
 ReduceSum, ReduceMax, ReduceMin, ArgMax, ArgMin and CumSum also compute on runtime integers,
 exact within their proven ranges (``integer_ranges``: a sum of n elements, and each of its
 partial sums, in any order)."""
@@ -333,14 +335,14 @@ def _rms_norm(
     ``:2``."""
     shape = x[1]
     axes = list(range(axis, len(shape)))
-    n = 1.0 / prod(shape[a] for a in axes)
+    inverse_n = 1.0 / prod(shape[a] for a in axes)
     squares, reduced = imp.reduction(
         [x], axes, True, "sum", lambda bb, v: _square(bb, v[0]), index=0
     )
     rms = imp.elementwise(
         [(squares, reduced)],
         reduced,
-        lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(n)), bb.const(eps))),
+        lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(inverse_n)), bb.const(eps))),
         1,
     )
     return imp.elementwise([x, (rms, reduced), scale], shape, _scale_shift, 2)
@@ -411,8 +413,8 @@ def lower_skip_norm(imp: Importer, node: onnx.NodeProto) -> None:
     mean and 1 / std it saves for training are refused."""
     simplified = node.op_type == "SkipSimplifiedLayerNormalization"
     optional = ("bias",) if simplified else ("beta", "bias")
-    names = dict(zip(("input", "skip", "gamma", *optional),
-                     schema_inputs(imp, node, ("input", "skip", "gamma"), optional), strict=True))
+    formals = ("input", "skip", "gamma", *optional)
+    names = dict(zip(formals, schema_inputs(imp, node, formals[:3], optional), strict=True))
     outputs = computed_outputs(
         imp, node, ("output", "mean", "inv_std_var", "input_skip_bias_sum"), {0, 3}
     )
