@@ -26,6 +26,7 @@ __all__ = [
     "check_form",
     "check_kernels",
     "check_model",
+    "onnxruntime_only",
     "first_lines",
     "fix_dims",
     "load_external_data",
@@ -331,6 +332,17 @@ def accept_onnxruntime_ops(model: onnx.ModelProto) -> None:
     for schema in _onnxruntime_schemas().values():
         if schema.name in unknown:
             onnx.defs.register_schema(_onnx_schema(schema))
+            _REGISTERED.add(schema.name)
+
+
+_REGISTERED: set[str] = set()
+"""The default-domain operators `accept_onnxruntime_ops` registered with onnx."""
+
+
+def onnxruntime_only(op_type: str) -> bool:
+    """Whether ``op_type`` of the default domain is onnxruntime's, not ONNX's (registered by
+    `accept_onnxruntime_ops`): onnx's reference evaluator cannot run it."""
+    return op_type in _REGISTERED or not onnx.defs.has(op_type)
 
 
 @functools.cache

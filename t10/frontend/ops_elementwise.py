@@ -23,6 +23,7 @@ from t10.frontend.importer import (
     Importer,
     Shape,
     broadcast_shapes,
+    computed_outputs,
     last_axis_vector,
     lowering,
     node_attributes,
@@ -291,6 +292,7 @@ def lower_biased_gelu(imp: Importer, node: onnx.NodeProto) -> None:
     tanh approximation (FastGelu, bias optional) or with erf (BiasGelu), in one generic."""
     gelu, required, optional = _BIASED_GELUS[node.op_type]
     x_name, bias_name = schema_inputs(imp, node, required, optional)
+    computed_outputs(imp, node, ("Y",), (0,))
     x = imp.use(x_name)
     operands = [x]
     if bias_name:

@@ -191,3 +191,28 @@ def test_a_missing_required_input_is_refused() -> None:
     with pytest.raises(T10Error, match=r"node 'gelu' \(BiasGelu\): its required input\(s\) B "
                                        "are missing: give the node its inputs A, B"):
         compile_model(model, OPTIONS)
+
+
+def test_an_output_beyond_the_schema_is_refused() -> None:
+    node = helper.make_node("FastGelu", ["x"], ["y", "z"], name="gelu", domain=MS)
+    model = contrib_model(node, {"x": (2, 4)}, {"y": (2, 4), "z": (2, 4)}, {})
+    with pytest.raises(T10Error, match=r"node 'gelu' \(FastGelu\): it has 2 outputs; FastGelu "
+                                       r"has at most 1 \(Y\): remove the others"):
+        compile_model(model, OPTIONS)
+
+
+def test_a_simplified_layer_normalization_of_constants_runs_on_chip() -> None:
+    """onnx's reference evaluator has no SimplifiedLayerNormalization, so a node of constants
+    is not evaluated at import time but lowered (it once failed to fold)."""
+    norm = helper.make_node("SimplifiedLayerNormalization", ["c", "scale"], ["n"], axis=-1)
+    add = helper.make_node("Add", ["n", "a"], ["y"])
+    weights = {"c": randn(2, 4, seed=3), "scale": 1 + 0.1 * randn(4, seed=4)}
+    graph = helper.make_graph(
+        [norm, add], "constants",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, (2, 4))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 4))],
+        [numpy_helper.from_array(w, n) for n, w in weights.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    assert_matches_onnxruntime(model)
