@@ -76,6 +76,7 @@ from t10.frontend.graph import check_supported_ops, import_graph
 from t10.frontend.importer import SUPPORTED_OPS
 from t10.frontend.loading import (
     SUPPORTED_OPSETS,
+    accept_onnxruntime_ops,
     check_form,
     check_kernels,
     check_model,
@@ -131,6 +132,7 @@ def _import_model(
     check_supported_ops(model, name, foldable)
     skeleton = weightless(model)
     fix_dims(skeleton, dims or {}, name)
+    accept_onnxruntime_ops(skeleton)
     check_model(skeleton, name)
     inferred = strict_shape_inference(skeleton, name)
     check_kernels(inferred, name)

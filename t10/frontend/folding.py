@@ -29,6 +29,8 @@ import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 
+from t10.frontend.loading import onnxruntime_only
+
 __all__ = [
     "BROADCAST_FOLDS",
     "MAX_FOLDED_ELEMENTS",
@@ -60,10 +62,12 @@ checked, by shape inference of the node, before any memory is taken."""
 
 
 def may_fold(node: onnx.NodeProto) -> bool:
-    """Default-domain nodes without subgraphs or randomness."""
+    """Default-domain nodes of ONNX's operators (not onnxruntime's extensions, which onnx's
+    reference evaluator cannot run) without subgraphs or randomness."""
     subgraph = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
     return (
         node.domain in ("", "ai.onnx")
+        and not onnxruntime_only(node.op_type)
         and node.op_type not in NEVER_FOLDED
         and not any(a.type in subgraph for a in node.attribute)
     )

@@ -43,6 +43,7 @@ from t10.frontend.importer import (
     Shape,
     dtype_name,
     integer_ops,
+    op_key,
 )
 from t10.frontend.ops_compile_time import lower_fold_only
 from t10.frontend.runtime_checks import check_runtime_shapes
@@ -105,11 +106,12 @@ def import_graph(
         inputs = _integer_values(imp, [n for n in node.input if n and not imp.is_known(n)])
         _check_integer_values(imp, node, inputs)
         made = len(imp.ops), len(imp.constants)
-        SUPPORTED_OPS[op_key(node)].lower(imp, node)
+        entry = SUPPORTED_OPS[op_key(node.op_type, node.domain)]
+        entry.lower(imp, node)
         locate([*imp.ops[made[0] :], *imp.constants[made[1] :]], imp.node_name)
         outputs = _integer_values(imp, [n for n in node.output if n in imp.values])
         _check_integer_values(imp, node, outputs)
-        if (rule := SUPPORTED_OPS[op_key(node)].integers) is not None and (inputs or outputs):
+        if (rule := entry.integers) is not None and (inputs or outputs):
             integer_ranges.check_node(imp, node, rule(imp, node), outputs)
 
     results: list[SSAValue] = []
@@ -144,10 +146,6 @@ def import_graph(
     return module
 
 
-def op_key(node: onnx.NodeProto) -> str:
-    return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
-
-
 _DATA_DEPENDENT_SHAPE = "its result's shape depends on the values; t10 compiles static shapes"
 _CONTROL_FLOW = (
     "control flow; t10 compiles straight-line graphs (export with loops unrolled and "
@@ -173,9 +171,9 @@ WHY_UNSUPPORTED = {
 def check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) -> None:
     """Every node that is not folded needs a lowering."""
     counts = Counter(
-        op_key(n)
+        op_key(n.op_type, n.domain)
         for i, n in enumerate(model.graph.node)
-        if i not in foldable and op_key(n) not in SUPPORTED_OPS
+        if i not in foldable and op_key(n.op_type, n.domain) not in SUPPORTED_OPS
     )
     if counts:
         found = ", ".join(
@@ -189,7 +187,7 @@ def check_supported_ops(model: onnx.ModelProto, name: str, foldable: set[int]) -
 
 
 def _check_attributes(imp: Importer, node: onnx.NodeProto) -> None:
-    allowed = SUPPORTED_OPS[op_key(node)].attributes
+    allowed = SUPPORTED_OPS[op_key(node.op_type, node.domain)].attributes
     if allowed is None:
         return
     bad = sorted(a.name for a in node.attribute if a.name not in allowed)
@@ -258,7 +256,7 @@ def _check_integer_values(imp: Importer, node: onnx.NodeProto, names: list[str])
     must be one of ``integer_ops()``, which have a range rule (``integer_ranges``): integers
     are held as exact floats. (A fold-only op refuses the node itself, naming its runtime
     input.)"""
-    entry = SUPPORTED_OPS[op_key(node)]
+    entry = SUPPORTED_OPS[op_key(node.op_type, node.domain)]
     if not names or entry.integers is not None or entry.lower is lower_fold_only:
         return
     role = "produces" if names[0] in node.output else "reads"

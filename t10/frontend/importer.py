@@ -70,12 +70,16 @@ __all__ = [
     "broadcast_exprs",
     "broadcast_shapes",
     "checked_axes",
+    "computed_outputs",
     "dtype_name",
     "INTEGER_TYPES",
     "integer_ops",
+    "last_axis_vector",
     "lowering",
     "node_attributes",
     "node_inputs",
+    "op_key",
+    "schema_inputs",
 ]
 
 Shape = tuple[int, ...]
@@ -113,21 +117,31 @@ class OpLowering:
 
 
 SUPPORTED_OPS: dict[str, OpLowering] = {}
-"""op_type → its lowering (nodes evaluated at compile time need none); filled by the
+"""``op_key`` → its lowering (nodes evaluated at compile time need none); filled by the
 ``ops_*`` modules, which the package imports."""
 
 
+def op_key(op_type: str, domain: str = "") -> str:
+    """The registry key of an operator: its type, prefixed by its domain outside the default
+    one (``com.microsoft.FastGelu``)."""
+    return op_type if domain in ("", "ai.onnx") else f"{domain}.{op_type}"
+
+
 def lowering(
-    *op_types: str, attributes: Iterable[str] | None = (), integers: RangeRule | None = None
+    *op_types: str,
+    attributes: Iterable[str] | None = (),
+    integers: RangeRule | None = None,
+    domain: str = "",
 ) -> Callable[[Lowering], Lowering]:
-    """Register the decorated function as the lowering of ``op_types``; ``integers``: its
-    range rule, if it may compute on runtime integers (``integer_ranges``)."""
+    """Register the decorated function as the lowering of ``op_types`` of ``domain`` (default:
+    ONNX's); ``integers``: its range rule, if it may compute on runtime integers
+    (``integer_ranges``)."""
 
     def register(lower: Lowering) -> Lowering:
         accepted = None if attributes is None else frozenset(attributes)
-        for op_type in op_types:
-            assert op_type not in SUPPORTED_OPS, f"{op_type} has two lowerings"
-            SUPPORTED_OPS[op_type] = OpLowering(lower, accepted, integers)
+        for key in (op_key(op_type, domain) for op_type in op_types):
+            assert key not in SUPPORTED_OPS, f"{key} has two lowerings"
+            SUPPORTED_OPS[key] = OpLowering(lower, accepted, integers)
         return lower
 
     return register
@@ -154,6 +168,68 @@ def node_inputs(node: onnx.NodeProto) -> list[str]:
 def node_attributes(node: onnx.NodeProto) -> dict[str, Any]:
     """Attribute name → Python value (strings are bytes)."""
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def schema_inputs(
+    imp: Importer, node: onnx.NodeProto, required: Sequence[str], optional: Sequence[str] = ()
+) -> list[str]:
+    """The input names of ``node``, one per input its operator's schema lists (its
+    ``required`` ones, then its ``optional`` ones: '' where omitted). No ONNX schema checks an
+    operator outside ONNX's domain (onnxruntime's contrib ops): a node missing a required
+    input, or with more inputs than the schema lists, is refused here."""
+    names = list(node.input)
+    formals = [*required, *optional]
+    if len(names) > len(formals):
+        raise imp.node_error(
+            node, f"it has {len(names)} inputs; {node.op_type} takes at most {len(formals)} "
+            f"({', '.join(formals)}): remove the others"
+        )
+    names += [""] * (len(formals) - len(names))
+    if missing := [role for role, name in zip(required, names, strict=False) if not name]:
+        raise imp.node_error(
+            node, f"its required input(s) {', '.join(missing)} are missing: give the node "
+            f"its inputs {', '.join(required)}"
+        )
+    return names
+
+
+def computed_outputs(
+    imp: Importer, node: onnx.NodeProto, formals: Sequence[str], computed: Iterable[int]
+) -> list[str]:
+    """The output names of ``node``, one per output its operator's schema lists (``formals``:
+    '' where not requested); a node with more outputs, or requesting one t10 does not compute
+    (not in ``computed``: onnxruntime's contrib ops save statistics for training), is refused,
+    naming them."""
+    names = list(node.output)
+    if len(names) > len(formals):
+        raise imp.node_error(
+            node, f"it has {len(names)} outputs; {node.op_type} has at most {len(formals)} "
+            f"({', '.join(formals)}): remove the others"
+        )
+    names += [""] * (len(formals) - len(names))
+    kept = set(computed)
+    if refused := [f"{formals[i]} ('{n}')" for i, n in enumerate(names) if n and i not in kept]:
+        raise imp.node_error(
+            node, f"it requests its output(s) {', '.join(refused)}, which t10 does not compute "
+            f"(it computes {', '.join(formals[i] for i in sorted(kept))}): leave them out "
+            "of the node (give '' as their names); inference does not read them"
+        )
+    return names
+
+
+def last_axis_vector(
+    imp: Importer, node: onnx.NodeProto, name: str, role: str, shape: Shape
+) -> tuple[SSAValue, Shape]:
+    """Input ``name`` (``node``'s ``role``), one value per index of the last axis of
+    ``shape``: a 1-D tensor of that length, as onnxruntime's contrib kernels require (a
+    bias, a gamma)."""
+    value, given = imp.use(name)
+    if given != shape[-1:]:
+        raise imp.node_error(
+            node, f"{role} '{name}' has shape {list(given)}; it must hold one value per "
+            f"index of the last axis of the input (shape {list(shape)}): shape {list(shape[-1:])}"
+        )
+    return value, given
 
 
 def checked_axes(imp: Importer, node: onnx.NodeProto, axes: Sequence[int], rank: int) -> list[int]:

@@ -22,9 +22,11 @@ from t10.errors import T10Error
 __all__ = [
     "CONVERT_TO_OPSET",
     "SUPPORTED_OPSETS",
+    "accept_onnxruntime_ops",
     "check_form",
     "check_kernels",
     "check_model",
+    "onnxruntime_only",
     "first_lines",
     "fix_dims",
     "load_external_data",
@@ -313,6 +315,82 @@ def _copy_fields(source: Message, target: Message, skip: str) -> None:
                 getattr(target, field.name).CopyFrom(value)
         elif source.HasField(field.name) if field.has_presence else value:
             setattr(target, field.name, value)
+
+
+def accept_onnxruntime_ops(model: onnx.ModelProto) -> None:
+    """Register with onnx the schema onnxruntime defines for each operator of ``model``'s
+    default domain that ONNX does not (SimplifiedLayerNormalization, which onnxruntime's
+    transformer optimizer writes there), so that onnx's checker and shape inference take
+    the node as onnxruntime's loader does: its types checked, its output shapes left to its
+    lowering. (Other domains, onnxruntime's ``com.microsoft`` among them, onnx does not
+    check.) An operator neither defines stays unknown: the checker refuses it."""
+    unknown = {
+        n.op_type
+        for n in model.graph.node
+        if n.domain in ("", "ai.onnx") and not onnx.defs.has(n.op_type)
+    }
+    for schema in _onnxruntime_schemas().values():
+        if schema.name in unknown:
+            onnx.defs.register_schema(_onnx_schema(schema))
+            _REGISTERED.add(schema.name)
+
+
+_REGISTERED: set[str] = set()
+"""The default-domain operators `accept_onnxruntime_ops` registered with onnx."""
+
+
+def onnxruntime_only(op_type: str) -> bool:
+    """Whether ``op_type`` of the default domain is onnxruntime's, not ONNX's (registered by
+    `accept_onnxruntime_ops`): onnx's reference evaluator cannot run it."""
+    return op_type in _REGISTERED or not onnx.defs.has(op_type)
+
+
+@functools.cache
+def _onnxruntime_schemas() -> dict[str, Any]:
+    """onnxruntime's schemas of the default domain that ONNX lacks, by operator (the newest
+    version of each)."""
+    from onnxruntime.capi.onnxruntime_pybind11_state import (
+        get_all_operator_schema,  # pyright: ignore[reportAttributeAccessIssue] (not in its stubs)
+    )
+
+    schemas: dict[str, Any] = {}
+    for s in get_all_operator_schema():
+        newest = schemas.get(s.name)
+        if s.domain == "" and (newest is None or newest.since_version < s.since_version):
+            schemas[s.name] = s
+    return {name: s for name, s in schemas.items() if not onnx.defs.has(name)}
+
+
+def _onnx_schema(schema: Any) -> onnx.defs.OpSchema:
+    """onnxruntime's ``schema`` as an ``onnx.defs.OpSchema`` (both are ONNX's C++ OpSchema;
+    their Python bindings differ)."""
+    S = onnx.defs.OpSchema
+
+    def formal(p: Any) -> onnx.defs.OpSchema.FormalParameter:
+        option = getattr(S.FormalParameterOption, p.option.name)
+        return S.FormalParameter(p.name, p.typeStr, p.description, param_option=option,
+                                 is_homogeneous=p.isHomogeneous)
+
+    def attribute(a: Any) -> onnx.defs.OpSchema.Attribute:
+        default = onnx.AttributeProto.FromString(a._default_value)  # serialized; empty: none
+        if default.name:
+            return S.Attribute(a.name, default, a.description)
+        return S.Attribute(a.name, getattr(S.AttrType, a.type.name), a.description,
+                           required=a.required)
+
+    return S(
+        schema.name,
+        schema.domain,
+        schema.since_version,
+        schema.doc or "",
+        inputs=[formal(p) for p in schema.inputs],
+        outputs=[formal(p) for p in schema.outputs],
+        type_constraints=[
+            (t.type_param_str, list(t.allowed_type_strs), t.description)
+            for t in schema.type_constraints
+        ],
+        attributes=[attribute(a) for a in schema.attributes.values()],
+    )
 
 
 _UNTYPED = ("of 'type' is required", "Unrecognized type value case")

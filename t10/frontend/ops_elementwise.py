@@ -1,7 +1,8 @@
 """Element-wise ops: each one all-parallel ``linalg.generic`` over the numpy-broadcast shape of
 its inputs, with a ``tensor.empty`` as ``outs`` and a scalar body of ``arith`` ops, and
 ``math`` ops (exp, tanh, erf, sqrt, powf, the trigonometric and hyperbolic functions and their
-inverses, floor, ceil, roundeven) where ``arith`` has none.
+inverses, floor, ceil, roundeven) where ``arith`` has none. onnxruntime's FastGelu and
+BiasGelu are Gelu's bodies of the input plus a bias.
 Add, Sub, Mul, Neg, Abs, Relu, Sign, Max and Min (ONNX types them for integers too; Sum
 only for floats) also compute on runtime integers, by
 the same float bodies, exact within their proven ranges (``integer_ranges``)."""
@@ -22,8 +23,11 @@ from t10.frontend.importer import (
     Importer,
     Shape,
     broadcast_shapes,
+    computed_outputs,
+    last_axis_vector,
     lowering,
     node_attributes,
+    schema_inputs,
 )
 from t10.frontend.integer_ranges import Interval, Ranges, keeps_input, lift
 
@@ -272,6 +276,29 @@ def _elementwise_body(imp: Importer, node: onnx.NodeProto) -> BodyFn:
             f"(supported: {', '.join(a.decode() for a in _GELU_BODIES)})",
         )
     return _GELU_BODIES[approximate]
+
+
+_BIASED_GELUS: dict[str, tuple[BodyFn, tuple[str, ...], tuple[str, ...]]] = {
+    "FastGelu": (_gelu_tanh, ("X",), ("bias",)),
+    "BiasGelu": (_gelu_erf, ("A", "B"), ()),
+}
+"""onnxruntime's Gelus of an input plus a bias → the Gelu body, the required and the optional
+inputs (as its schema names them)."""
+
+
+@lowering(*_BIASED_GELUS, domain="com.microsoft")
+def lower_biased_gelu(imp: Importer, node: onnx.NodeProto) -> None:
+    """Gelu of x + bias (onnxruntime's contrib ops; the bias 1-D along x's last axis): the
+    tanh approximation (FastGelu, bias optional) or with erf (BiasGelu), in one generic."""
+    gelu, required, optional = _BIASED_GELUS[node.op_type]
+    x_name, bias_name = schema_inputs(imp, node, required, optional)
+    computed_outputs(imp, node, ("Y",), (0,))
+    x = imp.use(x_name)
+    operands = [x]
+    if bias_name:
+        operands.append(last_axis_vector(imp, node, bias_name, "the bias", x[1]))
+    y = imp.elementwise(operands, x[1], lambda bb, v: gelu(bb, [functools.reduce(bb.add, v)]))
+    imp.define(node.output[0], y, x[1])
 
 
 @lowering("Clip", attributes={"min", "max"})  # opsets 1-6 bounds

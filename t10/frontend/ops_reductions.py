@@ -1,13 +1,16 @@
 """Reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL1, ReduceL2,
 ReduceSumSquare, ReduceLogSum, ReduceLogSumExp, ArgMax, ArgMin) and the ops built of reductions
 and element-wise steps (Softmax, LogSoftmax, LayerNormalization, InstanceNormalization,
-GroupNormalization, RMSNormalization, LpNormalization, MeanVarianceNormalization, CumSum).
+GroupNormalization, RMSNormalization, LpNormalization, MeanVarianceNormalization, CumSum, and
+onnxruntime's SimplifiedLayerNormalization, SkipLayerNormalization and
+SkipSimplifiedLayerNormalization).
 ReduceSum, ReduceMax, ReduceMin, ArgMax, ArgMin and CumSum also compute on runtime integers,
 exact within their proven ranges (``integer_ranges``: a sum of n elements, and each of its
 partial sums, in any order)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
@@ -26,9 +29,12 @@ from t10.frontend.importer import (
     Shape,
     broadcast_shapes,
     checked_axes,
+    computed_outputs,
+    last_axis_vector,
     lowering,
     node_attributes,
     node_inputs,
+    schema_inputs,
 )
 from t10.frontend.integer_ranges import Interval, Ranges, lift
 
@@ -253,8 +259,8 @@ def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
     imp.define(node.output[0], y, shape)
 
 
-def _epsilon(imp: Importer, node: onnx.NodeProto) -> float:
-    eps = float(node_attributes(node).get("epsilon", 1e-5))
+def _epsilon(imp: Importer, node: onnx.NodeProto, default: float = 1e-5) -> float:
+    eps = float(node_attributes(node).get("epsilon", default))
     if not (np.isfinite(eps) and eps >= 0):
         raise imp.node_error(
             node,
@@ -307,18 +313,57 @@ def _scale_shift(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
     return bb.add(y, v[3]) if len(v) > 3 else y
 
 
+def _layer_norm(
+    imp: Importer,
+    x: tuple[SSAValue, Shape],
+    axis: int,
+    eps: float,
+    affine: Sequence[tuple[SSAValue, Shape]],
+) -> tuple[SSAValue, Normalized]:
+    """x normalised over the dims from ``axis`` on (``normalize``) → divide → · scale + bias
+    (``affine``: those given, each broadcast to x): the generics ``:0`` to ``:5``."""
+    n = normalize(imp, x, list(range(axis, len(x[1]))), eps)
+    operands = [(n.centred, x[1]), (n.std, n.reduced), *affine]
+    return imp.elementwise(operands, x[1], _scale_shift, 5), n
+
+
+def _rms_norm(
+    imp: Importer, x: tuple[SSAValue, Shape], axis: int, eps: float, scale: tuple[SSAValue, Shape]
+) -> SSAValue:
+    """Over the dims from ``axis`` on: the mean of squares (a sum of x², then ``sqrt(s / n +
+    eps)``), then ``x / rms · scale`` (``scale`` broadcast to x): the generics ``:0`` to
+    ``:2``."""
+    shape = x[1]
+    axes = list(range(axis, len(shape)))
+    inverse_n = 1.0 / prod(shape[a] for a in axes)
+    squares, reduced = imp.reduction(
+        [x], axes, True, "sum", lambda bb, v: _square(bb, v[0]), index=0
+    )
+    rms = imp.elementwise(
+        [(squares, reduced)],
+        reduced,
+        lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(inverse_n)), bb.const(eps))),
+        1,
+    )
+    return imp.elementwise([x, (rms, reduced), scale], shape, _scale_shift, 2)
+
+
+def _axis(imp: Importer, node: onnx.NodeProto, rank: int) -> int:
+    """The first normalised axis (the ``axis`` attribute, default -1), made non-negative."""
+    return checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], rank)[0]
+
+
 @lowering("LayerNormalization", attributes={"axis", "epsilon", "stash_type"})  # stash: f32
 def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
-    """Normalise over the dims from `axis` on (``normalize``) → divide → · scale + bias."""
+    """``_layer_norm`` over the dims from `axis` on; the mean and 1 / std if requested."""
     names = node_inputs(node)
     x = imp.use(names[0])
     shape = x[1]
-    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], len(shape))[0]
-    n = normalize(imp, x, list(range(axis, len(shape))), _epsilon(imp, node))
-    operands = [(n.centred, shape), (n.std, n.reduced), *(imp.use(k) for k in names[1:3])]
-    if broadcast_shapes(*(s for _, s in operands)) != shape:
+    affine = [imp.use(k) for k in names[1:3]]
+    if broadcast_shapes(shape, *(s for _, s in affine)) != shape:
         raise imp.node_error(node, "Scale and B must broadcast to the shape of X")
-    imp.define(node.output[0], imp.elementwise(operands, shape, _scale_shift, 5), shape)
+    y, n = _layer_norm(imp, x, _axis(imp, node, len(shape)), _epsilon(imp, node), affine)
+    imp.define(node.output[0], y, shape)
     outputs = list(node.output) + ["", ""]
     if outputs[1]:
         imp.define(outputs[1], n.mean, n.reduced)
@@ -329,30 +374,79 @@ def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
         imp.define(outputs[2], inv, n.reduced)
 
 
-@lowering("RMSNormalization", attributes={"axis", "epsilon", "stash_type"})  # stash: f32
+@lowering(
+    "RMSNormalization", "SimplifiedLayerNormalization", attributes={"axis", "epsilon", "stash_type"}
+)  # stash: f32
 def lower_rms_norm(imp: Importer, node: onnx.NodeProto) -> None:
-    """Over the dims from ``axis`` on: the mean of squares (a sum of x², then ``sqrt(s / n +
-    eps)``), then ``x / rms · scale`` (opset 23)."""
-    names = node_inputs(node)
-    x = imp.use(names[0])
+    """``_rms_norm`` over the dims from ``axis`` on: RMSNormalization (opset 23) and
+    onnxruntime's SimplifiedLayerNormalization (its default-domain extension; its saved
+    1 / rms, a training output, is refused)."""
+    x_name, scale_name = schema_inputs(imp, node, ("X", "scale"))
+    y_name, _ = computed_outputs(imp, node, ("Y", "inv_std_var"), {0})
+    x = imp.use(x_name)
     shape = x[1]
-    axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", -1))], len(shape))[0]
-    axes = list(range(axis, len(shape)))
-    scale = 1.0 / prod(shape[a] for a in axes)
-    eps = _epsilon(imp, node)
-    squares, reduced = imp.reduction(
-        [x], axes, True, "sum", lambda bb, v: _square(bb, v[0]), index=0
-    )
-    rms = imp.elementwise(
-        [(squares, reduced)],
-        reduced,
-        lambda bb, v: bb.sqrt(bb.add(bb.mul(v[0], bb.const(scale)), bb.const(eps))),
-        1,
-    )
-    operands = [x, (rms, reduced), imp.use(names[1])]
-    if broadcast_shapes(*(s for _, s in operands)) != shape:
+    scale = imp.use(scale_name)
+    if broadcast_shapes(shape, scale[1]) != shape:
         raise imp.node_error(node, "scale must broadcast to the shape of X")
-    imp.define(node.output[0], imp.elementwise(operands, shape, _scale_shift, 2), shape)
+    y = _rms_norm(imp, x, _axis(imp, node, len(shape)), _epsilon(imp, node), scale)
+    imp.define(y_name, y, shape)
+
+
+_SKIP_SUM = 7
+"""The index of a Skip*LayerNormalization's generic summing input, skip and bias (after the
+norm's ``:0`` to ``:5``)."""
+
+_SKIP_EPSILON = 1e-12
+"""onnxruntime's default epsilon of SkipLayerNormalization and SkipSimplifiedLayerNormalization."""
+
+
+@lowering(
+    "SkipLayerNormalization",
+    "SkipSimplifiedLayerNormalization",
+    attributes={"epsilon"},
+    domain="com.microsoft",
+)
+def lower_skip_norm(imp: Importer, node: onnx.NodeProto) -> None:
+    """onnxruntime's residual-add and norm over the last axis: s = input + skip (+ bias), then
+    ``_layer_norm(s) · gamma (+ beta)`` (SkipLayerNormalization) or ``_rms_norm(s) · gamma``
+    (SkipSimplifiedLayerNormalization); s is output 3 (input_skip_bias_sum) if requested. The
+    mean and 1 / std it saves for training are refused."""
+    simplified = node.op_type == "SkipSimplifiedLayerNormalization"
+    optional = ("bias",) if simplified else ("beta", "bias")
+    formals = ("input", "skip", "gamma", *optional)
+    names = dict(zip(formals, schema_inputs(imp, node, formals[:3], optional), strict=True))
+    outputs = computed_outputs(
+        imp, node, ("output", "mean", "inv_std_var", "input_skip_bias_sum"), {0, 3}
+    )
+    x = imp.use(names["input"])
+    shape = x[1]
+    skip = imp.use(names["skip"])
+    if broadcast_shapes(shape, skip[1]) != shape:
+        raise imp.node_error(
+            node, f"skip '{names['skip']}' of shape {list(skip[1])} does not broadcast to the "
+            f"shape of input '{names['input']}' {list(shape)}: give it that shape, or one of "
+            "its trailing dims"
+        )
+    vectors = {
+        role: last_axis_vector(imp, node, name, role, shape)
+        for role, name in names.items()
+        if name and role in ("gamma", "beta", "bias")
+    }
+    terms = [x, skip, *([vectors["bias"]] if "bias" in vectors else [])]
+    summed = (
+        imp.elementwise(terms, shape, lambda bb, v: functools.reduce(bb.add, v), _SKIP_SUM),
+        shape,
+    )
+    if outputs[3]:
+        imp.define(outputs[3], *summed)
+    eps = _epsilon(imp, node, _SKIP_EPSILON)
+    axis = len(shape) - 1
+    if simplified:
+        y = _rms_norm(imp, summed, axis, eps, vectors["gamma"])
+    else:
+        affine = [vectors[r] for r in ("gamma", "beta") if r in vectors]
+        y, _ = _layer_norm(imp, summed, axis, eps, affine)
+    imp.define(outputs[0], y, shape)
 
 
 @lowering("LpNormalization", attributes={"axis", "p"})
