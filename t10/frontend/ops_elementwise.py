@@ -281,6 +281,7 @@ def _elementwise_body(imp: Importer, node: onnx.NodeProto) -> BodyFn:
 _BIASED_GELUS: dict[str, tuple[BodyFn, tuple[str, ...], tuple[str, ...]]] = {
     "FastGelu": (_gelu_tanh, ("X",), ("bias",)),
     "BiasGelu": (_gelu_erf, ("A", "B"), ()),
+    "Gelu": (_gelu_erf, ("X",), ()),  # what the optimizer fuses an Erf Gelu into
 }
 """onnxruntime's Gelus of an input plus a bias → the Gelu body, the required and the optional
 inputs (as its schema names them)."""
@@ -289,9 +290,11 @@ inputs (as its schema names them)."""
 @lowering(*_BIASED_GELUS, domain="com.microsoft")
 def lower_biased_gelu(imp: Importer, node: onnx.NodeProto) -> None:
     """Gelu of x + bias (onnxruntime's contrib ops; the bias 1-D along x's last axis): the
-    tanh approximation (FastGelu, bias optional) or with erf (BiasGelu), in one generic."""
+    tanh approximation (FastGelu, bias optional) or with erf (BiasGelu; Gelu, without a
+    bias), in one generic."""
     gelu, required, optional = _BIASED_GELUS[node.op_type]
-    x_name, bias_name = schema_inputs(imp, node, required, optional)
+    x_name, *rest = schema_inputs(imp, node, required, optional)
+    bias_name = rest[0] if rest else ""
     computed_outputs(imp, node, ("Y",), (0,))
     x = imp.use(x_name)
     operands = [x]

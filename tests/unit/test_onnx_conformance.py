@@ -166,6 +166,7 @@ MIN_PASSED: dict[str, int] = {
     "SimplifiedLayerNormalization": 0,
     "com.microsoft.BiasGelu": 0,
     "com.microsoft.FastGelu": 0,
+    "com.microsoft.Gelu": 0,
     "com.microsoft.SkipLayerNormalization": 0,
     "com.microsoft.SkipSimplifiedLayerNormalization": 0,
 }
