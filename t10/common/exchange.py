@@ -808,21 +808,25 @@ def _element_move(
             flows.append(holding.flows(core, buckets, missing))
     sent = np.zeros(ncores)
     sent[: src.cores] = holding.sent()
-    in_place = (
-        isinstance(sources, View)
-        and src.local_elements() == dst.local_elements()
-        and src.cores == dst.cores
-        and bool(np.array_equal(near, np.arange(dst.cores)))
-        and bool(
-            np.array_equal(
-                flat_sources(src, src.shape, None), flat_sources(dst, src.shape, sources)
-            )
-        )
-    )
+    in_place = isinstance(sources, View) and _in_place(src, dst, sources, near, received)
     if in_place:
         copied[:] = 0.0
     return ViewMove(sent, received, copied, in_place, _joined(flows) if messages else None,
                     CorePlaces.of(src, dst, shape))
+
+
+def _in_place(src: Layout, dst: Layout, view: View, near: IntArray, received: Array) -> bool:
+    """Whether every core's destination buffer of the `view` is its source buffer read in
+    another shape: nothing received, and element by element the same source index at the same
+    place on the same core (`near`: `beside`)."""
+    return (
+        not received.any()
+        and src.local_elements() == dst.local_elements()
+        and src.cores == dst.cores
+        and bool(np.array_equal(near, np.arange(dst.cores)))
+        and bool(np.array_equal(flat_sources(src, src.shape, None),
+                                flat_sources(dst, src.shape, view)))
+    )
 
 
 def _joined(parts: list[Flows]) -> Flows:
@@ -952,14 +956,6 @@ class _ElementHolding(_Holding):
 # --------------------------------------------------------------------------------------------
 
 
-def _expr_dims(expr: AffineExpr) -> set[int]:
-    if isinstance(expr, AffineDimExpr):
-        return {expr.position}
-    if isinstance(expr, AffineBinaryOpExpr):
-        return _expr_dims(expr.lhs) | _expr_dims(expr.rhs)
-    return set()
-
-
 @dataclass(frozen=True)
 class _DimGroup:
     """One independent part of a view: the source dims `source` whose indices are computed
@@ -983,7 +979,7 @@ def _dim_groups(view: View, rank: int) -> list[_DimGroup]:
         return d
 
     guard = view.guard.results if view.guard is not None else ()
-    reads = [sorted(_expr_dims(e)) for e in (*view.map.results, *guard)]
+    reads = [sorted(e.used_dims()) for e in (*view.map.results, *guard)]
     for dims in reads:
         for d in dims[1:]:
             root[find(d)] = find(dims[0])
@@ -998,16 +994,23 @@ def _dim_groups(view: View, rank: int) -> list[_DimGroup]:
     return [_DimGroup(tuple(r), tuple(s), tuple(g)) for r, s, g in parts.values()]
 
 
-def _keyed_indices(layout: Layout, dims: Sequence[int]) -> tuple[IntArray, list[IntArray]]:
-    """The layout's cores grouped by the logical indices they hold along `dims`: each
-    core's key, and per dim the `(keys, local extent)` indices of each key (-1: none)."""
+def _keyed_indices(local: list[IntArray], dims: Sequence[int], cores: int
+                   ) -> tuple[IntArray, list[IntArray]]:
+    """A layout's cores grouped by the logical indices they hold along `dims` (`local`: its
+    `local_indices`): each core's key, and per dim the `(keys, 1, .., extent, .., 1)` open
+    mesh of each key's indices (-1: none)."""
     if not dims:
-        return np.zeros(layout.cores, dtype=np.int64), []
-    local = local_indices(layout, grid_coords(layout.grid))
+        return np.zeros(cores, dtype=np.int64), []
     joined = np.concatenate([local[d] for d in dims], axis=1)
     uniq, inverse = np.unique(joined, axis=0, return_inverse=True)
     bounds = np.cumsum([local[d].shape[1] for d in dims])[:-1]
-    return np.reshape(inverse, -1).astype(np.int64), np.split(uniq, bounds, axis=1)
+    parts = np.split(uniq, bounds, axis=1)
+    mesh: list[IntArray] = []
+    for n, part in enumerate(parts):
+        shape = [len(uniq)] + [1] * len(parts)
+        shape[n + 1] = part.shape[1]
+        mesh.append(np.reshape(part, shape))
+    return np.reshape(inverse, -1).astype(np.int64), mesh
 
 
 @dataclass(frozen=True)
@@ -1062,48 +1065,49 @@ class _Sets:
 
 
 def _group_sets(
-    view: View, group: _DimGroup, dst: Layout, src: Layout
+    view: View, group: _DimGroup, dst: tuple[Layout, list[IntArray]],
+    src: tuple[Layout, list[IntArray]],
 ) -> tuple[IntArray, _Sets, IntArray, _Sets] | None:
-    """For one group of `view`: each destination core's key and, per key, the set of
-    source indices (row-major over the group's source dims) its buffer reads; each source
-    core's key and, per key, the set it holds. None: the view reads
-    outside its source where its guard admits the element (left to the element-wise move,
-    which reports it)."""
-    sizes = tuple(src.shape[p] for p in group.source)
+    """For one group of `view` (the layouts with their `local_indices`): each destination
+    core's key and, per key, the set of source indices (row-major over the group's source
+    dims) its buffer reads; each source core's key and, per key, the set it holds. None: the
+    view reads outside its source where its guard admits the element (left to the
+    element-wise move, which reports it)."""
+    sizes = tuple(src[0].shape[p] for p in group.source)
     columns = max(prod(sizes), 1)
-    dst_key, dst_index = _keyed_indices(dst, group.result)
-    keys = len(dst_index[0]) if dst_index else 1
-    extents = [i.shape[1] for i in dst_index]
-    mesh: list[IntArray] = [np.zeros((), dtype=np.int64)] * len(dst.shape)
-    valid = np.ones((keys, *extents), dtype=bool)
-    for n, (d, index) in enumerate(zip(group.result, dst_index, strict=True)):
-        shape = [keys] + [1] * len(extents)
-        shape[n + 1] = extents[n]
-        mesh[d] = np.reshape(index, shape)
-        valid &= mesh[d] >= 0
+    dst_key, dst_mesh = _keyed_indices(dst[1], group.result, dst[0].cores)
+    mesh: list[IntArray] = [np.zeros((), dtype=np.int64)] * len(dst[0].shape)
+    for d, index in zip(group.result, dst_mesh, strict=True):
+        mesh[d] = index
+    valid = _held(dst_mesh)
     if view.guard is not None:
         for g in group.guards:
             at = eval_expr(view.guard.results[g], mesh)
-            valid &= (at >= 0) & (at < view.guard_shape[g])
-    flat = np.zeros(valid.shape, dtype=np.int64)
-    for p, size in zip(group.source, sizes, strict=True):
-        at = np.broadcast_to(eval_expr(view.map.results[p], mesh), valid.shape)
-        if np.any(valid & ((at < 0) | (at >= size))):
-            return None
+            valid = valid & (at >= 0) & (at < view.guard_shape[g])
+    read = [eval_expr(view.map.results[p], mesh) for p in group.source]
+    if any(np.any(valid & ((at < 0) | (at >= n))) for at, n in zip(read, sizes, strict=True)):
+        return None
+    src_key, src_mesh = _keyed_indices(src[1], group.source, src[0].cores)
+    return (dst_key, _Sets.of(_flat_rows(read, sizes, valid), columns),
+            src_key, _Sets.of(_flat_rows(src_mesh, sizes, _held(src_mesh)), columns))
+
+
+def _held(mesh: list[IntArray]) -> Array:
+    """Where every index of an open mesh is one (not -1)."""
+    valid: Array = np.ones((1,), dtype=bool)
+    for index in mesh:
+        valid = valid & (index >= 0)
+    return valid
+
+
+def _flat_rows(index: list[IntArray], sizes: Sequence[int], valid: Array) -> IntArray:
+    """`(keys, -1)`: the row-major position over dims of `sizes` of the broadcast `index`
+    arrays (keys first), -1 where not `valid`."""
+    flat = np.zeros((1,), dtype=np.int64)
+    for at, size in zip(index, sizes, strict=True):
         flat = flat * size + at
-    need = _Sets.of(np.reshape(np.where(valid, flat, -1), (keys, -1)), columns)
-    src_key, src_index = _keyed_indices(src, group.source)
-    held_rows = len(src_index[0]) if src_index else 1
-    held_flat = np.zeros((held_rows,) + (1,) * len(src_index), dtype=np.int64)
-    held_valid = np.ones(held_flat.shape, dtype=bool)
-    for n, (index, size) in enumerate(zip(src_index, sizes, strict=True)):
-        shape = [held_rows] + [1] * len(src_index)
-        shape[n + 1] = index.shape[1]
-        at = np.reshape(index, shape)
-        held_valid = held_valid & (at >= 0)
-        held_flat = held_flat * size + at
-    held = _Sets.of(np.reshape(np.where(held_valid, held_flat, -1), (held_rows, -1)), columns)
-    return dst_key, need, src_key, held
+    flat, valid = np.broadcast_arrays(flat, valid)
+    return np.reshape(np.where(valid, flat, -1), (len(flat), -1))
 
 
 @lru_cache(maxsize=MOVE_CACHE)
@@ -1145,6 +1149,8 @@ def _factored_move(
         return None
     near = beside(src, dst, shape)
     groups = _dim_groups(view, len(dst.shape))
+    dst_local = (dst, local_indices(dst, grid_coords(dst.grid)))
+    src_local = (src, local_indices(src, grid_coords(src.grid)))
     need_keys: list[IntArray] = []
     kept_keys: list[IntArray] = []
     held_keys: list[IntArray] = []
@@ -1152,7 +1158,7 @@ def _factored_move(
     kept_tables: list[IntArray] = []
     need_sizes, kept_sizes = np.ones(dst.cores), np.ones(dst.cores)
     for group in groups:
-        sets = _group_sets(view, group, dst, src)
+        sets = _group_sets(view, group, dst_local, src_local)
         if sets is None:
             return None
         dst_key, need, src_key, held = sets
@@ -1177,14 +1183,7 @@ def _factored_move(
     sent[: src.cores] = np.bincount(s, weights=flow, minlength=src.cores)
     received[: dst.cores] = need_sizes - kept_sizes
     copied[: dst.cores] = kept_sizes
-    in_place = (
-        not received.any()
-        and src.local_elements() == dst.local_elements()
-        and src.cores == dst.cores
-        and bool(np.array_equal(near, np.arange(dst.cores)))
-        and bool(np.array_equal(flat_sources(src, src.shape, None),
-                                flat_sources(dst, src.shape, view)))
-    )
+    in_place = _in_place(src, dst, view, near, received)
     if in_place:
         copied[:] = 0.0
     flows = Flows(s, d, flow) if messages else None
