@@ -137,12 +137,11 @@ def run_passes(
                 bad = failing_op(op, e)
                 source = None if bad is None else where_from(bad)
                 at = "" if source is None else f" at {source}"
-                after = f"pass '{previous.name}'"
+                after, how = f"pass '{previous.name}'", ""
                 if not verify_each and len(names) > 1:
                     after = f"passes {', '.join(names)}"
-                how = "" if verify_each or len(names) == 1 else (
-                    " (compile with --verify-each, or call with verify_each=True, to name the "
-                    "pass that broke it)")
+                    how = (" (compile with --verify-each, or call with verify_each=True, to name "
+                           "the pass that broke it)")
                 raise T10Error(f"internal error: the IR after {after} does not verify{at}: "
                                f"{first}{how}") from None
         if observer is not None:

@@ -329,6 +329,8 @@ def accept_onnxruntime_ops(model: onnx.ModelProto) -> None:
         for n in model.graph.node
         if n.domain in ("", "ai.onnx") and not onnx.defs.has(n.op_type)
     }
+    if not unknown:  # nearly every model: onnxruntime's schemas are not even listed
+        return
     for schema in _onnxruntime_schemas().values():
         if schema.name in unknown:
             onnx.defs.register_schema(_onnx_schema(schema))
