@@ -32,6 +32,12 @@ range rule (``integers=``; docs/ops.md marks them; Gather indices become an
 ``rtensor.gather``) read or produce them: ``integer_ranges`` proves every value they compute
 exact (its static range analysis).
 
+FLOAT16 values (fp16-typed models) are float values too: known ones fold in fp16, as the model
+says, and are widened exactly where compute reads them; a FLOAT16 value computed at run time is
+rounded to fp16 by the operator that writes it, which only fp16 storage does, so the module
+names the first (``t10.fp16_values``) and compiles at ``--precision fp16`` only; FLOAT16 graph
+inputs and outputs are tagged ``t10.onnx_type`` float16.
+
 Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
 ``importer`` (the importer state, its interface for op lowerings and the op registry),
 ``integer_ranges`` (the range analysis of runtime integers),
@@ -81,6 +87,7 @@ from t10.frontend.loading import (
     check_kernels,
     check_model,
     fix_dims,
+    in_topological_order,
     load_external_data,
     parse_model,
     read_model,
@@ -128,6 +135,7 @@ def _import_model(
     dims: Mapping[str, int] | None = None,
 ) -> ModuleOp:
     check_form(model, name)
+    model = in_topological_order(model)
     foldable = foldable_nodes(model.graph)
     check_supported_ops(model, name, foldable)
     skeleton = weightless(model)

@@ -24,7 +24,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from t10.common.attr_names import (
+    FLOAT16_TYPE,
     FP16_INEXACT_ATTR,
+    FP16_VALUES_ATTR,
     INDEX_BOUND_ATTR,
     INPUT_RANGE_ATTR,
     NAME_ATTR,
@@ -36,7 +38,8 @@ from t10.common.tensor_expr import EXACT_F32
 from t10.errors import T10Error
 from t10.frontend import integer_ranges
 from t10.frontend.importer import (
-    FLOAT,
+    FLOAT16,
+    FLOAT_TYPES,
     INTEGER_TYPES,
     SUPPORTED_OPS,
     Importer,
@@ -73,9 +76,7 @@ def import_graph(
             continue  # an initializer listed as an input is a constant
         arg_names.append(vi.name)
         arg_shapes.append(_static_input_shape(imp, vi, "graph input"))
-        attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
-        if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
-            attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
+        attrs = _value_attrs(vi)
         if (interval := declared.get(vi.name)) is not None:
             attrs[INPUT_RANGE_ATTR] = DenseArrayBase.from_list(i64, [interval.lo, interval.hi])
         arg_attrs.append(DictionaryAttr(attrs))
@@ -109,6 +110,10 @@ def import_graph(
         entry = SUPPORTED_OPS[op_key(node.op_type, node.domain)]
         entry.lower(imp, node)
         locate([*imp.ops[made[0] :], *imp.constants[made[1] :]], imp.node_name)
+        if imp.fp16_values is None:
+            computed = [n for n in node.output if n in imp.values and imp.elem_type(n) == FLOAT16]
+            if computed:
+                imp.fp16_values = f"'{computed[0]}' of node '{imp.node_name}' ({node.op_type})"
         outputs = _integer_values(imp, [n for n in node.output if n in imp.values])
         _check_integer_values(imp, node, outputs)
         if (rule := entry.integers) is not None and (inputs or outputs):
@@ -135,11 +140,15 @@ def import_graph(
         (list(block.arg_types), [TensorType(f32, s) for s in result_shapes]),
         Region(block),
         arg_attrs=ArrayAttr(arg_attrs),
-        res_attrs=ArrayAttr([_result_attrs(vi) for vi in imp.graph.output]),
+        res_attrs=ArrayAttr([
+            DictionaryAttr(_value_attrs(vi)) for vi in imp.graph.output
+        ]),
     )
     module = ModuleOp([main])
     if imp.fp16_inexact is not None:
         module.attributes[FP16_INEXACT_ATTR] = StringAttr(imp.fp16_inexact)
+    if imp.fp16_values is not None:
+        module.attributes[FP16_VALUES_ATTR] = StringAttr(imp.fp16_values)
     if declared := [n for n in imp.initializers if n in imp.elided]:
         module.attributes[SHAPES_ONLY_ATTR] = StringAttr(declared[0])
     module.verify()
@@ -208,11 +217,11 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
             "only tensors are supported"
         )
     tt = vi.type.tensor_type
-    if tt.elem_type != FLOAT and tt.elem_type not in INTEGER_TYPES:
+    if tt.elem_type not in FLOAT_TYPES and tt.elem_type not in INTEGER_TYPES:
         raise imp.error(
             f"{role} '{vi.name}' has element type {dtype_name(tt.elem_type)}; "
-            "only float32 (FLOAT) tensors, and INT64, INT32 and BOOL ones (held as exact float32 "
-            "values), are supported"
+            "only FLOAT and FLOAT16 tensors (FLOAT16 at --precision fp16), and INT64, INT32 and "
+            "BOOL ones (held as exact float32 values), are supported"
         )
     if not tt.HasField("shape"):
         raise imp.error(
@@ -269,20 +278,24 @@ def _check_integer_values(imp: Importer, node: onnx.NodeProto, names: list[str])
     )
 
 
-def _result_attrs(vi: onnx.ValueInfoProto) -> DictionaryAttr:
-    """``t10.name``, and ``t10.onnx_type`` for an integer / bool output (its exact floats are
-    returned as that type)."""
+def _value_attrs(vi: onnx.ValueInfoProto) -> dict[str, Attribute]:
+    """``t10.name`` of a graph input or output, and its ``t10.onnx_type`` when its float32
+    values stand for another ONNX type: an integer / bool one (exact floats, given and
+    returned as that type) or FLOAT16 (fp16 values, given and returned as such)."""
     attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
-    if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
+    elem_type = vi.type.tensor_type.elem_type
+    if (onnx_type := INTEGER_TYPES.get(elem_type)) is not None:
         attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
-    return DictionaryAttr(attrs)
+    elif elem_type == FLOAT16:
+        attrs[ONNX_TYPE_ATTR] = StringAttr(FLOAT16_TYPE)
+    return attrs
 
 
 def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
     tt = vi.type.tensor_type
     if vi.type.WhichOneof("value") not in (None, "tensor_type") or tt.elem_type not in (
         0,
-        FLOAT,
+        *FLOAT_TYPES,
         *INTEGER_TYPES,
     ):
         kind = (
@@ -291,8 +304,9 @@ def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
             else f"a {vi.type.WhichOneof('value')} value"
         )
         raise imp.error(
-            f"graph output '{vi.name}' has element type {kind}; only float32 (FLOAT) tensors, "
-            "and INT64, INT32 and BOOL ones (computed as exact float32 values), are supported"
+            f"graph output '{vi.name}' has element type {kind}; only FLOAT and FLOAT16 tensors "
+            "(FLOAT16 at --precision fp16), and INT64, INT32 and BOOL ones (computed as exact "
+            "float32 values), are supported"
         )
 
 

@@ -93,12 +93,13 @@ def known_float32_weight(
             f"node); {supported}",
         )
     w = imp.constant(name)
-    if w.dtype != np.float32:
+    if w.dtype not in (np.float32, np.float16):
         raise imp.node_error(
             node,
-            f"weight '{name}' has element type {w.dtype}; t10 computes float32 (FLOAT) only",
+            f"weight '{name}' has element type {w.dtype}; t10 computes float (FLOAT, FLOAT16) "
+            "only",
         )
-    return w
+    return w.astype(np.float32, copy=False)  # a FLOAT16 one exactly
 
 
 def patch_matrices(w: np.ndarray, group: int) -> np.ndarray:
