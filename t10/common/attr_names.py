@@ -14,6 +14,9 @@ another: int64, int32 or bool (exact integers: ids, masks) or `FLOAT16_TYPE`."""
 FLOAT16_TYPE = "float16"
 """The `t10.onnx_type` of a FLOAT16 argument or result: fp16 values, given and returned as
 numpy float16 arrays (every other `t10.onnx_type` is an integer type)."""
+IDS_ATTR = "t10.ids"
+"""On an `arith.constant` (UnitAttr): known gather ids (a model's non-affine constant indices),
+whose values decide the gather's traffic, so a timing-only simulation keeps them."""
 INDEX_BOUND_ATTR = "t10.index_bound"
 """The exclusive upper bound of the values an index argument may hold (a table size)."""
 INPUT_RANGE_ATTR = "t10.range"

@@ -41,7 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common import shapes_only
-from t10.common.attr_names import NAME_ATTR
+from t10.common.attr_names import IDS_ATTR, NAME_ATTR
 from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F16, EXACT_F32
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
@@ -571,6 +571,15 @@ class Importer:
             return numpy_helper.to_array(t)
         except Exception as e:
             raise self.error(f"cannot read initializer '{t.name}': {first_lines(e)}") from None
+
+    def constant_ids(self, ids: np.ndarray) -> SSAValue:
+        """Known gather ids (integers, |id| <= 2**24) as an ``arith.constant`` of their exact
+        floats, marked ``t10.ids``: not bound to a name (a reader of the ONNX value may read
+        it as known)."""
+        op = arith.ConstantOp(_dense(tuple(ids.shape), ids.astype(np.float32)))
+        op.attributes[IDS_ATTR] = UnitAttr()
+        self.ops.append(op)
+        return op.result
 
     def add_constant(self, name: str, arr: np.ndarray, *, hoist: bool) -> SSAValue:
         shape = tuple(int(d) for d in arr.shape)
