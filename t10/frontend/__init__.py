@@ -4,7 +4,8 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
 ``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
 
 * contractions (MatMul, Gemm, the im2col Conv of ``ops_conv`` and of each ConvTranspose
-  phase) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat
+  phase, the input and recurrent products of the unrolled RNN / GRU / LSTM of
+  ``ops_recurrent``) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat
   ``arith.constant`` as ``outs``;
 * element-wise ops (those of ``ops_elementwise``, the Gemm epilogue, and the comparisons,
   logic, Where, Cast and CastLike of ``ops_logical``) are all-parallel generics with a
@@ -73,6 +74,7 @@ from t10.frontend import (
     ops_matmul,  # noqa: F401
     ops_passthrough,  # noqa: F401
     ops_pooling,  # noqa: F401
+    ops_recurrent,  # noqa: F401
     ops_reductions,  # noqa: F401
     ops_resample,  # noqa: F401
     ops_views,  # noqa: F401

@@ -162,6 +162,9 @@ MIN_PASSED: dict[str, int] = {
     "RMSNormalization": 19,
     "Trilu": 18,
     "OneHot": 5,
+    "RNN": 6,  # unrolled (ops_recurrent); sequence_lens frozen (WEIGHT_OPERANDS)
+    "GRU": 6,
+    "LSTM": 6,
     # onnxruntime's operators beyond ONNX have no ONNX cases: test_contrib_ops.py runs them
     "SimplifiedLayerNormalization": 0,
     "com.microsoft.BiasGelu": 0,
@@ -491,11 +494,12 @@ WEIGHT_OPERANDS = {
     "CumSum": (1,),
     "OneHot": (1, 2),
     "Pad": (1, 2, 3),
+    **{op: (4,) for op in ("RNN", "GRU", "LSTM")},
 }
 """Operand positions (per op type) that t10 needs at compile time and exported models hold as
 initializers (a Conv's or ConvTranspose's weight, a BatchNormalization's scale, bias and
-statistics, a CumSum's axis, a OneHot's depth and values, a Pad's pads, value and axes): the
-harness freezes the graph inputs read there too."""
+statistics, a CumSum's axis, a OneHot's depth and values, a Pad's pads, value and axes, a
+recurrent layer's sequence_lens): the harness freezes the graph inputs read there too."""
 
 
 def _weight_inputs(model: onnx.ModelProto) -> set[str]:
@@ -599,7 +603,8 @@ def test_every_foldable_case_folds_as_expected() -> None:
     folded = [_folded(case) for case in _foldable_cases()]
     failed = [f"{o.case}: {o.message}" for o in folded if o.status == "failed"]
     assert not failed, "folded values differ:\n" + "\n".join(failed)
-    assert sum(o.status == "passed" for o in folded) >= 1300  # 1,306 fold today
+    # 1,297 fold today (not the recurrent layers, which are lowered: folding.NEVER_FOLDED)
+    assert sum(o.status == "passed" for o in folded) >= 1290
 
 
 @pytest.fixture(scope="module")
