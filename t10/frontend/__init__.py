@@ -67,6 +67,7 @@ from t10.frontend import (
     ops_matmul,  # noqa: F401
     ops_passthrough,  # noqa: F401
     ops_pooling,  # noqa: F401
+    ops_quantize,  # noqa: F401
     ops_reductions,  # noqa: F401
     ops_resample,  # noqa: F401
     ops_views,  # noqa: F401
