@@ -26,11 +26,11 @@ inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identit
 inference ``Dropout`` are pass-throughs; ``Where`` is an element-wise ``select``, ``Expand`` a
 broadcasting identity generic.
 
-INT64 / INT32 / BOOL runtime values (graph inputs tagged ``t10.onnx_type``, comparison
-results, casts) are held as the exact float32 of each integer; only the ops registered with a
-range rule (``integers=``; docs/ops.md marks them; Gather indices become an
-``rtensor.gather``) read or produce them: ``integer_ranges`` proves every value they compute
-exact (its static range analysis).
+INT64 / INT32 / INT16 / UINT16 / INT8 / UINT8 / BOOL runtime values (graph inputs tagged
+``t10.onnx_type``, comparison results, casts, quantised values: ``ops_quantize``) are held as
+the exact float32 of each integer; only the ops registered with a range rule (``integers=``;
+docs/ops.md marks them; Gather indices become an ``rtensor.gather``) read or produce them:
+``integer_ranges`` proves every value they compute exact (its static range analysis).
 
 Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
 ``importer`` (the importer state, its interface for op lowerings and the op registry),

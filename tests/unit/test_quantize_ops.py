@@ -325,6 +325,29 @@ def test_integer_accumulation_beyond_float32_is_refused() -> None:
         import_onnx(model)
 
 
+def test_known_weights_bound_the_accumulation() -> None:
+    """With B known, the bound is the largest sum of one column's magnitudes times the
+    largest |A - a_zero_point|: 1024 products pass with weights of magnitude <= 32 (a sum of
+    at most 32768 · 255), and are refused with one column of 127s (1024 · 127 · 255 > 2**24)."""
+    rng = np.random.default_rng(3)
+    small = rng.integers(-32, 32, (1024, 2), endpoint=True).astype(np.int8)
+    a = rng.integers(0, 255, (2, 1024), endpoint=True).astype(np.uint8)
+    a[0] = 255
+    small[:, 0] = 32
+
+    def model(b: np.ndarray) -> onnx.ModelProto:
+        return model_of([node("MatMulInteger", ["a", "b"], ["y"])],
+                        {"a": (TensorProto.UINT8, (2, 1024))},
+                        {"y": (TensorProto.INT32, (2, 2))}, {"b": b})
+
+    assert_exact(model(small), {"a": a})
+    small[:, 1] = 127
+    with pytest.raises(T10Error, match=r"integer MatMulInteger computes values \(results and "
+                                       r"partial sums\) in the proven range "
+                                       r"\[-33162240, 33162240\]"):
+        import_onnx(model(small))
+
+
 # ------------------------------------------------------------------------------- refusals
 
 
