@@ -27,11 +27,11 @@ inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identit
 inference ``Dropout`` are pass-throughs; ``Where`` is an element-wise ``select``, ``Expand`` a
 broadcasting identity generic.
 
-INT64 / INT32 / BOOL runtime values (graph inputs tagged ``t10.onnx_type``, comparison
-results, casts) are held as the exact float32 of each integer; only the ops registered with a
-range rule (``integers=``; docs/ops.md marks them; Gather indices become an
-``rtensor.gather``) read or produce them: ``integer_ranges`` proves every value they compute
-exact (its static range analysis).
+INT64 / INT32 / INT16 / UINT16 / INT8 / UINT8 / BOOL runtime values (graph inputs tagged
+``t10.onnx_type``, comparison results, casts, quantised values: ``ops_quantize``) are held as
+the exact float32 of each integer; only the ops registered with a range rule (``integers=``;
+docs/ops.md marks them; Gather indices become an ``rtensor.gather``) read or produce them:
+``integer_ranges`` proves every value they compute exact (its static range analysis).
 
 FLOAT16 values (fp16-typed models) are float values too: known ones fold in fp16, as the model
 says, and are widened exactly where compute reads them; a FLOAT16 value computed at run time is
@@ -74,6 +74,7 @@ from t10.frontend import (
     ops_matmul,  # noqa: F401
     ops_passthrough,  # noqa: F401
     ops_pooling,  # noqa: F401
+    ops_quantize,  # noqa: F401
     ops_recurrent,  # noqa: F401
     ops_reductions,  # noqa: F401
     ops_resample,  # noqa: F401

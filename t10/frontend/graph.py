@@ -1,5 +1,5 @@
 """Importing a checked, shape-inferred graph: its inputs become the arguments of
-``func.func @main`` (float32, or the exact floats of INT64 / INT32 / BOOL inputs), each node is
+``func.func @main`` (float32, or the exact floats of integer and BOOL inputs), each node is
 folded or lowered by its registered lowering (runtime integer values only by the ops that keep
 them exact), and the graph outputs are returned."""
 
@@ -88,7 +88,9 @@ def import_graph(
         else:
             imp.define(name, arg, shape)
             if imp.elem_type(name) in INTEGER_TYPES:
-                imp.ranges[name] = declared.get(name) or integer_ranges.Unknown(
+                imp.ranges[name] = declared.get(name) or integer_ranges.NARROW_TYPES.get(
+                    imp.elem_type(name)
+                ) or integer_ranges.Unknown(
                     f"input '{name}'",
                     f"declare the range of its values (`--input-range {name}=LO:HI` on t10 "
                     "run / compile; the simulator checks every input against it)",
@@ -155,6 +157,9 @@ def import_graph(
     return module
 
 
+_INTEGER_NAMES = ", ".join(dtype_name(t) for t in INTEGER_TYPES)
+"""The integer (and BOOL) element types runtime values may have, for messages."""
+
 _DATA_DEPENDENT_SHAPE = "its result's shape depends on the values; t10 compiles static shapes"
 _CONTROL_FLOW = (
     "control flow; t10 compiles straight-line graphs (export with loops unrolled and "
@@ -220,8 +225,8 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
     if tt.elem_type not in FLOAT_TYPES and tt.elem_type not in INTEGER_TYPES:
         raise imp.error(
             f"{role} '{vi.name}' has element type {dtype_name(tt.elem_type)}; "
-            "only FLOAT and FLOAT16 tensors (FLOAT16 at --precision fp16), and INT64, INT32 and "
-            "BOOL ones (held as exact float32 values), are supported"
+            "only FLOAT and FLOAT16 tensors (FLOAT16 at --precision fp16), and "
+            f"{_INTEGER_NAMES} ones (held as exact float32 values), are supported"
         )
     if not tt.HasField("shape"):
         raise imp.error(
@@ -256,7 +261,7 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
 
 
 def _integer_values(imp: Importer, names: list[str]) -> list[str]:
-    """The INT64 / INT32 / BOOL values among ``names``."""
+    """The integer and BOOL values among ``names``."""
     return [n for n in names if imp.elem_type(n) in INTEGER_TYPES]
 
 
@@ -305,7 +310,7 @@ def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
         )
         raise imp.error(
             f"graph output '{vi.name}' has element type {kind}; only FLOAT and FLOAT16 tensors "
-            "(FLOAT16 at --precision fp16), and INT64, INT32 and BOOL ones (computed as exact "
+            f"(FLOAT16 at --precision fp16), and {_INTEGER_NAMES} ones (computed as exact "
             "float32 values), are supported"
         )
 
@@ -329,8 +334,9 @@ def _check_output_shape(imp: Importer, vi: onnx.ValueInfoProto, shape: Shape) ->
 def check_input_ranges(
     imp: Importer, input_ranges: Mapping[str, tuple[int, int]]
 ) -> dict[str, integer_ranges.Interval]:
-    """The declared ranges as intervals, each checked: it names an INT64 / INT32 graph input
-    and is an interval of integers float32 holds exactly."""
+    """The declared ranges as intervals, each checked: it names an integer (not BOOL) graph
+    input and is an interval of integers float32 holds exactly, within the input's type if
+    narrow (``integer_ranges.NARROW_TYPES``)."""
     inputs = {
         vi.name: imp.elem_type(vi.name)
         for vi in imp.graph.input
@@ -345,11 +351,15 @@ def check_input_ranges(
                             f"model ({takes})")
         if name not in integer:
             raise imp.error(f"a range is declared for input '{name}', which is "
-                            f"{dtype_name(inputs[name])}: only INT64 / INT32 inputs take one "
+                            f"{dtype_name(inputs[name])}: only integer inputs take one "
                             f"({takes})")
         if lo > hi or max(abs(lo), abs(hi)) > EXACT_F32:
             raise imp.error(f"the range [{lo}, {hi}] declared for input '{name}' must have "
                             "lo <= hi, both within +-2**24 (the integers t10 holds exactly)")
+        bounds = integer_ranges.NARROW_TYPES.get(inputs[name])
+        if bounds is not None and not bounds.lo <= lo <= hi <= bounds.hi:
+            raise imp.error(f"the range [{lo}, {hi}] declared for input '{name}' must lie "
+                            f"within its type {dtype_name(inputs[name])}: {bounds}")
         declared[name] = integer_ranges.Interval(lo, hi)
     return declared
 

@@ -100,6 +100,10 @@ alone a model computing them compiles: ``Importer.fp16_values``)."""
 INTEGER_TYPES: dict[int, str] = {
     onnx.TensorProto.INT64: "int64",
     onnx.TensorProto.INT32: "int32",
+    onnx.TensorProto.INT16: "int16",
+    onnx.TensorProto.UINT16: "uint16",
+    onnx.TensorProto.INT8: "int8",
+    onnx.TensorProto.UINT8: "uint8",
     onnx.TensorProto.BOOL: "bool",
 }
 """The integer element types a runtime value may have (ONNX type → ``t10.onnx_type``): it is
@@ -119,7 +123,7 @@ class OpLowering:
     """The attributes the op may carry (others are refused naming the node); None: any (the
     lowering refuses the node whatever its attributes)."""
     integers: RangeRule | None
-    """How the op maps the proven ranges of runtime INT64 / INT32 / BOOL values
+    """How the op maps the proven ranges of runtime integer and bool values
     (``integer_ranges``); None: it may not read or produce them."""
 
 

@@ -50,7 +50,7 @@ SUPPORTED_CONV = (
 )
 
 
-def _check_shapes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> int:
+def check_conv_shapes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> int:
     """The group count, after checking the shapes and attributes agree."""
     attrs = node_attributes(node)
     if len(x) < 3 or len(w) != len(x):
@@ -166,7 +166,7 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     names = node_inputs(node)
     x, x_shape = imp.use(names[0])
     w_shape = imp.shape_of(names[1])
-    group = _check_shapes(imp, node, x_shape, w_shape)
+    group = check_conv_shapes(imp, node, x_shape, w_shape)
     win = windows(imp, node, x_shape[2:], w_shape[2:])
     fold = _batch_norm_to_fold(imp, node, (x_shape[0], w_shape[0], *win.out))
     weight = _weight_matrices(imp, node, names[1], group, fold)

@@ -1,7 +1,7 @@
 """Comparisons, IsNaN, IsInf, logic, Where, Trilu, OneHot, Cast and CastLike on runtime values
 (masks and selections).
 
-Runtime values are float32; INT64 / INT32 / BOOL values are held as the exact float of each
+Runtime values are float32; integer and BOOL values are held as the exact float of each
 integer (``importer.INTEGER_TYPES``). A comparison or logical op is an element-wise generic
 whose result is a float 0 / 1 (``select(cmpf p a b, 1.0, 0.0)``); logic reads only bools, which
 are always 0 / 1, so Not is ``1 - x``, And ``min``, Or ``max``, Xor ``a != b``. Where selects
@@ -225,9 +225,10 @@ def _cast_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
 @lowering("CastLike", attributes={"saturate", "round_mode"}, integers=_cast_ranges)
 def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
     """Cast (or CastLike: to the element type of its second input, whose values it does not
-    read) between FLOAT, FLOAT16, INT64, INT32 and BOOL of a runtime value. To a float type,
-    and between integer types, is the identity (integers are held exactly, |x| <= 2**24, so
-    INT64 → INT32 never wraps; a FLOAT16 result is rounded by the fp16 storage it needs:
+    read) between FLOAT, FLOAT16, the integer types and BOOL of a runtime value. To a float
+    type, and between integer types, is the identity (integers are held exactly, |x| <= 2**24,
+    so INT64 → INT32 never wraps; a narrow target must hold the proven range:
+    ``integer_ranges``; a FLOAT16 result is rounded by the fp16 storage it needs:
     ``Importer.fp16_values``); to BOOL is ``x != 0``; a float to an integer type truncates
     toward zero (exact; a NaN, infinite or out-of-range float, undefined in ONNX, stays as
     is). Casts of known values are folded."""
@@ -237,9 +238,9 @@ def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
         raise imp.node_error(
             node,
             f"{node.op_type} from {dtype_name(source)} to {dtype_name(to)} of a runtime value is "
-            "not supported: t10 computes float32 (FLOAT16 at fp16 storage), and holds INT64, INT32 "
-            "and BOOL values as exact float32 values; it casts only between FLOAT, FLOAT16, INT64, "
-            "INT32 and BOOL",
+            "not supported: t10 computes float32 (FLOAT16 at fp16 storage), and holds integer "
+            "and BOOL values as exact float32 values; it casts only between "
+            f"{', '.join(map(dtype_name, _CAST_TARGETS))}",
         )
     if to == onnx.TensorProto.BOOL and source != to:
         define_broadcast(imp, node, [imp.use(node.input[0])], _nonzero)

@@ -34,6 +34,7 @@ from t10.driver import CompileOptions, check_tolerance, compile_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPS
 from t10.frontend.folding import may_fold
+from t10.frontend.importer import INTEGER_TYPES
 from t10.sim.simulator import simulate
 
 CHIP = "test-16"
@@ -49,14 +50,17 @@ MIN_PASSED: dict[str, int] = {
     "Concat": 92,
     "Constant": 164,  # many cases give axes, shapes, ... as Constant nodes (folded)
     "ConstantOfShape": 45,  # in expanded functions: its own cases take a runtime shape
-    "Conv": 17,  # W frozen (WEIGHT_OPERANDS); ConvInteger is not supported
+    "Conv": 17,  # W frozen (WEIGHT_OPERANDS)
+    "ConvInteger": 1,
     "ConvTranspose": 11,  # W frozen (WEIGHT_OPERANDS)
     "Cos": 2,
     "CumSum": 0,  # every case is DOUBLE, or INT32 of an unknown range (a graph input)
     "Div": 112,
+    "DequantizeLinear": 4,  # others: INT2 / INT4 / float8 / FLOAT4 or blocked
     "Dropout": 4,
+    "DynamicQuantizeLinear": 0,  # its cases output the rank-0 scale (test_quantize_ops.py)
     "Einsum": 0,  # every case is DOUBLE or BFLOAT16 (test_einsum.py runs their forms)
-    "Equal": 6,
+    "Equal": 18,
     "Erf": 3,
     "Exp": 39,
     "Expand": 9,
@@ -67,22 +71,24 @@ MIN_PASSED: dict[str, int] = {
     "GatherND": 3,  # runtime indices (rtensor.gather nd)
     "Gelu": 4,
     "Gemm": 11,
-    "Greater": 4,
-    "GreaterOrEqual": 3,
+    "Greater": 12,
+    "GreaterOrEqual": 7,
     "Identity": 34,
     "LayerNormalization": 19,
-    "Less": 28,
-    "LessOrEqual": 2,
+    "Less": 38,
+    "LessOrEqual": 6,
     "Log": 24,
     "MatMul": 16,
-    "Max": 16,
-    "Min": 9,
-    "Mul": 129,
+    "MatMulInteger": 1,
+    "Max": 18,
+    "Min": 11,
+    "Mul": 131,
     "Neg": 28,
     "Not": 0,  # every case is at opset 1
     "Or": 12,
     "Pad": 12,
     "Pow": 8,
+    "QuantizeLinear": 4,  # others: INT2 / INT4 / float8 / FLOAT4 or blocked
     "Range": 21,
     "Reciprocal": 40,
     "ReduceMax": 39,
@@ -250,6 +256,57 @@ def _fold_only(op: str, name: str) -> str:
     )
 
 
+def _wraps(op: str, dtype: str, name: str) -> str:
+    """Narrow integer arithmetic that may leave its type (onnxruntime wraps it)."""
+    return rf"node '{op}_0' \({op}\): its {dtype} result '{name}' must hold values within"
+
+
+def _beyond_float32(op: str) -> str:
+    return rf"node '{op}_0' \({op}\): integer {op} computes values .* beyond the integers"
+
+
+def _no_kernel(op: str, dtype: str) -> str:
+    return rf"node '{op}_0' \({op}\): onnxruntime, the reference of --check, has no CPU " \
+        rf"kernel for {op}-13 with T = tensor\({dtype}\)"
+
+
+_RANK_0_OUTPUT = (
+    r"node 'DynamicQuantizeLinear_0' \(DynamicQuantizeLinear\): the rank-0 value "
+    r"'y_zero_point' computed from its scale or zero point is a graph output"
+)
+_RANK_0_REDUCTION = r"node 'ReduceMin_2': a reduction to a rank-0 \(scalar\) tensor"
+_BLOCKED = r"block_size = 2 \(blocked quantisation\) is not supported"
+
+_NARROW_UNSUPPORTED = {
+    **{f"test_add_{t}": _wraps("Add", t.upper(), "sum")
+       for t in ("int8", "uint8", "int16", "uint16")},
+    **{f"test_sub_{t}": _wraps("Sub", t.upper(), "z")
+       for t in ("int8", "uint8", "int16", "uint16")},
+    "test_mul_int8": _wraps("Mul", "INT8", "z"),
+    "test_mul_uint8": _wraps("Mul", "UINT8", "z"),
+    "test_mul_int16": _beyond_float32("Mul"),
+    "test_mul_uint16": _beyond_float32("Mul"),
+    **{f"test_div_{t}": _integer_value("x", t.upper(), "Div_0")
+       for t in ("int8", "uint8", "int16", "uint16")},
+    **{f"test_clip_default_int8_{c}": _integer_value("x", "INT8", "Clip_0")
+       for c in ("inbounds", "max", "min")},
+    "test_maxpool_2d_uint8": _integer_value("x", "UINT8", "MaxPool_0"),
+    **{f"test_{op.lower()}_{t}": _no_kernel(op, t) for op in ("Max", "Min")
+       for t in ("int16", "uint16")},
+    "test_convinteger_with_padding": r"node 'ConvInteger_0' \(ConvInteger\): its "
+    r"w_zero_point 'w_zero_points' has shape \[2\]; t10 takes one element",
+    **{f"test_dynamicquantizelinear{c}": _RANK_0_OUTPUT
+       for c in ("", "_max_adjusted", "_min_adjusted")},
+    **{f"test_dynamicquantizelinear{c}_expanded": _RANK_0_REDUCTION
+       for c in ("", "_max_adjusted", "_min_adjusted")},
+    "test_dequantizelinear_blocked": _BLOCKED,
+    "test_quantizelinear_blocked_asymmetric": _BLOCKED,
+    "test_quantizelinear_blocked_symmetric": _BLOCKED,
+}
+"""INT8 / UINT8 / INT16 / UINT16 values: arithmetic that may wrap or leave float32's exact
+integers, ops without a range rule, onnxruntime without a kernel, ConvInteger's per-channel
+zero point, DynamicQuantizeLinear's rank-0 outputs, blocked quantisation."""
+
 _DROPOUT_MASK = r"the mask output 'z' is used; only inference Dropout"
 _TRAINING_MODE = "training mode is not supported: training_mode 't' is not a constant false"
 _RANK_0 = "node 'Sub_8': element-wise ops on rank-0 \\(scalar\\) tensors are not supported"
@@ -268,6 +325,7 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         )
     },
     **_CAST_UNSUPPORTED,
+    **_NARROW_UNSUPPORTED,
     "test_dropout_default_mask": _DROPOUT_MASK,
     "test_dropout_default_mask_ratio": _DROPOUT_MASK,
     "test_training_dropout": _TRAINING_MODE,
@@ -375,13 +433,7 @@ class Outcome:
     type_refusal: str | None = None  # `_type_refusal` of the case's model
 
 
-IO_TYPES = frozenset({
-    onnx.TensorProto.FLOAT,
-    onnx.TensorProto.FLOAT16,
-    onnx.TensorProto.INT64,
-    onnx.TensorProto.INT32,
-    onnx.TensorProto.BOOL,
-})
+IO_TYPES = frozenset({onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, *INTEGER_TYPES})
 """The element types of graph inputs and outputs that the frontend accepts."""
 
 
@@ -489,6 +541,7 @@ compile time. A Gather's `indices` stay runtime inputs: a Gather of runtime indi
 
 WEIGHT_OPERANDS = {
     "Conv": (1,),
+    "ConvInteger": (1, 3),
     "ConvTranspose": (1,),
     "BatchNormalization": (1, 2, 3, 4),
     "CumSum": (1,),
@@ -497,9 +550,10 @@ WEIGHT_OPERANDS = {
     **{op: (4,) for op in ("RNN", "GRU", "LSTM")},
 }
 """Operand positions (per op type) that t10 needs at compile time and exported models hold as
-initializers (a Conv's or ConvTranspose's weight, a BatchNormalization's scale, bias and
-statistics, a CumSum's axis, a OneHot's depth and values, a Pad's pads, value and axes, a
-recurrent layer's sequence_lens): the harness freezes the graph inputs read there too."""
+initializers (a Conv's, ConvInteger's (with its zero point) or ConvTranspose's weight, a
+BatchNormalization's scale, bias and statistics, a CumSum's axis, a OneHot's depth and
+values, a Pad's pads, value and axes, a recurrent layer's sequence_lens): the harness freezes
+the graph inputs read there too."""
 
 
 def _weight_inputs(model: onnx.ModelProto) -> set[str]:
