@@ -78,6 +78,8 @@ from t10.frontend import (
     ops_recurrent,  # noqa: F401
     ops_reductions,  # noqa: F401
     ops_resample,  # noqa: F401
+    ops_scatter,  # noqa: F401
+    ops_topk,  # noqa: F401
     ops_views,  # noqa: F401
 )
 from t10.frontend.folding import foldable_nodes

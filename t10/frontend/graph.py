@@ -166,12 +166,6 @@ _CONTROL_FLOW = (
     "branches fixed)"
 )
 WHY_UNSUPPORTED = {
-    "TopK": "it selects by sorting values at run time; t10's moves follow layouts fixed at "
-    "compile time (a Gather reads runtime positions, nothing sorts)",
-    "ScatterElements": "it writes to positions known only at run time; t10's moves write only "
-    "where the plans place data",
-    "ScatterND": "it writes to positions known only at run time; t10's moves write only where "
-    "the plans place data",
     "NonZero": _DATA_DEPENDENT_SHAPE,
     "Unique": _DATA_DEPENDENT_SHAPE,
     "Compress": _DATA_DEPENDENT_SHAPE,

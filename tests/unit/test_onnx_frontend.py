@@ -549,24 +549,21 @@ def test_unsupported_ops_listed_together() -> None:
 
 
 def test_ops_refused_by_design_say_why() -> None:
-    """TopK and ScatterElements (mixture-of-experts routing) are refused with the reason."""
+    """NonZero (a value-dependent shape) and Loop (control flow) are refused with the reason."""
     model = make_model(
         [
-            helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1),
-            helper.make_node("ScatterElements", ["x", "i", "v"], ["y"], axis=1),
+            helper.make_node("NonZero", ["x"], ["nz"]),
+            helper.make_node("Identity", ["x"], ["y"]),
         ],
         [_vi("x", [4, 8])],
         [_vi("y", [4, 8])],
-        [("k", np.array([2], dtype=np.int64))],
     )
-    model.graph.name = "moe.onnx"
+    model.graph.name = "nz.onnx"
     with pytest.raises(T10Error) as info:
         import_onnx(model)
     assert str(info.value).startswith(
-        "unsupported ONNX operators in model 'moe.onnx': ScatterElements (1: it writes to "
-        "positions known only at run time; t10's moves write only where the plans place "
-        "data), TopK (1: it selects by sorting values at run time; t10's moves follow layouts "
-        "fixed at compile time (a Gather reads runtime positions, nothing sorts)); supported: "
+        "unsupported ONNX operators in model 'nz.onnx': NonZero (1: its result's shape depends "
+        "on the values; t10 compiles static shapes); supported: "
     )
 
 
