@@ -178,6 +178,52 @@ def selection_seed() -> onnx.ModelProto:
     )
 
 
+def routing_seed() -> onnx.ModelProto:
+    """A router's top-2 (TopK) scattered into a gate (ScatterElements), a known permutation
+    (a Gather of non-affine indices) and a ScatterND write."""
+    rng = np.random.default_rng(4)
+    node = helper.make_node
+    return _model(
+        [
+            node("MatMul", ["x", "router"], ["logits"]),
+            node("TopK", ["logits", "k"], ["top", "chosen"], axis=-1),
+            node("ScatterElements", ["zeros", "chosen", "top"], ["gate"], axis=1),
+            node("Gather", ["gate", "perm"], ["shuffled"], axis=1),
+            node("ScatterND", ["shuffled", "rows", "patch"], ["y"], reduction="add"),
+        ],
+        {"x": [4, 6]},
+        ["y"],
+        {"router": rng.standard_normal((6, 5)).astype(np.float32), "k": _ints(2),
+         "zeros": np.zeros((4, 5), np.float32), "perm": _ints(3, 0, 4, 1, 2),
+         "rows": _ints(2, 0).reshape(2, 1),
+         "patch": rng.standard_normal((2, 5)).astype(np.float32)},
+    )
+
+
+def recurrent_seed() -> onnx.ModelProto:
+    """An LSTM then a GRU over a short sequence, quantised and dequantised."""
+    rng = np.random.default_rng(5)
+    node = helper.make_node
+
+    def w(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    return _model(
+        [
+            node("LSTM", ["x", "lw", "lr", "lb"], ["h"], hidden_size=3),
+            node("Squeeze", ["h", "one"], ["seq"]),
+            node("GRU", ["seq", "gw", "gr"], ["g"], hidden_size=2, direction="bidirectional"),
+            node("QuantizeLinear", ["g", "scale", "zero"], ["q"]),
+            node("DequantizeLinear", ["q", "scale", "zero"], ["y"]),
+        ],
+        {"x": [3, 2, 4]},
+        ["y"],
+        {"lw": w(1, 12, 4), "lr": w(1, 12, 3), "lb": w(1, 24), "one": _ints(1),
+         "gw": w(2, 6, 3), "gr": w(2, 6, 2), "scale": np.array(0.05, np.float32),
+         "zero": np.array(3, np.uint8)},
+    )
+
+
 def onnx_seeds(exports: bool = True) -> dict[str, onnx.ModelProto]:
     """The small built-in seeds, and (`exports`) the torch / Hugging Face exports."""
     from t10.examples.models import matmul, mlp
@@ -188,6 +234,8 @@ def onnx_seeds(exports: bool = True) -> dict[str, onnx.ModelProto]:
         "views": view_chain_seed(),
         "reductions": reduction_seed(),
         "selections": selection_seed(),
+        "routing": routing_seed(),
+        "recurrent": recurrent_seed(),
     }
     for path in sorted(DATA.glob("*.torchscript.onnx")) if exports else []:
         seeds[path.name.removesuffix(".onnx")] = onnx.load_model(str(path))
@@ -202,7 +250,9 @@ OP_TYPES = ["Relu", "Sigmoid", "Add", "Mul", "MatMul", "Transpose", "Softmax", "
             "Reshape", "Slice", "Gather", "Conv", "Identity", "ReduceSum", "Where", "Pad",
             "NoSuchOp", "Cast", "Expand", "Split", "Squeeze", "Unsqueeze", "Gemm", "Erf",
             "ArgMax", "Resize", "Trilu", "ReduceL2", "ReduceLogSumExp", "CastLike", "Size",
-            "IsNaN", "Round", "LpNormalization", "EyeLike"]
+            "IsNaN", "Round", "LpNormalization", "EyeLike", "TopK", "ScatterElements",
+            "ScatterND", "LSTM", "GRU", "RNN", "QuantizeLinear", "DequantizeLinear",
+            "GatherElements"]
 DIMS = [0, -1, 1, 2, 3, 5, 7, 64, 1_000_003, 2**31]
 ELEM_TYPES = [TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.INT64, TensorProto.INT32,
               TensorProto.BOOL, TensorProto.STRING, TensorProto.UINT8, TensorProto.COMPLEX64]
