@@ -224,8 +224,22 @@ def runtime_gather(imp: Importer, node: onnx.NodeProto, kind: GatherKind) -> Non
     """A gather of runtime indices (`node`'s input 1: token ids into an embedding table, an
     integer graph input, possibly through views) from input 0: an `rtensor.gather` of `kind`
     (`t10.common.gathers`)."""
-    table, source = imp.use(node.input[0])
-    ids, ids_shape = imp.use(node.input[1])
+    imp.define(node.output[0], *gather(imp, node, imp.use(node.input[0]), imp.use(node.input[1]),
+                                       kind))
+
+
+def gather(
+    imp: Importer,
+    node: onnx.NodeProto,
+    table_value: tuple[SSAValue, Shape],
+    ids_value: tuple[SSAValue, Shape],
+    kind: GatherKind,
+    index: int | None = None,
+) -> tuple[SSAValue, Shape]:
+    """The `rtensor.gather` of `kind` of runtime `ids_value` from `table_value` (generic
+    `index` of `node`)."""
+    table, source = table_value
+    ids, ids_shape = ids_value
     if not ids_shape:
         raise imp.node_error(
             node, "runtime indices must have rank >= 1 (a scalar index is not supported)"
@@ -239,13 +253,13 @@ def runtime_gather(imp: Importer, node: onnx.NodeProto, kind: GatherKind) -> Non
             node,
             "the result is a rank-0 (scalar) tensor; runtime gathers to scalars are not supported",
         )
-    gather = rtensor.GatherOp.create(
+    op = rtensor.GatherOp.create(
         operands=[table, ids],
         result_types=[TensorType(f32, shape)],
-        properties={"label": imp.generic_name(None), **rtensor.gather_kind_properties(kind)},
+        properties={"label": imp.generic_name(index), **rtensor.gather_kind_properties(kind)},
     )
-    imp.emit(gather)
-    imp.define(node.output[0], gather.results[0], shape)
+    imp.emit(op)
+    return op.results[0], shape
 
 
 @view_lowering("Gather", {"axis"})
