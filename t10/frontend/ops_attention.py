@@ -111,14 +111,16 @@ def _repeat_heads(imp: Importer, kv: Value, heads: int, index: int) -> Value:
 
 def attend(
     imp: Importer, q: Value, k: Value, v: Value, scale: float, biases: Sequence[Value],
-    generics: _Generics,
+    generics: _Generics, masked_rows_zero: bool = False,
 ) -> Value:
     """``softmax(scale · Q·Kᵀ + Σ biases) · V`` per head: Q [B, N, S, H], K [B, Nkv, T, H], V
     [B, Nkv, T, Hv] (Nkv dividing N), each bias broadcast to [B, N, S, T]; the result is
     [B, N, S, Hv]. The biases are summed before the scaled scores, as onnxruntime sums its
-    masks and attention bias. (A query whose keys are all masked by a finite filter value
-    weighs them by scores rounded at the filter's magnitude: those rows match onnxruntime
-    only as far as the summation orders agree.)"""
+    masks and attention bias. ``masked_rows_zero``: a query whose biases are -inf at every key
+    (no key to attend) gets 0, as ONNX's Attention defines (its softmax would be NaN). (A
+    query whose keys are all masked by a finite filter value weighs them by scores rounded at
+    the filter's magnitude: those rows match onnxruntime only as far as the summation orders
+    agree.)"""
     batch, heads, seq, _ = q[1]
     k = _repeat_heads(imp, k, heads, generics.take())
     v = _repeat_heads(imp, v, heads, generics.take())
@@ -129,13 +131,27 @@ def attend(
         q[0], [d[0], d[1], d[2], d[4]], k[0], [d[0], d[1], d[3], d[4]], d[:4], shape, 4,
         generics.take(),
     )
+    if len(biases) > 1:
+        bias_shape = broadcast_shapes(*(s for _, s in biases))
+        assert bias_shape is not None
+        summed = imp.elementwise(biases, bias_shape, lambda bb, x: functools.reduce(bb.add, x),
+                                 generics.take())
+        biases = [(summed, bias_shape)]
 
     def biased(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
         scaled = bb.mul(x[0], bb.const(scale))
-        return bb.add(scaled, functools.reduce(bb.add, x[1:])) if len(x) > 1 else scaled
+        return bb.add(scaled, x[1]) if len(x) > 1 else scaled
 
     logits = imp.elementwise([(scores, shape), *biases], shape, biased, generics.take())
     probs = softmax(imp, (logits, shape), [3], generics.take(4))
+    if masked_rows_zero and biases:
+        bias = biases[0]
+        top = imp.reduction([bias], [len(bias[1]) - 1], True, "max", index=generics.take())
+
+        def unless_masked(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
+            return bb.select(bb.cmpf("oeq", x[1], bb.const(_NEG_INF)), bb.const(0.0), x[0])
+
+        probs = imp.elementwise([(probs, shape), top], shape, unless_masked, generics.take())
     out = (batch, heads, seq, v_size)
     context = imp.contraction(
         probs, [d[0], d[1], d[2], d[4]], v[0], [d[0], d[1], d[4], d[3]], d[:4], out, 4,
@@ -347,9 +363,8 @@ def lower_multi_head_attention(imp: Importer, node: onnx.NodeProto) -> None:
     projections: each plus its part of the optional bias, split into heads, ``attend`` with
     the key_padding_mask and attention_bias (as in ``lower_packed_attention``) and, if
     ``unidirectional``, the causal mask (self-attention only); the heads merged. The packed
-    forms (no key and value
-    inputs), keys and values already in heads, the KV cache (past and present) and the qk
-    output are refused."""
+    forms (no key and value inputs), keys and values already in heads, the KV cache (past and
+    present) and the qk output are refused."""
     optional = ("key", "value", "bias", "key_padding_mask", "attention_bias", "past_key",
                 "past_value", "past_sequence_length", "cache_indirection")
     formals = ("query", *optional)
@@ -431,7 +446,8 @@ def rotate(
     rotated = 2 * half
     shape = (batch, heads, seq, rotated)
     d = [_dim(i) for i in range(4)]
-    part = imp.view(x[0], x[1], shape, AffineMap(4, 0, tuple(d)), generics.take())
+    part = x[0] if rotated == size else imp.view(x[0], x[1], shape, AffineMap(4, 0, tuple(d)),
+                                                 generics.take())
     partner_of = (d[3] // 2) * 2 + 1 - d[3] % 2 if interleaved else (d[3] + half) % rotated
     partner = imp.view(x[0], x[1], shape, AffineMap(4, 0, (d[0], d[1], d[2], partner_of)),
                        generics.take())
@@ -485,16 +501,26 @@ def rotary_tables(
                 f"sequence, rotary dim / 2] ([{batch}, {seq}, ·]), read without position_ids"
             )
         return caches[0], caches[1]
+    return (table_rows(imp, node, caches[0], "cos_cache", positions, batch, seq, generics),
+            table_rows(imp, node, caches[1], "sin_cache", positions, batch, seq, generics))
+
+
+def table_rows(
+    imp: Importer, node: onnx.NodeProto, table: Value, role: str, positions: str, batch: int,
+    seq: int, generics: _Generics,
+) -> Value:
+    """The rows of ``table`` [P, W] (``role``) for the tokens, [B or 1, S, W]: at runtime
+    position ids [B or 1, S] (a gather); at known ones [B or 1, S], or a known first position
+    [1], that run first, first + 1, ... (a view; other known ids are refused); without
+    ``positions``, rows 0 to S - 1."""
     if positions and not imp.is_known(positions):
         ids = imp.use(positions)
-        if ids[1] != (batch, seq):
+        if ids[1] not in ((batch, seq), (1, seq)):
             raise imp.node_error(
                 node, f"position_ids '{positions}' computed at run time have shape "
                 f"{list(ids[1])}; t10 gathers positions [batch, sequence] ([{batch}, {seq}])"
             )
-        kind = GatherKind("rows", 0)
-        return (gather(imp, node, caches[0], ids, kind, generics.take()),
-                gather(imp, node, caches[1], ids, kind, generics.take()))
+        return gather(imp, node, table, ids, GatherKind("rows", 0), generics.take())
     if positions:
         known = imp.known_input(node, positions, "position_ids").astype(np.int64)
         if known.shape == (1,):
@@ -506,23 +532,21 @@ def rotary_tables(
             )
     else:
         known = np.arange(seq)[None, :]
-    if known.min() < 0 or known.max() >= cache[0]:
+    rows, width = table[1]
+    if known.min() < 0 or known.max() >= rows:
         raise imp.node_error(
-            node, f"positions {known.min()} to {known.max()} lie outside the caches' "
-            f"{cache[0]} rows"
+            node, f"positions {known.min()} to {known.max()} lie outside the {rows} rows of "
+            f"{role}"
         )
     first = int(known[0, 0])
-    if (known == first + np.arange(seq)[None, :]).all():  # one run of rows: a view
-        shape = (1, seq, cache[1])
-        view = AffineMap(3, 0, (_dim(1) + first, _dim(2)))
-        return tuple(  # type: ignore[return-value]
-            (imp.view(value, given, shape, view, generics.take()), shape)
-            for value, given in caches
+    if not (known == first + np.arange(seq)[None, :]).all():
+        raise imp.node_error(
+            node, f"known position_ids '{positions}' that are not one run first, first + 1, "
+            "... are not supported: give them at run time (a graph input)"
         )
-    raise imp.node_error(
-        node, f"known position_ids '{positions}' that are not one run first, first + 1, ... "
-        "are not supported: give them at run time (a graph input)"
-    )
+    shape = (1, seq, width)
+    view = AffineMap(3, 0, (_dim(1) + first, _dim(2)))
+    return imp.view(table[0], table[1], shape, view, generics.take()), shape
 
 
 def _head_layout(
@@ -741,8 +765,8 @@ def lower_attention(imp: Importer, node: onnx.NodeProto) -> None:
     """ONNX's Attention (opset 23): Q [B, N, S, H] and K, V [B, Nkv, T, ·] (or 3-D [B, S,
     heads · size], ``q_num_heads`` / ``kv_num_heads`` heads), ``attend`` with attn_mask (a
     bool mask: -inf where false; a float one added) and, if ``is_causal``, -inf above the
-    diagonal; the result in Q's layout. Past keys and values, the present outputs, the
-    qk_matmul_output and softcap are refused."""
+    diagonal, a query with no key to attend getting 0; the result in Q's layout. Past keys
+    and values, the present outputs, the qk_matmul_output and softcap are refused."""
     optional = ("attn_mask", "past_key", "past_value")
     formals = ("Q", "K", "V", *optional)
     names = _inputs(imp, node, formals[:3], optional)
@@ -782,7 +806,7 @@ def lower_attention(imp: Importer, node: onnx.NodeProto) -> None:
         biases.append(mask)
     if attrs.get("is_causal", 0):
         biases.append(causal_bias(imp, node, seq, total, _NEG_INF))
-    context = attend(imp, q, k, v, _scale(node, size), biases, generics)
+    context = attend(imp, q, k, v, _scale(node, size), biases, generics, masked_rows_zero=True)
     if three_d:
         context = merge_heads(imp, context, generics.take())
     imp.define(output, *context)
@@ -812,10 +836,10 @@ _EMBED_SUM = 6
           integers=_embed_ranges, domain=MS)
 def lower_embed_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
     """onnxruntime's BERT embedding: the word and (optional) segment embeddings of the ids
-    (runtime gathers), plus the position embedding (rows 0 to S - 1, or of position_ids),
-    summed (output embedding_sum), then ``layer_norm`` over the hidden axis · gamma + beta;
-    mask_index is the count of the mask's entries equal to 1 per sequence (0 without a
-    mask)."""
+    (runtime gathers), plus the position embedding (``table_rows``: of position_ids, or rows 0
+    to S - 1), summed (output embedding_sum), then ``layer_norm`` over the hidden axis ·
+    gamma + beta; mask_index is the count of the mask's entries equal to 1 per sequence (0
+    without a mask)."""
     optional = ("segment_ids", "segment_embedding", "mask", "position_ids")
     formals = ("input_ids", "segment_ids", "word_embedding", "position_embedding",
                "segment_embedding", "gamma", "beta", "mask", "position_ids")
@@ -847,19 +871,8 @@ def lower_embed_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
     if table[1][1:] != (hidden,):
         raise imp.node_error(node, f"position_embedding of shape {list(table[1])} must be "
                                    f"[positions, {hidden}]")
-    if names["position_ids"]:
-        spots = imp.use(names["position_ids"])
-        if spots[1] not in ((batch, seq), (1, seq)):
-            raise imp.node_error(node, f"position_ids of shape {list(spots[1])} must be "
-                                       f"[{batch}, {seq}] or [1, {seq}]")
-        terms.append(gather(imp, node, table, spots, rows, generics.take()))
-    else:
-        if table[1][0] < seq:
-            raise imp.node_error(node, f"position_embedding has {table[1][0]} rows, fewer "
-                                       f"than the {seq} positions")
-        first = (seq, hidden)
-        terms.append((imp.view(table[0], table[1], first, AffineMap(2, 0, (_dim(0), _dim(1))),
-                               generics.take()), first))
+    terms.append(table_rows(imp, node, table, "position_embedding", names["position_ids"], batch,
+                            seq, generics))
     if names["segment_ids"]:
         segments = _rank(imp, node, names["segment_ids"], "segment_ids", (2,),
                          "ids [batch, sequence]")

@@ -289,7 +289,7 @@ def _rotary(inputs: list[str], weights: dict[str, np.ndarray], **attrs: object
     (_rotary(["x", "pos", "cos", "sin"], {**_caches(4, 2), "sin": randn(4, 1)}),
      r"cos_cache \[4, 2\] and sin_cache \[4, 1\] must have one shape"),
     (_rotary(["x", "pos", "cos", "sin"], {**_caches(4, 2), "pos": np.array([2])}),
-     r"positions 2 to 4 lie outside the caches' 4 rows"),
+     r"positions 2 to 4 lie outside the 4 rows of cos_cache"),
     (_rotary(["x", "pos", "cos", "sin"], {**_caches(4, 2), "pos": np.array([[0, 2, 1]])}),
      r"known position_ids 'pos' that are not one run first, first \+ 1, ... are not supported"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 4), num_heads=2, rotary_embedding_dim=6),
@@ -493,8 +493,8 @@ def _embed(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.Model
 
 @pytest.mark.parametrize(("model", "message"), [
     (_embed(["ids", "", "word", "position", "", "gamma", "beta"], ["y"]),
-     r"node 'embed' \(EmbedLayerNormalization\): position_embedding has 3 rows, fewer than the "
-     r"4 positions"),
+     r"node 'embed' \(EmbedLayerNormalization\): positions 0 to 3 lie outside the 3 rows of "
+     r"position_embedding"),
     (_embed(["ids", "seg", "word", "position", "", "gamma", "beta"], ["y"]),
      r"segment_ids and segment_embedding go together: give both or neither"),
     (_embed(["ids", "", "word", "", "", "gamma", "beta"], ["y"]),
