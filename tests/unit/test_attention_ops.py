@@ -22,7 +22,7 @@ MS = "com.microsoft"
 OPTIONS = CompileOptions(chip="test-16")
 F, I32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64, TensorProto.BOOL
 
-Typed = tuple[int, tuple[int, ...]]
+Typed = tuple[int, tuple[int, ...] | None]
 
 
 def model_of(
@@ -128,11 +128,12 @@ def test_packed_attention_of_unequal_sizes() -> None:
     assert_matches(model_of(node, {"x": (F, (2, 3, 4))}, {"y": (F, (2, 3, 6))}, weights))
 
 
-def _attention(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.ModelProto:
+def _attention(inputs: list[str], outputs: list[str], x: tuple[int, ...] = (1, 2, 4),
+               w: tuple[int, ...] = (4, 12), **attrs: object) -> onnx.ModelProto:
     node = helper.make_node("Attention", inputs, outputs, name="attn", domain=MS, **attrs)
-    shapes = {"x": (F, (1, 2, 4)), "m": (I32, (3, 2)), "past": (F, (2, 1, 2, 0, 2))}
+    shapes = {"x": (F, x), "m": (I32, (3, 2)), "past": (F, (2, 1, 2, 0, 2))}
     return model_of(node, {n: shapes[n] for n in inputs if n in shapes},
-                    {o: (F, (1, 2, 4)) for o in outputs if o}, {"w": randn(4, 12)})
+                    {o: (F, (1, 2, 4)) for o in outputs if o}, {"w": randn(*w)})
 
 
 @pytest.mark.parametrize(("model", "message"), [
@@ -151,6 +152,12 @@ def _attention(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.M
      r"columns of the weights"),
     (_attention(["x", "w"], ["y"], num_heads=2, do_rotary=1),
      r"attribute do_rotary = 1 is not supported \(t10 computes do_rotary = 0\): remove it"),
+    (_attention(["x", "w"], ["y"], x=(2, 4), num_heads=2),
+     r"input 'x' has shape \[2, 4\]; t10 supports an input \[batch, sequence, hidden\]"),
+    (_attention(["x", "w"], ["y"], w=(5, 12), num_heads=2),
+     r"weights of shape \[5, 12\] do not take the input's hidden size 4"),
+    (_attention(["x", "w"], ["y"], w=(4, 11), num_heads=2, qkv_hidden_sizes=[4, 4, 3]),
+     r"num_heads = 2 must divide V's hidden size 3"),
 ])
 def test_packed_attention_refusals(model: onnx.ModelProto, message: str) -> None:
     refused(model, message)
@@ -190,10 +197,10 @@ def test_multi_head_attention(
 
 
 def _mha(inputs: list[str], outputs: list[str], k_shape: tuple[int, ...] = (1, 3, 4),
-         **attrs: object) -> onnx.ModelProto:
+         v_width: int = 4, **attrs: object) -> onnx.ModelProto:
     node = helper.make_node("MultiHeadAttention", inputs, outputs, name="mha", domain=MS,
                             **{"num_heads": 2, **attrs})
-    shapes = {"q": (F, (1, 3, 4)), "k": (F, k_shape), "v": (F, (1, k_shape[1], 4)),
+    shapes = {"q": (F, (1, 3, 4)), "k": (F, k_shape), "v": (F, (1, k_shape[1], v_width)),
               "pk": (F, (1, 2, 1, 2))}
     return model_of(node, {n: shapes[n] for n in inputs if n in shapes},
                     {o: (F, (1, 3, 4)) for o in outputs if o}, {"bias": randn(5)})
@@ -211,6 +218,11 @@ def _mha(inputs: list[str], outputs: list[str], k_shape: tuple[int, ...] = (1, 3
     (_mha(["q", "k", "v"], ["y"], k_shape=(1, 2, 4), unidirectional=1),
      r"unidirectional = 1 with 3 queries and 2 keys: t10 computes the causal mask of "
      r"self-attention \(as many keys as queries\) only"),
+    (_mha(["q", "k", "v"], ["y"], k_shape=(1, 3, 6)),
+     r"query \[1, 3, 4\], key \[1, 3, 6\] and value \[1, 3, 4\] must be \[batch, sequence, "
+     r"hidden\], key and value of one length, query and key of one hidden size"),
+    (_mha(["q", "k", "v"], ["y"], v_width=3),
+     r"num_heads = 2 must divide V's hidden size 3"),
     (_mha(["q", "k", "v", "bias"], ["y"]),
      r"bias 'bias' has shape \[5\]: it must be Q's, K's and V's biases one after another, "
      r"shape \[12\]"),
@@ -273,12 +285,13 @@ def test_rotary_embedding_of_token_tables() -> None:
     assert_matches(model_of(node, inputs, {"y": (F, (2, 3, 8))}, {}, opset=23))
 
 
-def _rotary(inputs: list[str], weights: dict[str, np.ndarray], **attrs: object
-            ) -> onnx.ModelProto:
-    node = helper.make_node("RotaryEmbedding", inputs, ["y"], name="rope", domain=MS, **attrs)
-    runtime = {"x": (F, (1, 3, 8)), "pos": (I64, (1, 3))}
+def _rotary(inputs: list[str], weights: dict[str, np.ndarray], pos: tuple[int, ...] = (1, 3),
+            domain: str = MS, **attrs: object) -> onnx.ModelProto:
+    node = helper.make_node("RotaryEmbedding", inputs, ["y"], name="rope", domain=domain,
+                            **attrs)
+    runtime = {"x": (F, (1, 3, 8)), "pos": (I64, pos)}
     return model_of(node, {n: runtime[n] for n in inputs if n in runtime and n not in weights},
-                    {"y": (F, (1, 3, 8))}, weights)
+                    {"y": (F, (1, 3, 8))}, weights, opset=17 if domain else 23)
 
 
 @pytest.mark.parametrize(("model", "message"), [
@@ -294,6 +307,18 @@ def _rotary(inputs: list[str], weights: dict[str, np.ndarray], **attrs: object
      r"known position_ids 'pos' that are not one run first, first \+ 1, ... are not supported"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 4), num_heads=2, rotary_embedding_dim=6),
      r"the caches rotate 8 dims \(twice their last dim\), rotary_embedding_dim is 6"),
+    (_rotary(["x", "pos", "cos", "sin"], _caches(4, 2), pos=(1,)),
+     r"position_ids 'pos' computed at run time have shape \[1\]; t10 gathers positions "
+     r"\[batch, sequence\] \(\[1, 3\]\)"),
+    (_rotary(["x", "pos", "cos", "sin"], {**_caches(4, 2), "pos": np.array([[0, 1]])}),
+     r"position_ids 'pos' have shape \[1, 2\]: they must be \[batch, sequence\] \(\[1, 3\]\) or "
+     r"the first position \[1\]"),
+    (_rotary(["x", "pos", "cos", "sin"], _caches(4, 2), num_heads=3),
+     r"num_heads = 3 must be a positive divisor of the hidden size 8"),
+    (_rotary(["x", "cos", "sin", "pos"], {"cos": randn(1, 3, 2), "sin": randn(1, 3, 2)},
+             domain="", num_heads=2),
+     r"caches of shape \[1, 3, 2\] are the tables of the tokens \[batch, sequence, rotary dim "
+     r"/ 2\] \(\[1, 3, ·\]\), read without position_ids"),
 ])
 def test_rotary_embedding_refusals(model: onnx.ModelProto, message: str) -> None:
     refused(model, message)
@@ -306,13 +331,15 @@ def test_rotary_embedding_refusals(model: onnx.ModelProto, message: str) -> None
 
 @settings(max_examples=12, deadline=None)
 @given(dims=sizes, groups=st.integers(1, 3), packed=st.booleans(), rotary=st.booleans(),
-       interleaved=st.booleans(), presents=st.booleans(), scale=st.sampled_from([0.0, 0.5]))
+       interleaved=st.booleans(), presents=st.booleans(), scale=st.sampled_from([0.0, 0.5]),
+       bias=st.booleans())
 def test_group_query_attention_prefill(
     dims: dict[str, int], groups: int, packed: bool, rotary: bool, interleaved: bool,
-    presents: bool, scale: float,
+    presents: bool, scale: float, bias: bool,
 ) -> None:
     """Causal attention of N = groups · Nkv query heads over Nkv key / value heads, packed or
-    not, rotated or not; the present keys and values are the (rotated) heads. (onnxruntime's
+    not, rotated or not, with an attention bias or not; the present keys and values are the
+    (rotated) heads. (onnxruntime's
     kernel takes head sizes that are multiples of 8 only, of 16 when rotating.)"""
     b, s, kv, h = dims["batch"], dims["seq"], dims["heads"], 16 if rotary else 8  # see below
     n = groups * kv
@@ -327,7 +354,10 @@ def test_group_query_attention_prefill(
     names = ["q", "" if packed else "k", "" if packed else "v", "", "", "seqlens", "total"]
     if rotary:
         weights |= _caches(s, h // 2)
-        names += ["cos", "sin"]
+    names += ["cos" if rotary else "", "sin" if rotary else "", ""]
+    if bias:
+        inputs["ab"] = (F, (b, 1, s, s))
+        names.append("ab")
     outputs: dict[str, Typed] = {"y": (F, (b, s, n * h))}
     if presents:
         outputs |= {"pk": (F, (b, kv, s, h)), "pv": (F, (b, kv, s, h))}
@@ -339,12 +369,14 @@ def test_group_query_attention_prefill(
 
 
 def _gqa(inputs: list[str], outputs: list[str], seqlens: list[int] | None = None,
-         **attrs: object) -> onnx.ModelProto:
+         q: tuple[int, ...] = (1, 3, 4), k: tuple[int, ...] = (1, 3, 2), **attrs: object
+         ) -> onnx.ModelProto:
     node = helper.make_node("GroupQueryAttention", inputs, outputs, name="gqa", domain=MS,
                             **{"num_heads": 2, "kv_num_heads": 1, **attrs})
-    runtime = {"q": (F, (1, 3, 4)), "k": (F, (1, 3, 2)), "v": (F, (1, 3, 2)),
+    runtime = {"q": (F, q), "k": (F, k), "v": (F, k),
                "pk": (F, (1, 1, 2, 2)), "lens": (I32, (1,))}
-    weights = {"seqlens": np.array(seqlens or [2], np.int32), "total": np.array(3, np.int32)}
+    weights = {"seqlens": np.array(seqlens or [2], np.int32), "total": np.array(3, np.int32),
+               "sink": randn(2)}
     return model_of(node, {n: runtime[n] for n in inputs if n in runtime},
                     {o: (F, (1, 3, 4)) for o in outputs if o}, weights)
 
@@ -368,6 +400,18 @@ def _gqa(inputs: list[str], outputs: list[str], seqlens: list[int] | None = None
      r"it gives one of key and value: give both, or neither"),
     (_gqa(["q", "k", "v", "", "", "seqlens", "total"], ["y"], do_rotary=1),
      r"do_rotary = 1 needs the inputs cos_cache and sin_cache"),
+    (_gqa(["q", "k", "v"], ["y"]),
+     r"its required inputs seqlens_k and total_sequence_length are missing"),
+    (_gqa(["q", "", "", "", "", "seqlens", "total"], ["y"], q=(1, 3, 6)),
+     r"the query's hidden size 6 is not 4 heads \(num_heads \+ 2 · kv_num_heads\)"),
+    (_gqa(["q", "k", "v", "", "", "seqlens", "total"], ["y"], k=(1, 3, 4)),
+     r"the key heads \[1, 1, 3, 4\] must have the query's head size 2"),
+    (_gqa(["q", "k", "v", "", "", "seqlens", "total"], ["y"], k=(1, 2, 2)),
+     r"key and value heads \[1, 1, 2, 2\] and \[1, 1, 2, 2\] must hold the query's 3 "
+     r"positions \(no past\)"),
+    (_gqa(["q", "k", "v", "", "", "seqlens", "total", "", "", "", "", "sink"], ["y"]),
+     r"it gives the input\(s\) head_sink \('sink'\); t10 computes GroupQueryAttention without "
+     r"head sinks"),
 ])
 def test_group_query_attention_refusals(model: onnx.ModelProto, message: str) -> None:
     refused(model, message)
@@ -417,8 +461,10 @@ def test_onnx_attention(
 def _onnx_attention(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.ModelProto:
     node = helper.make_node("Attention", inputs, outputs, name="att", **attrs)
     shapes = {n: (F, (1, 2, 3, 2)) for n in ("q", "k", "v", "pk", "pv")} | {
-        "m": (F, (1, 2, 4, 3))}
-    results = {"y": (F, (1, 2, 3, 2)), "ck": (F, (1, 2, 6, 2)), "cv": (F, (1, 2, 6, 2))}
+        "m": (F, (1, 2, 4, 3)), "v3": (F, (1, 2, 4, 2)), "q3": (F, (1, 3, 4)),
+        "k3": (F, (1, 3, 6)), "v1": (F, (1, 1, 3, 2))}
+    results = {"y": (F, (1, 2, 3, 2)), "ck": (F, (1, 2, 6, 2)), "cv": (F, (1, 2, 6, 2)),
+               "y3": (F, None)}
     return model_of(node, {n: shapes[n] for n in inputs if n in shapes},
                     {o: results[o] for o in outputs if o}, {}, opset=23)
 
@@ -432,6 +478,15 @@ def _onnx_attention(inputs: list[str], outputs: list[str], **attrs: object) -> o
      r"without a KV cache"),
     (_onnx_attention(["q", "k", "v"], ["y"], softcap=5.0),
      r"attribute softcap = 5.0 is not supported"),
+    (_onnx_attention(["q", "k", "v3"], ["y"]),
+     r"Q heads \[1, 2, 3, 2\], K heads \[1, 2, 3, 2\] and V heads \[1, 2, 4, 2\]: Q and K must "
+     r"share batch and head size, K and V batch, heads and length"),
+    (_onnx_attention(["q", "k", "v1"], ["y"]),
+     r"V 'v1' of shape \[1, 1, 3, 2\] does not have the 2 heads its attribute gives"),
+    (_onnx_attention(["q3", "k3", "k3"], ["y3"], q_num_heads=3, kv_num_heads=3),
+     r"Q 'q3' of shape \[1, 3, 4\]: its hidden size is not a multiple of its 3 heads"),
+    (_onnx_attention(["q3", "k3", "v3"], ["y"], q_num_heads=2, kv_num_heads=3),
+     r"the query's 2 heads must be a positive multiple of the keys' 3"),
     (_onnx_attention(["q", "k", "v", "m"], ["y"]),
      r"attn_mask 'm' of shape \[1, 2, 4, 3\] does not broadcast to the scores' shape \[batch, "
      r"heads, queries, keys\] \[1, 2, 3, 3\]"),
@@ -483,7 +538,8 @@ def test_embed_layer_normalization(
 def _embed(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.ModelProto:
     node = helper.make_node("EmbedLayerNormalization", inputs, outputs, name="embed",
                             domain=MS, **attrs)
-    weights = {"word": randn(5, 4), "position": randn(3, 4), "gamma": randn(4),
+    weights = {"word": randn(5, 4), "position": randn(3, 4), "wide": randn(6, 5),
+               "long": randn(6, 4), "narrow": randn(2, 3), "gamma": randn(4),
                "beta": randn(4), "segment": randn(2, 4)}
     runtime = {"ids": (I32, (1, 4)), "seg": (I32, (1, 4)), "mask": (I32, (1, 3))}
     out = {"y": (F, (1, 4, 4)), "mi": (I32, (1,))}
@@ -501,6 +557,13 @@ def _embed(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.Model
      r"its required input\(s\) position_embedding are missing"),
     (_embed(["ids", "", "word", "position", "", "gamma", "beta"], ["y"], mask_index_type=0),
      r"attribute mask_index_type = 0 is not supported"),
+    (_embed(["ids", "seg", "word", "long", "narrow", "gamma", "beta"], ["y"]),
+     r"the embeddings \[\[1, 4, 4\], \[1, 4, 4\], \[1, 4, 3\]\] must share the hidden size 4 "
+     r"of the word embedding"),
+    (_embed(["ids", "", "word", "wide", "", "gamma", "beta"], ["y"]),
+     r"position_embedding of shape \[6, 5\] must be \[positions, 4\]"),
+    (_embed(["ids", "", "word", "long", "", "gamma", "beta", "mask"], ["y", "mi"]),
+     r"mask 'mask' of shape \[1, 3\] must be \[1, 4\]"),
 ])
 def test_embed_layer_normalization_refusals(model: onnx.ModelProto, message: str) -> None:
     refused(model, message)
