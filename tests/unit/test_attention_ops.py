@@ -32,13 +32,16 @@ def model_of(
     weights: Mapping[str, np.ndarray],
     opset: int = 17,
 ) -> onnx.ModelProto:
-    """A model of ``node`` alone: graph inputs and outputs (name → (type, shape)), weights as
-    initializers; opsets: the default domain's ``opset`` and ``com.microsoft``'s 1."""
+    """A model of ``node`` alone: graph inputs and outputs (name → (type, shape): those the
+    node names, an input unless a weight), weights as initializers; opsets: the default
+    domain's ``opset`` and ``com.microsoft``'s 1."""
     graph = helper.make_graph(
         [node],
         "attention",
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()],
-        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in outputs.items()],
+        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in inputs.items()
+         if n in node.input and n not in weights],
+        [helper.make_tensor_value_info(n, t, s) for n, (t, s) in outputs.items()
+         if n and n in node.output],
         [numpy_helper.from_array(w, n) for n, w in weights.items()],
     )
     opsets = [helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)]
@@ -132,11 +135,10 @@ def _attention(inputs: list[str], outputs: list[str], x: tuple[int, ...] = (1, 2
                w: tuple[int, ...] = (4, 12), **attrs: object) -> onnx.ModelProto:
     node = helper.make_node("Attention", inputs, outputs, name="attn", domain=MS, **attrs)
     shapes = {"x": (F, x), "m": (I32, (3, 2)), "past": (F, (2, 1, 2, 0, 2))}
-    return model_of(node, {n: shapes[n] for n in inputs if n in shapes},
-                    {o: (F, (1, 2, 4)) for o in outputs if o}, {"w": randn(*w)})
+    return model_of(node, shapes, {o: (F, (1, 2, 4)) for o in outputs}, {"w": randn(*w)})
 
 
-@pytest.mark.parametrize(("model", "message"), [
+_PACKED_ATTENTION_REFUSALS = [
     (_attention(["x", "w", "", "", "past"], ["y"], num_heads=2),
      r"node 'attn' \(Attention\): it gives the input\(s\) past \('past'\); t10 compiles "
      r"attention without a KV cache \(no past keys and values\): leave them out"),
@@ -158,9 +160,7 @@ def _attention(inputs: list[str], outputs: list[str], x: tuple[int, ...] = (1, 2
      r"weights of shape \[5, 12\] do not take the input's hidden size 4"),
     (_attention(["x", "w"], ["y"], w=(4, 11), num_heads=2, qkv_hidden_sizes=[4, 4, 3]),
      r"num_heads = 2 must divide V's hidden size 3"),
-])
-def test_packed_attention_refusals(model: onnx.ModelProto, message: str) -> None:
-    refused(model, message)
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,11 +202,10 @@ def _mha(inputs: list[str], outputs: list[str], k_shape: tuple[int, ...] = (1, 3
                             **{"num_heads": 2, **attrs})
     shapes = {"q": (F, (1, 3, 4)), "k": (F, k_shape), "v": (F, (1, k_shape[1], v_width)),
               "pk": (F, (1, 2, 1, 2))}
-    return model_of(node, {n: shapes[n] for n in inputs if n in shapes},
-                    {o: (F, (1, 3, 4)) for o in outputs if o}, {"bias": randn(5)})
+    return model_of(node, shapes, {o: (F, (1, 3, 4)) for o in outputs}, {"bias": randn(5)})
 
 
-@pytest.mark.parametrize(("model", "message"), [
+_MULTI_HEAD_ATTENTION_REFUSALS = [
     (_mha(["q"], ["y"]), r"node 'mha' \(MultiHeadAttention\): it has no key and value inputs: "
      r"the packed forms of Q, K and V are not supported"),
     (_mha(["q", "k", "v", "", "", "", "pk"], ["y"]),
@@ -226,9 +225,7 @@ def _mha(inputs: list[str], outputs: list[str], k_shape: tuple[int, ...] = (1, 3
     (_mha(["q", "k", "v", "bias"], ["y"]),
      r"bias 'bias' has shape \[5\]: it must be Q's, K's and V's biases one after another, "
      r"shape \[12\]"),
-])
-def test_multi_head_attention_refusals(model: onnx.ModelProto, message: str) -> None:
-    refused(model, message)
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,11 +287,10 @@ def _rotary(inputs: list[str], weights: dict[str, np.ndarray], pos: tuple[int, .
     node = helper.make_node("RotaryEmbedding", inputs, ["y"], name="rope", domain=domain,
                             **attrs)
     runtime = {"x": (F, (1, 3, 8)), "pos": (I64, pos)}
-    return model_of(node, {n: runtime[n] for n in inputs if n in runtime and n not in weights},
-                    {"y": (F, (1, 3, 8))}, weights, opset=17 if domain else 23)
+    return model_of(node, runtime, {"y": (F, (1, 3, 8))}, weights, opset=17 if domain else 23)
 
 
-@pytest.mark.parametrize(("model", "message"), [
+_ROTARY_EMBEDDING_REFUSALS = [
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 2), scale=2.0),
      r"node 'rope' \(RotaryEmbedding\): attribute scale = 2.0 is not supported"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 2), is_packed_batching=1),
@@ -319,9 +315,7 @@ def _rotary(inputs: list[str], weights: dict[str, np.ndarray], pos: tuple[int, .
              domain="", num_heads=2),
      r"caches of shape \[1, 3, 2\] are the tables of the tokens \[batch, sequence, rotary dim "
      r"/ 2\] \(\[1, 3, ·\]\), read without position_ids"),
-])
-def test_rotary_embedding_refusals(model: onnx.ModelProto, message: str) -> None:
-    refused(model, message)
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,11 +371,10 @@ def _gqa(inputs: list[str], outputs: list[str], seqlens: list[int] | None = None
                "pk": (F, (1, 1, 2, 2)), "lens": (I32, (1,))}
     weights = {"seqlens": np.array(seqlens or [2], np.int32), "total": np.array(3, np.int32),
                "sink": randn(2)}
-    return model_of(node, {n: runtime[n] for n in inputs if n in runtime},
-                    {o: (F, (1, 3, 4)) for o in outputs if o}, weights)
+    return model_of(node, runtime, {o: (F, (1, 3, 4)) for o in outputs}, weights)
 
 
-@pytest.mark.parametrize(("model", "message"), [
+_GROUP_QUERY_ATTENTION_REFUSALS = [
     (_gqa(["q", "k", "v", "pk", "pk", "seqlens", "total"], ["y"]),
      r"node 'gqa' \(GroupQueryAttention\): it gives the input\(s\) past_key \('pk'\), "
      r"past_value \('pk'\); t10 compiles attention without a KV cache"),
@@ -412,9 +405,7 @@ def _gqa(inputs: list[str], outputs: list[str], seqlens: list[int] | None = None
     (_gqa(["q", "k", "v", "", "", "seqlens", "total", "", "", "", "", "sink"], ["y"]),
      r"it gives the input\(s\) head_sink \('sink'\); t10 computes GroupQueryAttention without "
      r"head sinks"),
-])
-def test_group_query_attention_refusals(model: onnx.ModelProto, message: str) -> None:
-    refused(model, message)
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -465,11 +456,10 @@ def _onnx_attention(inputs: list[str], outputs: list[str], **attrs: object) -> o
         "k3": (F, (1, 3, 6)), "v1": (F, (1, 1, 3, 2))}
     results = {"y": (F, (1, 2, 3, 2)), "ck": (F, (1, 2, 6, 2)), "cv": (F, (1, 2, 6, 2)),
                "y3": (F, None)}
-    return model_of(node, {n: shapes[n] for n in inputs if n in shapes},
-                    {o: results[o] for o in outputs if o}, {}, opset=23)
+    return model_of(node, shapes, results, {}, opset=23)
 
 
-@pytest.mark.parametrize(("model", "message"), [
+_ONNX_ATTENTION_REFUSALS = [
     (_onnx_attention(["q", "k", "v", "", "pk", "pv"], ["y", "ck", "cv"]),
      r"node 'att' \(Attention\): it requests its output\(s\) present_key \('ck'\), "
      r"present_value \('cv'\), which t10 does not compute"),
@@ -490,9 +480,7 @@ def _onnx_attention(inputs: list[str], outputs: list[str], **attrs: object) -> o
     (_onnx_attention(["q", "k", "v", "m"], ["y"]),
      r"attn_mask 'm' of shape \[1, 2, 4, 3\] does not broadcast to the scores' shape \[batch, "
      r"heads, queries, keys\] \[1, 2, 3, 3\]"),
-])
-def test_onnx_attention_refusals(model: onnx.ModelProto, message: str) -> None:
-    refused(model, message)
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -543,11 +531,10 @@ def _embed(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.Model
                "beta": randn(4), "segment": randn(2, 4)}
     runtime = {"ids": (I32, (1, 4)), "seg": (I32, (1, 4)), "mask": (I32, (1, 3))}
     out = {"y": (F, (1, 4, 4)), "mi": (I32, (1,))}
-    return model_of(node, {n: runtime[n] for n in inputs if n in runtime},
-                    {o: out[o] for o in outputs if o}, weights)
+    return model_of(node, runtime, out, weights)
 
 
-@pytest.mark.parametrize(("model", "message"), [
+_EMBED_LAYER_NORMALIZATION_REFUSALS = [
     (_embed(["ids", "", "word", "position", "", "gamma", "beta"], ["y"]),
      r"node 'embed' \(EmbedLayerNormalization\): positions 0 to 3 lie outside the 3 rows of "
      r"position_embedding"),
@@ -564,6 +551,17 @@ def _embed(inputs: list[str], outputs: list[str], **attrs: object) -> onnx.Model
      r"position_embedding of shape \[6, 5\] must be \[positions, 4\]"),
     (_embed(["ids", "", "word", "long", "", "gamma", "beta", "mask"], ["y", "mi"]),
      r"mask 'mask' of shape \[1, 3\] must be \[1, 4\]"),
+]
+
+
+@pytest.mark.parametrize(("model", "message"), [
+    *_PACKED_ATTENTION_REFUSALS,
+    *_MULTI_HEAD_ATTENTION_REFUSALS,
+    *_ROTARY_EMBEDDING_REFUSALS,
+    *_GROUP_QUERY_ATTENTION_REFUSALS,
+    *_ONNX_ATTENTION_REFUSALS,
+    *_EMBED_LAYER_NORMALIZATION_REFUSALS,
 ])
-def test_embed_layer_normalization_refusals(model: onnx.ModelProto, message: str) -> None:
+def test_refusals(model: onnx.ModelProto, message: str) -> None:
+    """Each refusal, by its message."""
     refused(model, message)
