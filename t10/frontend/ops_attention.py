@@ -549,20 +549,10 @@ def table_rows(
     return imp.view(table[0], table[1], shape, view, generics.take()), shape
 
 
-def _head_layout(
-    imp: Importer, node: onnx.NodeProto, x: Value, heads: int, size: int, generics: _Generics
-) -> Value:
-    """``x`` as heads [B, N, S, H]: a [B, S, N·H] input split (``split_heads``), a 4-D one as
-    it is."""
-    if len(x[1]) == 4:
-        return x
-    return split_heads(imp, x, heads, size, 0, generics.take())
-
-
 def _rotary_embedding(imp: Importer, node: onnx.NodeProto, names: dict[str, str],
                       interleaved: bool) -> None:
     """The RotaryEmbedding of ``X`` (input ``names['X']``): [B, S, N·H] (``num_heads`` heads,
-    or as many as the rotary dim makes) or [B, N, S, H]; output of its shape."""
+    or without it heads of the rotary dim) or [B, N, S, H]; output of its shape."""
     generics = _Generics()
     attrs = node_attributes(node)
     x = _rank(imp, node, names["X"], "input", (3, 4),
@@ -576,6 +566,9 @@ def _rotary_embedding(imp: Importer, node: onnx.NodeProto, names: dict[str, str]
         heads, size = x[1][1], x[1][3]
     else:
         given_heads = int(attrs.get("num_heads", 0))
+        if given_dim and not given_heads:
+            raise imp.node_error(node, f"rotary_embedding_dim = {given_dim} on a 3-D input "
+                                       "needs num_heads: give the node its num_heads")
         heads = given_heads if given_heads else x[1][2] // rotated
         if heads < 1 or x[1][2] % heads:
             raise imp.node_error(
@@ -590,9 +583,11 @@ def _rotary_embedding(imp: Importer, node: onnx.NodeProto, names: dict[str, str]
             f"is {given_dim}, the head size {size}: the rotated dims must be at most the head "
             "size and match rotary_embedding_dim if given"
         )
-    y = rotate(imp, _head_layout(imp, node, x, heads, size, generics), cos, sin, interleaved,
-               generics)
-    if len(x[1]) == 3:
+    if len(x[1]) == 4:
+        y = rotate(imp, x, cos, sin, interleaved, generics)
+    else:
+        y = rotate(imp, split_heads(imp, x, heads, size, 0, generics.take()), cos, sin,
+                   interleaved, generics)
         y = merge_heads(imp, y, generics.take())
     imp.define(node.output[0], *y)
 
@@ -669,9 +664,8 @@ def lower_group_query_attention(imp: Importer, node: onnx.NodeProto) -> None:
     later = ("cos_cache", "sin_cache", "position_ids", "attention_bias", "head_sink", "k_scale",
              "v_scale", "q_norm_weight", "k_norm_weight", "query_seqlens")
     formals = ("query", *optional, "seqlens_k", "total_sequence_length", *later)
-    given = list(node.input) + [""] * (len(formals) - len(node.input))
     names = _inputs(imp, node, formals[:1], formals[1:])
-    if not (given[5] and given[6]):
+    if not (names["seqlens_k"] and names["total_sequence_length"]):
         raise imp.node_error(node, "its required inputs seqlens_k and total_sequence_length "
                                    "are missing: give the node those inputs")
     output, present_key, present_value, _ = computed_outputs(

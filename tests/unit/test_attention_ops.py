@@ -309,6 +309,8 @@ _ROTARY_EMBEDDING_REFUSALS = [
     (_rotary(["x", "pos", "cos", "sin"], {**_caches(4, 2), "pos": np.array([[0, 1]])}),
      r"position_ids 'pos' have shape \[1, 2\]: they must be \[batch, sequence\] \(\[1, 3\]\) or "
      r"the first position \[1\]"),
+    (_rotary(["x", "pos", "cos", "sin"], _caches(4, 1), rotary_embedding_dim=2),
+     r"rotary_embedding_dim = 2 on a 3-D input needs num_heads: give the node its num_heads"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 2), num_heads=3),
      r"num_heads = 3 must be a positive divisor of the hidden size 8"),
     (_rotary(["x", "cos", "sin", "pos"], {"cos": randn(1, 3, 2), "sin": randn(1, 3, 2)},
