@@ -9,7 +9,14 @@ is an import error rather than an attribute that is never found.
 NAME_ATTR = "t10.name"
 """An operator's or function argument's name in the source model (StringAttr)."""
 ONNX_TYPE_ATTR = "t10.onnx_type"
-"""A function argument's ONNX element type when the IR type differs (e.g. int64 ids)."""
+"""A function argument's or result's ONNX element type when the IR type (f32) stands for
+another: int64, int32 or bool (exact integers: ids, masks) or `FLOAT16_TYPE`."""
+FLOAT16_TYPE = "float16"
+"""The `t10.onnx_type` of a FLOAT16 argument or result: fp16 values, given and returned as
+numpy float16 arrays (every other `t10.onnx_type` is an integer type)."""
+IDS_ATTR = "t10.ids"
+"""On an `arith.constant` (UnitAttr): known gather ids (a model's non-affine constant indices),
+whose values decide the gather's traffic, so a timing-only simulation keeps them."""
 INDEX_BOUND_ATTR = "t10.index_bound"
 """The exclusive upper bound of the values an index argument may hold (a table size)."""
 INPUT_RANGE_ATTR = "t10.range"
@@ -49,6 +56,10 @@ HOME_CORES_ATTR = "t10.home_cores"
 FP16_INEXACT_ATTR = "t10.fp16_inexact"
 """Module attribute of the ONNX frontend: a known integer constant computed with as an integer
 that fp16 storage would round (StringAttr naming it); fp16 compilation refuses the module."""
+FP16_VALUES_ATTR = "t10.fp16_values"
+"""Module attribute of the ONNX frontend: the model has FLOAT16 values (StringAttr naming the
+first); only fp16 storage computes them as the model's types say, so fp32 compilation refuses
+the module."""
 SHAPES_ONLY_ATTR = "t10.shapes_only"
 """Module attribute of the ONNX frontend: the model is in the shapes-only form
 (`t10.common.shapes_only`), its weights elided constants (StringAttr naming the first); a

@@ -7,6 +7,7 @@ constant 0 (a broadcast dim of size 1).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import islice
@@ -27,7 +28,7 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 
-from t10.common.attr_names import NAME_ATTR
+from t10.common.attr_names import FP16_INEXACT_ATTR, FP16_VALUES_ATTR, NAME_ATTR
 from t10.errors import T10Error
 
 
@@ -209,6 +210,24 @@ def check_partials(precision: str, partials: str, what: str) -> None:
         raise T10Error(
             f"{what}: partials '{partials}' are narrower than the '{precision}' storage; "
             f"use partials={precision} or wider"
+        )
+
+
+def check_storage(module_attributes: Mapping[str, Attribute], precision: str) -> None:
+    """The module's values can be stored at `precision`: not fp16 when it computes with
+    integers fp16 would round (`t10.fp16_inexact`), not fp32 when the model's values are
+    FLOAT16 (`t10.fp16_values`: fp32 storage would not round them as the model says)."""
+    inexact = module_attributes.get(FP16_INEXACT_ATTR)
+    if precision == "fp16" and isinstance(inexact, StringAttr):
+        raise T10Error(
+            f"fp16 storage would round the {inexact.data}: integers that must stay "
+            "exact (fp16 holds every integer with |x| <= 2048); compile with --precision fp32"
+        )
+    float16 = module_attributes.get(FP16_VALUES_ATTR)
+    if precision == "fp32" and isinstance(float16, StringAttr):
+        raise T10Error(
+            f"the model computes FLOAT16 values ({float16.data}), each rounded to fp16, "
+            "which fp32 storage would not do: compile with --precision fp16"
         )
 
 

@@ -4,7 +4,8 @@ See ``docs/DESIGN.md`` ("Frontend output contract"). Every compute node becomes 
 ``linalg.generic`` ops whose indexing-map results are loop dims or the constant ``0``:
 
 * contractions (MatMul, Gemm, the im2col Conv of ``ops_conv`` and of each ConvTranspose
-  phase) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat
+  phase, the input and recurrent products of the unrolled RNN / GRU / LSTM of
+  ``ops_recurrent``) have the body ``mulf`` → ``addf(acc, p)`` → ``yield`` and a zero splat
   ``arith.constant`` as ``outs``;
 * element-wise ops (those of ``ops_elementwise``, the Gemm epilogue, and the comparisons,
   logic, Where, Cast and CastLike of ``ops_logical``) are all-parallel generics with a
@@ -26,11 +27,17 @@ inputs (a shape, axes, a ``Where`` condition) or feed further folding. ``Identit
 inference ``Dropout`` are pass-throughs; ``Where`` is an element-wise ``select``, ``Expand`` a
 broadcasting identity generic.
 
-INT64 / INT32 / BOOL runtime values (graph inputs tagged ``t10.onnx_type``, comparison
-results, casts) are held as the exact float32 of each integer; only the ops registered with a
-range rule (``integers=``; docs/ops.md marks them; Gather indices become an
-``rtensor.gather``) read or produce them: ``integer_ranges`` proves every value they compute
-exact (its static range analysis).
+INT64 / INT32 / INT16 / UINT16 / INT8 / UINT8 / BOOL runtime values (graph inputs tagged
+``t10.onnx_type``, comparison results, casts, quantised values: ``ops_quantize``) are held as
+the exact float32 of each integer; only the ops registered with a range rule (``integers=``;
+docs/ops.md marks them; Gather indices become an ``rtensor.gather``) read or produce them:
+``integer_ranges`` proves every value they compute exact (its static range analysis).
+
+FLOAT16 values (fp16-typed models) are float values too: known ones fold in fp16, as the model
+says, and are widened exactly where compute reads them; a FLOAT16 value computed at run time is
+rounded to fp16 by the operator that writes it, which only fp16 storage does, so the module
+names the first (``t10.fp16_values``) and compiles at ``--precision fp16`` only; FLOAT16 graph
+inputs and outputs are tagged ``t10.onnx_type`` float16.
 
 Modules: ``loading`` (reading and checking a model), ``folding`` (static folding),
 ``importer`` (the importer state, its interface for op lowerings and the op registry),
@@ -68,6 +75,8 @@ from t10.frontend import (
     ops_matmul,  # noqa: F401
     ops_passthrough,  # noqa: F401
     ops_pooling,  # noqa: F401
+    ops_quantize,  # noqa: F401
+    ops_recurrent,  # noqa: F401
     ops_reductions,  # noqa: F401
     ops_resample,  # noqa: F401
     ops_views,  # noqa: F401
@@ -82,6 +91,7 @@ from t10.frontend.loading import (
     check_kernels,
     check_model,
     fix_dims,
+    in_topological_order,
     load_external_data,
     parse_model,
     read_model,
@@ -129,6 +139,7 @@ def _import_model(
     dims: Mapping[str, int] | None = None,
 ) -> ModuleOp:
     check_form(model, name)
+    model = in_topological_order(model)
     foldable = foldable_nodes(model.graph)
     check_supported_ops(model, name, foldable)
     skeleton = weightless(model)

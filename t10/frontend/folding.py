@@ -17,6 +17,9 @@ onnxruntime (tests/unit/test_folding.py runs every one against it):
 * Range: onnxruntime (like the ONNX function body) accumulates `start + delta + delta ...` in
   the element type; the reference computes `np.arange` in float64 and rounds, which differs
   in the last bits for float ranges.
+
+QuantizeLinear and DequantizeLinear are evaluated by `_quantization` (`QUANTIZATION`): the
+reference implements them from opset 19 on only.
 """
 
 from __future__ import annotations
@@ -52,9 +55,15 @@ NEVER_FOLDED = frozenset(
         "RandomNormalLike",
         "RandomUniform",
         "RandomUniformLike",
+        # onnx's reference ignores their activations, clip, sequence_lens and input_forget
+        "RNN",
+        "GRU",
+        "LSTM",
     }
 )
-"""Ops whose result is not a function of their inputs: never evaluated at import time."""
+"""Ops whose result is not a function of their inputs, and those onnx's reference evaluator
+computes only in part: never evaluated at import time (the recurrent layers are lowered,
+``ops_recurrent``, whatever their inputs)."""
 
 MAX_FOLDED_ELEMENTS = 2**28
 """The largest constant static folding builds on the host (1 GiB of float32): the size is
@@ -116,6 +125,8 @@ def evaluate(
         return _coerced_to_2d(node, feeds, opsets)
     if default_domain and (node.op_type == "Upsample" or node.op_type == "Resize" and opset < 11):
         return _legacy_resize(node, feeds, opsets)
+    if default_domain and node.op_type in QUANTIZATION:
+        return _quantization(node, feeds, opsets)
     fold = NUMPY_FOLDS.get(node.op_type) if default_domain else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numpy overflow etc. are the op's semantics
@@ -145,6 +156,54 @@ def _coerced_to_2d(
     others = {d: v for d, v in opsets.items() if d not in ("", "ai.onnx")}
     (y,) = evaluate(modern, flat, {**others, "": 13})
     return [y.reshape(x.shape)]
+
+
+QUANTIZATION = frozenset({"QuantizeLinear", "DequantizeLinear"})
+"""The reference evaluator implements these from opset 19 on only (opsets 10 and 13 define
+subsets of it), and rounds a quotient through int32 (an infinite one wraps); with FLOAT
+values and scales, per tensor or per axis, and an INT8 / UINT8 / INT16 / UINT16 (or, to
+dequantise, INT32) integer type, they are evaluated with numpy as onnxruntime's kernels
+compute them (``ops_quantize``), else by the reference at opset 19 or above."""
+
+_QUANTIZED_DTYPES = frozenset(np.dtype(t) for t in ("int8", "uint8", "int16", "uint16"))
+
+
+def _quantization(
+    node: onnx.NodeProto, feeds: dict[str, np.ndarray], opsets: dict[str, int]
+) -> list[np.ndarray]:
+    """A ``QUANTIZATION`` node."""
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    x, scale, *rest = (feeds[n] if n else None for n in node.input)
+    zero = rest[0] if rest else None
+    assert x is not None and scale is not None
+    quantize = node.op_type == "QuantizeLinear"
+    if not quantize:
+        target = x.dtype
+    elif zero is not None:
+        target = zero.dtype
+    else:
+        target = onnx.helper.tensor_dtype_to_np_dtype(attrs.get("output_dtype") or 2)
+    numeric = (
+        target in _QUANTIZED_DTYPES or (not quantize and target == np.dtype("int32"))
+    ) and {scale.dtype, *((x.dtype,) if quantize else ())} == {np.dtype("float32")}
+    if attrs.get("block_size", 0) or not numeric:
+        opset = max(opsets.get("", opsets.get("ai.onnx", 0)), 19)
+        others = {d: v for d, v in opsets.items() if d not in ("", "ai.onnx")}
+        model = _node_model(node, feeds, {**others, "": opset})
+        return [np.asarray(r) for r in ReferenceEvaluator(model).run(None, feeds)]
+    if scale.size > 1:  # per axis
+        along = (-1,) + (1,) * (x.ndim - _axis(int(attrs.get("axis", 1)), x.ndim) - 1)
+        scale = scale.reshape(along)
+        zero = None if zero is None else zero.reshape(along)
+    z = np.float32(0) if zero is None else zero.astype(np.float32)
+    if not quantize:
+        return [((x.astype(np.float32) - z) * scale).astype(np.float32)]
+    bounds = np.iinfo(target)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        v = x / scale
+        lo, hi = np.float32(bounds.min) - z, np.float32(bounds.max) - z
+        v = np.minimum(np.where(v >= lo, v, lo), hi)  # NaN: lo
+    return [(np.rint(v) + z).astype(target)]
 
 
 def _legacy_resize(

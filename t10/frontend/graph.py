@@ -1,5 +1,5 @@
 """Importing a checked, shape-inferred graph: its inputs become the arguments of
-``func.func @main`` (float32, or the exact floats of INT64 / INT32 / BOOL inputs), each node is
+``func.func @main`` (float32, or the exact floats of integer and BOOL inputs), each node is
 folded or lowered by its registered lowering (runtime integer values only by the ops that keep
 them exact), and the graph outputs are returned."""
 
@@ -24,7 +24,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from t10.common.attr_names import (
+    FLOAT16_TYPE,
     FP16_INEXACT_ATTR,
+    FP16_VALUES_ATTR,
     INDEX_BOUND_ATTR,
     INPUT_RANGE_ATTR,
     NAME_ATTR,
@@ -36,7 +38,8 @@ from t10.common.tensor_expr import EXACT_F32
 from t10.errors import T10Error
 from t10.frontend import integer_ranges
 from t10.frontend.importer import (
-    FLOAT,
+    FLOAT16,
+    FLOAT_TYPES,
     INTEGER_TYPES,
     SUPPORTED_OPS,
     Importer,
@@ -73,9 +76,7 @@ def import_graph(
             continue  # an initializer listed as an input is a constant
         arg_names.append(vi.name)
         arg_shapes.append(_static_input_shape(imp, vi, "graph input"))
-        attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
-        if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
-            attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
+        attrs = _value_attrs(vi)
         if (interval := declared.get(vi.name)) is not None:
             attrs[INPUT_RANGE_ATTR] = DenseArrayBase.from_list(i64, [interval.lo, interval.hi])
         arg_attrs.append(DictionaryAttr(attrs))
@@ -87,7 +88,9 @@ def import_graph(
         else:
             imp.define(name, arg, shape)
             if imp.elem_type(name) in INTEGER_TYPES:
-                imp.ranges[name] = declared.get(name) or integer_ranges.Unknown(
+                imp.ranges[name] = declared.get(name) or integer_ranges.NARROW_TYPES.get(
+                    imp.elem_type(name)
+                ) or integer_ranges.Unknown(
                     f"input '{name}'",
                     f"declare the range of its values (`--input-range {name}=LO:HI` on t10 "
                     "run / compile; the simulator checks every input against it)",
@@ -109,6 +112,10 @@ def import_graph(
         entry = SUPPORTED_OPS[op_key(node.op_type, node.domain)]
         entry.lower(imp, node)
         locate([*imp.ops[made[0] :], *imp.constants[made[1] :]], imp.node_name)
+        if imp.fp16_values is None:
+            computed = [n for n in node.output if n in imp.values and imp.elem_type(n) == FLOAT16]
+            if computed:
+                imp.fp16_values = f"'{computed[0]}' of node '{imp.node_name}' ({node.op_type})"
         outputs = _integer_values(imp, [n for n in node.output if n in imp.values])
         _check_integer_values(imp, node, outputs)
         if (rule := entry.integers) is not None and (inputs or outputs):
@@ -135,16 +142,23 @@ def import_graph(
         (list(block.arg_types), [TensorType(f32, s) for s in result_shapes]),
         Region(block),
         arg_attrs=ArrayAttr(arg_attrs),
-        res_attrs=ArrayAttr([_result_attrs(vi) for vi in imp.graph.output]),
+        res_attrs=ArrayAttr([
+            DictionaryAttr(_value_attrs(vi)) for vi in imp.graph.output
+        ]),
     )
     module = ModuleOp([main])
     if imp.fp16_inexact is not None:
         module.attributes[FP16_INEXACT_ATTR] = StringAttr(imp.fp16_inexact)
+    if imp.fp16_values is not None:
+        module.attributes[FP16_VALUES_ATTR] = StringAttr(imp.fp16_values)
     if declared := [n for n in imp.initializers if n in imp.elided]:
         module.attributes[SHAPES_ONLY_ATTR] = StringAttr(declared[0])
     module.verify()
     return module
 
+
+_INTEGER_NAMES = ", ".join(dtype_name(t) for t in INTEGER_TYPES)
+"""The integer (and BOOL) element types runtime values may have, for messages."""
 
 _DATA_DEPENDENT_SHAPE = "its result's shape depends on the values; t10 compiles static shapes"
 _CONTROL_FLOW = (
@@ -208,11 +222,11 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
             "only tensors are supported"
         )
     tt = vi.type.tensor_type
-    if tt.elem_type != FLOAT and tt.elem_type not in INTEGER_TYPES:
+    if tt.elem_type not in FLOAT_TYPES and tt.elem_type not in INTEGER_TYPES:
         raise imp.error(
             f"{role} '{vi.name}' has element type {dtype_name(tt.elem_type)}; "
-            "only float32 (FLOAT) tensors, and INT64, INT32 and BOOL ones (held as exact float32 "
-            "values), are supported"
+            "only FLOAT and FLOAT16 tensors (FLOAT16 at --precision fp16), and "
+            f"{_INTEGER_NAMES} ones (held as exact float32 values), are supported"
         )
     if not tt.HasField("shape"):
         raise imp.error(
@@ -247,7 +261,7 @@ def _static_input_shape(imp: Importer, vi: onnx.ValueInfoProto, role: str) -> Sh
 
 
 def _integer_values(imp: Importer, names: list[str]) -> list[str]:
-    """The INT64 / INT32 / BOOL values among ``names``."""
+    """The integer and BOOL values among ``names``."""
     return [n for n in names if imp.elem_type(n) in INTEGER_TYPES]
 
 
@@ -269,20 +283,24 @@ def _check_integer_values(imp: Importer, node: onnx.NodeProto, names: list[str])
     )
 
 
-def _result_attrs(vi: onnx.ValueInfoProto) -> DictionaryAttr:
-    """``t10.name``, and ``t10.onnx_type`` for an integer / bool output (its exact floats are
-    returned as that type)."""
+def _value_attrs(vi: onnx.ValueInfoProto) -> dict[str, Attribute]:
+    """``t10.name`` of a graph input or output, and its ``t10.onnx_type`` when its float32
+    values stand for another ONNX type: an integer / bool one (exact floats, given and
+    returned as that type) or FLOAT16 (fp16 values, given and returned as such)."""
     attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(vi.name)}
-    if (onnx_type := INTEGER_TYPES.get(vi.type.tensor_type.elem_type)) is not None:
+    elem_type = vi.type.tensor_type.elem_type
+    if (onnx_type := INTEGER_TYPES.get(elem_type)) is not None:
         attrs[ONNX_TYPE_ATTR] = StringAttr(onnx_type)
-    return DictionaryAttr(attrs)
+    elif elem_type == FLOAT16:
+        attrs[ONNX_TYPE_ATTR] = StringAttr(FLOAT16_TYPE)
+    return attrs
 
 
 def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
     tt = vi.type.tensor_type
     if vi.type.WhichOneof("value") not in (None, "tensor_type") or tt.elem_type not in (
         0,
-        FLOAT,
+        *FLOAT_TYPES,
         *INTEGER_TYPES,
     ):
         kind = (
@@ -291,8 +309,9 @@ def _check_output_type(imp: Importer, vi: onnx.ValueInfoProto) -> None:
             else f"a {vi.type.WhichOneof('value')} value"
         )
         raise imp.error(
-            f"graph output '{vi.name}' has element type {kind}; only float32 (FLOAT) tensors, "
-            "and INT64, INT32 and BOOL ones (computed as exact float32 values), are supported"
+            f"graph output '{vi.name}' has element type {kind}; only FLOAT and FLOAT16 tensors "
+            f"(FLOAT16 at --precision fp16), and {_INTEGER_NAMES} ones (computed as exact "
+            "float32 values), are supported"
         )
 
 
@@ -315,8 +334,9 @@ def _check_output_shape(imp: Importer, vi: onnx.ValueInfoProto, shape: Shape) ->
 def check_input_ranges(
     imp: Importer, input_ranges: Mapping[str, tuple[int, int]]
 ) -> dict[str, integer_ranges.Interval]:
-    """The declared ranges as intervals, each checked: it names an INT64 / INT32 graph input
-    and is an interval of integers float32 holds exactly."""
+    """The declared ranges as intervals, each checked: it names an integer (not BOOL) graph
+    input and is an interval of integers float32 holds exactly, within the input's type if
+    narrow (``integer_ranges.NARROW_TYPES``)."""
     inputs = {
         vi.name: imp.elem_type(vi.name)
         for vi in imp.graph.input
@@ -331,11 +351,15 @@ def check_input_ranges(
                             f"model ({takes})")
         if name not in integer:
             raise imp.error(f"a range is declared for input '{name}', which is "
-                            f"{dtype_name(inputs[name])}: only INT64 / INT32 inputs take one "
+                            f"{dtype_name(inputs[name])}: only integer inputs take one "
                             f"({takes})")
         if lo > hi or max(abs(lo), abs(hi)) > EXACT_F32:
             raise imp.error(f"the range [{lo}, {hi}] declared for input '{name}' must have "
                             "lo <= hi, both within +-2**24 (the integers t10 holds exactly)")
+        bounds = integer_ranges.NARROW_TYPES.get(inputs[name])
+        if bounds is not None and not bounds.lo <= lo <= hi <= bounds.hi:
+            raise imp.error(f"the range [{lo}, {hi}] declared for input '{name}' must lie "
+                            f"within its type {dtype_name(inputs[name])}: {bounds}")
         declared[name] = integer_ranges.Interval(lo, hi)
     return declared
 

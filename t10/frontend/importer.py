@@ -41,7 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common import shapes_only
-from t10.common.attr_names import NAME_ATTR
+from t10.common.attr_names import IDS_ATTR, NAME_ATTR
 from t10.common.tensor_expr import COMBINER_IDENTITY, EXACT_F16, EXACT_F32
 from t10.common.view_maps import map_problem
 from t10.errors import T10Error
@@ -59,6 +59,8 @@ from t10.t10_dialects.printing import ELIDED
 
 __all__ = [
     "FLOAT",
+    "FLOAT16",
+    "FLOAT_TYPES",
     "SUPPORTED_OPS",
     "BodyBuilder",
     "BodyFn",
@@ -89,10 +91,19 @@ RangeRule = Callable[["Importer", onnx.NodeProto], Ranges]
 """An op's rule of the integer range analysis (``integer_ranges``): what it proves of a node."""
 
 FLOAT = onnx.TensorProto.FLOAT
+FLOAT16 = onnx.TensorProto.FLOAT16
+FLOAT_TYPES = (FLOAT, FLOAT16)
+"""The float element types a value may have: a FLOAT16 one is held as float32 too (known ones
+widened exactly where compute reads them; computed ones rounded by fp16 storage, at which
+alone a model computing them compiles: ``Importer.fp16_values``)."""
 
 INTEGER_TYPES: dict[int, str] = {
     onnx.TensorProto.INT64: "int64",
     onnx.TensorProto.INT32: "int32",
+    onnx.TensorProto.INT16: "int16",
+    onnx.TensorProto.UINT16: "uint16",
+    onnx.TensorProto.INT8: "int8",
+    onnx.TensorProto.UINT8: "uint8",
     onnx.TensorProto.BOOL: "bool",
 }
 """The integer element types a runtime value may have (ONNX type → ``t10.onnx_type``): it is
@@ -112,7 +123,7 @@ class OpLowering:
     """The attributes the op may carry (others are refused naming the node); None: any (the
     lowering refuses the node whatever its attributes)."""
     integers: RangeRule | None
-    """How the op maps the proven ranges of runtime INT64 / INT32 / BOOL values
+    """How the op maps the proven ranges of runtime integer and bool values
     (``integer_ranges``); None: it may not read or produce them."""
 
 
@@ -490,6 +501,7 @@ class Importer:
         self.known: dict[str, np.ndarray] = {}  # folded values (initializers are read lazily)
         self.masks: dict[str, SSAValue] = {}  # known conditions as float32 0/1 constants
         self.fp16_inexact: str | None = None  # integers fp16 storage would round
+        self.fp16_values: str | None = None  # the first FLOAT16 value computed at run time
         self.ranges: dict[str, Range] = {}  # runtime integer values' ranges (integer_ranges)
         if initializers is None:
             initializers = self.graph.initializer
@@ -563,6 +575,15 @@ class Importer:
             return numpy_helper.to_array(t)
         except Exception as e:
             raise self.error(f"cannot read initializer '{t.name}': {first_lines(e)}") from None
+
+    def constant_ids(self, ids: np.ndarray) -> SSAValue:
+        """Known gather ids (integers, |id| <= 2**24) as an ``arith.constant`` of their exact
+        floats, marked ``t10.ids``: not bound to a name (a reader of the ONNX value may read
+        it as known)."""
+        op = arith.ConstantOp(_dense(tuple(ids.shape), ids.astype(np.float32)))
+        op.attributes[IDS_ATTR] = UnitAttr()
+        self.ops.append(op)
+        return op.result
 
     def add_constant(self, name: str, arr: np.ndarray, *, hoist: bool) -> SSAValue:
         shape = tuple(int(d) for d in arr.shape)
@@ -693,7 +714,7 @@ class Importer:
         for name, shape in zip(node.output, self.inferred_shapes(node), strict=True):
             if not name:
                 continue
-            if shape is None or self.elem_types.get(name) != FLOAT:
+            if shape is None or self.elem_types.get(name) not in FLOAT_TYPES:
                 raise self.elided_error(weight)
             self.elided[name] = (shape, weight)
 
@@ -751,7 +772,7 @@ class Importer:
         if name not in self.values:
             if not self.is_known(name):
                 raise self.error(f"value '{name}' (used by '{self.node_name}') is not defined")
-            if name in self.elided and self.elem_type(name) == FLOAT:  # else: refused below
+            if name in self.elided and self.elem_type(name) in FLOAT_TYPES:  # else: refused below
                 shape = self.elided[name][0]
                 op = arith.ConstantOp(DenseResourceAttr.from_params(ELIDED, _tensor_type(shape)))
                 (self.constants if name in self.initializers else self.ops).append(op)
@@ -768,6 +789,8 @@ class Importer:
             if arr.dtype.kind in "biu" and (self.node_op in integer_ops() or not self.node_op):
                 # an integer op, or the graph outputs (node_op ""), uses it as exact floats
                 arr = self._exact_float(name, arr)
+            if arr.dtype == np.float16:
+                arr = arr.astype(np.float32)  # exact
             if arr.dtype != np.float32:
                 origin = "initializer" if name in self.initializers else "constant"
                 user = (
@@ -777,7 +800,7 @@ class Importer:
                 )
                 raise self.error(
                     f"{origin} '{name}' has element type {_np_dtype_name(arr.dtype)} and "
-                    f"{user} computes with it; t10 computes float32 (FLOAT) tensors only: a "
+                    f"{user} computes with it; t10 computes float (FLOAT, FLOAT16) tensors only: a "
                     "non-float constant may only be an attribute-like input (a shape, axes, a "
                     "Where condition) or an input of nodes evaluated at compile time"
                 )

@@ -1,14 +1,17 @@
 """The static integer range analysis that makes integer arithmetic on runtime values exact.
 
-t10 holds runtime INT64 / INT32 / BOOL values as the exact float of each integer (f32, or f16
-under ``--precision fp16``). The contract (docs/DESIGN.md, "Integer values"):
+t10 holds runtime INT64 / INT32 / INT16 / UINT16 / INT8 / UINT8 / BOOL values as the exact float
+of each integer (f32, or f16 under ``--precision fp16``). The contract (docs/DESIGN.md,
+"Integer values"):
 
 - Every runtime integer value has a ``Range``: an ``Interval`` [lo, hi] proven at import, or
   ``Unknown`` with the reason (a graph input whose range is not declared; the truncation of a
   float). A graph input's declared range (``import_onnx(..., input_ranges=)``, ``t10 run
-  --input-range``) is an assumption the simulator checks of every input it is given. Bools
-  and comparison results are [0, 1], a known constant its values' hull; moves (views,
-  Identity, Expand, Concat, Pad, Where, Gather) keep (join) their inputs' ranges.
+  --input-range``) is an assumption the simulator checks of every input it is given; an
+  undeclared input of a ``NARROW_TYPES`` type (INT8, UINT8, INT16, UINT16) lies in its type.
+  Bools and comparison results are [0, 1], a known constant its values' hull; moves (views,
+  Identity, Expand, Concat, Pad, Where, Gather) keep (join) their inputs' ranges. A result of
+  a narrow type must be proven within its type (onnxruntime wraps values beyond it).
 - Each op that may read or produce runtime integers is registered with a range rule
   (``importer.lowering(..., integers=rule)``, an ``importer.RangeRule``) giving its
   ``Ranges``: its outputs' ranges, and ``computed``, an interval holding every new value its
@@ -39,6 +42,7 @@ from t10.errors import T10Error
 
 __all__ = [
     "BOOL",
+    "NARROW_TYPES",
     "Interval",
     "Range",
     "RangeContext",
@@ -112,6 +116,15 @@ class Unknown:
 Range = Interval | Unknown
 BOOL = Interval(0, 1)
 
+NARROW_TYPES: dict[int, Interval] = {
+    onnx.TensorProto.INT8: Interval(-(2**7), 2**7 - 1),
+    onnx.TensorProto.UINT8: Interval(0, 2**8 - 1),
+    onnx.TensorProto.INT16: Interval(-(2**15), 2**15 - 1),
+    onnx.TensorProto.UINT16: Interval(0, 2**16 - 1),
+}
+"""The integer types narrower than float32's exact integers → the values they hold: a value
+of such a type is proven within them (onnxruntime wraps a result beyond them)."""
+
 
 @dataclass(frozen=True)
 class Ranges:
@@ -131,6 +144,8 @@ class RangeContext(Protocol):
     """The ranges of the runtime integer values defined so far."""
 
     def range_of(self, name: str) -> Range: ...
+
+    def elem_type(self, name: str) -> int: ...
 
     def node_error(self, node: onnx.NodeProto, msg: str) -> T10Error: ...
 
@@ -181,4 +196,21 @@ def check_node(imp: RangeContext, node: onnx.NodeProto, ranges: Ranges, outputs:
         )
     for name, r in zip(node.output, ranges.outputs, strict=True):
         if name in outputs:
+            _check_fits(imp, node, name, r)
             imp.ranges[name] = r
+
+
+def _check_fits(imp: RangeContext, node: onnx.NodeProto, name: str, r: Range) -> None:
+    """An output of a ``NARROW_TYPES`` type must be proven within its type: onnxruntime wraps
+    the values beyond it (t10 would hold them unwrapped)."""
+    bounds = NARROW_TYPES.get(imp.elem_type(name))
+    if bounds is None or (isinstance(r, Interval) and bounds.lo <= r.lo and r.hi <= bounds.hi):
+        return
+    type_name = onnx.TensorProto.DataType.Name(imp.elem_type(name))
+    found = f"its range {r}" if isinstance(r, Interval) else f"the range of {r.reason} is unknown"
+    raise imp.node_error(
+        node,
+        f"its {type_name} result '{name}' must hold values within {bounds}, where onnxruntime "
+        f"keeps them (it wraps those beyond), but {found}; bound its inputs (e.g. with Min / "
+        "Max), or compute in INT32 / FLOAT",
+    )

@@ -6,6 +6,7 @@ kernels: t10 refuses what onnxruntime, the reference of ``--check``, refuses to 
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 import pathlib
 import re
@@ -29,6 +30,7 @@ __all__ = [
     "onnxruntime_only",
     "first_lines",
     "fix_dims",
+    "in_topological_order",
     "load_external_data",
     "parse_model",
     "read_model",
@@ -300,6 +302,46 @@ def _elidable(t: onnx.TensorProto) -> bool:
     raw = len(t.raw_data)
     typed = len(getattr(t, field))
     return (raw, typed) in ((count * size, 0), (0, count))
+
+
+def in_topological_order(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model``, or a copy whose nodes are in an order where every value is defined before it
+    is read, as onnxruntime sorts them (ONNX asks exporters for that order; some tools, e.g.
+    onnxruntime's fp16 converter with ``keep_io_types``, do not keep it). The order is the
+    model's wherever it allows: each node goes as early as its inputs let it, ties by its
+    place in the model. A graph that no order fixes (a cycle, an undefined value) is returned
+    as it is, for the ONNX checker to name its fault."""
+    nodes = model.graph.node
+    defined = {vi.name for vi in model.graph.input} | {t.name for t in model.graph.initializer}
+    defined |= {t.values.name for t in model.graph.sparse_initializer} | {""}
+    producer = {o: i for i, node in enumerate(nodes) for o in node.output if o}
+    waiting = [
+        {producer[n] for n in node.input if n not in defined and n in producer}
+        for node in nodes
+    ]
+    if all(all(p < i for p in w) for i, w in enumerate(waiting)):
+        return model  # already in order
+    readers: dict[int, list[int]] = {}
+    for i, w in enumerate(waiting):
+        for p in w:
+            readers.setdefault(p, []).append(i)
+    ready = [i for i, w in enumerate(waiting) if not w]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for r in readers.get(i, ()):
+            waiting[r].discard(i)
+            if not waiting[r]:
+                heapq.heappush(ready, r)
+    if len(order) < len(nodes):
+        return model  # a cycle: the checker names it
+    ordered = onnx.ModelProto()
+    _copy_fields(model, ordered, skip="graph")
+    _copy_fields(model.graph, ordered.graph, skip="node")
+    ordered.graph.node.extend(nodes[i] for i in order)
+    return ordered
 
 
 def _copy_fields(source: Message, target: Message, skip: str) -> None:

@@ -36,7 +36,7 @@ from t10.frontend.importer import (
 )
 from t10.frontend.integer_ranges import Interval, Range, Ranges, Unknown
 from t10.frontend.ops_reductions import layer_norm, softmax
-from t10.frontend.ops_views import concatenate, gather
+from t10.frontend.ops_views import concatenate, gathered
 
 Value = tuple[SSAValue, Shape]
 MS = "com.microsoft"
@@ -482,7 +482,7 @@ def rotary_tables(
     batch: int, seq: int, generics: _Generics,
 ) -> tuple[Value, Value]:
     """cos and sin [B or 1, S, R/2] of the tokens: the caches' rows at ``positions``, runtime
-    ids [B, S] (a gather), or known ids [B, S] or a known first position [1]; without
+    ids [B, S] (``table_rows``), or known ids [B, S] or a known first position [1]; without
     positions, caches [B, S, R/2] are the tables themselves and caches [P, R/2] are read from
     row 0 on (positions 0 to S - 1)."""
     caches = [imp.use(n) for n in (cos_name, sin_name)]
@@ -510,9 +510,9 @@ def table_rows(
     seq: int, generics: _Generics,
 ) -> Value:
     """The rows of ``table`` [P, W] (``role``) for the tokens, [B or 1, S, W]: at runtime
-    position ids [B or 1, S] (a gather); at known ones [B or 1, S], or a known first position
-    [1], that run first, first + 1, ... (a view; other known ids are refused); without
-    ``positions``, rows 0 to S - 1."""
+    position ids [B or 1, S], or at known ones [B or 1, S] or from a known first position [1]
+    (a view of the rows first, first + 1, ... when they run so, else a gather of the ids);
+    without ``positions``, rows 0 to S - 1."""
     if positions and not imp.is_known(positions):
         ids = imp.use(positions)
         if ids[1] not in ((batch, seq), (1, seq)):
@@ -520,7 +520,7 @@ def table_rows(
                 node, f"position_ids '{positions}' computed at run time have shape "
                 f"{list(ids[1])}; t10 gathers positions [batch, sequence] ([{batch}, {seq}])"
             )
-        return gather(imp, node, table, ids, GatherKind("rows", 0), generics.take())
+        return gathered(imp, node, table, ids, GatherKind("rows", 0), generics.take())
     if positions:
         known = imp.known_input(node, positions, "position_ids").astype(np.int64)
         if known.shape == (1,):
@@ -540,10 +540,7 @@ def table_rows(
         )
     first = int(known[0, 0])
     if not (known == first + np.arange(seq)[None, :]).all():
-        raise imp.node_error(
-            node, f"known position_ids '{positions}' that are not one run first, first + 1, "
-            "... are not supported: give them at run time (a graph input)"
-        )
+        return gathered(imp, node, table, known, GatherKind("rows", 0), generics.take())
     shape = (1, seq, width)
     view = AffineMap(3, 0, (_dim(1) + first, _dim(2)))
     return imp.view(table[0], table[1], shape, view, generics.take()), shape
@@ -566,9 +563,6 @@ def _rotary_embedding(imp: Importer, node: onnx.NodeProto, names: dict[str, str]
         heads, size = x[1][1], x[1][3]
     else:
         given_heads = int(attrs.get("num_heads", 0))
-        if given_dim and not given_heads:
-            raise imp.node_error(node, f"rotary_embedding_dim = {given_dim} on a 3-D input "
-                                       "needs num_heads: give the node its num_heads")
         heads = given_heads if given_heads else x[1][2] // rotated
         if heads < 1 or x[1][2] % heads:
             raise imp.node_error(
@@ -609,11 +603,17 @@ def lower_rotary_embedding(imp: Importer, node: onnx.NodeProto) -> None:
     domain=MS,
 )
 def lower_ms_rotary_embedding(imp: Importer, node: onnx.NodeProto) -> None:
-    """onnxruntime's RotaryEmbedding: as ONNX's, position_ids required (first)."""
+    """onnxruntime's RotaryEmbedding: as ONNX's, position_ids required (first), num_heads
+    with rotary_embedding_dim (as its kernel requires)."""
     formals = ("X", "position_ids", "cos_cache", "sin_cache")
     names = _inputs(imp, node, formals)
     _refuse_attributes(imp, node, {"scale": (1.0,), "is_packed_batching": (0,)})
-    _rotary_embedding(imp, node, names, bool(node_attributes(node).get("interleaved", 0)))
+    attrs = node_attributes(node)
+    if attrs.get("rotary_embedding_dim", 0) and not attrs.get("num_heads", 0):
+        raise imp.node_error(node, f"rotary_embedding_dim = {attrs['rotary_embedding_dim']} "
+                                   "needs num_heads (onnxruntime's kernel requires it): give "
+                                   "the node its num_heads")
+    _rotary_embedding(imp, node, names, bool(attrs.get("interleaved", 0)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -860,7 +860,7 @@ def lower_embed_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
     hidden = word[1][-1]
     shape = (batch, seq, hidden)
     rows = GatherKind("rows", 0)
-    terms = [gather(imp, node, word, ids, rows, generics.take())]
+    terms = [gathered(imp, node, word, ids, rows, generics.take())]
     table = imp.use(names["position_embedding"])
     if table[1][1:] != (hidden,):
         raise imp.node_error(node, f"position_embedding of shape {list(table[1])} must be "
@@ -870,7 +870,7 @@ def lower_embed_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
     if names["segment_ids"]:
         segments = _rank(imp, node, names["segment_ids"], "segment_ids", (2,),
                          "ids [batch, sequence]")
-        terms.append(gather(imp, node, imp.use(names["segment_embedding"]), segments, rows,
+        terms.append(gathered(imp, node, imp.use(names["segment_embedding"]), segments, rows,
                             generics.take()))
     if any(broadcast_shapes(s, shape) != shape for _, s in terms):
         raise imp.node_error(node, f"the embeddings {[list(s) for _, s in terms]} must share "

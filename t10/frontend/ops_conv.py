@@ -50,7 +50,7 @@ SUPPORTED_CONV = (
 )
 
 
-def _check_shapes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> int:
+def check_conv_shapes(imp: Importer, node: onnx.NodeProto, x: Shape, w: Shape) -> int:
     """The group count, after checking the shapes and attributes agree."""
     attrs = node_attributes(node)
     if len(x) < 3 or len(w) != len(x):
@@ -93,12 +93,13 @@ def known_float32_weight(
             f"node); {supported}",
         )
     w = imp.constant(name)
-    if w.dtype != np.float32:
+    if w.dtype not in (np.float32, np.float16):
         raise imp.node_error(
             node,
-            f"weight '{name}' has element type {w.dtype}; t10 computes float32 (FLOAT) only",
+            f"weight '{name}' has element type {w.dtype}; t10 computes float (FLOAT, FLOAT16) "
+            "only",
         )
-    return w
+    return w.astype(np.float32, copy=False)  # a FLOAT16 one exactly
 
 
 def patch_matrices(w: np.ndarray, group: int) -> np.ndarray:
@@ -165,7 +166,7 @@ def lower_conv(imp: Importer, node: onnx.NodeProto) -> None:
     names = node_inputs(node)
     x, x_shape = imp.use(names[0])
     w_shape = imp.shape_of(names[1])
-    group = _check_shapes(imp, node, x_shape, w_shape)
+    group = check_conv_shapes(imp, node, x_shape, w_shape)
     win = windows(imp, node, x_shape[2:], w_shape[2:])
     fold = _batch_norm_to_fold(imp, node, (x_shape[0], w_shape[0], *win.out))
     weight = _weight_matrices(imp, node, names[1], group, fold)

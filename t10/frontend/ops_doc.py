@@ -29,7 +29,7 @@ def render_table() -> str:
     rows = [
         f"{len(SUPPORTED_OPS)} op types.",
         "",
-        "| op | lowered in | attributes | runtime INT64 / INT32 / BOOL |",
+        "| op | lowered in | attributes | runtime integers / BOOL |",
         "|---|---|---|---|",
     ]
     for op in sorted(SUPPORTED_OPS):

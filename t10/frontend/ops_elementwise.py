@@ -10,7 +10,7 @@ the same float bodies, exact within their proven ranges (``integer_ranges``)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import onnx
@@ -239,15 +239,29 @@ def define_broadcast(
     imp.define(node.output[0], imp.elementwise(inputs, out_shape, body), out_shape)
 
 
+ScalarFn = Callable[[BodyBuilder, SSAValue], SSAValue]
+
+
+def activation_body(op_type: str, attributes: Mapping[str, float] | None = None) -> ScalarFn:
+    """The scalar body of the one-input activation ``op_type``: an op of
+    ``_ELEMENTWISE_BODIES`` (Relu, Tanh, Sigmoid, ...) or of ``_ACTIVATIONS``, its float
+    attributes from ``attributes`` (ONNX's defaults where not given); for the ops built of
+    activations (the recurrent layers of ``ops_recurrent``)."""
+    if op_type not in _ACTIVATIONS:
+        unary = _ELEMENTWISE_BODIES[op_type]
+        return lambda bb, x: unary(bb, [x])
+    defaults, body = _ACTIVATIONS[op_type]
+    given = attributes or {}
+    values = {name: float(given.get(name, default)) for name, default in defaults.items()}
+    return lambda bb, x: body(bb, x, values)
+
+
 def lower_activation(imp: Importer, node: onnx.NodeProto) -> None:
     """An activation of ``_ACTIVATIONS``: one generic over its input, its float attributes
     read into the body."""
-    defaults, body = _ACTIVATIONS[node.op_type]
-    given = node_attributes(node)
-    values = {name: float(given.get(name, default)) for name, default in defaults.items()}
+    body = activation_body(node.op_type, node_attributes(node))
     x = imp.use(node.input[0])
-    imp.define(node.output[0], imp.elementwise([x], x[1], lambda bb, v: body(bb, v[0], values)),
-               x[1])
+    imp.define(node.output[0], imp.elementwise([x], x[1], lambda bb, v: body(bb, v[0])), x[1])
 
 
 for _op, (_defaults, _) in _ACTIVATIONS.items():

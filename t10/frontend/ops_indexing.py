@@ -1,9 +1,9 @@
 """Index-driven data movement: Tile (``i mod size``), and GatherND / GatherElements of known
 indices that are affine in their position (``view_maps.affine_fit``, as for Gather in
 ``ops_views``) as views: e.g. the ``mask[batch, key]`` GatherND the dynamo exporter makes of
-Hugging Face's mask functions; known indices of any other pattern are refused. Runtime indices
-are a gather of runtime ids, as for Gather (``rtensor.gather ... nd batch_dims B`` / ``elements
-axis A``)."""
+Hugging Face's mask functions. Runtime indices, and known ones of any other pattern (DeBERTa's
+relative positions), are a gather, as for Gather (``rtensor.gather ... nd batch_dims B`` /
+``elements axis A``)."""
 
 from __future__ import annotations
 
@@ -12,18 +12,8 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.gathers import GatherKind
 from t10.common.view_maps import affine_fit
-from t10.errors import T10Error
 from t10.frontend.importer import Importer, checked_axes, node_attributes
-from t10.frontend.ops_views import checked_indices, define_view, runtime_gather, view_lowering
-
-
-def _not_affine(imp: Importer, node: onnx.NodeProto, what: str) -> T10Error:
-    return imp.node_error(
-        node,
-        f"the {what} are not an affine function of their position (a single index, or evenly "
-        f"spaced runs along each index axis); only those {node.op_type}s of known indices are "
-        "views",
-    )
+from t10.frontend.ops_views import checked_indices, define_view, gather, view_lowering
 
 
 @view_lowering("GatherND", {"batch_dims"})
@@ -32,10 +22,13 @@ def lower_gather_nd(imp: Importer, node: onnx.NodeProto) -> None:
     component an affine expression of the output's index dims."""
     _, source = imp.use(node.input[0])
     batch = int(node_attributes(node).get("batch_dims", 0))
+    kind = GatherKind("nd", batch)
     if not imp.is_known(node.input[1]):
-        runtime_gather(imp, node, GatherKind("nd", batch))
+        gather(imp, node, kind)
         return
     raw = imp.known_input(node, node.input[1], "indices")
+    if (problem := kind.problem(source, raw.shape)) is not None:
+        raise imp.node_error(node, f"known indices {list(raw.shape)}: {problem}")
     k = raw.shape[-1]
     lead = raw.ndim - 1  # the output's index dims
     dim = AffineExpr.dimension
@@ -44,7 +37,8 @@ def lower_gather_nd(imp: Importer, node: onnx.NodeProto) -> None:
         component = checked_indices(imp, node, raw[..., j], source[batch + j])
         fitted = affine_fit(component, range(lead))
         if fitted is None:
-            raise _not_affine(imp, node, f"indices of data axis {batch + j}")
+            gather(imp, node, kind)
+            return
         exprs.append(fitted)
     exprs += [dim(lead + j - batch - k) for j in range(batch + k, len(source))]
     shape = tuple(int(d) for d in raw.shape[:-1]) + source[batch + k :]
@@ -56,14 +50,18 @@ def lower_gather_elements(imp: Importer, node: onnx.NodeProto) -> None:
     """``out[i] = data[i with axis replaced by idx[i]]``."""
     _, source = imp.use(node.input[0])
     axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", 0))], len(source))[0]
+    kind = GatherKind("elements", axis)
     if not imp.is_known(node.input[1]):
-        runtime_gather(imp, node, GatherKind("elements", axis))
+        gather(imp, node, kind)
         return
     raw = imp.known_input(node, node.input[1], "indices")
+    if (problem := kind.problem(source, raw.shape)) is not None:
+        raise imp.node_error(node, f"known indices {list(raw.shape)}: {problem}")
     indices = checked_indices(imp, node, raw, source[axis])
     fitted = affine_fit(indices, range(indices.ndim))
     if fitted is None:
-        raise _not_affine(imp, node, "indices")
+        gather(imp, node, kind)
+        return
     dim = AffineExpr.dimension
     exprs = [fitted if d == axis else dim(d) for d in range(len(source))]
     shape = tuple(int(d) for d in indices.shape)

@@ -1,7 +1,7 @@
 """Comparisons, IsNaN, IsInf, logic, Where, Trilu, OneHot, Cast and CastLike on runtime values
 (masks and selections).
 
-Runtime values are float32; INT64 / INT32 / BOOL values are held as the exact float of each
+Runtime values are float32; integer and BOOL values are held as the exact float of each
 integer (``importer.INTEGER_TYPES``). A comparison or logical op is an element-wise generic
 whose result is a float 0 / 1 (``select(cmpf p a b, 1.0, 0.0)``); logic reads only bools, which
 are always 0 / 1, so Not is ``1 - x``, And ``min``, Or ``max``, Xor ``a != b``. Where selects
@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 
 from t10.common.view_maps import reshape_map
 from t10.frontend.importer import (
-    FLOAT,
+    FLOAT_TYPES,
     INTEGER_TYPES,
     BodyBuilder,
     BodyFn,
@@ -191,7 +191,7 @@ def lower_one_hot(imp: Importer, node: onnx.NodeProto) -> None:
     define_broadcast(imp, node, [(indices, spread), (positions, along)], body)
 
 
-_CAST_TARGETS = (FLOAT, *INTEGER_TYPES)
+_CAST_TARGETS = (*FLOAT_TYPES, *INTEGER_TYPES)
 
 
 def _nonzero(bb: BodyBuilder, x: Sequence[SSAValue]) -> SSAValue:
@@ -211,11 +211,11 @@ def _cast_target(imp: Importer, node: onnx.NodeProto) -> int:
 
 
 def _cast_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
-    """To BOOL: [0, 1]; from FLOAT: a truncated float, of unknown range; else the input's."""
+    """To BOOL: [0, 1]; from a float: a truncated float, of unknown range; else the input's."""
     to = _cast_target(imp, node)
     if to == onnx.TensorProto.BOOL:
         return Ranges((BOOL,))
-    if imp.elem_type(node.input[0]) == FLOAT:
+    if imp.elem_type(node.input[0]) in FLOAT_TYPES:
         return Ranges((Unknown(f"'{node.output[0]}' (a float truncated by Cast)"),))
     return Ranges((imp.range_of(node.input[0]),))
 
@@ -225,23 +225,26 @@ def _cast_ranges(imp: Importer, node: onnx.NodeProto) -> Ranges:
 @lowering("CastLike", attributes={"saturate", "round_mode"}, integers=_cast_ranges)
 def lower_cast(imp: Importer, node: onnx.NodeProto) -> None:
     """Cast (or CastLike: to the element type of its second input, whose values it does not
-    read) between FLOAT, INT64, INT32 and BOOL of a runtime value. To FLOAT, and between
-    integer types, is the identity (integers are held exactly, |x| <= 2**24, so INT64 → INT32
-    never wraps); to BOOL is ``x != 0``; FLOAT to an integer type truncates toward zero
-    (exact; a NaN, infinite or out-of-range float, undefined in ONNX, stays as is). Casts of
-    known values are folded."""
+    read) between FLOAT, FLOAT16, the integer types and BOOL of a runtime value. To a float
+    type, and between integer types, is the identity (integers are held exactly, |x| <= 2**24,
+    so INT64 → INT32 never wraps; a narrow target must hold the proven range:
+    ``integer_ranges``; a FLOAT16 result is rounded by the fp16 storage it needs:
+    ``Importer.fp16_values``); to BOOL is ``x != 0``; a float to an integer type truncates
+    toward zero (exact; a NaN, infinite or out-of-range float, undefined in ONNX, stays as
+    is). Casts of known values are folded."""
     to = _cast_target(imp, node)
     source = imp.elem_type(node.input[0])
     if to not in _CAST_TARGETS:
         raise imp.node_error(
             node,
             f"{node.op_type} from {dtype_name(source)} to {dtype_name(to)} of a runtime value is "
-            "not supported: t10 computes float32, and holds INT64, INT32 and BOOL values as exact "
-            "float32 values; it casts only between FLOAT, INT64, INT32 and BOOL",
+            "not supported: t10 computes float32 (FLOAT16 at fp16 storage), and holds integer "
+            "and BOOL values as exact float32 values; it casts only between "
+            f"{', '.join(map(dtype_name, _CAST_TARGETS))}",
         )
     if to == onnx.TensorProto.BOOL and source != to:
         define_broadcast(imp, node, [imp.use(node.input[0])], _nonzero)
-    elif to in INTEGER_TYPES and source == FLOAT:
+    elif to in INTEGER_TYPES and source in FLOAT_TYPES:
         define_broadcast(imp, node, [imp.use(node.input[0])], _truncate)
     else:
         imp.pass_through(node)

@@ -26,7 +26,15 @@ from t10.frontend.importer import (
 @lowering("MatMul")
 def lower_matmul(imp: Importer, node: onnx.NodeProto) -> None:
     """numpy.matmul semantics: N-D batched with batch broadcasting, 1-D operands promoted."""
-    (a, sa), (b, sb) = (imp.use(n) for n in node.input)
+    result, shape = matmul(imp, node, imp.use(node.input[0]), imp.use(node.input[1]))
+    imp.define(node.output[0], result, shape)
+
+
+def matmul(
+    imp: Importer, node: onnx.NodeProto, lhs: tuple[SSAValue, Shape], rhs: tuple[SSAValue, Shape]
+) -> tuple[SSAValue, Shape]:
+    """``lhs @ rhs`` (numpy.matmul) as one contraction, and its shape."""
+    (a, sa), (b, sb) = lhs, rhs
     if not sa or not sb:
         raise imp.node_error(node, "MatMul operands must have rank >= 1")
     has_m, has_n = len(sa) >= 2, len(sb) >= 2
@@ -68,7 +76,7 @@ def lower_matmul(imp: Importer, node: onnx.NodeProto) -> None:
         out_exprs.append(dim(d_n))
         out_shape.append(sb[-1])
     result = imp.contraction(a, a_exprs, b, b_exprs, out_exprs, tuple(out_shape), d_k)
-    imp.define(node.output[0], result, tuple(out_shape))
+    return result, tuple(out_shape)
 
 
 @lowering("Gemm", attributes={"alpha", "beta", "transA", "transB"})

@@ -20,7 +20,7 @@ import onnx
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.frontend.folding import evaluate
-from t10.frontend.importer import FLOAT, Importer, Shape, node_attributes
+from t10.frontend.importer import FLOAT_TYPES, Importer, Shape, node_attributes
 from t10.frontend.ops_views import define_view, view_lowering
 
 dim = AffineExpr.dimension
@@ -311,9 +311,9 @@ def _lower_interpolation(imp: Importer, node: onnx.NodeProto, mode: str) -> None
     weights of every axis sum to 1, which ``_axis_weights`` checks, so the axes compose."""
     if mode not in INTERPOLATING_MODES:
         raise imp.node_error(node, f"mode '{mode}' is not nearest, linear or cubic")
-    if imp.elem_type(node.input[0]) != FLOAT:
-        raise imp.node_error(node, f"mode '{mode}' interpolates; t10 interpolates float32 "
-                                   "(FLOAT) values only")
+    if imp.elem_type(node.input[0]) not in FLOAT_TYPES:
+        raise imp.node_error(node, f"mode '{mode}' interpolates; t10 interpolates float "
+                                   "(FLOAT, FLOAT16) values only")
     policy = node_attributes(node).get("keep_aspect_ratio_policy", b"stretch")
     if policy != b"stretch":
         raise imp.node_error(node, f"keep_aspect_ratio_policy '{policy.decode()}' with mode "

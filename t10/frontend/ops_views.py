@@ -220,39 +220,48 @@ def lower_split(imp: Importer, node: onnx.NodeProto) -> None:
         start += size
 
 
-def runtime_gather(imp: Importer, node: onnx.NodeProto, kind: GatherKind) -> None:
-    """A gather of runtime indices (`node`'s input 1: token ids into an embedding table, an
-    integer graph input, possibly through views) from input 0: an `rtensor.gather` of `kind`
-    (`t10.common.gathers`)."""
-    imp.define(node.output[0], *gather(imp, node, imp.use(node.input[0]), imp.use(node.input[1]),
-                                       kind))
+def gather(imp: Importer, node: onnx.NodeProto, kind: GatherKind) -> None:
+    """A gather of ``kind`` (`t10.common.gathers`) from input 0 by the ids of input 1: runtime
+    ids (token ids into an embedding table: an integer graph input, possibly through views),
+    or known ids that no view reads (not affine in their position: DeBERTa's relative
+    positions; the caller has checked them, `checked_indices`): `gathered`."""
+    ids: tuple[SSAValue, Shape] | np.ndarray = (
+        np.asarray(imp.known_input(node, node.input[1], "indices"), dtype=np.int64)
+        if imp.is_known(node.input[1])
+        else imp.use(node.input[1])
+    )
+    imp.define(node.output[0], *gathered(imp, node, imp.use(node.input[0]), ids, kind))
 
 
-def gather(
+def gathered(
     imp: Importer,
     node: onnx.NodeProto,
     table_value: tuple[SSAValue, Shape],
-    ids_value: tuple[SSAValue, Shape],
+    ids_value: tuple[SSAValue, Shape] | np.ndarray,
     kind: GatherKind,
     index: int | None = None,
 ) -> tuple[SSAValue, Shape]:
-    """The `rtensor.gather` of `kind` of runtime `ids_value` from `table_value` (generic
-    `index` of `node`)."""
+    """The gather of ``kind`` from ``table_value`` by runtime ids or known ones (an array,
+    held as a constant: `Importer.constant_ids`), as generic ``index`` of ``node``: an
+    `rtensor.gather`, a data-dependent move."""
     table, source = table_value
-    ids, ids_shape = ids_value
+    if isinstance(ids_value, np.ndarray):
+        ids_shape, which = tuple(int(d) for d in ids_value.shape), "known"
+    else:
+        ids_shape, which = ids_value[1], "runtime"
     if not ids_shape:
         raise imp.node_error(
-            node, "runtime indices must have rank >= 1 (a scalar index is not supported)"
+            node, f"{which} indices must have rank >= 1 (a scalar index is not supported)"
         )
     problem = kind.problem(source, ids_shape)
     if problem is not None:
-        raise imp.node_error(node, f"runtime indices {list(ids_shape)}: {problem}")
+        raise imp.node_error(node, f"{which} indices {list(ids_shape)}: {problem}")
     shape = kind.shape(source, ids_shape)
     if not shape:
         raise imp.node_error(
-            node,
-            "the result is a rank-0 (scalar) tensor; runtime gathers to scalars are not supported",
+            node, "the result is a rank-0 (scalar) tensor; gathers to scalars are not supported"
         )
+    ids = imp.constant_ids(ids_value) if isinstance(ids_value, np.ndarray) else ids_value[0]
     op = rtensor.GatherOp.create(
         operands=[table, ids],
         result_types=[TensorType(f32, shape)],
@@ -266,25 +275,19 @@ def gather(
 def lower_gather(imp: Importer, node: onnx.NodeProto) -> None:
     """Gather of constant indices from a runtime tensor: indices affine in their position (a
     scalar index drops the axis; a run is a strided slice; ``[[0..15], [16..31]]`` reads a
-    flattened [2, 16]) are a view, other constant index sets are refused. Runtime indices
-    (token ids into an embedding table: an integer graph input, possibly through views)
-    become an `rtensor.gather`."""
-    table, source = imp.use(node.input[0])
+    flattened [2, 16]) are a view; other known indices, and runtime ones, a `gather`."""
+    _, source = imp.use(node.input[0])
     axis = checked_axes(imp, node, [int(node_attributes(node).get("axis", 0))], len(source))[0]
     if not imp.is_known(node.input[1]):
-        runtime_gather(imp, node, GatherKind("rows", axis))
+        gather(imp, node, GatherKind("rows", axis))
         return
     raw = imp.known_input(node, node.input[1], "indices")
     indices = checked_indices(imp, node, raw, source[axis])
     k = indices.ndim
     picked = affine_fit(indices, range(axis, axis + k))
     if picked is None:
-        raise imp.node_error(
-            node,
-            f"indices {indices.tolist()} along axis {axis} are not an affine function of their "
-            "position (a single index, an evenly spaced run, or such runs along each index "
-            "axis); only those Gathers of known indices are views",
-        )
+        gather(imp, node, GatherKind("rows", axis))
+        return
     dim = AffineExpr.dimension
     exprs = [dim(d) for d in range(axis)] + [picked]
     exprs += [dim(d - 1 + k) for d in range(axis + 1, len(source))]

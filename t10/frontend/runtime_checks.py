@@ -66,6 +66,7 @@ def _pool(imp: Importer, node: onnx.NodeProto) -> None:
 _CHECKS: dict[str, Callable[[Importer, onnx.NodeProto], None]] = {
     "Concat": _concat,
     "Conv": _conv,
+    "ConvInteger": _conv,
     "ConvTranspose": _conv,
     "MaxPool": _pool,
     "AveragePool": _pool,

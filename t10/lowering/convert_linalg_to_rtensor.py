@@ -81,7 +81,6 @@ from xdsl.rewriter import InsertPoint
 
 from t10.common.attr_names import (
     ESTIMATE_ATTR,
-    FP16_INEXACT_ATTR,
     FP16_SATURATED_ATTR,
     GATHER_ATTR,
     HOME_CORES_ATTR,
@@ -103,6 +102,7 @@ from t10.common.tensor_expr import (
     ExprKind,
     at_precision,
     check_partials,
+    check_storage,
     linalg_tensor_expr,
     op_name,
     precision_type,
@@ -717,12 +717,7 @@ class ConvertLinalgToRTensor(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         precision = _module_string(op, PRECISION_ATTR)
         elem = precision_type(precision, f"module attribute '{PRECISION_ATTR}'")
-        inexact = op.attributes.get(FP16_INEXACT_ATTR)
-        if precision == "fp16" and isinstance(inexact, StringAttr):
-            raise T10Error(
-                f"fp16 storage would round the {inexact.data}: integers that must stay "
-                "exact (fp16 holds every integer with |x| <= 2048); compile with --precision fp32"
-            )
+        check_storage(op.attributes, precision)
         partials = _module_string(op, PARTIALS_ATTR)
         check_partials(precision, partials, f"module attribute '{PARTIALS_ATTR}'")
         check_record(op, self.name)

@@ -21,6 +21,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 
 from t10.common.attr_names import (
+    FLOAT16_TYPE,
     INDEX_BOUND_ATTR,
     NAME_ATTR,
     ONNX_TYPE_ATTR,
@@ -83,8 +84,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One graph input of `@main`: its ONNX name, static shape and, for an integer ONNX input
-    (a float32 argument holding integers), its ONNX type (`t10.onnx_type`: int64, int32, bool)."""
+    """One graph input of `@main`: its ONNX name, static shape and, for an integer or FLOAT16
+    ONNX input (a float32 argument holding integers or fp16 values), its ONNX type
+    (`t10.onnx_type`: int64, int32, bool or float16)."""
 
     name: str
     shape: tuple[int, ...]
@@ -98,8 +100,13 @@ class InputSpec:
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        """The dtype of its values: float32, or its integer ONNX type."""
+        """The dtype of its values: float32, or its ONNX type's."""
         return np.dtype(self.onnx_type or np.float32)
+
+    @property
+    def integer(self) -> bool:
+        """Whether it holds integers (of an integer or bool ONNX type)."""
+        return self.onnx_type not in (None, FLOAT16_TYPE)
 
     def draws(self) -> tuple[int, int]:
         """The integers [lo, hi] random values of this input are drawn from."""
@@ -147,9 +154,10 @@ def input_specs(module: ModuleOp) -> list[InputSpec]:
 def random_inputs(
     specs: Sequence[InputSpec], seed: int = 0, timing_only: bool = False
 ) -> dict[str, np.ndarray]:
-    """Seeded inputs, drawn in argument order from one generator: standard-normal float32,
-    and for an integer input integers of its ONNX type in `InputSpec.draws` (a 0/1 mask, or
-    token ids below the size of the table they index, within a declared range). With
+    """Seeded inputs, drawn in argument order from one generator: standard-normal float32
+    (float16 for a FLOAT16 input), and for an integer input integers of its ONNX type in
+    `InputSpec.draws` (a 0/1 mask, or token ids below the size of the table they index,
+    within a declared range). With
     `timing_only` a float input is `NoValues` (a timing-only run reads no float value; a
     decoder's KV caches at batch 8 would take gigabytes): the generator still draws it, a
     slice at a time, when an integer input follows, so the integers are those of a run
@@ -157,18 +165,16 @@ def random_inputs(
     rng = np.random.default_rng(seed)
     inputs: dict[str, np.ndarray] = {}
     for k, s in enumerate(specs):
-        if s.onnx_type is not None:
-            inputs[s.name] = rng.integers(*s.draws(), s.shape, endpoint=True).astype(
-                np.dtype(s.onnx_type)
-            )
+        if s.integer:
+            inputs[s.name] = rng.integers(*s.draws(), s.shape, endpoint=True).astype(s.dtype)
         elif not timing_only:
-            inputs[s.name] = rng.standard_normal(s.shape).astype(np.float32)
+            inputs[s.name] = rng.standard_normal(s.shape).astype(s.dtype)
         else:
-            if any(later.onnx_type is not None for later in specs[k + 1:]):
+            if any(later.integer for later in specs[k + 1:]):
                 left = prod(s.shape)
                 while left:  # the same draws, without holding them
                     left -= len(rng.standard_normal(min(left, _DRAWN_AT_ONCE)))
-            inputs[s.name] = NoValues.of(s.shape, np.float32)
+            inputs[s.name] = NoValues.of(s.shape, s.dtype)
     return inputs
 
 

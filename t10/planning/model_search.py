@@ -35,7 +35,13 @@ from t10.common.chip_spec import ChipSpec
 from t10.common.epilogues import unmark_epilogue
 from t10.common.placements import on_first_chip
 from t10.common.plans import Estimate, Plan
-from t10.common.tensor_expr import TensorExpr, element_bytes, op_name, precision_type
+from t10.common.tensor_expr import (
+    TensorExpr,
+    check_storage,
+    element_bytes,
+    op_name,
+    precision_type,
+)
 from t10.common.weights import cold_attr, cold_inputs, loads_ahead
 from t10.errors import DoesNotFit, T10Error
 from t10.planning.cold_weights import cold_point, expand_estimate, with_cold_weights
@@ -115,6 +121,7 @@ def plan_module(
     check_jobs(PLAN_SEARCH, jobs)
     check_named_ops(module, PLAN_SEARCH)
     check_not_lowered(module, PLAN_SEARCH)
+    check_storage(module.attributes, options.precision)
     bound = model_bound_of(chip, module, options.precision, options.partials)
     search = ModelSearch(options, reuse, jobs)
     peak = planner(options.planner).plan(search, chip, module)

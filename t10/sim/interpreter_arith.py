@@ -38,6 +38,7 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Attribute, Operation
 
+from t10.common.attr_names import IDS_ATTR
 from t10.errors import T10Error
 from t10.sim.sim_impl import sim_impl
 from t10.sim.state import Index, NoValues, uniform
@@ -185,7 +186,7 @@ class ArithFunctions(InterpreterFunctions):
     is added before the implementations are registered.
 
     `timing_only`: float dense constants (the weights) become `NoValues` of their shape;
-    integer ones keep their values (they may be ids, whose values decide traffic)."""
+    integer ones and known gather ids (`t10.ids`) keep their values (ids decide traffic)."""
 
     def __init__(self, timing_only: bool = False):
         self.timing_only = timing_only
@@ -199,7 +200,11 @@ class ArithFunctions(InterpreterFunctions):
             return (int(value.value.data),)
         if isinstance(value, FloatAttr):
             return (np.float32(value.value.data),)
-        if self.timing_only and isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr):
+        if (
+            self.timing_only
+            and isinstance(value, DenseResourceAttr | DenseIntOrFPElementsAttr)
+            and IDS_ATTR not in op.attributes
+        ):
             vtype = value.type
             if isinstance(vtype, TensorType) and not isinstance(
                 vtype.get_element_type(), IntegerType

@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from t10.common import collectives, costs, exchange
-from t10.common.attr_names import NAME_ATTR, ONNX_TYPE_ATTR
+from t10.common.attr_names import FLOAT16_TYPE, NAME_ATTR, ONNX_TYPE_ATTR
 from t10.common.locations import naming_node
 from t10.common.placements import check_fits
 from t10.common.plans import Layout, kernel_cycles
@@ -764,7 +764,7 @@ def _check_exact_integers(source: SSAValue, values: np.ndarray) -> None:
         return
     attrs = main.arg_attrs.data[source.index] if main.arg_attrs else None
     onnx_type = attrs.data.get(ONNX_TYPE_ATTR) if isinstance(attrs, DictionaryAttr) else None
-    if not isinstance(onnx_type, StringAttr):
+    if not isinstance(onnx_type, StringAttr) or onnx_type.data == FLOAT16_TYPE:
         return
     lost = values.astype(np.float16).astype(np.float32) != values
     if lost.any():

@@ -43,7 +43,7 @@ from t10.sim.interpreter_arith import (
 from t10.sim.interpreter_chip import ChipFunctions, OpStats, ReportBuilder, SimReport
 from t10.sim.interpreter_core import CoreFunctions
 from t10.sim.sim_impl import SimulationStopped
-from t10.sim.state import SimState
+from t10.sim.state import NoValues, SimState
 
 __all__ = ["OpStats", "SimReport", "SimResult", "simulate"]
 
@@ -93,9 +93,9 @@ def _attr_names(attrs: object, count: int, kind: str) -> list[str]:
 def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
     """The inputs as the program's float32 arguments. They must be exactly the model's: every
     input by name, none else, each with its argument's shape and the dtype of the model's
-    input (float32, or the integer type in `t10.onnx_type`, computed with as its exact float32
-    value), and within its declared range (`t10.range`, `t10.common.input_ranges`): nothing is
-    cast."""
+    input (float32, or the type in `t10.onnx_type`: an integer type or float16, computed with
+    as its exact float32 value), and within its declared range (`t10.range`,
+    `t10.common.input_ranges`): nothing is cast."""
     arg_types = main.function_type.inputs.data
     names = _attr_names(main.arg_attrs, len(arg_types), "input")
     dtypes = [
@@ -118,10 +118,12 @@ def _check_inputs(main: func.FuncOp, inputs: Mapping[str, np.ndarray]) -> list[n
 
 
 def _as_float32(name: str, value: np.ndarray) -> np.ndarray:
-    """The float32 value of an input (a float32 one as it is: it may be `NoValues`); integer
-    inputs must be exactly representable."""
+    """The float32 value of an input (a float32 one as it is: it may be `NoValues`; a float16
+    one widened, exactly); integer inputs must be exactly representable."""
     if value.dtype == np.float32:
         return value
+    if isinstance(value, NoValues):
+        return NoValues.of(value.shape, np.float32)
     if value.dtype.kind in "iu" and value.size:
         worst = int(np.max(np.abs(value.astype(np.float64))))
         if worst > EXACT_F32:
@@ -185,7 +187,7 @@ def simulate(
         raise T10Error(f"the simulator cannot run '{name}'") from None
     names = _attr_names(main.res_attrs, len(results), "output")
     types = _attr_strings(main.res_attrs, len(results), ONNX_TYPE_ATTR)
-    outputs = {  # integer / bool outputs: exact floats, returned as the model's type
+    outputs = {  # integer / bool / float16 outputs: exact floats, returned as the model's type
         name: np.asarray(value) if onnx_type is None else np.asarray(value).astype(onnx_type)
         for name, value, onnx_type in zip(names, results, types, strict=True)
     }

@@ -622,11 +622,11 @@ def make_parser() -> argparse.ArgumentParser:
     run.add_argument("--inputs", metavar="IN.npz", type=_path,
                      help="input arrays keyed by ONNX input name (numpy.savez), each of the "
                           "input's exact shape and dtype: float32, or the integer dtype the "
-                          "model declares (INT64, INT32, BOOL) with |x| <= 2**24; nothing is "
-                          "cast (default: seeded random)")
+                          "model declares (INT64, INT32, ..., UINT8, BOOL) with |x| <= 2**24; "
+                          "nothing is cast (default: seeded random)")
     run.add_argument("--seed", type=_seed, default=0,
                      help="seed of the random inputs: standard-normal float32, and integers "
-                          "in [0, 2) for integer (INT64, INT32, BOOL) inputs (default 0)")
+                          "in [0, 2) for integer (INT64, ..., UINT8, BOOL) inputs (default 0)")
     run.add_argument("--outputs", metavar="OUT.npz", type=_npz_path,
                      help="save the simulated outputs, keyed by ONNX output name, to OUT.npz "
                           "(its directory must exist)")

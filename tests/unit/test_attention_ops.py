@@ -240,33 +240,36 @@ def _caches(positions: int, half: int) -> dict[str, np.ndarray]:
 
 @settings(max_examples=15, deadline=None)
 @given(dims=sizes, interleaved=st.booleans(), partial=st.booleans(), four_d=st.booleans(),
-       onnx_op=st.booleans(), runtime_positions=st.booleans())
+       onnx_op=st.booleans(), positions=st.sampled_from(["runtime", "run", "known"]))
 def test_rotary_embedding(
     dims: dict[str, int], interleaved: bool, partial: bool, four_d: bool, onnx_op: bool,
-    runtime_positions: bool,
+    positions: str,
 ) -> None:
     """Halves or interleaved pairs rotated, all of each head or its first dims; 3-D or 4-D
-    input; positions given at run time or known (a first position); com.microsoft's and
-    opset 23's op."""
+    input; positions given at run time, or known: a run (from a first position: a view of
+    the caches) or any (a gather); com.microsoft's and opset 23's op."""
     b, s, n = dims["batch"], dims["seq"], dims["heads"]
     h = 2 * dims["size"]
     rotary = h - 2 if partial and h > 2 else h
     weights: dict[str, np.ndarray] = _caches(8, rotary // 2)
     inputs: dict[str, Typed] = {}
     feeds: dict[str, np.ndarray] = {}
-    if runtime_positions:
+    ids = np.random.default_rng(5).integers(0, 8, (b, s))
+    if positions == "runtime":
         inputs["pos"] = (I64, (b, s))
-        feeds["pos"] = np.random.default_rng(5).integers(0, 8, (b, s))
+        feeds["pos"] = ids
+    elif positions == "known":
+        weights["pos"] = ids
+    elif onnx_op:  # ONNX's position_ids are [batch, sequence]
+        weights["pos"] = np.arange(8 - s, 8)[None, :].repeat(b, 0)
     else:
         weights["pos"] = np.array([8 - s], np.int64)
     shape = (b, n, s, h) if four_d else (b, s, n * h)
     inputs["x"] = (F, shape)
-    attrs = {"interleaved": int(interleaved), "num_heads": 0 if four_d else n}
+    attrs = {"interleaved": int(interleaved), "num_heads": n}
     if partial:
         attrs["rotary_embedding_dim"] = rotary
     if onnx_op:
-        if not runtime_positions:  # ONNX's position_ids are [batch, sequence]
-            weights["pos"] = np.arange(8 - s, 8)[None, :].repeat(b, 0)
         node = helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], **attrs)
     else:
         node = helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain=MS,
@@ -280,6 +283,13 @@ def test_rotary_embedding_of_token_tables() -> None:
     node = helper.make_node("RotaryEmbedding", ["x", "cos", "sin"], ["y"], num_heads=2)
     inputs = {"x": (F, (2, 3, 8)), "cos": (F, (2, 3, 2)), "sin": (F, (2, 3, 2))}
     assert_matches(model_of(node, inputs, {"y": (F, (2, 3, 8))}, {}, opset=23))
+
+
+def test_rotary_embedding_without_num_heads() -> None:
+    """com.microsoft's op on a 3-D input without num_heads: heads of the rotary dim."""
+    node = helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain=MS)
+    weights = {**_caches(8, 2), "pos": np.array([[0, 1, 2]])}
+    assert_matches(model_of(node, {"x": (F, (1, 3, 8))}, {"y": (F, (1, 3, 8))}, weights))
 
 
 def _rotary(inputs: list[str], weights: dict[str, np.ndarray], pos: tuple[int, ...] = (1, 3),
@@ -299,8 +309,6 @@ _ROTARY_EMBEDDING_REFUSALS = [
      r"cos_cache \[4, 2\] and sin_cache \[4, 1\] must have one shape"),
     (_rotary(["x", "pos", "cos", "sin"], {**_caches(4, 2), "pos": np.array([2])}),
      r"positions 2 to 4 lie outside the 4 rows of cos_cache"),
-    (_rotary(["x", "pos", "cos", "sin"], {**_caches(4, 2), "pos": np.array([[0, 2, 1]])}),
-     r"known position_ids 'pos' that are not one run first, first \+ 1, ... are not supported"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 4), num_heads=2, rotary_embedding_dim=6),
      r"the caches rotate 8 dims \(twice their last dim\), rotary_embedding_dim is 6"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 2), pos=(1,)),
@@ -310,7 +318,8 @@ _ROTARY_EMBEDDING_REFUSALS = [
      r"position_ids 'pos' have shape \[1, 2\]: they must be \[batch, sequence\] \(\[1, 3\]\) or "
      r"the first position \[1\]"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 1), rotary_embedding_dim=2),
-     r"rotary_embedding_dim = 2 on a 3-D input needs num_heads: give the node its num_heads"),
+     r"rotary_embedding_dim = 2 needs num_heads \(onnxruntime's kernel requires it\): give the "
+     r"node its num_heads"),
     (_rotary(["x", "pos", "cos", "sin"], _caches(4, 2), num_heads=3),
      r"num_heads = 3 must be a positive divisor of the hidden size 8"),
     (_rotary(["x", "cos", "sin", "pos"], {"cos": randn(1, 3, 2), "sin": randn(1, 3, 2)},

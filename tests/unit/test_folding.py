@@ -171,6 +171,12 @@ def _scalar(value: float, dtype: type) -> np.ndarray:
 
 _RNG = np.random.default_rng(7)
 _WIDE = _RNG.standard_normal((3, 100)).astype(np.float32)
+_QUANTIZED = np.array(
+    [[np.inf, -np.inf, np.nan, 0.25], [2.5, 3.5, -2.5, -0.75], [1e9, -1e9, 0.125, 100.0]],
+    np.float32,
+)
+"""Values to quantise: infinities, NaN, ties at half steps, values beyond every type."""
+
 _FILL = helper.make_tensor("v", TensorProto.INT64, [1], [7])
 
 FOLD_CASES: dict[str, tuple[onnx.NodeProto, dict[str, np.ndarray]]] = {
@@ -299,8 +305,26 @@ LEGACY_FOLD_CASES: dict[str, tuple[int, onnx.NodeProto, dict[str, np.ndarray]]] 
         node("Upsample", ["d"], ["y"], mode="nearest", scales=[1.0, 1.0, 2.0, 3.0]),
         {"d": _BLOCK.reshape(1, 2, 3, 4)},
     ),
+    "QuantizeLinear-13 per axis": (
+        13,
+        node("QuantizeLinear", ["d", "s", "z"], ["y"], axis=0),
+        {"d": _QUANTIZED, "s": np.array([0.5, 2.0, 0.25], np.float32),
+         "z": np.array([0, 7, -9], np.int8)},
+    ),
+    "QuantizeLinear-21 INT16 saturating": (
+        21,
+        node("QuantizeLinear", ["d", "s", "z"], ["y"]),
+        {"d": _QUANTIZED * 1e4, "s": _scalar(0.5, np.float32), "z": _scalar(3, np.int16)},
+    ),
+    "DequantizeLinear-10": (
+        10,
+        node("DequantizeLinear", ["d", "s", "z"], ["y"]),
+        {"d": np.arange(256, dtype=np.uint8), "s": _scalar(0.1, np.float32),
+         "z": _scalar(128, np.uint8)},
+    ),
 }
-"""Ops whose form changed between opsets, at an older one: folded as that opset defines them."""
+"""Ops whose form changed between opsets, at an older one: folded as that opset defines them
+(QuantizeLinear and DequantizeLinear: the reference evaluator has none below opset 19)."""
 
 
 @pytest.mark.parametrize("case", LEGACY_FOLD_CASES)

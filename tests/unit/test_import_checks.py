@@ -55,8 +55,8 @@ def _import_error(model: onnx.ModelProto) -> str:
 
 
 def _one_input_ops() -> list[str]:
-    """The registered ops whose schema (at OPSET) has one required input and no required
-    attribute: each is a one-node model of one input."""
+    """The registered ops whose schema (at OPSET) has one required input, one required
+    output and no required attribute: each is a one-node model of one input."""
     ops = []
     for key in sorted(k for k in SUPPORTED_OPS if isinstance(k, str)):
         if not onnx.defs.has(key, OPSET, ""):
@@ -67,6 +67,7 @@ def _one_input_ops() -> list[str]:
             schema.inputs
             and schema.inputs[0].option == SINGLE
             and len(required) == 1
+            and schema.min_output == 1
             and not any(a.required for a in schema.attributes.values())
         ):
             ops.append(key)

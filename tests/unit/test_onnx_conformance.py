@@ -30,10 +30,11 @@ from onnx.backend.test.loader import load_model_tests
 from xdsl.dialects.builtin import ModuleOp
 
 from t10.common.chip_spec import load_chip
-from t10.driver import CompileOptions, compile_model
+from t10.driver import CompileOptions, check_tolerance, compile_model
 from t10.errors import T10Error
 from t10.frontend import SUPPORTED_OPS
 from t10.frontend.folding import may_fold
+from t10.frontend.importer import INTEGER_TYPES
 from t10.sim.simulator import simulate
 
 CHIP = "test-16"
@@ -43,20 +44,23 @@ MIN_PASSED: dict[str, int] = {
     "Abs": 12,
     "Add": 88,
     "And": 8,
-    "Cast": 89,
+    "Cast": 95,
     "Ceil": 2,
     "Clip": 9,
     "Concat": 92,
     "Constant": 164,  # many cases give axes, shapes, ... as Constant nodes (folded)
     "ConstantOfShape": 45,  # in expanded functions: its own cases take a runtime shape
-    "Conv": 17,  # W frozen (WEIGHT_OPERANDS); ConvInteger is not supported
+    "Conv": 17,  # W frozen (WEIGHT_OPERANDS)
+    "ConvInteger": 1,
     "ConvTranspose": 11,  # W frozen (WEIGHT_OPERANDS)
     "Cos": 2,
     "CumSum": 0,  # every case is DOUBLE, or INT32 of an unknown range (a graph input)
     "Div": 112,
+    "DequantizeLinear": 4,  # others: INT2 / INT4 / float8 / FLOAT4 or blocked
     "Dropout": 4,
+    "DynamicQuantizeLinear": 0,  # its cases output the rank-0 scale (test_quantize_ops.py)
     "Einsum": 0,  # every case is DOUBLE or BFLOAT16 (test_einsum.py runs their forms)
-    "Equal": 6,
+    "Equal": 18,
     "Erf": 3,
     "Exp": 39,
     "Expand": 9,
@@ -67,22 +71,24 @@ MIN_PASSED: dict[str, int] = {
     "GatherND": 3,  # runtime indices (rtensor.gather nd)
     "Gelu": 4,
     "Gemm": 11,
-    "Greater": 4,
-    "GreaterOrEqual": 3,
+    "Greater": 12,
+    "GreaterOrEqual": 7,
     "Identity": 34,
     "LayerNormalization": 19,
-    "Less": 28,
-    "LessOrEqual": 2,
+    "Less": 38,
+    "LessOrEqual": 6,
     "Log": 24,
     "MatMul": 16,
-    "Max": 16,
-    "Min": 9,
-    "Mul": 129,
+    "MatMulInteger": 1,
+    "Max": 18,
+    "Min": 11,
+    "Mul": 131,
     "Neg": 28,
     "Not": 0,  # every case is at opset 1
     "Or": 12,
     "Pad": 12,
     "Pow": 8,
+    "QuantizeLinear": 4,  # others: INT2 / INT4 / float8 / FLOAT4 or blocked
     "Range": 21,
     "Reciprocal": 40,
     "ReduceMax": 39,
@@ -134,7 +140,7 @@ MIN_PASSED: dict[str, int] = {
     "Upsample": 1,
     "InstanceNormalization": 2,
     "GroupNormalization": 2,
-    "CastLike": 48,
+    "CastLike": 53,
     "EyeLike": 2,
     "ReduceL1": 9,
     "ReduceL2": 9,
@@ -149,8 +155,8 @@ MIN_PASSED: dict[str, int] = {
     "Atan": 2,
     "Atanh": 2,
     "Cosh": 2,
-    "IsInf": 3,
-    "IsNaN": 1,
+    "IsInf": 4,
+    "IsNaN": 2,
     "Round": 1,
     "Sinh": 2,
     "Swish": 3,
@@ -161,9 +167,12 @@ MIN_PASSED: dict[str, int] = {
     "MeanVarianceNormalization": 0,  # its one case omits the axes (see test_mvn)
     "RMSNormalization": 19,
     "Trilu": 18,
-    "Attention": 33,  # opset 23: no KV cache, softcap, qk output or window (test_attention_ops)
+    "Attention": 35,  # opset 23: no KV cache, softcap, qk output or window (test_attention_ops)
     "RotaryEmbedding": 8,
     "OneHot": 5,
+    "RNN": 6,  # unrolled (ops_recurrent); sequence_lens frozen (WEIGHT_OPERANDS)
+    "GRU": 6,
+    "LSTM": 6,
     # onnxruntime's operators beyond ONNX have no ONNX cases: test_contrib_ops.py and
     # test_attention_ops.py run them
     "SimplifiedLayerNormalization": 0,
@@ -213,18 +222,18 @@ _CAST_E8M0_PAIRS = (
 
 
 _CAST_UNSUPPORTED = {
-    f"test_cast_{prefix}FLOAT_to_{target}": rf"node 'Cast_0' \(Cast\): Cast from FLOAT to "
-    f"{target} of a runtime value is not"
+    f"test_cast_{prefix}{source}_to_{target}": rf"node 'Cast_0' \(Cast\): Cast from {source} "
+    f"to {target} of a runtime value is not"
     for prefix, pairs in (
         ("", _CAST_PAIRS),
         ("no_saturate_", _CAST_NO_SATURATE_PAIRS),
         ("e8m0_", _CAST_E8M0_PAIRS),
     )
     for source, target in pairs
-    if source == "FLOAT"
+    if source in ("FLOAT", "FLOAT16") and target not in ("FLOAT", "FLOAT16")
 }
-"""The Casts of a float32 graph input to another type (the others are refused for the type
-of a graph input, `_type_refusal`)."""
+"""The Casts of a float graph input (FLOAT, FLOAT16) to a type but those (the others are
+refused for the type of a graph input, `_type_refusal`)."""
 
 
 def _integer_value(name: str, dtype: str, op: str) -> str:
@@ -255,6 +264,57 @@ def _fold_only(op: str, name: str) -> str:
     )
 
 
+def _wraps(op: str, dtype: str, name: str) -> str:
+    """Narrow integer arithmetic that may leave its type (onnxruntime wraps it)."""
+    return rf"node '{op}_0' \({op}\): its {dtype} result '{name}' must hold values within"
+
+
+def _beyond_float32(op: str) -> str:
+    return rf"node '{op}_0' \({op}\): integer {op} computes values .* beyond the integers"
+
+
+def _no_kernel(op: str, dtype: str) -> str:
+    return rf"node '{op}_0' \({op}\): onnxruntime, the reference of --check, has no CPU " \
+        rf"kernel for {op}-13 with T = tensor\({dtype}\)"
+
+
+_RANK_0_OUTPUT = (
+    r"node 'DynamicQuantizeLinear_0' \(DynamicQuantizeLinear\): the rank-0 value "
+    r"'y_zero_point' computed from its scale or zero point is a graph output"
+)
+_RANK_0_REDUCTION = r"node 'ReduceMin_2': a reduction to a rank-0 \(scalar\) tensor"
+_BLOCKED = r"block_size = 2 \(blocked quantisation\) is not supported"
+
+_NARROW_UNSUPPORTED = {
+    **{f"test_add_{t}": _wraps("Add", t.upper(), "sum")
+       for t in ("int8", "uint8", "int16", "uint16")},
+    **{f"test_sub_{t}": _wraps("Sub", t.upper(), "z")
+       for t in ("int8", "uint8", "int16", "uint16")},
+    "test_mul_int8": _wraps("Mul", "INT8", "z"),
+    "test_mul_uint8": _wraps("Mul", "UINT8", "z"),
+    "test_mul_int16": _beyond_float32("Mul"),
+    "test_mul_uint16": _beyond_float32("Mul"),
+    **{f"test_div_{t}": _integer_value("x", t.upper(), "Div_0")
+       for t in ("int8", "uint8", "int16", "uint16")},
+    **{f"test_clip_default_int8_{c}": _integer_value("x", "INT8", "Clip_0")
+       for c in ("inbounds", "max", "min")},
+    "test_maxpool_2d_uint8": _integer_value("x", "UINT8", "MaxPool_0"),
+    **{f"test_{op.lower()}_{t}": _no_kernel(op, t) for op in ("Max", "Min")
+       for t in ("int16", "uint16")},
+    "test_convinteger_with_padding": r"node 'ConvInteger_0' \(ConvInteger\): its "
+    r"w_zero_point 'w_zero_points' has shape \[2\]; t10 takes one element",
+    **{f"test_dynamicquantizelinear{c}": _RANK_0_OUTPUT
+       for c in ("", "_max_adjusted", "_min_adjusted")},
+    **{f"test_dynamicquantizelinear{c}_expanded": _RANK_0_REDUCTION
+       for c in ("", "_max_adjusted", "_min_adjusted")},
+    "test_dequantizelinear_blocked": _BLOCKED,
+    "test_quantizelinear_blocked_asymmetric": _BLOCKED,
+    "test_quantizelinear_blocked_symmetric": _BLOCKED,
+}
+"""INT8 / UINT8 / INT16 / UINT16 values: arithmetic that may wrap or leave float32's exact
+integers, ops without a range rule, onnxruntime without a kernel, ConvInteger's per-channel
+zero point, DynamicQuantizeLinear's rank-0 outputs, blocked quantisation."""
+
 _DROPOUT_MASK = r"the mask output 'z' is used; only inference Dropout"
 _TRAINING_MODE = "training mode is not supported: training_mode 't' is not a constant false"
 _RANK_0 = "node 'Sub_8': element-wise ops on rank-0 \\(scalar\\) tensors are not supported"
@@ -265,11 +325,12 @@ _ATTENTION_PRESENT = [f"test_attention_{c}" for c in (
     "3d_with_past_and_present", "4d_causal_with_past_and_present",
     "4d_diff_heads_with_past_and_present", "4d_diff_heads_with_past_and_present_mask3d",
     "4d_diff_heads_with_past_and_present_mask4d", "4d_gqa_with_past_and_present",
-    "4d_with_past_and_present",
+    "4d_gqa_with_past_and_present_fp16", "4d_with_past_and_present",
 )]
 """Attention cases with a KV cache (past in, present out): t10 refuses the present outputs."""
 _ATTENTION_QK = [f"test_attention_{c}" for c in (
     "23_fullymasked_qk_matmul_output_mode3_zero", "24_fullymasked_qk_matmul_output_mode3_zero",
+    "24_qk_matmul_output_mode3_softmax_precision",
     *(f"3d_with_past_and_present_qk_matmul{kind}" for kind in ("", "_bias", "_softcap",
                                                                 "_softmax")),
     "4d_with_past_and_present_qk_matmul", "4d_with_past_and_present_qk_matmul_bias",
@@ -285,7 +346,8 @@ _ATTENTION_SOFTCAP = [f"test_attention_{c}" for c in (
 )]
 _ATTENTION_WINDOW = [f"test_attention_{c}" for c in (
     "3d_local_window", "bidirectional_window", "local_window", "local_window_default",
-    "local_window_ext_cache_rank2_mask", "local_window_ext_cache_rank3_head_mask",
+    "local_window_ext_cache_float16_mask", "local_window_ext_cache_rank2_mask",
+    "local_window_ext_cache_rank3_head_mask",
     "local_window_ext_cache_rank4_batch_mask", "local_window_gqa_rank4_mask",
     "local_window_rank1_boolean_mask", "local_window_with_past",
 )]
@@ -293,7 +355,7 @@ _ATTENTION_WINDOW = [f"test_attention_{c}" for c in (
 _ATTENTION_NONPAD = [f"test_attention_4d_{c}" for c in (
     "causal_nonpad_attn_mask_composition", "causal_nonpad_batch_prefill",
     "causal_nonpad_continued_prefill", "causal_nonpad_negative_offset_structural_empty",
-    "diff_heads_mask4d_padded_kv", "gqa_causal_nonpad_decode",
+    "diff_heads_mask4d_padded_kv", "gqa_causal_nonpad_decode", "gqa_causal_nonpad_decode_fp16",
 )]
 """Attention cases of opset 24's nonpad_kv_seqlen input, which t10 does not take."""
 
@@ -311,6 +373,7 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
         )
     },
     **_CAST_UNSUPPORTED,
+    **_NARROW_UNSUPPORTED,
     "test_dropout_default_mask": _DROPOUT_MASK,
     "test_dropout_default_mask_ratio": _DROPOUT_MASK,
     "test_training_dropout": _TRAINING_MODE,
@@ -327,6 +390,7 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     },
     "test_expand_dim_changed": _runtime_parameter("Expand", "shape", "new_shape"),
     "test_expand_dim_unchanged": _runtime_parameter("Expand", "shape", "new_shape"),
+    "test_range_float16_type_positive_delta": _fold_only("Range", "start"),
     "test_range_float_type_positive_delta": _fold_only("Range", "start"),
     "test_range_int32_type_negative_delta": _fold_only("Range", "start"),
     **{
@@ -426,9 +490,7 @@ class Outcome:
     type_refusal: str | None = None  # `_type_refusal` of the case's model
 
 
-IO_TYPES = frozenset(
-    {onnx.TensorProto.FLOAT, onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.BOOL}
-)
+IO_TYPES = frozenset({onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, *INTEGER_TYPES})
 """The element types of graph inputs and outputs that the frontend accepts."""
 
 
@@ -470,7 +532,14 @@ def _array(value: object) -> np.ndarray:
 
 
 def _compile(model: onnx.ModelProto) -> ModuleOp:
-    return compile_model(model, CompileOptions(chip=CHIP)).module
+    """At fp16 storage when the model has FLOAT16 values (fp32 refuses to compute them)."""
+    return compile_model(model, CompileOptions(chip=CHIP, precision=_precision(model))).module
+
+
+def _precision(model: onnx.ModelProto) -> str:
+    values = (*model.graph.input, *model.graph.output, *model.graph.value_info)
+    float16 = any(vi.type.tensor_type.elem_type == onnx.TensorProto.FLOAT16 for vi in values)
+    return "fp16" if float16 else "fp32"
 
 
 ROUNDED_CASES = {
@@ -495,6 +564,11 @@ def _mismatch(
         try:
             if want.dtype.kind in "biu":  # integer / bool outputs: exact
                 np.testing.assert_array_equal(got, want)
+            elif want.dtype == np.float16:  # computed in fp32, stored in fp16
+                fp16 = check_tolerance("fp16")
+                both = np.isfinite(want) & np.isfinite(got)
+                atol = fp16.floor(want[both].astype(np.float64))
+                np.testing.assert_allclose(got, want, rtol=fp16.rtol, atol=atol)
             else:
                 np.testing.assert_allclose(got, want, rtol=RTOL, atol=atol)
         except AssertionError as e:
@@ -524,16 +598,19 @@ compile time. A Gather's `indices` stay runtime inputs: a Gather of runtime indi
 
 WEIGHT_OPERANDS = {
     "Conv": (1,),
+    "ConvInteger": (1, 3),
     "ConvTranspose": (1,),
     "BatchNormalization": (1, 2, 3, 4),
     "CumSum": (1,),
     "OneHot": (1, 2),
     "Pad": (1, 2, 3),
+    **{op: (4,) for op in ("RNN", "GRU", "LSTM")},
 }
 """Operand positions (per op type) that t10 needs at compile time and exported models hold as
-initializers (a Conv's or ConvTranspose's weight, a BatchNormalization's scale, bias and
-statistics, a CumSum's axis, a OneHot's depth and values, a Pad's pads, value and axes): the
-harness freezes the graph inputs read there too."""
+initializers (a Conv's, ConvInteger's (with its zero point) or ConvTranspose's weight, a
+BatchNormalization's scale, bias and statistics, a CumSum's axis, a OneHot's depth and
+values, a Pad's pads, value and axes, a recurrent layer's sequence_lens): the harness freezes
+the graph inputs read there too."""
 
 
 def _weight_inputs(model: onnx.ModelProto) -> set[str]:
@@ -637,7 +714,8 @@ def test_every_foldable_case_folds_as_expected() -> None:
     folded = [_folded(case) for case in _foldable_cases()]
     failed = [f"{o.case}: {o.message}" for o in folded if o.status == "failed"]
     assert not failed, "folded values differ:\n" + "\n".join(failed)
-    assert sum(o.status == "passed" for o in folded) >= 1300  # 1,306 fold today
+    # 1,297 fold today (not the recurrent layers, which are lowered: folding.NEVER_FOLDED)
+    assert sum(o.status == "passed" for o in folded) >= 1290
 
 
 @pytest.fixture(scope="module")

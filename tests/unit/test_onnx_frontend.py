@@ -585,7 +585,7 @@ def test_unsupported_op_names_file(tmp_path) -> None:
         import_onnx(path)
 
 
-@pytest.mark.parametrize("elem", [TensorProto.DOUBLE, TensorProto.FLOAT16])
+@pytest.mark.parametrize("elem", [TensorProto.DOUBLE, TensorProto.BFLOAT16])
 def test_non_f32_input(elem: int) -> None:
     model = make_model(
         [helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [2, 2], elem)], [_vi("y", [2, 2], elem)]
@@ -594,7 +594,7 @@ def test_non_f32_input(elem: int) -> None:
         import_onnx(model)
     msg = str(info.value)
     assert "graph input 'x'" in msg and TensorProto.DataType.Name(elem) in msg
-    assert "float32" in msg
+    assert "only FLOAT and FLOAT16 tensors" in msg
 
 
 def test_non_f32_initializer() -> None:
@@ -624,7 +624,7 @@ def test_non_f32_initializer() -> None:
     with pytest.raises(
         T10Error,
         match=r"initializer 'e' has element type INT64 and node 'pow' \(Pow\) computes with it; "
-        r"t10 computes float32 \(FLOAT\) tensors only",
+        r"t10 computes float \(FLOAT, FLOAT16\) tensors only",
     ):
         import_onnx(model)
 
@@ -636,13 +636,13 @@ def test_non_f32_constant_node() -> None:
                 "Constant",
                 [],
                 ["k"],
-                value=numpy_helper.from_array(np.ones(3, dtype=np.int8), name="k"),
+                value=numpy_helper.from_array(np.ones(3, dtype=np.uint32), name="k"),
             ),
         ],
         [],
-        [_vi("k", [3], TensorProto.INT8)],
+        [_vi("k", [3], TensorProto.UINT32)],
     )
-    with pytest.raises(T10Error, match="graph output 'k' has element type INT8"):
+    with pytest.raises(T10Error, match="graph output 'k' has element type UINT32"):
         import_onnx(model)
 
 
@@ -963,5 +963,5 @@ def test_cast_to_float_is_identity_others_are_refused() -> None:
 
     module = check_against_ort(cast_model(TensorProto.FLOAT))
     assert not generics(module)
-    with pytest.raises(T10Error, match=r"'cast' \(Cast\): Cast from FLOAT to FLOAT16 of a runtime"):
-        import_onnx(cast_model(TensorProto.FLOAT16))
+    with pytest.raises(T10Error, match=r"'cast' \(Cast\): Cast from FLOAT to DOUBLE of a runtime"):
+        import_onnx(cast_model(TensorProto.DOUBLE))
