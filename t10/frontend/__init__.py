@@ -63,6 +63,7 @@ from xdsl.utils.frontend import Frontend
 
 # Each ops_* module registers its lowerings in importer.SUPPORTED_OPS when imported.
 from t10.frontend import (
+    ops_attention,  # noqa: F401
     ops_batchnorm,  # noqa: F401
     ops_compile_time,  # noqa: F401
     ops_conv,  # noqa: F401

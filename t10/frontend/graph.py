@@ -98,7 +98,7 @@ def import_graph(
 
     for index, node in enumerate(imp.graph.node):
         imp.node_name = node.name or f"{node.op_type}_{index}"
-        imp.node_op = node.op_type
+        imp.node_op, imp.node_domain = node.op_type, node.domain
         check_runtime_shapes(imp, node)
         if imp.fold_empty_results(node):
             continue  # before folding: an empty result needs no evaluation

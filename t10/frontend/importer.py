@@ -518,6 +518,7 @@ class Importer:
         }  # from shape inference: the ONNX element type of (nearly) every value
         self.node_name = ""
         self.node_op = ""
+        self.node_domain = ""  # of the node being lowered (its op key: ``op_key``)
         self.consumed = {n for node in self.graph.node for n in node.input} | {
             vi.name for vi in self.graph.output
         }
@@ -786,7 +787,8 @@ class Importer:
                     "computes non-empty tensors only: an empty value may be a Concat input "
                     "(it adds nothing), a graph output, or make its readers' results empty"
                 )
-            if arr.dtype.kind in "biu" and (self.node_op in integer_ops() or not self.node_op):
+            integer_op = op_key(self.node_op, self.node_domain) in integer_ops()
+            if arr.dtype.kind in "biu" and (integer_op or not self.node_op):
                 # an integer op, or the graph outputs (node_op ""), uses it as exact floats
                 arr = self._exact_float(name, arr)
             if arr.dtype == np.float16:

@@ -247,16 +247,26 @@ def lower_softmax(imp: Importer, node: onnx.NodeProto) -> None:
     given = int(node_attributes(node).get("axis", 1 if coerced else -1))
     axis = checked_axes(imp, node, [given], len(shape))[0]
     axes = list(range(axis, len(shape))) if coerced else [axis]
-    top = imp.reduction([x], axes, True, "max", index=0)
-    e = imp.elementwise([x, top], shape, lambda bb, v: bb.exp(bb.sub(v[0], v[1])), 1)
-    total = imp.reduction([(e, shape)], axes, True, "sum", index=2)
-    if node.op_type == "Softmax":
-        y = imp.elementwise([(e, shape), total], shape, lambda bb, v: bb.div(v[0], v[1]), 3)
-    else:
-        y = imp.elementwise(
-            [x, top, total], shape, lambda bb, v: bb.sub(bb.sub(v[0], v[1]), bb.log(v[2])), 3
-        )
+    y = softmax(imp, x, axes, 0, log=node.op_type == "LogSoftmax")
     imp.define(node.output[0], y, shape)
+
+
+def softmax(
+    imp: Importer, x: tuple[SSAValue, Shape], axes: Sequence[int], first: int, log: bool = False
+) -> SSAValue:
+    """Softmax (or with ``log`` LogSoftmax) of ``x`` over ``axes``: the generics ``first`` to
+    ``first + 3`` of the node."""
+    shape = x[1]
+    top = imp.reduction([x], axes, True, "max", index=first)
+    e = imp.elementwise([x, top], shape, lambda bb, v: bb.exp(bb.sub(v[0], v[1])), first + 1)
+    total = imp.reduction([(e, shape)], axes, True, "sum", index=first + 2)
+    if not log:
+        return imp.elementwise(
+            [(e, shape), total], shape, lambda bb, v: bb.div(v[0], v[1]), first + 3
+        )
+    return imp.elementwise(
+        [x, top, total], shape, lambda bb, v: bb.sub(bb.sub(v[0], v[1]), bb.log(v[2])), first + 3
+    )
 
 
 def _epsilon(imp: Importer, node: onnx.NodeProto, default: float = 1e-5) -> float:
@@ -313,7 +323,7 @@ def _scale_shift(bb: BodyBuilder, v: Sequence[SSAValue]) -> SSAValue:
     return bb.add(y, v[3]) if len(v) > 3 else y
 
 
-def _layer_norm(
+def layer_norm(
     imp: Importer,
     x: tuple[SSAValue, Shape],
     axis: int,
@@ -355,14 +365,14 @@ def _axis(imp: Importer, node: onnx.NodeProto, rank: int) -> int:
 
 @lowering("LayerNormalization", attributes={"axis", "epsilon", "stash_type"})  # stash: f32
 def lower_layer_norm(imp: Importer, node: onnx.NodeProto) -> None:
-    """``_layer_norm`` over the dims from `axis` on; the mean and 1 / std if requested."""
+    """``layer_norm`` over the dims from `axis` on; the mean and 1 / std if requested."""
     names = node_inputs(node)
     x = imp.use(names[0])
     shape = x[1]
     affine = [imp.use(k) for k in names[1:3]]
     if broadcast_shapes(shape, *(s for _, s in affine)) != shape:
         raise imp.node_error(node, "Scale and B must broadcast to the shape of X")
-    y, n = _layer_norm(imp, x, _axis(imp, node, len(shape)), _epsilon(imp, node), affine)
+    y, n = layer_norm(imp, x, _axis(imp, node, len(shape)), _epsilon(imp, node), affine)
     imp.define(node.output[0], y, shape)
     outputs = list(node.output) + ["", ""]
     if outputs[1]:
@@ -408,7 +418,7 @@ _SKIP_EPSILON = 1e-12
 )
 def lower_skip_norm(imp: Importer, node: onnx.NodeProto) -> None:
     """onnxruntime's residual-add and norm over the last axis: s = input + skip (+ bias), then
-    ``_layer_norm(s) · gamma (+ beta)`` (SkipLayerNormalization) or ``_rms_norm(s) · gamma``
+    ``layer_norm(s) · gamma (+ beta)`` (SkipLayerNormalization) or ``_rms_norm(s) · gamma``
     (SkipSimplifiedLayerNormalization); s is output 3 (input_skip_bias_sum) if requested. The
     mean and 1 / std it saves for training are refused."""
     simplified = node.op_type == "SkipSimplifiedLayerNormalization"
@@ -445,7 +455,7 @@ def lower_skip_norm(imp: Importer, node: onnx.NodeProto) -> None:
         y = _rms_norm(imp, summed, axis, eps, vectors["gamma"])
     else:
         affine = [vectors[r] for r in ("gamma", "beta") if r in vectors]
-        y, _ = _layer_norm(imp, summed, axis, eps, affine)
+        y, _ = layer_norm(imp, summed, axis, eps, affine)
     imp.define(outputs[0], y, shape)
 
 

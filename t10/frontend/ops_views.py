@@ -224,15 +224,31 @@ def gather(imp: Importer, node: onnx.NodeProto, kind: GatherKind) -> None:
     """A gather of ``kind`` (`t10.common.gathers`) from input 0 by the ids of input 1: runtime
     ids (token ids into an embedding table: an integer graph input, possibly through views),
     or known ids that no view reads (not affine in their position: DeBERTa's relative
-    positions; the caller has checked them, `checked_indices`), held as a constant
-    (`Importer.constant_ids`). An `rtensor.gather`: a data-dependent move."""
-    table, source = imp.use(node.input[0])
-    if imp.is_known(node.input[1]):
-        known = np.asarray(imp.known_input(node, node.input[1], "indices"), dtype=np.int64)
-        ids, ids_shape, which = None, tuple(int(d) for d in known.shape), "known"
+    positions; the caller has checked them, `checked_indices`): `gathered`."""
+    ids: tuple[SSAValue, Shape] | np.ndarray = (
+        np.asarray(imp.known_input(node, node.input[1], "indices"), dtype=np.int64)
+        if imp.is_known(node.input[1])
+        else imp.use(node.input[1])
+    )
+    imp.define(node.output[0], *gathered(imp, node, imp.use(node.input[0]), ids, kind))
+
+
+def gathered(
+    imp: Importer,
+    node: onnx.NodeProto,
+    table_value: tuple[SSAValue, Shape],
+    ids_value: tuple[SSAValue, Shape] | np.ndarray,
+    kind: GatherKind,
+    index: int | None = None,
+) -> tuple[SSAValue, Shape]:
+    """The gather of ``kind`` from ``table_value`` by runtime ids or known ones (an array,
+    held as a constant: `Importer.constant_ids`), as generic ``index`` of ``node``: an
+    `rtensor.gather`, a data-dependent move."""
+    table, source = table_value
+    if isinstance(ids_value, np.ndarray):
+        ids_shape, which = tuple(int(d) for d in ids_value.shape), "known"
     else:
-        known = None
-        (ids, ids_shape), which = imp.use(node.input[1]), "runtime"
+        ids_shape, which = ids_value[1], "runtime"
     if not ids_shape:
         raise imp.node_error(
             node, f"{which} indices must have rank >= 1 (a scalar index is not supported)"
@@ -245,16 +261,14 @@ def gather(imp: Importer, node: onnx.NodeProto, kind: GatherKind) -> None:
         raise imp.node_error(
             node, "the result is a rank-0 (scalar) tensor; gathers to scalars are not supported"
         )
-    if known is not None:
-        ids = imp.constant_ids(known)
-    assert ids is not None
+    ids = imp.constant_ids(ids_value) if isinstance(ids_value, np.ndarray) else ids_value[0]
     op = rtensor.GatherOp.create(
         operands=[table, ids],
         result_types=[TensorType(f32, shape)],
-        properties={"label": imp.generic_name(None), **rtensor.gather_kind_properties(kind)},
+        properties={"label": imp.generic_name(index), **rtensor.gather_kind_properties(kind)},
     )
     imp.emit(op)
-    imp.define(node.output[0], op.results[0], shape)
+    return op.results[0], shape
 
 
 @view_lowering("Gather", {"axis"})

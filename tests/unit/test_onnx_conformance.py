@@ -171,15 +171,23 @@ MIN_PASSED: dict[str, int] = {
     "MeanVarianceNormalization": 0,  # its one case omits the axes (see test_mvn)
     "RMSNormalization": 19,
     "Trilu": 18,
+    "Attention": 35,  # opset 23: no KV cache, softcap, qk output or window (test_attention_ops)
+    "RotaryEmbedding": 8,
     "OneHot": 5,
     "RNN": 6,  # unrolled (ops_recurrent); sequence_lens frozen (WEIGHT_OPERANDS)
     "GRU": 6,
     "LSTM": 6,
-    # onnxruntime's operators beyond ONNX have no ONNX cases: test_contrib_ops.py runs them
+    # onnxruntime's operators beyond ONNX have no ONNX cases: test_contrib_ops.py and
+    # test_attention_ops.py run them
     "SimplifiedLayerNormalization": 0,
+    "com.microsoft.Attention": 0,
     "com.microsoft.BiasGelu": 0,
+    "com.microsoft.EmbedLayerNormalization": 0,
     "com.microsoft.FastGelu": 0,
     "com.microsoft.Gelu": 0,
+    "com.microsoft.GroupQueryAttention": 0,
+    "com.microsoft.MultiHeadAttention": 0,
+    "com.microsoft.RotaryEmbedding": 0,
     "com.microsoft.SkipLayerNormalization": 0,
     "com.microsoft.SkipSimplifiedLayerNormalization": 0,
 }
@@ -315,6 +323,46 @@ _DROPOUT_MASK = r"the mask output 'z' is used; only inference Dropout"
 _TRAINING_MODE = "training mode is not supported: training_mode 't' is not a constant false"
 _RANK_0 = "node 'Sub_8': element-wise ops on rank-0 \\(scalar\\) tensors are not supported"
 
+_ATTENTION_REFUSAL = r"node 'Attention_0' \(Attention\): it requests its output\(s\) "
+_ATTENTION_PRESENT = [f"test_attention_{c}" for c in (
+    "3d_diff_heads_with_past_and_present", "3d_gqa_with_past_and_present",
+    "3d_with_past_and_present", "4d_causal_with_past_and_present",
+    "4d_diff_heads_with_past_and_present", "4d_diff_heads_with_past_and_present_mask3d",
+    "4d_diff_heads_with_past_and_present_mask4d", "4d_gqa_with_past_and_present",
+    "4d_gqa_with_past_and_present_fp16", "4d_with_past_and_present",
+)]
+"""Attention cases with a KV cache (past in, present out): t10 refuses the present outputs."""
+_ATTENTION_QK = [f"test_attention_{c}" for c in (
+    "23_fullymasked_qk_matmul_output_mode3_zero", "24_fullymasked_qk_matmul_output_mode3_zero",
+    "24_qk_matmul_output_mode3_softmax_precision",
+    *(f"3d_with_past_and_present_qk_matmul{kind}" for kind in ("", "_bias", "_softcap",
+                                                                "_softmax")),
+    "4d_with_past_and_present_qk_matmul", "4d_with_past_and_present_qk_matmul_bias",
+    *(f"4d_with_past_and_present_qk_matmul_bias_{mask}" for mask in (
+        "3d_mask", "3d_mask_causal", "4d_mask", "4d_mask_causal")),
+    "4d_with_qk_matmul", "4d_with_qk_matmul_bias", "4d_with_qk_matmul_softcap",
+    "4d_with_qk_matmul_softmax",
+)]
+"""Attention cases returning the scores (qk_matmul_output), which t10 does not compute."""
+_ATTENTION_SOFTCAP = [f"test_attention_{c}" for c in (
+    "3d_diff_heads_sizes_softcap", "3d_gqa_softcap", "3d_softcap", "4d_diff_heads_sizes_softcap",
+    "4d_gqa_softcap", "4d_softcap", "4d_softcap_neginf_mask", "4d_softcap_neginf_mask_poison",
+)]
+_ATTENTION_WINDOW = [f"test_attention_{c}" for c in (
+    "3d_local_window", "bidirectional_window", "local_window", "local_window_default",
+    "local_window_ext_cache_float16_mask", "local_window_ext_cache_rank2_mask",
+    "local_window_ext_cache_rank3_head_mask",
+    "local_window_ext_cache_rank4_batch_mask", "local_window_gqa_rank4_mask",
+    "local_window_rank1_boolean_mask", "local_window_with_past",
+)]
+"""Attention cases of the window attributes of a later Attention, which t10 does not take."""
+_ATTENTION_NONPAD = [f"test_attention_4d_{c}" for c in (
+    "causal_nonpad_attn_mask_composition", "causal_nonpad_batch_prefill",
+    "causal_nonpad_continued_prefill", "causal_nonpad_negative_offset_structural_empty",
+    "diff_heads_mask4d_padded_kv", "gqa_causal_nonpad_decode", "gqa_causal_nonpad_decode_fp16",
+)]
+"""Attention cases of opset 24's nonpad_kv_seqlen input, which t10 does not take."""
+
 EXPECTED_UNSUPPORTED: dict[str, str] = {
     "test_div_int32_trunc": _integer_value("x", "INT32", "Div_0"),
     **{
@@ -413,6 +461,15 @@ EXPECTED_UNSUPPORTED: dict[str, str] = {
     r"\(MeanVarianceNormalization\): .*\(op_type:Constant\)",
     "test_tile": _runtime_parameter("Tile", "repeats", "y"),
     "test_tile_precomputed": _runtime_parameter("Tile", "repeats", "y"),
+    **dict.fromkeys(_ATTENTION_PRESENT, _ATTENTION_REFUSAL + r"present_key \('present_key'\), "
+                    r"present_value \('present_value'\), which t10 does not compute"),
+    **dict.fromkeys(_ATTENTION_QK, _ATTENTION_REFUSAL + r"(present_key .*, )?qk_matmul_output "
+                    r"\('qk_matmul_output'\), which t10 does not compute"),
+    **dict.fromkeys(_ATTENTION_SOFTCAP, r"attribute softcap = [\d.]+ is not supported "
+                    r"\(t10 computes softcap = 0.0\)"),
+    **dict.fromkeys(_ATTENTION_WINDOW, r"unsupported attribute\(s\) left_window_size"),
+    **dict.fromkeys(_ATTENTION_NONPAD, r"it has 7 inputs; Attention takes at most 6 \(Q, K, V, "
+                    r"attn_mask, past_key, past_value\)"),
 }
 """Case name → regex its `T10Error` message must match: the cases outside what the compiler
 supports (besides those of a graph input or output type other than FLOAT, INT64, INT32 and
