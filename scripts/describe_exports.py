@@ -1,5 +1,6 @@
 """Writes tests/unit/data/EXPORTS.md: for each transformer export (scripts/export_hf_models.py),
-its exporter, opset, inputs, output and ONNX op types with counts, checked to run in onnxruntime.
+its exporter, opset, inputs, output and ONNX op types with counts, checked to run in onnxruntime;
+and tests/unit/data/more/EXPORTS.md likewise for every export of scripts/export_more_models.py.
 
     python scripts/describe_exports.py tests/unit/data
 Needs only the project's own dependencies.
@@ -86,6 +87,54 @@ WHY = {
     ("hf_gpt2_ids_mask.torchscript", "LessOrEqual"): (
         "the causal term `key <= query` (all inputs constant)"
     ),
+    **{
+        (name, "And"): (
+            "at run time: the padding mask (`attention_mask` cast to BOOL) and-ed with the "
+            "causal term, then Where gives 0 or the float minimum"
+        )
+        for name in ("hf_gpt2_decode", "hf_deberta_v2.torchscript")
+    },
+    ("hf_gpt2_decode.dynamo", "GatherND"): (
+        "`attention_mask[batch, key]` in the padding mask function: known indices affine in "
+        "their position, a view"
+    ),
+    **{
+        (f"{name}.torchscript", op): (
+            "the causal mask of the past + new positions (all inputs constant)"
+        )
+        for name in ("hf_gpt2_decode", "hf_llama_decode")
+        for op in ("Equal", "LessOrEqual")
+    },
+    **{
+        ("hf_llama_decode", op): "the rotary tables of the runtime `position_ids`"
+        for op in ("Cos", "Sin")
+    },
+    ("hf_deberta_v2", "GatherElements"): (
+        "c2p / p2c scores gathered by the bucketed relative positions: known indices, not "
+        "affine in their position"
+    ),
+    ("hf_deberta_v2", "Tile"): "the relative position embeddings repeated over the batch",
+    ("hf_deberta_v2", "Not"): "the inverted [batch, 1, seq, seq] padding mask, at run time",
+    **{
+        ("hf_deberta_v2.torchscript", op): (
+            "the log-bucketed relative positions (`make_log_bucket_position`, all inputs "
+            "constant)"
+        )
+        for op in ("Abs", "Ceil", "Clip", "Equal", "LessOrEqual", "Log", "Sign")
+    },
+    ("lstm_seq", "LSTM"): "nn.LSTM, one node per layer",
+    ("gru_seq", "GRU"): "nn.GRU (bidirectional)",
+    **{
+        (name, "TopK"): "the router's top 2 of its softmax probabilities"
+        for name in ("moe_mixtral", "moe_qwen")
+    },
+    **{
+        (name, "ScatterElements"): (
+            "the top-2 weights scattered into a dense [tokens, experts] matrix at the runtime "
+            "expert indices"
+        )
+        for name in ("moe_mixtral", "moe_qwen")
+    },
     ("attn_mha.torchscript", "Mod"): (
         "a Mod of two Constants from the `unflatten` symbolic; this export also computes the "
         "SDPA scale as Shape→Slice→Cast→Sqrt→Div at run time (constant-foldable)"
@@ -173,6 +222,27 @@ imported yet* = op types `t10.frontend.SUPPORTED_OPS` lacks at the time this fil
 = model plus external data.
 
 """
+MORE_HEADER = """# Decode-step, DeBERTa, recurrent and mixture-of-experts ONNX exports
+
+Made by `scripts/export_more_models.py` (versions and settings in its docstring; reruns are
+byte-identical), described by `scripts/describe_exports.py` (regenerate this file with it). Every
+file ran in onnxruntime on seeded random inputs (token ids below 100) with finite outputs.
+Tested by `tests/unit/test_more_exports.py`: every file on ipu-mk2 and test-16 against
+onnxruntime.
+
+Settings: static shapes, batch 2, hidden 32, 4 heads, intermediate 64, vocab 128, sequence 8;
+TorchScript exporter (`dynamo=False`) at opset 17, dynamo exporter (`dynamo=True`) at opset 18,
+which writes the weights to `<file>.data`; HF attention `attn_implementation="eager"`. The decode
+steps (2 layers) take one new token and 7 past positions of keys / values per layer and return
+the present keys / values (8 positions) besides the logits (GPT-2) or the last hidden state
+(Llama, 2 key-value heads, given its runtime `position_ids`). DeBERTa-v2 (2 layers, relative
+attention c2p + p2c, 8 log buckets) takes an INT64 `attention_mask` that it multiplies with
+itself (declare its range 0..1). The MoE layers are Transformers' Mixtral / Qwen2-MoE blocks'
+weights in the static dense-dispatch form (see the script).
+
+Columns as in ../EXPORTS.md.
+
+"""
 TABLE = (
     "| file | exporter | opset | inputs | output | op types (count) | outside list "
     "| not imported yet | KiB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
@@ -182,6 +252,8 @@ TABLE = (
 def main(data: Path) -> None:
     rows = [describe(p) for p in sorted(data.glob("*.onnx")) if p.name.startswith(PREFIXES)]
     (data / "EXPORTS.md").write_text(HEADER + TABLE + "\n".join(rows) + "\n")
+    more = [describe(p) for p in sorted((data / "more").glob("*.onnx"))]
+    (data / "more" / "EXPORTS.md").write_text(MORE_HEADER + TABLE + "\n".join(more) + "\n")
 
 
 if __name__ == "__main__":

@@ -277,19 +277,21 @@ def export(
     names: tuple[str, ...],
     path: Path,
     dynamo: bool,
+    outputs: tuple[str, ...] = ("y",),
 ) -> None:
-    """Exported with autograd on: under `torch.no_grad()` an eval-mode `nn.MultiheadAttention`
-    takes its fused fast path (`aten::_native_multi_head_attention`), which TorchScript cannot
-    export. The dynamo exporter's per-node Python stack traces (metadata naming this checkout's
-    and the venv's paths and line numbers) are dropped, so the files depend only on the versions
-    above; its other node metadata (module scopes, FX nodes) stays."""
+    """Exported, its outputs named `outputs`, with autograd on: under `torch.no_grad()` an
+    eval-mode `nn.MultiheadAttention` takes its fused fast path
+    (`aten::_native_multi_head_attention`), which TorchScript cannot export. The dynamo
+    exporter's per-node Python stack traces (metadata naming this checkout's and the venv's
+    paths and line numbers) are dropped, so the files depend only on the versions above; its
+    other node metadata (module scopes, FX nodes) stays."""
     model.eval()
     program = torch.onnx.export(
         model,
         example,
         None if dynamo else str(path),
         input_names=list(names),
-        output_names=["y"],
+        output_names=list(outputs),
         dynamo=dynamo,
         opset_version=17 if not dynamo else 18,
     )
