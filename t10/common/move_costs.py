@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -108,12 +109,17 @@ def gather_estimate(
     table: Layout | None = None,
     ids: Layout | None = None,
 ) -> Estimate:
-    """The gather's cost for ids drawn uniformly (seeded) below the sizes they index, with
+    """The gather's cost for its known ids or else ids drawn uniformly (seeded) below the
+    sizes they index, with
     table and ids placed by `host_layout` over `cores` as the lowering places host values
     (`table`, `ids`: an operator's output read as it is, in that operator's output layout):
     the simulator's own traffic count on a typical set of ids. Skewed ids (many readers of
     one row) cost more; the simulator measures the ids it is given."""
-    sample = spec.kind.sample(spec.table, spec.ids)
+    sample = (
+        spec.kind.sample(spec.table, spec.ids)
+        if spec.known_ids is None
+        else np.reshape(np.array(spec.known_ids, dtype=np.int64), tuple(spec.ids))
+    )
     traffic, copied = gather_traffic(
         host_layout(spec.table, cores) if table is None else table,
         host_layout(spec.ids, cores) if ids is None else ids,
@@ -160,6 +166,9 @@ class GatherSpec:
     ids: tuple[int, ...]
     table_from: GatherOperand = GatherOperand()
     ids_from: GatherOperand = GatherOperand()
+    known_ids: tuple[int, ...] | None = None
+    """The ids, flattened, when the model knows them (a constant marked `t10.ids`: indices
+    not affine in their position); the estimate counts them, as the simulator does."""
 
 
 def viewed_layout(src: Layout, view: View, shape: tuple[int, ...]) -> Layout | None:

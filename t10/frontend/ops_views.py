@@ -261,7 +261,12 @@ def gathered(
         raise imp.node_error(
             node, "the result is a rank-0 (scalar) tensor; gathers to scalars are not supported"
         )
-    ids = imp.constant_ids(ids_value) if isinstance(ids_value, np.ndarray) else ids_value[0]
+    if isinstance(ids_value, np.ndarray):  # negative ids wrapped: the plan search reads them
+        limits = np.atleast_1d(kind.limits(source))
+        sizes = limits[: ids_shape[-1]] if kind.mode == "nd" else limits[0]
+        ids = imp.constant_ids(np.where(ids_value < 0, ids_value + sizes, ids_value))
+    else:
+        ids = ids_value[0]
     op = rtensor.GatherOp.create(
         operands=[table, ids],
         result_types=[TensorType(f32, shape)],

@@ -26,10 +26,11 @@ from math import prod
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Block, SSAValue
 
 from t10.common import costs
+from t10.common.attr_names import IDS_ATTR
 from t10.common.chip_spec import ChipSpec
 from t10.common.estimator import PlanEstimator
 from t10.common.move_costs import GatherOperand, GatherSpec, transition_estimate
@@ -106,7 +107,19 @@ def gather_spec(
         assert isinstance(origin.type, TensorType)
         shape = tuple(origin.type.get_shape())
         operands.append(GatherOperand(producer_of(origin), view, shape, places))
-    return GatherSpec(gather.kind(), table.get_shape(), ids.get_shape(), *operands)
+    return GatherSpec(gather.kind(), table.get_shape(), ids.get_shape(), *operands,
+                      known_ids=_known_ids(gather.ids))
+
+
+def _known_ids(ids: SSAValue) -> tuple[int, ...] | None:
+    """The ids, flattened, when they are the frontend's constant (`t10.ids`)."""
+    op = ids.owner
+    if not (isinstance(op, arith.ConstantOp) and IDS_ATTR in op.attributes
+            and isinstance(op.value, DenseIntOrFPElementsAttr)):
+        return None
+    count = prod(op.value.get_shape())
+    raw = np.frombuffer(op.value.data.data, dtype="<f4")
+    return tuple(int(i) for i in np.broadcast_to(raw, (count,)))
 
 
 def loads_and_gathers(

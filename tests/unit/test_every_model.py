@@ -48,14 +48,6 @@ VALUES = ("hf_roberta_ids_mask",)
 """Exports whose gather ids are computed on chip: simulated with values."""
 RANGES = {"hf_deberta_v2": {"attention_mask": (0, 1)}}
 """Declared ranges of integer inputs: DeBERTa multiplies its INT64 mask with itself."""
-ESTIMATE_BUGS = {
-    "hf_deberta_v2": (
-        "BUG: the gather of DeBERTa's c2p / p2c scores by its relative positions (known "
-        "non-affine GatherElements fused with the Div / Add around it) is estimated at 1012 "
-        "cycles but simulates in 1019 on test-16"
-    )
-}
-"""Exports whose estimates differ from the simulation (known bugs, strict xfails)."""
 EXAMPLE_SIZES: dict[str, dict[str, Any]] = {
     "mlp": {"sizes": (64, 48, 32)},
     "bert-ffn": {"hidden": 32, "inner": 64, "rows": 16},
@@ -140,20 +132,7 @@ def _stem(name: str) -> str:
     return Path(name).name.split(".")[0]
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(
-                strict=True, raises=AssertionError, reason=ESTIMATE_BUGS[_stem(n)]
-            ),
-        )
-        if _stem(n) in ESTIMATE_BUGS
-        else n
-        for n in MODELS
-    ],
-)
+@pytest.mark.parametrize("name", MODELS)
 def test_estimates_equal_the_simulation(
     name: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
