@@ -418,7 +418,11 @@ def _read_layer(imp: Importer, node: onnx.NodeProto, cell: _Cell) -> tuple[_Laye
         raise imp.node_error(node, f"X has shape {list(x[1])}; it must have rank 3")
     seq, batch, size = (x[1][0], x[1][1], x[1][2]) if layout == 0 else (x[1][1], x[1][0], x[1][2])
     r = imp.use(r_name)
-    hidden = int(attrs.get("hidden_size", r[1][-1] if r[1] else 0))
+    if int(attrs.get("hidden_size", 0)) <= 0:  # ONNX would take R's size; onnxruntime refuses
+        raise imp.node_error(node, "it has no positive hidden_size, which onnxruntime (the "
+                                   "reference of --check) requires: give hidden_size = "
+                                   f"{r[1][-1] if r[1] else 'the hidden size'}")
+    hidden = int(attrs["hidden_size"])
     gates = cell.gates * hidden
     why = f"hidden_size {hidden}, {directions} direction(s), input size {size}"
     _check_shape(imp, node, "R", r[1], (directions, gates, hidden), why)

@@ -45,7 +45,11 @@ def _reduce_axes(imp: Importer, node: onnx.NodeProto, rank: int) -> list[int]:
     attrs = node_attributes(node)
     names = node_inputs(node)
     if len(names) > 1:
-        axes = [int(a) for a in imp.known_input(node, names[1], "axes").reshape(-1)]
+        given = imp.known_input(node, names[1], "axes")
+        if given.ndim != 1:  # onnxruntime refuses it when it runs the node
+            raise imp.node_error(node, f"its axes input '{names[1]}' has shape "
+                                       f"{list(given.shape)}; it must be a 1-D tensor")
+        axes = [int(a) for a in given]
     else:
         axes = [int(a) for a in attrs.get("axes", [])]
     if not axes:

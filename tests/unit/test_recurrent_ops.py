@@ -257,6 +257,17 @@ def test_refusals_name_the_node_and_the_reason(layer: Layer, message: str) -> No
     assert re.search(message, found), found
 
 
+def test_a_layer_without_hidden_size_is_refused() -> None:
+    """ONNX lets R give the hidden size; onnxruntime refuses such a layer, so t10 does."""
+    model = Layer("GRU").model()
+    node = model.graph.node[0]
+    kept = [a for a in node.attribute if a.name != "hidden_size"]
+    del node.attribute[:]
+    node.attribute.extend(kept)
+    assert re.search(r"node 'GRU_0' \(GRU\): it has no positive hidden_size, which "
+                     r"onnxruntime .* requires: give hidden_size = \d", refused(LSTM, model))
+
+
 def test_a_runtime_sequence_lens_is_refused() -> None:
     """sequence_lens must be known at compile time (one unrolling per length)."""
     model = LSTM.model()

@@ -243,3 +243,19 @@ def test_accumulator_read_by_f_is_not_a_reduction() -> None:
     (generic,) = [op for op in module.walk() if isinstance(op, GenericOp)]
     with pytest.raises(T10Error, match="reductions combine"):
         linalg_tensor_expr(generic)
+
+
+def test_reduce_axes_must_be_one_dimensional() -> None:
+    """onnxruntime refuses a Reduce* whose axes input is not a 1-D tensor (when it runs the
+    node): so does the import."""
+    graph = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")], "axes2d",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array([[1]], np.int64), "axes")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    with pytest.raises(T10Error, match=r"node 'sum' \(ReduceSum\): its axes input 'axes' has "
+                                       r"shape \[1, 1\]; it must be a 1-D tensor"):
+        import_onnx(model)
