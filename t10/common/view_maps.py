@@ -46,6 +46,12 @@ def transpose_map(perm: Sequence[int]) -> AffineMap:
     return AffineMap(len(perm), 0, tuple(AffineExpr.dimension(j) for j in inverse))
 
 
+def loops_map(loops: int, read: Sequence[int]) -> AffineMap:
+    """The map of ``loops`` loop dims reading a source whose dim i is loop ``read[i]`` (the
+    other loops broadcast it)."""
+    return AffineMap(loops, 0, tuple(AffineExpr.dimension(d) for d in read))
+
+
 def reshape_map(source: Shape, result: Shape) -> AffineMap:
     """Row-major reshape. Dims are matched in groups of equal element counts (a split or a
     merge of neighbouring dims), so a map only mixes the dims that a reshape really mixes."""

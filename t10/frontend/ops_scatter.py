@@ -35,6 +35,7 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from t10.common.tensor_expr import EXACT_F16
+from t10.common.view_maps import loops_map
 from t10.frontend.importer import (
     BodyBuilder,
     Importer,
@@ -171,8 +172,7 @@ def lower_scatter_nd(imp: Importer, node: onnx.NodeProto) -> None:
         for c in range(q)
     )
     spread = (1,) * q + shape[q:] + lead
-    read_updates = AffineMap(wide, 0, tuple(dim(rank + t) for t in range(m)) + tuple(
-        dim(d) for d in range(q, rank)))
+    read_updates = loops_map(wide, [*range(rank, wide), *range(q, rank)])
     count = prod(lead)
     if count > EXACT_F16:
         imp.mark_fp16_inexact(f"the update order 1 to {count} of node '{imp.node_name}'")
@@ -290,7 +290,7 @@ class _Generics:
         """An output-ranked ``value`` read across the update loops."""
         source, shape = value
         wide = shape + (1,) * len(self.loops.reduced)
-        return self.imp.view(source, shape, wide, _leading(len(wide), len(shape)),
+        return self.imp.view(source, shape, wide, loops_map(len(wide), range(len(shape))),
                              index=self.next()), wide
 
     def last_written(self, last: Operand) -> Operand:
@@ -312,8 +312,3 @@ class _Generics:
 def _place(bb: BodyBuilder, order: SSAValue) -> SSAValue:
     """An update's place in onnxruntime's order: its position + 1 (the data is 0)."""
     return bb.add(order, bb.const(1.0))
-
-
-def _leading(wide: int, rank: int) -> AffineMap:
-    """The map reading a rank-``rank`` source from the first ``rank`` of ``wide`` loops."""
-    return AffineMap(wide, 0, tuple(AffineExpr.dimension(d) for d in range(rank)))

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 import onnx
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 
+from t10.common.view_maps import loops_map
 from t10.frontend.importer import (
     BodyBuilder,
     BodyFn,
@@ -114,12 +115,11 @@ def lower_topk(imp: Importer, node: onnx.NodeProto) -> None:
         imp.define(name, result, out_shape)
 
 
+def _without(loops: int, dropped: int) -> AffineMap:
+    """The map reading a source of ``loops`` - 1 dims from all loops but ``dropped``."""
+    return loops_map(loops, [d for d in range(loops) if d != dropped])
+
+
 def _unsqueezed(shape: Shape, at: int) -> Shape:
     """``shape`` with a size-1 dim inserted at ``at``."""
     return shape[:at] + (1,) + shape[at:]
-
-
-def _without(rank: int, dropped: int) -> AffineMap:
-    """The map reading a rank-``rank`` - 1 source from ``rank`` loops, all but ``dropped``."""
-    return AffineMap(rank, 0, tuple(AffineExpr.dimension(d) for d in range(rank)
-                                    if d != dropped))
